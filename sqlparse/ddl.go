@@ -1,0 +1,558 @@
+package sqlparse
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/mysql"
+	"github.com/pingcap/tidb/pkg/parser/types"
+)
+
+// colSpan locates one column definition in the original tokens: TiDB's AST carries no positions
+// for columns, and lancecat wants the type as the user spelled it (TiDB reads BOOL as TINYINT(1)).
+type colSpan struct {
+	name     token
+	typeToks []token
+}
+
+// typeSQL renders the type as written, words upper-cased and whitespace or comments between
+// tokens collapsed to one space.
+func (s colSpan) typeSQL(src string) string {
+	var b strings.Builder
+	for i, t := range s.typeToks {
+		if i > 0 && s.typeToks[i-1].spaceAfter {
+			b.WriteByte(' ')
+		}
+		if t.kind == tkIdent {
+			b.WriteString(strings.ToUpper(t.val))
+		} else {
+			b.WriteString(src[t.start:t.end])
+		}
+	}
+	return b.String()
+}
+
+// splitTopLevel splits toks on commas outside parentheses.
+func splitTopLevel(toks []token) [][]token {
+	var out [][]token
+	depth, begin := 0, 0
+	for i, t := range toks {
+		switch {
+		case t.isPunct("("):
+			depth++
+		case t.isPunct(")"):
+			depth--
+		case t.isPunct(",") && depth == 0:
+			out = append(out, toks[begin:i])
+			begin = i + 1
+		}
+	}
+	return append(out, toks[begin:])
+}
+
+// matchParen returns the index of the ')' closing the '(' at toks[open], or -1.
+func matchParen(toks []token, open int) int {
+	depth := 0
+	for i := open; i < len(toks); i++ {
+		switch {
+		case toks[i].isPunct("("):
+			depth++
+		case toks[i].isPunct(")"):
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+var constraintStart = map[string]bool{
+	"PRIMARY": true, "KEY": true, "INDEX": true, "UNIQUE": true, "CONSTRAINT": true, "FOREIGN": true,
+	"CHECK": true, "FULLTEXT": true, "SPATIAL": true, "COLUMNAR": true,
+}
+
+// columnOptionStart are words that end a column's type.
+var columnOptionStart = map[string]bool{
+	"NOT": true, "NULL": true, "DEFAULT": true, "COMMENT": true, "PRIMARY": true, "KEY": true,
+	"UNIQUE": true, "AUTO_INCREMENT": true, "AUTO_RANDOM": true, "COLLATE": true, "GENERATED": true,
+	"AS": true, "REFERENCES": true, "CHECK": true, "CONSTRAINT": true, "ON": true, "STORAGE": true,
+	"COLUMN_FORMAT": true, "INVISIBLE": true, "VISIBLE": true, "SECONDARY_ENGINE_ATTRIBUTE": true,
+	"SERIAL": true,
+}
+
+// columnSpans finds the column definitions among comma-separated table elements.
+func columnSpans(elems [][]token) []colSpan {
+	var spans []colSpan
+	for _, el := range elems {
+		if len(el) == 0 {
+			continue
+		}
+		if el[0].kind == tkIdent {
+			w := strings.ToUpper(el[0].val)
+			if constraintStart[w] || (w == "VECTOR" && len(el) > 1 && (el[1].is("INDEX") || el[1].is("KEY"))) {
+				continue
+			}
+		}
+		s := colSpan{name: el[0]}
+		depth := 0
+		for k := 1; k < len(el); k++ {
+			t := el[k]
+			if depth == 0 && k > 1 && t.kind == tkIdent && columnOptionStart[strings.ToUpper(t.val)] {
+				break
+			}
+			if t.isPunct("(") {
+				depth++
+			} else if t.isPunct(")") {
+				depth--
+			}
+			s.typeToks = append(s.typeToks, t)
+		}
+		spans = append(spans, s)
+	}
+	return spans
+}
+
+// createTableSpans returns the column spans of a CREATE TABLE statement's tokens.
+func createTableSpans(toks []token) []colSpan {
+	for i, t := range toks {
+		if t.isPunct("(") {
+			end := matchParen(toks, i)
+			if end < 0 {
+				end = len(toks)
+			}
+			return columnSpans(splitTopLevel(toks[i+1 : end]))
+		}
+	}
+	return nil
+}
+
+// alterSpecs splits an ALTER TABLE statement's tokens into its comma-separated alterations.
+func alterSpecs(toks []token) [][]token {
+	i := 0
+	for i < len(toks) && !toks[i].is("TABLE") {
+		i++
+	}
+	i++ // skip TABLE
+	// skip the table name chain
+	if i < len(toks) && toks[i].isNamePart() {
+		for i+2 < len(toks) && toks[i+1].isPunct(".") && toks[i+2].isNamePart() {
+			i += 2
+		}
+		i++
+	}
+	if i >= len(toks) {
+		return nil
+	}
+	return splitTopLevel(toks[i:])
+}
+
+// alterAddSpans returns the column spans of the ADD COLUMN alterations, in order.
+func alterAddSpans(specs [][]token) []colSpan {
+	var spans []colSpan
+	for _, sp := range specs {
+		if len(sp) == 0 || !sp[0].is("ADD") {
+			continue
+		}
+		k := 1
+		if k < len(sp) && sp[k].is("COLUMN") {
+			k++
+		}
+		if k+2 < len(sp) && sp[k].is("IF") && sp[k+1].is("NOT") && sp[k+2].is("EXISTS") {
+			k += 3
+		}
+		if k < len(sp) && sp[k].isPunct("(") {
+			end := matchParen(sp, k)
+			if end < 0 {
+				end = len(sp)
+			}
+			spans = append(spans, columnSpans(splitTopLevel(sp[k+1:end]))...)
+			continue
+		}
+		spans = append(spans, columnSpans([][]token{sp[k:]})...)
+	}
+	return spans
+}
+
+// unknownTypeError turns a TiDB syntax error located exactly at a column's type into
+// "unsupported type X".
+func unknownTypeError(sc *script, toks []token, err error) error {
+	e, ok := err.(*Error)
+	if !ok {
+		return err
+	}
+	var spans []colSpan
+	switch {
+	case len(toks) > 2 && toks[0].is("CREATE") && (toks[1].is("TABLE") || toks[2].is("TABLE")):
+		spans = createTableSpans(toks)
+	case len(toks) > 2 && toks[0].is("ALTER") && (toks[1].is("TABLE") || toks[2].is("TABLE")):
+		spans = alterAddSpans(alterSpecs(toks))
+	}
+	for _, s := range spans {
+		if len(s.typeToks) > 0 && s.typeToks[0].start == e.Pos.Offset {
+			return sc.errAt(e.Pos.Offset, ErrNotSupported, "unsupported type "+s.typeSQL(sc.src))
+		}
+	}
+	return err
+}
+
+var columnOptionNames = map[ast.ColumnOptionType]string{
+	ast.ColumnOptionAutoIncrement: "AUTO_INCREMENT", ast.ColumnOptionDefaultValue: "DEFAULT",
+	ast.ColumnOptionUniqKey: "UNIQUE", ast.ColumnOptionOnUpdate: "ON UPDATE",
+	ast.ColumnOptionFulltext: "FULLTEXT", ast.ColumnOptionGenerated: "GENERATED / AS",
+	ast.ColumnOptionReference: "REFERENCES", ast.ColumnOptionCollate: "COLLATE",
+	ast.ColumnOptionCheck: "CHECK", ast.ColumnOptionColumnFormat: "COLUMN_FORMAT",
+	ast.ColumnOptionStorage: "STORAGE", ast.ColumnOptionAutoRandom: "AUTO_RANDOM",
+	ast.ColumnOptionSecondaryEngineAttribute: "SECONDARY_ENGINE_ATTRIBUTE",
+}
+
+// columnDef converts one TiDB column definition; span may be nil when it could not be located.
+func (c *converter) columnDef(def *ast.ColumnDef, span *colSpan) (ColumnDef, error) {
+	at := c.start()
+	if span != nil {
+		at = span.name.start
+	}
+	cd := ColumnDef{Name: def.Name.Name.O, Nullable: true, Pos: c.sc.pos(at)}
+	if cd.Name == "" {
+		return cd, c.sc.errAt(at, ErrSyntax, "empty column name")
+	}
+	typ, err := c.columnType(def.Tp, span, at)
+	if err != nil {
+		return cd, err
+	}
+	cd.Type = typ
+	sawNull, sawNotNull := false, false
+	for _, opt := range def.Options {
+		switch opt.Tp {
+		case ast.ColumnOptionNotNull:
+			sawNotNull = true
+			cd.Nullable = false
+		case ast.ColumnOptionNull:
+			sawNull = true
+		case ast.ColumnOptionPrimaryKey:
+			cd.PrimaryKey = true
+			cd.Nullable = false
+		case ast.ColumnOptionComment:
+			v, err := literalValue(opt.Expr)
+			s, ok := v.(string)
+			if err != nil || !ok {
+				return cd, c.sc.errAt(at, ErrSyntax, fmt.Sprintf("COMMENT of column %s must be a string", cd.Name))
+			}
+			cd.Comment = &s
+		default:
+			name, ok := columnOptionNames[opt.Tp]
+			if !ok {
+				name = "option"
+			}
+			return cd, c.notSupported(at, "column %s for column %s", name, cd.Name)
+		}
+	}
+	if sawNull && (sawNotNull || cd.PrimaryKey) {
+		return cd, c.sc.errAt(at, ErrSyntax, fmt.Sprintf("column %s is declared both NULL and NOT NULL", cd.Name))
+	}
+	return cd, nil
+}
+
+// columnType maps a TiDB field type to a lancecat column type. Precision rules (documented):
+// TIME(p): p<=6 (or none) -> time64[us], 7..9 -> time64[ns]. DATETIME(p) and TIMESTAMP(p):
+// p=0 (or none) -> s, 1..3 -> ms, 4..6 -> us, 7..9 -> ns; DATETIME has no zone, TIMESTAMP has
+// zone "UTC". DECIMAL defaults to (10,0); precision above 38 is rejected (decimal128).
+func (c *converter) columnType(ft *types.FieldType, span *colSpan, at int) (ColumnType, error) {
+	sql := ""
+	first := ""
+	if span != nil && len(span.typeToks) > 0 {
+		sql = span.typeSQL(c.sc.src)
+		first = strings.ToUpper(span.typeToks[0].val)
+		at = span.typeToks[0].start
+	} else {
+		sql = strings.ToUpper(ft.CompactStr())
+	}
+	unsupported := func() (ColumnType, error) {
+		return ColumnType{}, c.sc.errAt(at, ErrNotSupported, "unsupported type "+sql)
+	}
+	invalid := func(format string, args ...any) (ColumnType, error) {
+		return ColumnType{}, c.sc.errAt(at, ErrSyntax, fmt.Sprintf("invalid type %s: ", sql)+fmt.Sprintf(format, args...))
+	}
+	unsigned := mysql.HasUnsignedFlag(ft.GetFlag())
+	intType := func(signed, uns arrow.DataType) (ColumnType, error) {
+		if unsigned {
+			return ColumnType{Kind: KindUint, Arrow: uns, SQL: sql}, nil
+		}
+		return ColumnType{Kind: KindInt, Arrow: signed, SQL: sql}, nil
+	}
+	binary := ft.GetCharset() == "binary"
+	switch ft.GetType() {
+	case mysql.TypeTiny:
+		if first == "BOOL" || first == "BOOLEAN" {
+			return ColumnType{Kind: KindBool, Arrow: arrow.FixedWidthTypes.Boolean, SQL: sql}, nil
+		}
+		return intType(arrow.PrimitiveTypes.Int8, arrow.PrimitiveTypes.Uint8)
+	case mysql.TypeShort:
+		return intType(arrow.PrimitiveTypes.Int16, arrow.PrimitiveTypes.Uint16)
+	case mysql.TypeInt24, mysql.TypeLong:
+		return intType(arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Uint32)
+	case mysql.TypeLonglong:
+		if first == "SERIAL" {
+			return unsupported()
+		}
+		return intType(arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Uint64)
+	case mysql.TypeFloat:
+		if unsigned {
+			return unsupported()
+		}
+		return ColumnType{Kind: KindFloat, Arrow: arrow.PrimitiveTypes.Float32, SQL: sql}, nil
+	case mysql.TypeDouble:
+		if unsigned {
+			return unsupported()
+		}
+		return ColumnType{Kind: KindFloat, Arrow: arrow.PrimitiveTypes.Float64, SQL: sql}, nil
+	case mysql.TypeNewDecimal:
+		if unsigned {
+			return unsupported()
+		}
+		p, s := ft.GetFlen(), ft.GetDecimal()
+		if p == types.UnspecifiedLength {
+			p = 10
+		}
+		if s == types.UnspecifiedLength {
+			s = 0
+		}
+		switch {
+		case p < 1:
+			return invalid("precision must be at least 1")
+		case p > 38:
+			return ColumnType{}, c.sc.errAt(at, ErrNotSupported, fmt.Sprintf("unsupported type %s: precision %d exceeds 38", sql, p))
+		case s > p:
+			return invalid("scale %d exceeds precision %d", s, p)
+		}
+		return ColumnType{Kind: KindDecimal, Arrow: &arrow.Decimal128Type{Precision: int32(p), Scale: int32(s)}, SQL: sql}, nil
+	case mysql.TypeString, mysql.TypeVarchar, mysql.TypeVarString,
+		mysql.TypeTinyBlob, mysql.TypeBlob, mysql.TypeMediumBlob, mysql.TypeLongBlob:
+		if binary {
+			return ColumnType{Kind: KindBinary, Arrow: arrow.BinaryTypes.Binary, SQL: sql}, nil
+		}
+		return ColumnType{Kind: KindString, Arrow: arrow.BinaryTypes.String, SQL: sql}, nil
+	case mysql.TypeDate:
+		return ColumnType{Kind: KindDate, Arrow: arrow.FixedWidthTypes.Date32, SQL: sql}, nil
+	case mysql.TypeDuration:
+		fsp := ft.GetDecimal()
+		switch {
+		case fsp <= 6:
+			return ColumnType{Kind: KindTime, Arrow: arrow.FixedWidthTypes.Time64us, SQL: sql}, nil
+		case fsp <= 9:
+			return ColumnType{Kind: KindTime, Arrow: arrow.FixedWidthTypes.Time64ns, SQL: sql}, nil
+		}
+		return invalid("fractional seconds precision %d exceeds 9", fsp)
+	case mysql.TypeDatetime, mysql.TypeTimestamp:
+		fsp := ft.GetDecimal()
+		var unit arrow.TimeUnit
+		switch {
+		case fsp <= 0:
+			unit = arrow.Second
+		case fsp <= 3:
+			unit = arrow.Millisecond
+		case fsp <= 6:
+			unit = arrow.Microsecond
+		case fsp <= 9:
+			unit = arrow.Nanosecond
+		default:
+			return invalid("fractional seconds precision %d exceeds 9", fsp)
+		}
+		if ft.GetType() == mysql.TypeTimestamp {
+			return ColumnType{Kind: KindTimestamp, Arrow: &arrow.TimestampType{Unit: unit, TimeZone: "UTC"}, SQL: sql}, nil
+		}
+		return ColumnType{Kind: KindDatetime, Arrow: &arrow.TimestampType{Unit: unit}, SQL: sql}, nil
+	case mysql.TypeJSON:
+		return ColumnType{Kind: KindJSON, SQL: sql}, nil
+	case mysql.TypeTiDBVectorFloat32:
+		n := ft.GetFlen()
+		if n == types.UnspecifiedLength {
+			return invalid("VECTOR needs a dimension, e.g. VECTOR(128)")
+		}
+		if n <= 0 {
+			return invalid("dimension must be positive")
+		}
+		if n > 1<<31-1 {
+			return invalid("dimension %d too large", n)
+		}
+		return ColumnType{Kind: KindVector, Arrow: arrow.FixedSizeListOf(int32(n), arrow.PrimitiveTypes.Float32), SQL: sql}, nil
+	}
+	return unsupported()
+}
+
+func (c *converter) convertCreateTable(n *ast.CreateTableStmt) (Statement, error) {
+	st := &CreateTable{stmtBase: c.base, IfNotExists: n.IfNotExists, Name: c.names.Table(n.Table)}
+	switch {
+	case n.TemporaryKeyword != ast.TemporaryNone:
+		return nil, c.notSupported(c.start(), "temporary tables")
+	case n.Select != nil:
+		return nil, c.notSupported(c.start(), "CREATE TABLE ... AS SELECT")
+	case n.Partition != nil:
+		return nil, c.notSupported(c.start(), "partitioned tables")
+	case len(n.SplitIndex) > 0:
+		return nil, c.notSupported(c.start(), "SPLIT options")
+	}
+	if n.ReferTable != nil {
+		st.Like = c.names.Table(n.ReferTable)
+		return st, nil
+	}
+	spans := createTableSpans(c.toks)
+	if len(spans) != len(n.Cols) {
+		spans = nil
+	}
+	seen := map[string]bool{}
+	for i, def := range n.Cols {
+		var span *colSpan
+		if spans != nil {
+			span = &spans[i]
+		}
+		cd, err := c.columnDef(def, span)
+		if err != nil {
+			return nil, err
+		}
+		key := strings.ToLower(cd.Name)
+		if seen[key] {
+			return nil, c.sc.errAt(cd.Pos.Offset, ErrSyntax, "duplicate column name "+QuoteIdent(cd.Name))
+		}
+		seen[key] = true
+		if cd.PrimaryKey {
+			if st.PrimaryKey != nil {
+				return nil, c.sc.errAt(cd.Pos.Offset, ErrSyntax, "multiple primary keys defined")
+			}
+			st.PrimaryKey = []string{cd.Name}
+		}
+		st.Columns = append(st.Columns, cd)
+	}
+	for _, con := range n.Constraints {
+		if con.Tp != ast.ConstraintPrimaryKey {
+			return nil, c.notSupported(c.start(), "table constraint %s (only PRIMARY KEY)", constraintName(con.Tp))
+		}
+		if st.PrimaryKey != nil {
+			return nil, c.sc.errAt(c.start(), ErrSyntax, "multiple primary keys defined")
+		}
+		pk := []string{}
+		for _, k := range con.Keys {
+			if k.Expr != nil || k.Column == nil || k.Length > 0 {
+				return nil, c.notSupported(c.start(), "PRIMARY KEY on expressions or column prefixes")
+			}
+			idx := -1
+			for j := range st.Columns {
+				if strings.EqualFold(st.Columns[j].Name, k.Column.Name.O) {
+					idx = j
+				}
+			}
+			if idx < 0 {
+				return nil, c.sc.errAt(c.start(), ErrSyntax, "PRIMARY KEY column "+QuoteIdent(k.Column.Name.O)+" is not defined")
+			}
+			st.Columns[idx].Nullable = false
+			pk = append(pk, st.Columns[idx].Name)
+		}
+		st.PrimaryKey = pk
+	}
+	for _, opt := range n.Options {
+		if opt.Tp != ast.TableOptionComment {
+			return nil, c.notSupported(c.start(), "table options other than COMMENT")
+		}
+		s := opt.StrValue
+		st.Comment = &s
+	}
+	return st, nil
+}
+
+func constraintName(t ast.ConstraintType) string {
+	switch t {
+	case ast.ConstraintKey, ast.ConstraintIndex:
+		return "INDEX"
+	case ast.ConstraintUniq, ast.ConstraintUniqKey, ast.ConstraintUniqIndex:
+		return "UNIQUE"
+	case ast.ConstraintForeignKey:
+		return "FOREIGN KEY"
+	case ast.ConstraintFulltext:
+		return "FULLTEXT"
+	case ast.ConstraintCheck:
+		return "CHECK"
+	case ast.ConstraintVector, ast.ConstraintColumnar:
+		return "VECTOR INDEX"
+	}
+	return "constraint"
+}
+
+func (c *converter) convertAlterTable(n *ast.AlterTableStmt) (Statement, error) {
+	name := c.names.Table(n.Table)
+	specToks := alterSpecs(c.toks)
+	if len(specToks) != len(n.Specs) {
+		specToks = nil
+	}
+	specAt := func(i int) int {
+		if specToks != nil && len(specToks[i]) > 0 {
+			return specToks[i][0].start
+		}
+		return c.start()
+	}
+	specKind := func(i int) string {
+		if specToks == nil {
+			return "this ALTER TABLE alteration"
+		}
+		var words []string
+		for _, t := range specToks[i] {
+			if t.kind != tkIdent || len(words) == 2 {
+				break
+			}
+			words = append(words, strings.ToUpper(t.val))
+		}
+		return "ALTER TABLE " + strings.Join(words, " ")
+	}
+	// A lone RENAME [TO|AS] is a table rename.
+	if len(n.Specs) == 1 && n.Specs[0].Tp == ast.AlterTableRenameTable {
+		return &RenameTable{stmtBase: c.base, Pairs: []RenamePair{{From: name, To: c.names.Table(n.Specs[0].NewTable)}}}, nil
+	}
+	spans := alterAddSpans(alterSpecs(c.toks))
+	nAdd := 0
+	for _, sp := range n.Specs {
+		if sp.Tp == ast.AlterTableAddColumns {
+			nAdd += len(sp.NewColumns)
+		}
+	}
+	if len(spans) != nAdd {
+		spans = nil
+	}
+	st := &AlterTable{stmtBase: c.base, Name: name}
+	addIdx := 0
+	for i, sp := range n.Specs {
+		switch sp.Tp {
+		case ast.AlterTableAddColumns:
+			if len(sp.NewConstraints) > 0 {
+				return nil, c.notSupported(specAt(i), "constraints in ALTER TABLE ADD")
+			}
+			if sp.Position != nil && sp.Position.Tp != ast.ColumnPositionNone {
+				return nil, c.notSupported(specAt(i), "FIRST / AFTER column positions")
+			}
+			for _, def := range sp.NewColumns {
+				var span *colSpan
+				if spans != nil {
+					span = &spans[addIdx]
+				}
+				addIdx++
+				cd, err := c.columnDef(def, span)
+				if err != nil {
+					return nil, err
+				}
+				if cd.PrimaryKey {
+					return nil, c.notSupported(cd.Pos.Offset, "adding a PRIMARY KEY column")
+				}
+				st.Actions = append(st.Actions, &AddColumn{IfNotExists: sp.IfNotExists, Column: cd})
+			}
+		case ast.AlterTableDropColumn:
+			st.Actions = append(st.Actions, &DropColumn{IfExists: sp.IfExists, Name: sp.OldColumnName.Name.O})
+		case ast.AlterTableRenameColumn:
+			st.Actions = append(st.Actions, &RenameColumn{From: sp.OldColumnName.Name.O, To: sp.NewColumnName.Name.O})
+		case ast.AlterTableRenameTable:
+			return nil, c.notSupported(specAt(i), "RENAME combined with other alterations in one ALTER TABLE")
+		default:
+			return nil, c.notSupported(specAt(i), "%s", specKind(i))
+		}
+	}
+	return st, nil
+}

@@ -1,0 +1,176 @@
+// Package sqlparse turns lancecat SQL text (MySQL dialect) into lancecat's statement types. It
+// splits scripts into statements, keeps positions in the original text for every error, handles
+// multi-part names (`prod.ml.events`) that the TiDB parser does not accept, parses the
+// namespace (SCHEMA/DATABASE/NAMESPACE) statements and SHOW forms itself, and delegates the rest
+// (CREATE/ALTER/DROP/RENAME TABLE, CALL, transactions, SELECT, EXPLAIN and anything else) to
+// github.com/pingcap/tidb/pkg/parser. It knows nothing about storage.
+//
+// A script is parsed statement by statement: Statements yields each statement in order and stops
+// at the first error, so a caller (the driver) can execute the statements before a syntax error
+// and then report it. Parse collects the same: the successfully parsed prefix and the error.
+package sqlparse
+
+import (
+	"iter"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// script is the original text with a line index for fast positions.
+type script struct {
+	src        string
+	lineStarts []int
+	phPrefix   string // placeholder prefix for folded names, computed on first use
+}
+
+// placeholderPrefix returns an identifier prefix that does not occur in the script, so folded
+// names cannot collide with the user's identifiers.
+func (s *script) placeholderPrefix() string {
+	if s.phPrefix == "" {
+		prefix := "__lancecat_name_"
+		lower := strings.ToLower(s.src)
+		for strings.Contains(lower, prefix) {
+			prefix += "x_"
+		}
+		s.phPrefix = prefix
+	}
+	return s.phPrefix
+}
+
+func newScript(src string) *script {
+	s := &script{src: src, lineStarts: []int{0}}
+	for i := 0; i < len(src); i++ {
+		if src[i] == '\n' {
+			s.lineStarts = append(s.lineStarts, i+1)
+		}
+	}
+	return s
+}
+
+func (s *script) pos(off int) Pos {
+	if off < 0 {
+		off = 0
+	}
+	if off > len(s.src) {
+		off = len(s.src)
+	}
+	line := sort.Search(len(s.lineStarts), func(i int) bool { return s.lineStarts[i] > off }) - 1
+	col := 1 + utf8.RuneCountInString(s.src[s.lineStarts[line]:off])
+	return Pos{Line: line + 1, Column: col, Offset: off}
+}
+
+func (s *script) errAt(off int, kind error, msg string) *Error {
+	return &Error{Pos: s.pos(off), Msg: msg, Kind: kind}
+}
+
+// Parse parses a whole script: statements separated by ';' (outside strings, backquoted names and
+// comments), empty statements ignored. On error it returns the statements parsed before the
+// failing one together with the error (an *Error, positioned in sql), so the caller may run the
+// prefix in order and then report the error.
+func Parse(sql string) ([]Statement, error) {
+	var out []Statement
+	for st, err := range Statements(sql) {
+		if err != nil {
+			return out, err
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// ParseOne parses text that must hold exactly one statement (a trailing ';' is allowed).
+func ParseOne(sql string) (Statement, error) {
+	stmts, err := Parse(sql)
+	if err != nil {
+		return nil, err
+	}
+	switch len(stmts) {
+	case 1:
+		return stmts[0], nil
+	case 0:
+		return nil, &Error{Pos: Pos{Line: 1, Column: 1}, Msg: "empty statement", Kind: ErrSyntax}
+	default:
+		return nil, &Error{Pos: stmts[1].Position(), Msg: "expected exactly one statement", Kind: ErrSyntax}
+	}
+}
+
+// Statements parses sql lazily: it yields each statement in order, or, at the first failing
+// statement, (nil, err) and stops. Each statement is parsed only when the loop reaches it.
+func Statements(sql string) iter.Seq2[Statement, error] {
+	return func(yield func(Statement, error) bool) {
+		sc := newScript(sql)
+		toks, lerr := lex(sql, 0, len(sql))
+		begin := 0
+		for i := 0; i <= len(toks); i++ {
+			if i < len(toks) && !toks[i].isPunct(";") {
+				continue
+			}
+			if i == len(toks) && lerr != nil {
+				// The statement holding the lexical error never terminated properly.
+				yield(nil, sc.errAt(lerr.off, ErrSyntax, lerr.msg))
+				return
+			}
+			chunk := toks[begin:i]
+			begin = i + 1
+			if len(chunk) == 0 {
+				continue
+			}
+			st, err := parseStatement(sc, chunk)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if !yield(st, nil) {
+				return
+			}
+		}
+	}
+}
+
+// parseStatement parses one statement's tokens (non-empty, without ';').
+func parseStatement(sc *script, toks []token) (Statement, error) {
+	start, end := toks[0].start, toks[len(toks)-1].end
+	base := stmtBase{pos: sc.pos(start), text: sc.src[start:end]}
+	p := &ownParser{sc: sc, toks: toks, base: base}
+	if st, handled, err := p.parseOwn(); handled {
+		return st, err
+	}
+	return parseWithTiDB(sc, toks, base)
+}
+
+// statementKind names a statement from its leading words, e.g. "INSERT", "CREATE VIEW",
+// "SHOW VARIABLES".
+func statementKind(toks []token) string {
+	var words []string
+	for _, t := range toks {
+		if t.kind != tkIdent {
+			break
+		}
+		words = append(words, strings.ToUpper(t.val))
+		if len(words) >= 4 {
+			break
+		}
+	}
+	if len(words) == 0 {
+		return "statement"
+	}
+	switch words[0] {
+	case "CREATE", "DROP", "ALTER", "SHOW":
+		skip := map[string]bool{"OR": true, "REPLACE": true, "TEMPORARY": true, "GLOBAL": true, "SESSION": true,
+			"UNIQUE": true, "FULLTEXT": true, "SPATIAL": true, "FULL": true, "EXTENDED": true, "ONLINE": true, "OFFLINE": true}
+		for _, w := range words[1:] {
+			if skip[w] {
+				continue
+			}
+			if w == "CREATE" && words[0] == "SHOW" {
+				continue
+			}
+			if words[0] == "SHOW" && len(words) > 1 && words[1] == "CREATE" {
+				return "SHOW CREATE " + w
+			}
+			return words[0] + " " + w
+		}
+	}
+	return words[0]
+}

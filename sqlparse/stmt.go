@@ -1,0 +1,306 @@
+package sqlparse
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// Statement is one parsed SQL statement. Concrete types: *Use, *CreateSchema, *DropSchema,
+// *AlterSchema, *CreateTable, *DropTable, *RenameTable, *AlterTable, *ShowSchemas, *ShowTables,
+// *ShowCreateTable, *ShowCreateSchema, *ShowColumns, *ShowTableStatus, *ShowIndex, *Call,
+// *Begin, *Commit, *Rollback, *Select, *Explain, *Unsupported.
+type Statement interface {
+	// Position is where the statement starts in the original script.
+	Position() Pos
+	// Text is the statement's original text (without the terminating ';').
+	Text() string
+	stmt()
+}
+
+type stmtBase struct {
+	pos  Pos
+	text string
+}
+
+func (s *stmtBase) Position() Pos { return s.pos }
+func (s *stmtBase) Text() string  { return s.text }
+func (s *stmtBase) stmt()         {}
+
+// Property is one key = 'value' pair of WITH PROPERTIES / SET PROPERTIES.
+type Property struct {
+	Key   string
+	Value string
+}
+
+// Use is USE a.b: sets the current namespace for unqualified names.
+type Use struct {
+	stmtBase
+	Namespace Name
+}
+
+// CreateSchema is CREATE SCHEMA|DATABASE|NAMESPACE [IF NOT EXISTS] name [COMMENT [=] 'c']
+// [WITH PROPERTIES (k = 'v', ...)].
+type CreateSchema struct {
+	stmtBase
+	IfNotExists bool
+	Name        Name
+	Comment     *string // nil when no COMMENT clause
+	Properties  []Property
+}
+
+// DropSchema is DROP SCHEMA|DATABASE|NAMESPACE [IF EXISTS] name [RESTRICT | CASCADE].
+// RESTRICT is the default.
+type DropSchema struct {
+	stmtBase
+	IfExists bool
+	Name     Name
+	Cascade  bool
+}
+
+// AlterSchema is ALTER SCHEMA|DATABASE|NAMESPACE name SET PROPERTIES (k = 'v', ...).
+type AlterSchema struct {
+	stmtBase
+	Name          Name
+	SetProperties []Property
+}
+
+// TypeKind is the SQL family of a column type.
+type TypeKind int
+
+const (
+	KindBool TypeKind = iota + 1
+	KindInt
+	KindUint
+	KindFloat
+	KindDecimal
+	KindString
+	KindBinary
+	KindDate
+	KindTime
+	KindDatetime  // timestamp without time zone
+	KindTimestamp // timestamp with time zone "UTC"
+	// KindJSON is SQL JSON. Arrow is nil: the planner decides how LanceDB stores it.
+	KindJSON
+	KindVector // fixed_size_list<float32>[Dim]
+)
+
+var kindNames = map[TypeKind]string{
+	KindBool: "BOOL", KindInt: "INT", KindUint: "UINT", KindFloat: "FLOAT", KindDecimal: "DECIMAL",
+	KindString: "STRING", KindBinary: "BINARY", KindDate: "DATE", KindTime: "TIME",
+	KindDatetime: "DATETIME", KindTimestamp: "TIMESTAMP", KindJSON: "JSON", KindVector: "VECTOR",
+}
+
+func (k TypeKind) String() string {
+	if s, ok := kindNames[k]; ok {
+		return s
+	}
+	return "UNKNOWN"
+}
+
+// ColumnType is a column's SQL type mapped to Arrow.
+type ColumnType struct {
+	Kind  TypeKind
+	Arrow arrow.DataType // nil for KindJSON
+	SQL   string         // the type as spelled in the statement, e.g. "VARCHAR(255)", "BIGINT UNSIGNED"
+}
+
+// ColumnDef is one column definition of CREATE TABLE or ALTER TABLE ADD COLUMN.
+type ColumnDef struct {
+	Name       string
+	Type       ColumnType
+	Nullable   bool    // false only with NOT NULL (or PRIMARY KEY)
+	Comment    *string // nil when no COMMENT
+	PrimaryKey bool    // column-level PRIMARY KEY
+	Pos        Pos     // position of the column name
+}
+
+// CreateTable is CREATE TABLE [IF NOT EXISTS] name (columns..., [PRIMARY KEY (cols)]) [COMMENT
+// [=] 'c'], or CREATE TABLE [IF NOT EXISTS] name LIKE other (then Like is set and Columns empty).
+type CreateTable struct {
+	stmtBase
+	IfNotExists bool
+	Name        Name
+	Columns     []ColumnDef
+	// PrimaryKey lists the primary key columns in key order, whether declared on a column or as a
+	// table constraint; nil when there is none.
+	PrimaryKey []string
+	Comment    *string
+	Like       Name
+}
+
+// DropTable is DROP TABLE [IF EXISTS] t1, t2, ...
+type DropTable struct {
+	stmtBase
+	IfExists bool
+	Names    []Name
+}
+
+// RenamePair is one `from TO to` of a rename.
+type RenamePair struct {
+	From, To Name
+}
+
+// RenameTable is RENAME TABLE a TO b [, c TO d] or ALTER TABLE a RENAME [TO|AS] b.
+type RenameTable struct {
+	stmtBase
+	Pairs []RenamePair
+}
+
+// AlterTable is ALTER TABLE name action, action, ... with actions *AddColumn, *DropColumn and
+// *RenameColumn, in order.
+type AlterTable struct {
+	stmtBase
+	Name    Name
+	Actions []AlterAction
+}
+
+// AlterAction is one alteration of an ALTER TABLE.
+type AlterAction interface{ alterAction() }
+
+// AddColumn is ADD [COLUMN] [IF NOT EXISTS] col type ...
+type AddColumn struct {
+	IfNotExists bool
+	Column      ColumnDef
+}
+
+// DropColumn is DROP [COLUMN] [IF EXISTS] col.
+type DropColumn struct {
+	IfExists bool
+	Name     string
+}
+
+// RenameColumn is RENAME COLUMN from TO to.
+type RenameColumn struct {
+	From, To string
+}
+
+func (*AddColumn) alterAction()    {}
+func (*DropColumn) alterAction()   {}
+func (*RenameColumn) alterAction() {}
+
+// Filter is the optional LIKE 'pattern' or WHERE expr of a SHOW statement. At most one of Like and
+// Where is set.
+type Filter struct {
+	Like  *string
+	Where ast.ExprNode // TiDB expression; column names in it are unqualified SHOW output columns
+	Names *NameMap     // resolves multi-part names inside Where
+}
+
+// ShowSchemas is SHOW SCHEMAS|DATABASES|NAMESPACES [FROM|IN parent] [LIKE|WHERE]. Parent is nil
+// for the top level.
+type ShowSchemas struct {
+	stmtBase
+	Parent Name
+	Filter
+}
+
+// ShowTables is SHOW [FULL] TABLES [FROM|IN ns] [LIKE|WHERE]. Namespace nil means the current one.
+type ShowTables struct {
+	stmtBase
+	Full      bool
+	Namespace Name
+	Filter
+}
+
+// ShowCreateTable is SHOW CREATE TABLE t.
+type ShowCreateTable struct {
+	stmtBase
+	Name Name
+}
+
+// ShowCreateSchema is SHOW CREATE SCHEMA|DATABASE|NAMESPACE s.
+type ShowCreateSchema struct {
+	stmtBase
+	Name Name
+}
+
+// ShowColumns is SHOW [FULL] COLUMNS|FIELDS FROM|IN t [FROM|IN ns] [LIKE|WHERE], and also
+// DESCRIBE|DESC|EXPLAIN t [column|'pattern'] (then Like holds the column name or pattern). With a
+// FROM ns clause, Table is ns followed by t (as in MySQL, `SHOW COLUMNS FROM t FROM db` means
+// `db.t`); a qualified t together with FROM ns is an error.
+type ShowColumns struct {
+	stmtBase
+	Full  bool
+	Table Name
+	Filter
+}
+
+// ShowTableStatus is SHOW TABLE STATUS [FROM|IN ns] [LIKE|WHERE].
+type ShowTableStatus struct {
+	stmtBase
+	Namespace Name
+	Filter
+}
+
+// ShowIndex is SHOW INDEX|INDEXES|KEYS FROM|IN t [FROM|IN ns] [WHERE]. Table as in ShowColumns.
+type ShowIndex struct {
+	stmtBase
+	Table Name
+	Filter
+}
+
+// Decimal is an exact numeric literal argument (e.g. 1.50), kept as its text.
+type Decimal string
+
+// Call is CALL name(args...). Args hold literals: nil, int64, uint64, float64, Decimal, string
+// or []byte (hex and bit literals).
+type Call struct {
+	stmtBase
+	Procedure Name
+	Args      []any
+}
+
+// Begin is BEGIN or START TRANSACTION [READ ONLY | READ WRITE].
+type Begin struct {
+	stmtBase
+	ReadOnly bool
+}
+
+// Commit is COMMIT [WORK].
+type Commit struct{ stmtBase }
+
+// Rollback is ROLLBACK [WORK].
+type Rollback struct{ stmtBase }
+
+// Select is a query: SELECT, a set operation (UNION/EXCEPT/INTERSECT), WITH ... SELECT, TABLE t
+// or VALUES. Node is TiDB's *ast.SelectStmt or *ast.SetOprStmt; Names restores multi-part names
+// in it (use Names.Table on every *ast.TableName, Names.Column on every *ast.ColumnName).
+type Select struct {
+	stmtBase
+	Node  ast.StmtNode
+	Names *NameMap
+}
+
+// SelectStmt returns Node as a plain *ast.SelectStmt, or nil for a set operation.
+func (s *Select) SelectStmt() *ast.SelectStmt {
+	sel, _ := s.Node.(*ast.SelectStmt)
+	return sel
+}
+
+// Tables lists every table reference in the query with its full name, in source order.
+func (s *Select) Tables() []TableRef { return s.Names.tableRefs(s.Node) }
+
+// Explain is EXPLAIN [ANALYZE] [FORMAT = x] stmt (also DESCRIBE/DESC of a query). Stmt is the
+// explained statement, normally a *Select (an *Unsupported for anything else).
+type Explain struct {
+	stmtBase
+	Analyze bool
+	Format  string
+	Stmt    Statement
+}
+
+// Unsupported is a statement that the TiDB parser accepts but lancecat does not execute (INSERT,
+// UPDATE, GRANT, ...). Kind names it ("INSERT", "CREATE VIEW", "SHOW VARIABLES"); Node is TiDB's
+// AST (a future planner may support it) and Names resolves multi-part names in it. Err returns an
+// error for the planner to report.
+type Unsupported struct {
+	stmtBase
+	Kind  string
+	Node  ast.StmtNode
+	Names *NameMap
+}
+
+// Err returns "line L column C: not supported: KIND", wrapping ErrNotSupported.
+func (u *Unsupported) Err() error {
+	return &Error{Pos: u.pos, Msg: "not supported: " + u.Kind, Kind: ErrNotSupported}
+}
