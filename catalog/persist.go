@@ -1,0 +1,285 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// This file is the seam between the catalog's semantics and Lance on disk.
+// The catalog is written against the three small interfaces below; the
+// Lance-backed implementations (manifest/...) read and write the `__manifest`
+// Lance table, its scalar indices and the table datasets. In-memory fakes for
+// tests live in package catalog/catalogtest.
+
+// Object types of `__manifest` rows. Rows of any other type are preserved
+// untouched by every rewrite and are never listed as namespaces or tables.
+const (
+	ObjectTypeNamespace    = "namespace"
+	ObjectTypeTable        = "table"
+	ObjectTypeTableVersion = "table_version"
+)
+
+// Keys of the `__manifest` table metadata map holding the catalog feature
+// flags (decimal u64 bitmasks). lancecat understands no flag: any set bit
+// refuses reading (reader flags) or writing (writer flags).
+const (
+	ReaderFeatureFlagsKey = "lance.namespace.manifest.reader_feature_flags"
+	WriterFeatureFlagsKey = "lance.namespace.manifest.writer_feature_flags"
+)
+
+// Row is one row of the `__manifest` table.
+type Row struct {
+	// ObjectID is the namespace path and the name joined by "$"; the
+	// (unenforced) primary key.
+	ObjectID string
+	// ObjectType is "namespace", "table", "table_version" or any other
+	// string another client wrote (kept as is).
+	ObjectType string
+	// Location is the table directory relative to the catalog root; nil is
+	// SQL NULL (namespaces).
+	Location *string
+	// Metadata is the JSON object text of string properties; nil is NULL.
+	Metadata *string
+	// BaseObjects is the base_objects list; nil is NULL, a non-nil empty
+	// slice is an empty list.
+	BaseObjects []string
+	// Extra carries the values of columns the catalog does not know
+	// (schema extensions written by other clients). It is opaque to the
+	// catalog: the ManifestTable implementation fills it when it reads a row
+	// and must write those values back when the row is upserted unchanged
+	// in Extra. Rows the catalog builds from scratch have a nil Extra, which
+	// means NULL in every extension column.
+	Extra any
+}
+
+// Clone returns a deep copy of r (Extra is shared: it is immutable by
+// contract).
+func (r Row) Clone() Row {
+	c := r
+	if r.Location != nil {
+		v := *r.Location
+		c.Location = &v
+	}
+	if r.Metadata != nil {
+		v := *r.Metadata
+		c.Metadata = &v
+	}
+	if r.BaseObjects != nil {
+		c.BaseObjects = append(make([]string, 0, len(r.BaseObjects)), r.BaseObjects...)
+	}
+	return c
+}
+
+// RowFilter selects rows of a snapshot. All set conditions must hold. The
+// Lance implementation pushes them down: Types to the BITMAP index on
+// object_type, IDPrefix to the BTREE index on object_id (a range scan), and
+// BaseObject to the LABEL_LIST index on base_objects. Values are matched as
+// exact byte strings: implementations must never build filter expressions by
+// concatenating them into SQL text (names may hold quotes).
+type RowFilter struct {
+	// Types keeps rows whose object_type is one of these; empty keeps all.
+	Types []string
+	// IDPrefix keeps rows whose object_id starts with this prefix.
+	IDPrefix string
+	// DirectOnly additionally requires that the rest of object_id after
+	// IDPrefix holds no "$": with IDPrefix "" these are the root's direct
+	// children, with IDPrefix "a$b$" the direct children of namespace a.b.
+	DirectOnly bool
+	// BaseObject, when not empty, keeps rows whose base_objects list
+	// contains it.
+	BaseObject string
+	// Limit stops after this many matching rows; 0 means no limit. Order of
+	// the rows is unspecified (the catalog sorts).
+	Limit int
+}
+
+// Match reports whether r satisfies the filter (Limit aside). Fakes and
+// implementations without index push-down use it as the definition.
+func (f RowFilter) Match(r Row) bool {
+	if len(f.Types) > 0 {
+		ok := false
+		for _, t := range f.Types {
+			if r.ObjectType == t {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	if len(r.ObjectID) < len(f.IDPrefix) || r.ObjectID[:len(f.IDPrefix)] != f.IDPrefix {
+		return false
+	}
+	if f.DirectOnly {
+		for i := len(f.IDPrefix); i < len(r.ObjectID); i++ {
+			if r.ObjectID[i] == '$' {
+				return false
+			}
+		}
+	}
+	if f.BaseObject != "" {
+		found := false
+		for _, b := range r.BaseObjects {
+			if b == f.BaseObject {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// ManifestSnapshot is one committed version of the `__manifest` table. It is
+// immutable: every method answers for that version only.
+type ManifestSnapshot interface {
+	// Version is the Lance version number of the snapshot; 0 when the
+	// `__manifest` table does not exist yet (an empty snapshot).
+	Version() uint64
+	// Metadata returns a copy of the table metadata map (root namespace
+	// properties and feature flags live there).
+	Metadata() map[string]string
+	// Get looks up one row by object_id (the BTREE index). found is false
+	// when there is no such row. More than one row with the id is a
+	// corrupted catalog and must be reported as an error.
+	Get(ctx context.Context, objectID string) (row Row, found bool, err error)
+	// Scan returns the rows matching filter, in any order. A failed read is
+	// an error, never an empty result.
+	Scan(ctx context.Context, filter RowFilter) ([]Row, error)
+}
+
+// ManifestChange is what one catalog commit changes, applied atomically to
+// the base snapshot: rows of Deletes are removed, rows of Upserts replace the
+// row of the same object_id or are added, metadata keys are set/removed.
+// Rows not named are carried over unchanged, extension columns included.
+// An object_id appears at most once across Upserts and Deletes.
+type ManifestChange struct {
+	Upserts       []Row
+	Deletes       []string
+	SetMetadata   map[string]string
+	UnsetMetadata []string
+	// BuildIndices asks the implementation to rebuild the three scalar
+	// indices with this commit (Options.BuildIndices passed down).
+	BuildIndices bool
+}
+
+// Empty reports whether the change changes nothing.
+func (c *ManifestChange) Empty() bool {
+	return len(c.Upserts) == 0 && len(c.Deletes) == 0 && len(c.SetMetadata) == 0 && len(c.UnsetMetadata) == 0
+}
+
+// Errors a ManifestTable reports.
+var (
+	// ErrCommitConflict: another writer committed base+1 first. The change
+	// did not land; the catalog re-reads and re-validates.
+	ErrCommitConflict = errors.New("manifest commit conflict")
+	// ErrCommitOutcomeUnknown: the commit may or may not have landed and
+	// the implementation could not find out (it first tries: it reads the
+	// target version and checks whether that version is its own write). The
+	// catalog then keeps every side effect of the operation.
+	ErrCommitOutcomeUnknown = errors.New("manifest commit outcome unknown")
+)
+
+// ManifestTable is the `__manifest` Lance table of a catalog.
+//
+// Contract:
+//   - Latest must return the latest committed version at the time of the
+//     call (it may cache, but must check for a successor version on each
+//     call; no stale snapshot). If the table does not exist, Latest returns
+//     an empty snapshot of Version 0.
+//   - Create creates the table (schema with the primary-key field metadata,
+//     no rows, no feature flags) if it does not exist; concurrent creators
+//     must both succeed and see the same table.
+//   - Commit applies change on top of snapshot version base and commits
+//     version base+1 with an atomic put-if-not-exists. It returns nil only
+//     when the commit landed, an error wrapping ErrCommitConflict when
+//     version base+1 already exists and is not ours (nothing landed; staged
+//     files cleaned up by the implementation), an error wrapping
+//     ErrCommitOutcomeUnknown when it cannot tell, and any other error when
+//     nothing landed. base is never 0: the catalog calls Create first.
+//   - Vacuum deletes files of old versions as described at VacuumOptions.
+//
+// Implementations must be safe for concurrent use.
+type ManifestTable interface {
+	Latest(ctx context.Context) (ManifestSnapshot, error)
+	Create(ctx context.Context) error
+	Commit(ctx context.Context, base uint64, change *ManifestChange) (version uint64, err error)
+	Vacuum(ctx context.Context, opts VacuumOptions) (VacuumReport, error)
+}
+
+// VacuumOptions says which old versions of the `__manifest` table may be
+// cleaned. A version is eligible when it has been superseded (its successor
+// committed) longer than Retention ago; the latest version is always kept.
+type VacuumOptions struct {
+	// Retention is the grace period; zero means DefaultVacuumRetention.
+	Retention time.Duration
+	// Now is the clock (zero: time.Now()).
+	Now time.Time
+	// KeepVersionFiles keeps the `_versions/*.manifest` files of eligible
+	// versions and deletes only the data and index files no kept version
+	// references. The reference implementation detects new versions by
+	// probing for version N+1, so deleting version files can leave a
+	// long-running peer process on a stale snapshot forever; lancecat
+	// therefore keeps them by default (see DefaultVacuumOptions).
+	KeepVersionFiles bool
+}
+
+// DefaultVacuumRetention is the default grace period of Vacuum.
+const DefaultVacuumRetention = time.Hour
+
+// VacuumReport says what a Vacuum freed.
+type VacuumReport struct {
+	VersionsRemoved int   // version files deleted
+	FilesRemoved    int   // files deleted in total (version, data, index files)
+	BytesRemoved    int64 // their total size
+	OldestKept      uint64
+}
+
+// DatasetInfo describes one version of a Lance dataset.
+type DatasetInfo struct {
+	Version  uint64
+	Schema   *arrow.Schema
+	RowCount int64
+}
+
+// ColumnRename renames one top-level column.
+type ColumnRename struct {
+	From, To string
+}
+
+// Errors a Datasets implementation reports (wrapped).
+var (
+	ErrDatasetExists          = errors.New("dataset already exists")
+	ErrDatasetNotFound        = errors.New("dataset not found")
+	ErrDatasetVersionNotFound = errors.New("dataset version not found")
+	ErrColumnNotFound         = errors.New("column not found")
+	ErrColumnExists           = errors.New("column already exists")
+	ErrSchemaInvalid          = errors.New("invalid schema")
+)
+
+// Datasets is what the catalog needs from Lance table datasets. Locations
+// are relative to the catalog root (e.g. "t.lance", "1a2b3c4d_ns$t").
+//
+// Contract: Create commits version 1 of a new dataset with an atomic
+// put-if-not-exists and returns ErrDatasetExists if the location already
+// holds a dataset (it must then leave the existing files alone). Describe
+// with version 0 describes the latest version. AddColumns adds nullable
+// columns (all values null); DropColumns and RenameColumns fail with
+// ErrColumnNotFound for an unknown column; each returns the new version.
+// Exists reports whether the location holds at least one committed version
+// (a `_versions/*.manifest`); a directory with only a `.lance-reserved`
+// marker does not. Safe for concurrent use.
+type Datasets interface {
+	Create(ctx context.Context, location string, schema *arrow.Schema, batches []arrow.RecordBatch) (DatasetInfo, error)
+	Describe(ctx context.Context, location string, version uint64) (DatasetInfo, error)
+	AddColumns(ctx context.Context, location string, fields []arrow.Field) (version uint64, err error)
+	DropColumns(ctx context.Context, location string, names []string) (version uint64, err error)
+	RenameColumns(ctx context.Context, location string, renames []ColumnRename) (version uint64, err error)
+	Exists(ctx context.Context, location string) (bool, error)
+}

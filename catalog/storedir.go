@@ -1,0 +1,52 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/lancecat/lancecat/manifest/storage"
+)
+
+// StoreDir adapts a manifest/storage.Store rooted at the catalog directory
+// to RootDir.
+func StoreDir(s storage.Store) RootDir { return storeDir{s} }
+
+type storeDir struct{ s storage.Store }
+
+func (d storeDir) URI() string { return d.s.URI() }
+
+func (d storeDir) Exists(ctx context.Context, path string) (bool, error) {
+	_, err := d.s.Stat(ctx, path)
+	if errors.Is(err, storage.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+func (d storeDir) HasObjects(ctx context.Context, dir string) (bool, error) {
+	files, dirs, err := d.s.ListDir(ctx, dir)
+	if err != nil {
+		return false, err
+	}
+	return len(files) > 0 || len(dirs) > 0, nil
+}
+
+func (d storeDir) ChildDirs(ctx context.Context, dir string) ([]string, error) {
+	_, dirs, err := d.s.ListDir(ctx, dir)
+	return dirs, err
+}
+
+func (d storeDir) PutIfAbsent(ctx context.Context, path string, data []byte) error {
+	err := d.s.PutIfAbsent(ctx, path, data)
+	if errors.Is(err, storage.ErrAlreadyExists) {
+		return fmt.Errorf("%w: %w", ErrObjectExists, err)
+	}
+	return err
+}
+
+func (d storeDir) Delete(ctx context.Context, path string) error { return d.s.Delete(ctx, path) }
+
+func (d storeDir) DeletePrefix(ctx context.Context, dir string) (int, error) {
+	return d.s.DeletePrefix(ctx, dir)
+}

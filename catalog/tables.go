@@ -1,0 +1,789 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// TableInfo is what a table mutation returns.
+type TableInfo struct {
+	Ident Ident
+	// Location is the table directory relative to the catalog root, as
+	// stored in `__manifest`; URI is its full URI.
+	Location string
+	URI      string
+	// Version is the dataset version written (0 when none was).
+	Version    uint64
+	Properties map[string]string
+}
+
+// TableDescription is what DescribeTable returns.
+type TableDescription struct {
+	Ident      Ident
+	Location   string
+	URI        string
+	Properties map[string]string
+	// DeclaredOnly: the table is declared (reserved) but has no data yet.
+	DeclaredOnly bool
+	// V1 is true for a root table found only by directory listing.
+	V1 bool
+	// Version, Schema and RowCount describe the requested (or latest)
+	// dataset version; zero/nil for a declared-only table or when
+	// DescribeTableOptions.MetadataOnly is set.
+	Version  uint64
+	Schema   *arrow.Schema
+	RowCount int64
+}
+
+// tableRef is a resolved table.
+type tableRef struct {
+	row      *Row // nil for a V1-only table
+	location string
+}
+
+// validateLocation accepts only locations inside the catalog root.
+func validateLocation(loc string) error {
+	switch {
+	case loc == "":
+		return newErr(CodeInvalidInput, nil, "table location must not be empty")
+	case strings.Contains(loc, "://"):
+		return newErr(CodeInvalidInput, nil, "absolute URIs are not allowed as table location (%q): it must be a path relative to the catalog root", loc)
+	case strings.HasPrefix(loc, "/") || strings.HasPrefix(loc, `\`):
+		return newErr(CodeInvalidInput, nil, "absolute paths are not allowed as table location (%q): it must be a path relative to the catalog root", loc)
+	case strings.Contains(loc, ".."):
+		return newErr(CodeInvalidInput, nil, "path traversal is not allowed in a table location (%q)", loc)
+	case strings.ContainsRune(loc, 0):
+		return newErr(CodeInvalidInput, nil, "table location must not contain NUL")
+	}
+	return nil
+}
+
+// removableDir reports whether a stored location may be deleted as a table
+// directory (never the root or the manifest table, never outside the root).
+func removableDir(loc string) bool {
+	loc = strings.Trim(loc, "/")
+	if validateLocation(loc) != nil || loc == "." || loc == ManifestDir || strings.HasPrefix(loc, ManifestDir+"/") {
+		return false
+	}
+	return true
+}
+
+func removeTableDirAfterCommit(v *view, loc string) {
+	if !removableDir(loc) {
+		return
+	}
+	root := v.c.opts.Root
+	v.afterCommit(func(ctx context.Context) {
+		// The drop has landed: the table is unreachable whatever happens
+		// here (spec: failure to delete data does not fail the drop).
+		_, _ = root.DeletePrefix(ctx, strings.Trim(loc, "/"))
+	})
+}
+
+// rowScanner scans the manifest as some reader sees it (a snapshot, or a
+// view with the pending changes of a mutation); nil means no manifest.
+type rowScanner func(ctx context.Context, f RowFilter) ([]Row, error)
+
+func snapScanner(snap ManifestSnapshot) rowScanner {
+	if snap == nil {
+		return nil
+	}
+	return func(ctx context.Context, f RowFilter) ([]Row, error) {
+		rows, err := snap.Scan(ctx, f)
+		return rows, asCatalogError(err, "scan %s", ManifestDir)
+	}
+}
+
+// v1State reports whether root table name exists as a V1 directory
+// (<name>.lance holding objects, not the location of any manifest table) and
+// whether it carries the deregistered marker.
+func (c *Catalog) v1State(ctx context.Context, scan rowScanner, name string) (present, deregistered bool, err error) {
+	dir := v1DirName(name)
+	present, err = c.opts.Root.HasObjects(ctx, dir)
+	if err != nil || !present {
+		return false, false, asCatalogError(err, "list %s", dir)
+	}
+	if scan != nil {
+		// Rare path (a directory exists): is it owned by a manifest entry,
+		// e.g. a renamed table's? The Lance side has no index on location,
+		// so this is a scan of the table rows.
+		rows, err := scan(ctx, RowFilter{Types: []string{ObjectTypeTable}})
+		if err != nil {
+			return false, false, err
+		}
+		for _, r := range rows {
+			if r.Location != nil && strings.Trim(*r.Location, "/") == dir {
+				return false, false, nil
+			}
+		}
+	}
+	deregistered, err = c.opts.Root.Exists(ctx, dir+"/"+DeregisteredMarker)
+	return present, deregistered, asCatalogError(err, "stat %s", dir)
+}
+
+// v1Fallback reports whether lookups of id may fall back to V1 directories.
+func (c *Catalog) v1Fallback(id Ident) bool {
+	return c.opts.Mode.dirListing() && len(id) == 1
+}
+
+func mapDatasetErr(err error, id Ident, loc string) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrDatasetExists):
+		return newErr(CodeTableAlreadyExists, err, "table %q: location %q already holds a dataset", id.ObjectID(), loc)
+	case errors.Is(err, ErrDatasetVersionNotFound):
+		return newErr(CodeTableVersionNotFound, err, "table %q", id.ObjectID())
+	case errors.Is(err, ErrDatasetNotFound):
+		return newErr(CodeInvalidTableState, err, "table %q has no data at %q (declared only?)", id.ObjectID(), loc)
+	case errors.Is(err, ErrColumnNotFound):
+		return newErr(CodeTableColumnNotFound, err, "table %q", id.ObjectID())
+	case errors.Is(err, ErrColumnExists), errors.Is(err, ErrSchemaInvalid):
+		return newErr(CodeTableSchemaValidationError, err, "table %q", id.ObjectID())
+	}
+	return asCatalogError(err, "table %q at %q", id.ObjectID(), loc)
+}
+
+func checkTableIdent(id Ident) error {
+	if len(id) == 0 {
+		return newErr(CodeInvalidInput, nil, "table identifier must not be empty")
+	}
+	return nil
+}
+
+// ---- create / declare ----
+
+type createTableOp struct {
+	id      Ident
+	schema  *arrow.Schema
+	batches []arrow.RecordBatch
+	props   map[string]string
+	declare bool
+
+	location     string // chosen on the first attempt, kept on retries
+	staged       bool   // our directory side effect ran
+	intoDeclared bool   // writing data into an already declared table
+	result       TableInfo
+}
+
+func (o *createTableOp) validate() error {
+	if err := checkTableIdent(o.id); err != nil {
+		return err
+	}
+	if err := validateIdent("table", o.id); err != nil {
+		return err
+	}
+	if !o.declare && o.schema == nil {
+		return newErr(CodeInvalidInput, nil, "create table %q: a schema is required", o.id.ObjectID())
+	}
+	for _, b := range o.batches {
+		if !b.Schema().Equal(o.schema) {
+			return newErr(CodeTableSchemaValidationError, nil, "create table %q: a record batch does not match the table schema", o.id.ObjectID())
+		}
+	}
+	return nil
+}
+
+func (o *createTableOp) plan(ctx context.Context, v *view) error {
+	c := v.c
+	if err := o.validate(); err != nil {
+		return err
+	}
+	if err := requireNamespace(ctx, v, o.id.Namespace()); err != nil {
+		return err
+	}
+	objectID := o.id.ObjectID()
+	r, ok, err := v.get(ctx, objectID)
+	if err != nil {
+		return err
+	}
+	if o.intoDeclared {
+		if !ok || r.ObjectType != ObjectTypeTable || r.Location == nil || *r.Location != o.location {
+			return newErr(CodeConcurrentModification, nil, "declared table %q changed while its data was being written", objectID)
+		}
+		return nil
+	}
+	if ok {
+		if r.ObjectType == ObjectTypeTable && !o.declare && r.Location != nil && !o.staged {
+			has, err := c.opts.Datasets.Exists(ctx, *r.Location)
+			if err != nil {
+				return mapDatasetErr(err, o.id, *r.Location)
+			}
+			if !has {
+				// Declared only: the data goes to the reserved location.
+				if len(o.props) > 0 {
+					return newErr(CodeInvalidInput, nil, "create table %q: cannot set properties of an already declared table", objectID)
+				}
+				o.intoDeclared = true
+				o.location = *r.Location
+				o.stageCreate(v, true)
+				o.result = TableInfo{Ident: o.id, Location: o.location, URI: c.TableURI(o.location)}
+				if o.result.Properties, err = decodeProperties(objectID, r.Metadata); err != nil {
+					return err
+				}
+				return nil
+			}
+		}
+		return newErr(CodeTableAlreadyExists, nil, "table %q already exists", objectID)
+	}
+	compatRoot := c.v1Fallback(o.id)
+	if compatRoot && !(o.staged && o.location == v1DirName(o.id.Name())) {
+		present, dereg, err := c.v1State(ctx, v.scanner(), o.id.Name())
+		if err != nil {
+			return err
+		}
+		if present && !dereg {
+			return newErr(CodeTableAlreadyExists, nil, "table %q already exists (directory %s)", objectID, v1DirName(o.id.Name()))
+		}
+	}
+	if o.location == "" {
+		o.location = newTableDirName(objectID)
+		if compatRoot {
+			dir := v1DirName(o.id.Name())
+			used, err := c.opts.Root.HasObjects(ctx, dir)
+			if err != nil {
+				return asCatalogError(err, "list %s", dir)
+			}
+			if !used {
+				o.location = dir
+			}
+		}
+	}
+	if !o.staged {
+		o.stageCreate(v, false)
+	}
+	meta, err := encodeProperties(o.props)
+	if err != nil {
+		return err
+	}
+	loc := o.location
+	v.upsert(Row{ObjectID: objectID, ObjectType: ObjectTypeTable, Location: &loc, Metadata: meta})
+	o.result = TableInfo{Ident: o.id, Location: loc, URI: c.TableURI(loc), Properties: copyProps(o.props), Version: o.result.Version}
+	return nil
+}
+
+// stageCreate stages the directory side effect: the reservation marker or
+// the dataset's first version.
+func (o *createTableOp) stageCreate(v *view, intoDeclared bool) {
+	c := v.c
+	loc := o.location
+	var e effect
+	if o.declare {
+		e.run = func(ctx context.Context) error {
+			err := c.opts.Root.PutIfAbsent(ctx, loc+"/"+ReservedMarker, nil)
+			if errors.Is(err, ErrObjectExists) {
+				return newErr(CodeTableAlreadyExists, err, "table %q: location %q is already reserved", o.id.ObjectID(), loc)
+			}
+			if err != nil {
+				return asCatalogError(err, "reserve %s", loc)
+			}
+			o.staged = true
+			return nil
+		}
+	} else {
+		e.run = func(ctx context.Context) error {
+			info, err := c.opts.Datasets.Create(ctx, loc, o.schema, o.batches)
+			if err != nil {
+				return mapDatasetErr(err, o.id, loc)
+			}
+			o.staged = true
+			o.result.Version = info.Version
+			return nil
+		}
+	}
+	e.undo = func(ctx context.Context) {
+		if !removableDir(loc) {
+			return
+		}
+		_, _ = c.opts.Root.DeletePrefix(ctx, loc)
+		if intoDeclared {
+			// Put the reservation of the declared table back.
+			_ = c.opts.Root.PutIfAbsent(ctx, loc+"/"+ReservedMarker, nil)
+		}
+	}
+	v.stage(e)
+}
+
+func (o *createTableOp) runV1(ctx context.Context, c *Catalog) error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	if len(o.id) != 1 {
+		return newErr(CodeUnsupported, nil, "tables in child namespaces need the %s table (not available in %s mode)", ManifestDir, c.opts.Mode)
+	}
+	if len(o.props) > 0 {
+		return newErr(CodeUnsupported, nil, "table properties need the %s table (not available in %s mode)", ManifestDir, c.opts.Mode)
+	}
+	name := o.id.Name()
+	present, _, err := c.v1State(ctx, nil, name)
+	if err != nil {
+		return err
+	}
+	if present {
+		return newErr(CodeTableAlreadyExists, nil, "table %q already exists (directory %s)", name, v1DirName(name))
+	}
+	o.location = v1DirName(name)
+	o.result = TableInfo{Ident: o.id, Location: o.location, URI: c.TableURI(o.location), Properties: map[string]string{}}
+	v := &view{c: c}
+	o.stageCreate(v, false)
+	return v.staged[0].run(ctx)
+}
+
+// CreateTableOptions tunes CreateTable.
+type CreateTableOptions struct {
+	// Batches are written as the first version (all must have the schema).
+	Batches []arrow.RecordBatch
+	// Properties are stored in the `__manifest` metadata column.
+	Properties map[string]string
+}
+
+// CreateTable creates table id (namespace path + name) as an empty dataset
+// of schema, or with the given initial batches. In compatibility mode a root
+// table lives in "<name>.lance"; any other table in a new
+// "<8 hex>_<object_id>" directory. Creating a table that was only declared
+// writes its data into the reserved directory.
+func (c *Catalog) CreateTable(ctx context.Context, id Ident, schema *arrow.Schema, opts CreateTableOptions) (TableInfo, error) {
+	o := &createTableOp{id: id, schema: schema, batches: opts.Batches, props: copyProps(opts.Properties)}
+	if err := c.run(ctx, o); err != nil {
+		return TableInfo{}, err
+	}
+	return o.result, nil
+}
+
+// CreateTable adds a table creation to the batch.
+func (b *Batch) CreateTable(id Ident, schema *arrow.Schema, opts CreateTableOptions) {
+	b.ops = append(b.ops, &createTableOp{id: id, schema: schema, batches: opts.Batches, props: copyProps(opts.Properties)})
+}
+
+// DeclareTable reserves table id: a ".lance-reserved" marker in its new
+// directory and a manifest entry, without data.
+func (c *Catalog) DeclareTable(ctx context.Context, id Ident, props map[string]string) (TableInfo, error) {
+	o := &createTableOp{id: id, props: copyProps(props), declare: true}
+	if err := c.run(ctx, o); err != nil {
+		return TableInfo{}, err
+	}
+	return o.result, nil
+}
+
+// DeclareTable adds a table declaration to the batch.
+func (b *Batch) DeclareTable(id Ident, props map[string]string) {
+	b.ops = append(b.ops, &createTableOp{id: id, props: copyProps(props), declare: true})
+}
+
+// ---- register / deregister ----
+
+type registerTableOp struct {
+	id       Ident
+	location string
+	props    map[string]string
+	result   TableInfo
+}
+
+func (o *registerTableOp) plan(ctx context.Context, v *view) error {
+	if err := checkTableIdent(o.id); err != nil {
+		return err
+	}
+	if err := validateIdent("table", o.id); err != nil {
+		return err
+	}
+	if err := validateLocation(o.location); err != nil {
+		return err
+	}
+	if err := requireNamespace(ctx, v, o.id.Namespace()); err != nil {
+		return err
+	}
+	objectID := o.id.ObjectID()
+	if r, ok, err := v.get(ctx, objectID); err != nil {
+		return err
+	} else if ok {
+		return newErr(CodeTableAlreadyExists, nil, "%s %q already exists", r.ObjectType, objectID)
+	}
+	if v.c.v1Fallback(o.id) {
+		present, dereg, err := v.c.v1State(ctx, v.scanner(), o.id.Name())
+		if err != nil {
+			return err
+		}
+		if present && !dereg && o.location != v1DirName(o.id.Name()) {
+			return newErr(CodeTableAlreadyExists, nil, "table %q already exists (directory %s)", objectID, v1DirName(o.id.Name()))
+		}
+	}
+	has, err := v.c.opts.Datasets.Exists(ctx, o.location)
+	if err != nil {
+		return mapDatasetErr(err, o.id, o.location)
+	}
+	if !has {
+		return newErr(CodeInvalidInput, nil, "no Lance dataset at %q", o.location)
+	}
+	meta, err := encodeProperties(o.props)
+	if err != nil {
+		return err
+	}
+	loc := o.location
+	v.upsert(Row{ObjectID: objectID, ObjectType: ObjectTypeTable, Location: &loc, Metadata: meta})
+	o.result = TableInfo{Ident: o.id, Location: loc, URI: v.c.TableURI(loc), Properties: copyProps(o.props)}
+	return nil
+}
+
+// RegisterTable adds an existing dataset at a location relative to the
+// catalog root as table id. Absolute URIs, a leading "/" and ".." are
+// refused.
+func (c *Catalog) RegisterTable(ctx context.Context, id Ident, location string, props map[string]string) (TableInfo, error) {
+	o := &registerTableOp{id: id, location: location, props: copyProps(props)}
+	if err := c.run(ctx, o); err != nil {
+		return TableInfo{}, err
+	}
+	return o.result, nil
+}
+
+// RegisterTable adds a table registration to the batch.
+func (b *Batch) RegisterTable(id Ident, location string, props map[string]string) {
+	b.ops = append(b.ops, &registerTableOp{id: id, location: location, props: copyProps(props)})
+}
+
+type deregisterTableOp struct {
+	id     Ident
+	seen   bool
+	result TableInfo
+}
+
+func (o *deregisterTableOp) plan(ctx context.Context, v *view) error {
+	if err := checkTableIdent(o.id); err != nil {
+		return err
+	}
+	objectID := o.id.ObjectID()
+	r, ok, err := v.get(ctx, objectID)
+	if err != nil {
+		return err
+	}
+	if ok && r.ObjectType == ObjectTypeTable {
+		o.seen = true
+		v.remove(objectID)
+		loc := ""
+		if r.Location != nil {
+			loc = *r.Location
+		}
+		props, err := decodeProperties(objectID, r.Metadata)
+		if err != nil {
+			return err
+		}
+		o.result = TableInfo{Ident: o.id, Location: loc, URI: v.c.TableURI(loc), Properties: props}
+		return nil
+	}
+	if o.seen {
+		return nil // deregistered concurrently: done
+	}
+	if v.c.v1Fallback(o.id) {
+		return o.stageV1(ctx, v)
+	}
+	return newErr(CodeTableNotFound, nil, "table %q does not exist", objectID)
+}
+
+func (o *deregisterTableOp) stageV1(ctx context.Context, v *view) error {
+	c := v.c
+	name := o.id.Name()
+	present, dereg, err := c.v1State(ctx, v.scanner(), name)
+	if err != nil {
+		return err
+	}
+	if !present || dereg {
+		return newErr(CodeTableNotFound, nil, "table %q does not exist", name)
+	}
+	loc := v1DirName(name)
+	marker := loc + "/" + DeregisteredMarker
+	o.result = TableInfo{Ident: o.id, Location: loc, URI: c.TableURI(loc), Properties: map[string]string{}}
+	v.stage(effect{
+		run: func(ctx context.Context) error {
+			err := c.opts.Root.PutIfAbsent(ctx, marker, nil)
+			if errors.Is(err, ErrObjectExists) {
+				return newErr(CodeTableNotFound, err, "table %q was deregistered concurrently", name)
+			}
+			return asCatalogError(err, "deregister %s", loc)
+		},
+		undo: func(ctx context.Context) { _ = c.opts.Root.Delete(ctx, marker) },
+	})
+	return nil
+}
+
+func (o *deregisterTableOp) runV1(ctx context.Context, c *Catalog) error {
+	if err := checkTableIdent(o.id); err != nil {
+		return err
+	}
+	if len(o.id) != 1 {
+		return newErr(CodeTableNotFound, nil, "table %q does not exist", o.id.ObjectID())
+	}
+	v := &view{c: c}
+	if err := o.stageV1(ctx, v); err != nil {
+		return err
+	}
+	return v.staged[0].run(ctx)
+}
+
+// DeregisterTable removes table id from the catalog and keeps its data. A
+// V1 root table (no manifest entry) gets a ".lance-deregistered" marker.
+func (c *Catalog) DeregisterTable(ctx context.Context, id Ident) (TableInfo, error) {
+	o := &deregisterTableOp{id: id}
+	if err := c.run(ctx, o); err != nil {
+		return TableInfo{}, err
+	}
+	return o.result, nil
+}
+
+// DeregisterTable adds a table deregistration to the batch.
+func (b *Batch) DeregisterTable(id Ident) {
+	b.ops = append(b.ops, &deregisterTableOp{id: id})
+}
+
+// ---- drop ----
+
+type dropTableOp struct {
+	id       Ident
+	ifExists bool
+	seen     bool
+}
+
+func (o *dropTableOp) plan(ctx context.Context, v *view) error {
+	if err := checkTableIdent(o.id); err != nil {
+		return err
+	}
+	objectID := o.id.ObjectID()
+	r, ok, err := v.get(ctx, objectID)
+	if err != nil {
+		return err
+	}
+	if ok && r.ObjectType == ObjectTypeTable {
+		o.seen = true
+		v.remove(objectID)
+		versions, err := v.scan(ctx, RowFilter{Types: []string{ObjectTypeTableVersion}, IDPrefix: objectID + Delimiter})
+		if err != nil {
+			return err
+		}
+		for _, tv := range versions {
+			v.remove(tv.ObjectID)
+		}
+		if r.Location != nil {
+			removeTableDirAfterCommit(v, *r.Location)
+		}
+		return nil
+	}
+	if o.seen {
+		// Dropped concurrently by another writer: the goal is reached, and
+		// the directory is theirs to remove.
+		return nil
+	}
+	if v.c.v1Fallback(o.id) {
+		present, _, err := v.c.v1State(ctx, v.scanner(), o.id.Name())
+		if err != nil {
+			return err
+		}
+		if present {
+			removeTableDirAfterCommit(v, v1DirName(o.id.Name()))
+			return nil
+		}
+	}
+	if o.ifExists {
+		return nil
+	}
+	return newErr(CodeTableNotFound, nil, "table %q does not exist", objectID)
+}
+
+func (o *dropTableOp) runV1(ctx context.Context, c *Catalog) error {
+	if err := checkTableIdent(o.id); err != nil {
+		return err
+	}
+	if len(o.id) == 1 {
+		present, _, err := c.v1State(ctx, nil, o.id.Name())
+		if err != nil {
+			return err
+		}
+		if present {
+			_, err := c.opts.Root.DeletePrefix(ctx, v1DirName(o.id.Name()))
+			return asCatalogError(err, "drop %s", v1DirName(o.id.Name()))
+		}
+	}
+	if o.ifExists {
+		return nil
+	}
+	return newErr(CodeTableNotFound, nil, "table %q does not exist", o.id.ObjectID())
+}
+
+// DropTable removes table id from the catalog, then deletes its directory.
+func (c *Catalog) DropTable(ctx context.Context, id Ident) error {
+	return c.run(ctx, &dropTableOp{id: id})
+}
+
+// DropTableIfExists is DropTable that does nothing for a missing table.
+func (c *Catalog) DropTableIfExists(ctx context.Context, id Ident) error {
+	return c.run(ctx, &dropTableOp{id: id, ifExists: true})
+}
+
+// DropTable adds a table drop to the batch.
+func (b *Batch) DropTable(id Ident, ifExists bool) {
+	b.ops = append(b.ops, &dropTableOp{id: id, ifExists: ifExists})
+}
+
+// ---- rename ----
+
+type renameTableOp struct {
+	from, to Ident
+	result   TableInfo
+}
+
+func (o *renameTableOp) plan(ctx context.Context, v *view) error {
+	c := v.c
+	if err := checkTableIdent(o.from); err != nil {
+		return err
+	}
+	if err := checkTableIdent(o.to); err != nil {
+		return err
+	}
+	if err := validateIdent("table", o.to); err != nil {
+		return err
+	}
+	fromID, toID := o.from.ObjectID(), o.to.ObjectID()
+	r, ok, err := v.get(ctx, fromID)
+	if err != nil {
+		return err
+	}
+	if !ok || r.ObjectType != ObjectTypeTable {
+		if !c.v1Fallback(o.from) {
+			return newErr(CodeTableNotFound, nil, "table %q does not exist", fromID)
+		}
+		present, dereg, err := c.v1State(ctx, v.scanner(), o.from.Name())
+		if err != nil {
+			return err
+		}
+		if !present || dereg {
+			return newErr(CodeTableNotFound, nil, "table %q does not exist", fromID)
+		}
+		// A V1 table enters the manifest under its new name; its directory
+		// is not moved (and is hidden from directory listing from now on,
+		// since a manifest entry owns it).
+		loc := v1DirName(o.from.Name())
+		r = Row{ObjectID: fromID, ObjectType: ObjectTypeTable, Location: &loc}
+	} else {
+		v.remove(fromID)
+	}
+	if fromID == toID {
+		return newErr(CodeTableAlreadyExists, nil, "table %q already exists", toID)
+	}
+	if err := requireNamespace(ctx, v, o.to.Namespace()); err != nil {
+		return err
+	}
+	if other, exists, err := v.get(ctx, toID); err != nil {
+		return err
+	} else if exists {
+		return newErr(CodeTableAlreadyExists, nil, "%s %q already exists", other.ObjectType, toID)
+	}
+	if c.v1Fallback(o.to) {
+		present, dereg, err := c.v1State(ctx, v.scanner(), o.to.Name())
+		if err != nil {
+			return err
+		}
+		if present && !dereg && !(r.Location != nil && *r.Location == v1DirName(o.to.Name())) {
+			return newErr(CodeTableAlreadyExists, nil, "table %q already exists (directory %s)", toID, v1DirName(o.to.Name()))
+		}
+	}
+	moved := r
+	moved.ObjectID = toID
+	v.upsert(moved)
+	// Managed table versions follow their table.
+	versions, err := v.scan(ctx, RowFilter{Types: []string{ObjectTypeTableVersion}, IDPrefix: fromID + Delimiter})
+	if err != nil {
+		return err
+	}
+	for _, tv := range versions {
+		suffix := strings.TrimPrefix(tv.ObjectID, fromID+Delimiter)
+		if strings.Contains(suffix, Delimiter) {
+			continue // a version row of a deeper object
+		}
+		v.remove(tv.ObjectID)
+		tv.ObjectID = toID + Delimiter + suffix
+		v.upsert(tv)
+	}
+	loc := ""
+	if r.Location != nil {
+		loc = *r.Location
+	}
+	props, err := decodeProperties(toID, r.Metadata)
+	if err != nil {
+		return err
+	}
+	o.result = TableInfo{Ident: o.to, Location: loc, URI: c.TableURI(loc), Properties: props}
+	return nil
+}
+
+// RenameTable renames table from to to (possibly into another namespace).
+// Only the manifest changes: the entry moves to the new object id and keeps
+// its location, so no data is copied and the rename is one atomic commit. A
+// table created in compatibility mode keeps its "<old name>.lance" directory,
+// which from then on is owned by the manifest entry (V1 listing skips it); a
+// V1-only root table is entered into the manifest under its new name.
+func (c *Catalog) RenameTable(ctx context.Context, from, to Ident) (TableInfo, error) {
+	o := &renameTableOp{from: from, to: to}
+	if err := c.run(ctx, o); err != nil {
+		return TableInfo{}, err
+	}
+	return o.result, nil
+}
+
+// RenameTable adds a table rename to the batch.
+func (b *Batch) RenameTable(from, to Ident) {
+	b.ops = append(b.ops, &renameTableOp{from: from, to: to})
+}
+
+// ---- table properties ----
+
+type alterTablePropsOp struct {
+	id    Ident
+	set   map[string]string
+	unset []string
+}
+
+func (o *alterTablePropsOp) plan(ctx context.Context, v *view) error {
+	if err := checkTableIdent(o.id); err != nil {
+		return err
+	}
+	objectID := o.id.ObjectID()
+	r, ok, err := v.get(ctx, objectID)
+	if err != nil {
+		return err
+	}
+	if !ok || r.ObjectType != ObjectTypeTable {
+		if v.c.v1Fallback(o.id) {
+			if present, dereg, err := v.c.v1State(ctx, v.scanner(), o.id.Name()); err != nil {
+				return err
+			} else if present && !dereg {
+				return newErr(CodeUnsupported, nil, "table %q is a V1 table without a manifest entry: it has no properties (rename or register it first)", objectID)
+			}
+		}
+		return newErr(CodeTableNotFound, nil, "table %q does not exist", objectID)
+	}
+	props, err := decodeProperties(objectID, r.Metadata)
+	if err != nil {
+		return err
+	}
+	for _, k := range o.unset {
+		delete(props, k)
+	}
+	for k, val := range o.set {
+		props[k] = val
+	}
+	if r.Metadata, err = encodeProperties(props); err != nil {
+		return err
+	}
+	v.upsert(r)
+	return nil
+}
+
+// AlterTableProperties sets and removes properties of table id.
+func (c *Catalog) AlterTableProperties(ctx context.Context, id Ident, set map[string]string, unset []string) error {
+	return c.run(ctx, &alterTablePropsOp{id: id, set: copyProps(set), unset: append([]string(nil), unset...)})
+}
+
+// AlterTableProperties adds a table property change to the batch.
+func (b *Batch) AlterTableProperties(id Ident, set map[string]string, unset []string) {
+	b.ops = append(b.ops, &alterTablePropsOp{id: id, set: copyProps(set), unset: append([]string(nil), unset...)})
+}
