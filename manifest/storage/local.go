@@ -1,0 +1,506 @@
+package storage
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"syscall"
+)
+
+// localStore is a Store on a local directory, written directly on the operating system (see
+// the package documentation for why it does not use fileblob).
+type localStore struct {
+	root   string // absolute, cleaned OS path
+	uri    string
+	closed atomic.Bool
+}
+
+func newLocalStore(dir string) *localStore {
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}
+	return &localStore{root: dir, uri: u.String()}
+}
+
+// writeChunk bounds how much is written between context checks.
+const writeChunk = 4 << 20
+
+func (s *localStore) URI() string { return s.uri }
+
+func (s *localStore) Location(path string) string { return joinLocation(s.uri, path) }
+
+func (s *localStore) Close() error {
+	s.closed.Store(true)
+	return nil
+}
+
+func (s *localStore) check(ctx context.Context) error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	return ctx.Err()
+}
+
+func (s *localStore) osPath(p string) string {
+	if p == "" {
+		return s.root
+	}
+	return filepath.Join(s.root, filepath.FromSlash(p))
+}
+
+// missing reports whether an OS error means "no object here".
+func missing(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
+
+// openObject opens a regular file for reading and returns it with its size.
+func (s *localStore) openObject(ctx context.Context, op, path string) (*os.File, int64, error) {
+	if err := s.check(ctx); err != nil {
+		return nil, 0, err
+	}
+	if err := validatePath(path); err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", op, err)
+	}
+	f, err := os.Open(s.osPath(path))
+	if err != nil {
+		if missing(err) {
+			return nil, 0, fmt.Errorf("%s %q: %w", op, path, ErrNotFound)
+		}
+		return nil, 0, fmt.Errorf("%s %q: %w", op, path, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, fmt.Errorf("%s %q: %w", op, path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, 0, fmt.Errorf("%s %q: not a file: %w", op, path, ErrNotFound)
+	}
+	return f, fi.Size(), nil
+}
+
+func (s *localStore) Read(ctx context.Context, path string) ([]byte, error) {
+	f, size, err := s.openObject(ctx, "read", path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	buf := make([]byte, size)
+	if _, err := f.ReadAt(buf, 0); err != nil && !(errors.Is(err, io.EOF) && size == 0) {
+		return nil, fmt.Errorf("read %q: %w", path, err)
+	}
+	return buf, nil
+}
+
+func (s *localStore) ReadRange(ctx context.Context, path string, offset, length int64) ([]byte, error) {
+	f, size, err := s.openObject(ctx, "read", path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if err := checkRange(path, offset, length, size); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	buf := make([]byte, length)
+	n, err := f.ReadAt(buf, offset)
+	if int64(n) < length {
+		if err == nil || errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("read %q [%d, +%d): got %d bytes: %w", path, offset, length, n, ErrOutOfRange)
+		}
+		return nil, fmt.Errorf("read %q: %w", path, err)
+	}
+	return buf, nil
+}
+
+func (s *localStore) Stat(ctx context.Context, path string) (ObjectInfo, error) {
+	if err := s.check(ctx); err != nil {
+		return ObjectInfo{}, err
+	}
+	if err := validatePath(path); err != nil {
+		return ObjectInfo{}, fmt.Errorf("stat: %w", err)
+	}
+	fi, err := os.Stat(s.osPath(path))
+	if err != nil {
+		if missing(err) {
+			return ObjectInfo{}, fmt.Errorf("stat %q: %w", path, ErrNotFound)
+		}
+		return ObjectInfo{}, fmt.Errorf("stat %q: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return ObjectInfo{}, fmt.Errorf("stat %q: not a file: %w", path, ErrNotFound)
+	}
+	return ObjectInfo{Path: path, Size: fi.Size(), ModTime: fi.ModTime()}, nil
+}
+
+// entryInfo resolves a directory entry, following symbolic links. ok is false for entries
+// that are neither files nor directories (or dangling links).
+func entryInfo(dir string, e fs.DirEntry) (fi fs.FileInfo, ok bool, err error) {
+	if e.Type()&fs.ModeSymlink != 0 {
+		fi, err = os.Stat(filepath.Join(dir, e.Name()))
+		if err != nil {
+			if missing(err) {
+				return nil, false, nil
+			}
+			return nil, false, err
+		}
+	} else {
+		fi, err = e.Info()
+		if err != nil {
+			if missing(err) { // removed since ReadDir
+				return nil, false, nil
+			}
+			return nil, false, err
+		}
+	}
+	return fi, fi.Mode().IsRegular() || fi.IsDir(), nil
+}
+
+// readDir lists one directory; a missing directory (or a file in its place) is empty.
+func readDir(dir string) ([]fs.DirEntry, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if missing(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return entries, nil
+}
+
+func (s *localStore) List(ctx context.Context, prefix string) ([]ObjectInfo, error) {
+	if err := s.check(ctx); err != nil {
+		return nil, err
+	}
+	p, err := validatePrefix(prefix)
+	if err != nil {
+		return nil, fmt.Errorf("list: %w", err)
+	}
+	var out []ObjectInfo
+	if err := s.walk(ctx, p, false, func(rel string, fi fs.FileInfo) {
+		out = append(out, ObjectInfo{Path: rel, Size: fi.Size(), ModTime: fi.ModTime()})
+	}, nil); err != nil {
+		return nil, fmt.Errorf("list %q: %w", prefix, err)
+	}
+	slices.SortFunc(out, func(a, b ObjectInfo) int { return strings.Compare(a.Path, b.Path) })
+	return out, nil
+}
+
+// walk visits every regular file below the directory prefix p ("" or "dir/"), calling file
+// with its store-relative path (temporary files only when withTemp is set), and dir (if not
+// nil) for every directory below p after its contents. Symbolic links to directories are not
+// followed, to stay clear of cycles.
+func (s *localStore) walk(ctx context.Context, p string, withTemp bool, file func(rel string, fi fs.FileInfo), dir func(rel string)) error {
+	var visit func(rel string) error
+	visit = func(rel string) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		osDir := s.osPath(strings.TrimSuffix(rel, "/"))
+		entries, err := readDir(osDir)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if e.IsDir() {
+				if err := visit(rel + name + "/"); err != nil {
+					return err
+				}
+				if dir != nil {
+					dir(rel + name)
+				}
+				continue
+			}
+			if isTempName(name) && !withTemp {
+				continue
+			}
+			fi, ok, err := entryInfo(osDir, e)
+			if err != nil {
+				return err
+			}
+			if ok && fi.Mode().IsRegular() {
+				file(rel+name, fi)
+			}
+		}
+		return nil
+	}
+	return visit(p)
+}
+
+func (s *localStore) ListDir(ctx context.Context, dir string) ([]ObjectInfo, []string, error) {
+	if err := s.check(ctx); err != nil {
+		return nil, nil, err
+	}
+	p, err := validatePrefix(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("list dir: %w", err)
+	}
+	osDir := s.osPath(strings.TrimSuffix(p, "/"))
+	entries, err := readDir(osDir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("list dir %q: %w", dir, err)
+	}
+	var files []ObjectInfo
+	var dirs []string
+	for _, e := range entries {
+		name := e.Name()
+		if isTempName(name) {
+			continue
+		}
+		fi, ok, err := entryInfo(osDir, e)
+		if err != nil {
+			return nil, nil, fmt.Errorf("list dir %q: %w", dir, err)
+		}
+		switch {
+		case !ok:
+		case fi.IsDir():
+			dirs = append(dirs, name)
+		default:
+			files = append(files, ObjectInfo{Path: p + name, Size: fi.Size(), ModTime: fi.ModTime()})
+		}
+	}
+	slices.SortFunc(files, func(a, b ObjectInfo) int { return strings.Compare(a.Path, b.Path) })
+	slices.Sort(dirs)
+	return files, dirs, nil
+}
+
+// tempName names a temporary file for final name base. See the package documentation.
+func tempName(base string) string {
+	const maxBase = 100
+	if len(base) > maxBase {
+		cut := maxBase
+		for cut > 0 && !isRuneStart(base[cut]) {
+			cut--
+		}
+		base = base[:cut]
+	}
+	return "." + base + "." + strings.ToLower(rand.Text()) + tempSuffix
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// writeTemp writes data to a new temporary file next to final (creating the directory as
+// needed), fsyncs and closes it, and returns its path. On error nothing is left behind.
+func (s *localStore) writeTemp(ctx context.Context, final string, data []byte) (string, error) {
+	dir := filepath.Dir(final)
+	var f *os.File
+	var tmp string
+	for attempt := 0; ; attempt++ {
+		if err := os.MkdirAll(dir, 0o777); err != nil {
+			return "", err
+		}
+		tmp = filepath.Join(dir, tempName(filepath.Base(final)))
+		var err error
+		f, err = os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		if err == nil {
+			break
+		}
+		// A concurrent Delete may have pruned the directory between MkdirAll and OpenFile.
+		if !errors.Is(err, fs.ErrNotExist) || attempt >= 4 {
+			return "", err
+		}
+	}
+	fail := func(err error) (string, error) {
+		f.Close()
+		os.Remove(tmp)
+		s.pruneEmptyParents(dir)
+		return "", err
+	}
+	for off := 0; off < len(data); off += writeChunk {
+		if err := ctx.Err(); err != nil {
+			return fail(err)
+		}
+		end := min(off+writeChunk, len(data))
+		if _, err := f.Write(data[off:end]); err != nil {
+			return fail(err)
+		}
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		s.pruneEmptyParents(dir)
+		return "", err
+	}
+	if err := ctx.Err(); err != nil {
+		os.Remove(tmp)
+		s.pruneEmptyParents(dir)
+		return "", err
+	}
+	return tmp, nil
+}
+
+// syncDir makes a rename or link in dir durable. It is best effort: the object is already
+// visible when this runs, and some file systems refuse to fsync directories.
+func syncDir(dir string) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	_ = d.Sync()
+	d.Close()
+}
+
+func (s *localStore) prepareWrite(ctx context.Context, op, path string) (string, error) {
+	if err := s.check(ctx); err != nil {
+		return "", err
+	}
+	if err := validatePath(path); err != nil {
+		return "", fmt.Errorf("%s: %w", op, err)
+	}
+	return s.osPath(path), nil
+}
+
+func (s *localStore) Put(ctx context.Context, path string, data []byte) error {
+	final, err := s.prepareWrite(ctx, "put", path)
+	if err != nil {
+		return err
+	}
+	tmp, err := s.writeTemp(ctx, final, data)
+	if err != nil {
+		return fmt.Errorf("put %q: %w", path, err)
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("put %q: %w", path, err)
+	}
+	syncDir(filepath.Dir(final))
+	return nil
+}
+
+func (s *localStore) PutIfAbsent(ctx context.Context, path string, data []byte) error {
+	final, err := s.prepareWrite(ctx, "put-if-absent", path)
+	if err != nil {
+		return err
+	}
+	// Cheap early answer for the common lost race; the link below is what decides.
+	if _, err := os.Lstat(final); err == nil {
+		return fmt.Errorf("put-if-absent %q: %w", path, ErrAlreadyExists)
+	}
+	tmp, err := s.writeTemp(ctx, final, data)
+	if err != nil {
+		return fmt.Errorf("put-if-absent %q: %w", path, err)
+	}
+	err = createFromTemp(tmp, final)
+	os.Remove(tmp) // after a link both names exist; after a no-replace rename this is a no-op
+	if err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("put-if-absent %q: %w", path, ErrAlreadyExists)
+		}
+		return fmt.Errorf("put-if-absent %q: %w", path, err)
+	}
+	syncDir(filepath.Dir(final))
+	return nil
+}
+
+// createFromTemp gives the fully written file tmp the name final if, and only if, final does
+// not exist, atomically across processes. It returns an error matching fs.ErrExist when final
+// exists. A hard link is the primary mechanism; file systems without hard links fall back to
+// a no-replace rename where the OS has one.
+func createFromTemp(tmp, final string) error {
+	err := os.Link(tmp, final)
+	if err == nil || errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.ENOTSUP) ||
+		errors.Is(err, syscall.EOPNOTSUPP) || errors.Is(err, syscall.ENOSYS) || errors.Is(err, syscall.EMLINK) {
+		if rerr := renameNoReplace(tmp, final); rerr == nil || errors.Is(rerr, fs.ErrExist) {
+			return rerr
+		}
+	}
+	return err
+}
+
+func (s *localStore) Delete(ctx context.Context, path string) error {
+	osPath, err := s.prepareWrite(ctx, "delete", path)
+	if err != nil {
+		return err
+	}
+	fi, err := os.Lstat(osPath)
+	if err != nil {
+		if missing(err) {
+			return nil
+		}
+		return fmt.Errorf("delete %q: %w", path, err)
+	}
+	if fi.IsDir() {
+		return nil // a directory is not an object
+	}
+	if err := os.Remove(osPath); err != nil && !missing(err) {
+		return fmt.Errorf("delete %q: %w", path, err)
+	}
+	s.pruneEmptyParents(filepath.Dir(osPath))
+	return nil
+}
+
+// pruneEmptyParents removes dir and its ancestors below the root while they are empty, so that
+// directories exist on disk only as long as objects do, as on an object store. rmdir of a
+// non-empty directory fails, which stops the walk without harm.
+func (s *localStore) pruneEmptyParents(dir string) {
+	for dir != s.root && strings.HasPrefix(dir, s.root+string(filepath.Separator)) {
+		if err := os.Remove(dir); err != nil {
+			return
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
+func (s *localStore) DeletePrefix(ctx context.Context, prefix string) (int, error) {
+	if err := s.check(ctx); err != nil {
+		return 0, err
+	}
+	p, err := validatePrefix(prefix)
+	if err != nil {
+		return 0, fmt.Errorf("delete prefix: %w", err)
+	}
+	type file struct {
+		rel  string
+		temp bool
+	}
+	var files []file
+	var dirs []string
+	err = s.walk(ctx, p, true, func(rel string, fi fs.FileInfo) {
+		files = append(files, file{rel, isTempName(filepath.Base(rel))})
+	}, func(rel string) { dirs = append(dirs, rel) })
+	if err != nil {
+		return 0, fmt.Errorf("delete prefix %q: %w", prefix, err)
+	}
+	n := 0
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
+		if err := os.Remove(s.osPath(f.rel)); err != nil {
+			if missing(err) {
+				continue
+			}
+			return n, fmt.Errorf("delete prefix %q: %w", prefix, err)
+		}
+		if !f.temp {
+			n++
+		}
+	}
+	// dirs lists children after their contents; removing in that order empties bottom-up.
+	for _, d := range dirs {
+		os.Remove(s.osPath(d))
+	}
+	if p != "" {
+		s.pruneEmptyParents(s.osPath(strings.TrimSuffix(p, "/")))
+	}
+	return n, nil
+}
