@@ -1,0 +1,149 @@
+package lancestore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/lancecat/lancecat/catalog"
+	"github.com/lancecat/lancecat/manifest/dataset"
+	"github.com/lancecat/lancecat/manifest/storage"
+)
+
+// Datasets implements catalog.Datasets over Lance datasets stored under the
+// catalog root.
+type Datasets struct {
+	store storage.Store
+	// DataStorageVersion is the Lance file version of new tables ("" = the
+	// dataset package's default, 2.1, as the peer writes).
+	DataStorageVersion string
+}
+
+// NewDatasets returns the table datasets of the catalog rooted at store.
+func NewDatasets(store storage.Store) *Datasets { return &Datasets{store: store} }
+
+var _ catalog.Datasets = (*Datasets)(nil)
+
+func (d *Datasets) open(ctx context.Context, location string, version uint64) (*dataset.Dataset, error) {
+	ds, err := dataset.Open(ctx, d.store, location, dataset.OpenOptions{Version: version})
+	switch {
+	case err == nil:
+		return ds, nil
+	case errors.Is(err, dataset.ErrNotFound):
+		return nil, fmt.Errorf("%w: %w", catalog.ErrDatasetNotFound, err)
+	case errors.Is(err, dataset.ErrVersionNotFound):
+		return nil, fmt.Errorf("%w: %w", catalog.ErrDatasetVersionNotFound, err)
+	}
+	return nil, err
+}
+
+// Create commits version 1 of a new dataset at location.
+func (d *Datasets) Create(ctx context.Context, location string, schema *arrow.Schema, batches []arrow.RecordBatch) (catalog.DatasetInfo, error) {
+	ds, err := dataset.CreateWithData(ctx, d.store, location, schema, batches, dataset.CreateOptions{DataStorageVersion: d.DataStorageVersion})
+	switch {
+	case errors.Is(err, dataset.ErrAlreadyExists):
+		return catalog.DatasetInfo{}, fmt.Errorf("%w: %w", catalog.ErrDatasetExists, err)
+	case errors.Is(err, dataset.ErrInvalidArgument):
+		return catalog.DatasetInfo{}, fmt.Errorf("%w: %w", catalog.ErrSchemaInvalid, err)
+	case err != nil:
+		return catalog.DatasetInfo{}, err
+	}
+	return info(ctx, ds)
+}
+
+// Describe describes version (0: the latest) of the dataset at location.
+func (d *Datasets) Describe(ctx context.Context, location string, version uint64) (catalog.DatasetInfo, error) {
+	ds, err := d.open(ctx, location, version)
+	if err != nil {
+		return catalog.DatasetInfo{}, err
+	}
+	return info(ctx, ds)
+}
+
+func info(ctx context.Context, ds *dataset.Dataset) (catalog.DatasetInfo, error) {
+	sc, err := ds.ArrowSchema()
+	if err != nil {
+		return catalog.DatasetInfo{}, err
+	}
+	n, err := ds.CountRows(ctx)
+	if err != nil {
+		return catalog.DatasetInfo{}, err
+	}
+	return catalog.DatasetInfo{Version: ds.Version(), Schema: sc, RowCount: int64(n)}, nil
+}
+
+// AddColumns adds nullable, all-null columns as a metadata-only change.
+func (d *Datasets) AddColumns(ctx context.Context, location string, fields []arrow.Field) (uint64, error) {
+	ds, err := d.open(ctx, location, 0)
+	if err != nil {
+		return 0, err
+	}
+	for _, f := range fields {
+		if ds.Schema().Field(f.Name) != nil {
+			return 0, fmt.Errorf("%w: %q", catalog.ErrColumnExists, f.Name)
+		}
+	}
+	next, err := ds.AddNullableColumns(ctx, fields...)
+	if err != nil {
+		return 0, mapColumnErr(err)
+	}
+	return next.Version(), nil
+}
+
+// DropColumns removes top-level columns.
+func (d *Datasets) DropColumns(ctx context.Context, location string, names []string) (uint64, error) {
+	ds, err := d.open(ctx, location, 0)
+	if err != nil {
+		return 0, err
+	}
+	for _, n := range names {
+		if ds.Schema().Field(n) == nil {
+			return 0, fmt.Errorf("%w: %q", catalog.ErrColumnNotFound, n)
+		}
+	}
+	next, err := ds.DropColumns(ctx, names...)
+	if err != nil {
+		return 0, mapColumnErr(err)
+	}
+	return next.Version(), nil
+}
+
+// RenameColumns renames top-level columns, one version per rename.
+func (d *Datasets) RenameColumns(ctx context.Context, location string, renames []catalog.ColumnRename) (uint64, error) {
+	ds, err := d.open(ctx, location, 0)
+	if err != nil {
+		return 0, err
+	}
+	for _, r := range renames {
+		if ds.Schema().Field(r.From) == nil {
+			return 0, fmt.Errorf("%w: %q", catalog.ErrColumnNotFound, r.From)
+		}
+		if ds.Schema().Field(r.To) != nil {
+			return 0, fmt.Errorf("%w: %q", catalog.ErrColumnExists, r.To)
+		}
+	}
+	for _, r := range renames {
+		if ds, err = ds.RenameColumn(ctx, r.From, r.To); err != nil {
+			return 0, mapColumnErr(err)
+		}
+	}
+	return ds.Version(), nil
+}
+
+func mapColumnErr(err error) error {
+	if errors.Is(err, dataset.ErrInvalidArgument) {
+		return fmt.Errorf("%w: %w", catalog.ErrSchemaInvalid, err)
+	}
+	return err
+}
+
+// Exists reports whether location holds at least one committed version.
+func (d *Datasets) Exists(ctx context.Context, location string) (bool, error) {
+	_, err := dataset.ListVersions(ctx, d.store, location)
+	if errors.Is(err, dataset.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}

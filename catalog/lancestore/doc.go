@@ -1,0 +1,17 @@
+// Package lancestore is the Lance-backed persistence of a directory catalog:
+// it implements catalog.ManifestTable over the `__manifest` Lance table and
+// catalog.Datasets over Lance datasets, both through manifest/dataset, and
+// wires them into catalog.Open for a root URI.
+//
+// Every catalog write is a copy-on-write rewrite of `__manifest` into a new
+// version committed with put-if-absent, as the reference implementation
+// does, so the peer (Rust Lance) reads every version lancecat writes.
+//
+// Where an incremental write path plugs in: ManifestTable.Commit rewrites
+// every row (O(catalog size)). The peer also accepts an appended one-row
+// fragment plus a deletion file for the replaced row (see
+// shared/notes/lance-facts.md), which would make a commit O(change); it
+// needs dataset.Append + dataset.Delete in one commit and indices that
+// report the uncovered fragment, and periodic compaction back into one
+// fragment. commitRows is the single place to switch.
+package lancestore

@@ -1,0 +1,140 @@
+package lancestore
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/lancecat/lancecat/catalog"
+	"github.com/lancecat/lancecat/manifest/dataset"
+	"github.com/lancecat/lancecat/manifest/storage"
+)
+
+// vacuum deletes what old versions of the dataset under dir left behind.
+//
+// A version is eligible once its successor has existed for longer than the
+// retention window; the latest version never is. Files (data, deletion,
+// index and transaction files) that no kept version references are deleted
+// when they are older than the window too: younger unreferenced files may
+// belong to a commit in flight (staged but not yet committed), older ones are
+// orphans of commits that never landed. Version files of eligible versions go
+// too unless opts.KeepVersionFiles.
+func vacuum(ctx context.Context, store storage.Store, dir string, opts catalog.VacuumOptions) (catalog.VacuumReport, error) {
+	var rep catalog.VacuumReport
+	retention := opts.Retention
+	if retention <= 0 {
+		retention = catalog.DefaultVacuumRetention
+	}
+	now := opts.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	cutoff := now.Add(-retention)
+
+	versions, err := dataset.ListVersions(ctx, store, dir)
+	if err != nil {
+		return rep, err
+	}
+	objs, err := store.List(ctx, dir+"/")
+	if err != nil {
+		return rep, err
+	}
+	modTime := make(map[string]time.Time, len(objs))
+	for _, o := range objs {
+		modTime[o.Path] = o.ModTime
+	}
+
+	// Versions are sorted oldest first; the successor of versions[i] is
+	// versions[i+1].
+	kept := make([]dataset.VersionInfo, 0, len(versions))
+	var eligible []dataset.VersionInfo
+	for i, v := range versions {
+		if i < len(versions)-1 && modTime[versions[i+1].Path].Before(cutoff) {
+			eligible = append(eligible, v)
+			continue
+		}
+		kept = append(kept, v)
+	}
+	rep.OldestKept = kept[0].Version
+
+	referenced := map[string]bool{}
+	for _, v := range kept {
+		if err := ctx.Err(); err != nil {
+			return rep, err
+		}
+		ds, err := dataset.Open(ctx, store, dir, dataset.OpenOptions{Version: v.Version})
+		if err != nil {
+			return rep, fmt.Errorf("vacuum: read version %d: %w", v.Version, err)
+		}
+		for _, p := range referencedFiles(ds, dir) {
+			referenced[p] = true
+		}
+	}
+
+	isVersionFile := map[string]bool{}
+	for _, v := range versions {
+		isVersionFile[v.Path] = true
+	}
+	remove := func(p string, size int64) error {
+		if err := store.Delete(ctx, p); err != nil {
+			return fmt.Errorf("vacuum: delete %s: %w", p, err)
+		}
+		rep.FilesRemoved++
+		rep.BytesRemoved += size
+		return nil
+	}
+	for _, o := range objs {
+		rel := strings.TrimPrefix(o.Path, dir+"/")
+		top, _, _ := strings.Cut(rel, "/")
+		switch top {
+		case "data", "_deletions", "_transactions":
+			if referenced[o.Path] || !o.ModTime.Before(cutoff) {
+				continue
+			}
+		case "_indices":
+			// An index is a directory of files named by its uuid.
+			idxDir := path.Join(dir, "_indices", strings.SplitN(rel, "/", 3)[1])
+			if referenced[idxDir] || !o.ModTime.Before(cutoff) {
+				continue
+			}
+		default:
+			continue
+		}
+		if err := remove(o.Path, o.Size); err != nil {
+			return rep, err
+		}
+	}
+	if !opts.KeepVersionFiles {
+		for _, v := range eligible {
+			if err := remove(v.Path, v.Size); err != nil {
+				return rep, err
+			}
+			rep.VersionsRemoved++
+		}
+	}
+	return rep, nil
+}
+
+// referencedFiles lists the store paths one version needs: its data files,
+// deletion files, index directories and transaction file.
+func referencedFiles(ds *dataset.Dataset, dir string) []string {
+	var out []string
+	m := ds.Manifest()
+	for _, f := range m.Fragments {
+		for _, df := range f.Files {
+			out = append(out, path.Join(dir, "data", df.Path))
+		}
+		if f.Deletion != nil {
+			out = append(out, ds.DeletionFilePath(f))
+		}
+	}
+	for _, ix := range m.Indices {
+		out = append(out, path.Join(dir, "_indices", ix.UUID))
+	}
+	if m.TransactionFile != "" {
+		out = append(out, path.Join(dir, "_transactions", m.TransactionFile))
+	}
+	return out
+}
