@@ -108,13 +108,21 @@ func (m *ManifestTable) Commit(ctx context.Context, base uint64, change *catalog
 		return 0, err
 	}
 	rows := applyChange(snap.rows, change)
-	rec, err := buildRecord(ds, rows)
+	sc, err := ds.ArrowSchema()
+	if err != nil {
+		return 0, err
+	}
+	// Migration: a `__manifest` written before the primary key existed gets
+	// it with this rewrite (a new schema, so fresh field ids; the rewrite
+	// replaces every fragment anyway).
+	sc, migrated := withPrimaryKey(sc)
+	rec, err := buildRecord(sc, rows)
 	if err != nil {
 		return 0, err
 	}
 	defer rec.Release()
 	next, err := ds.OverwriteWith(ctx, []arrow.RecordBatch{rec}, dataset.OverwriteOptions{
-		KeepSchema:         true,
+		KeepSchema:         !migrated,
 		SetTableMetadata:   change.SetMetadata,
 		UnsetTableMetadata: change.UnsetMetadata,
 	})
@@ -294,13 +302,29 @@ func rowsOf(rec arrow.RecordBatch) ([]catalog.Row, error) {
 	return rows, nil
 }
 
-// buildRecord encodes rows in the dataset's own schema (extension columns
-// included, so they survive the rewrite).
-func buildRecord(ds *dataset.Dataset, rows []catalog.Row) (arrow.RecordBatch, error) {
-	sc, err := ds.ArrowSchema()
-	if err != nil {
-		return nil, err
+// withPrimaryKey returns sc with the unenforced primary key on object_id,
+// and whether it had to be added.
+func withPrimaryKey(sc *arrow.Schema) (*arrow.Schema, bool) {
+	idx := sc.FieldIndices(colObjectID)
+	if len(idx) == 0 {
+		return sc, false
 	}
+	f := sc.Field(idx[0])
+	if f.Metadata.FindKey(lanceschema.PrimaryKeyPositionKey) >= 0 {
+		return sc, false
+	}
+	keys := append(f.Metadata.Keys(), lanceschema.PrimaryKeyPositionKey)
+	vals := append(f.Metadata.Values(), "0")
+	f.Metadata = arrow.NewMetadata(keys, vals)
+	fields := sc.Fields()
+	fields[idx[0]] = f
+	md := sc.Metadata()
+	return arrow.NewSchema(fields, &md), true
+}
+
+// buildRecord encodes rows in the table's schema sc (extension columns
+// included, so they survive the rewrite).
+func buildRecord(sc *arrow.Schema, rows []catalog.Row) (arrow.RecordBatch, error) {
 	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
 	defer b.Release()
 	for i, f := range sc.Fields() {

@@ -3,10 +3,12 @@ package dataset
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/lancecat/lancecat/manifest/internal/pb/tablepb"
+	"github.com/lancecat/lancecat/manifest/lanceschema"
 )
 
 // ErrCommitOutcomeUnknown: the version file write failed in a way that
@@ -42,8 +44,17 @@ func (d *Dataset) OverwriteWith(ctx context.Context, records []arrow.RecordBatch
 		return nil, err
 	}
 	ls := d.manifest.Schema
-	if !opts.KeepSchema && len(records) > 0 {
-		return d.Overwrite(ctx, records, records[0].Schema())
+	if !opts.KeepSchema {
+		if len(records) == 0 {
+			return nil, invalidf("overwrite with a new schema needs at least one record batch")
+		}
+		var err error
+		if ls, err = lanceschema.FromArrow(records[0].Schema()); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidArgument, err)
+		}
+		if err := checkSchema(ls); err != nil {
+			return nil, err
+		}
 	}
 	frags, staged, err := writeFragments(ctx, d.store, d.dir, ls, version, records)
 	if err != nil {
@@ -52,6 +63,7 @@ func (d *Dataset) OverwriteWith(ctx context.Context, records []arrow.RecordBatch
 	tableMD := &mapUpdate{set: opts.SetTableMetadata, remove: opts.UnsetTableMetadata}
 	req := commitRequest{op: "Overwrite", staged: staged, build: func(ctx context.Context, base *Manifest, stage func(string)) (*Manifest, *tablepb.Transaction, error) {
 		next := nextFrom(base)
+		next.Schema = ls.Clone()
 		next.Indices = opts.Indices
 		next.TableMetadata = tableMD.apply(next.TableMetadata)
 		assignIDs(frags, 0)
