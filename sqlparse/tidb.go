@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -129,7 +130,9 @@ func runTiDB(sc *script, m *mappedText, stmtStart int) (nodes []ast.StmtNode, er
 	if err != nil {
 		return nil, tidbError(sc, m, text, stmtStart, err)
 	}
-	return nodes, nil
+	// Parse returns the parser's own result slice, which its next use
+	// overwrites: copy it before the parser goes back to the pool.
+	return slices.Clone(nodes), nil
 }
 
 // tidbError converts a TiDB parser error. TiDB's syntax errors read
