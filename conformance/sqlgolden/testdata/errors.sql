@@ -1,0 +1,28 @@
+-- Every other statement fails with a "not supported" error naming it; nothing is applied.
+CREATE SCHEMA e;
+USE e;
+CREATE TABLE t (id INT);
+INSERT INTO t VALUES (1);
+UPDATE t SET id = 2;
+DELETE FROM t;
+REPLACE INTO t VALUES (1);
+TRUNCATE TABLE t;
+CREATE VIEW v AS SELECT 1;
+CREATE INDEX idx ON t (id);
+DROP INDEX idx ON t;
+GRANT SELECT ON t TO someone;
+SET @x = 1;
+SHOW VARIABLES;
+SHOW PROCESSLIST;
+ANALYZE TABLE t;
+LOCK TABLES t READ;
+SAVEPOINT sp;
+SHOW TABLES;
+-- Syntax errors name their line and column.
+CREATE TABLE (id INT);
+SHOW TABLES FORM e;
+CREATE TABLE t2 (id INT,
+  name TEXT,
+  oops WHAT);
+CREATE SCHEMA e WITH PROPERTIES (k 'v');
+SELECT 'unterminated;

@@ -1,0 +1,269 @@
+package driver
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"fmt"
+
+	"github.com/lancecat/lancecat/catalog"
+	"github.com/lancecat/lancecat/planner"
+	"github.com/lancecat/lancecat/sqlparse"
+)
+
+// Conn is one connection: a planner session (current namespace, open
+// transaction) on the connector's shared catalog. database/sql never uses a
+// Conn from two goroutines at once.
+type Conn struct {
+	connector    *Connector
+	h            *handle
+	sess         *planner.Session
+	closed       bool
+	ownConnector *Connector // set when opened by Driver.Open: closed with the conn
+}
+
+var (
+	_ driver.Conn               = (*Conn)(nil)
+	_ driver.ConnBeginTx        = (*Conn)(nil)
+	_ driver.ConnPrepareContext = (*Conn)(nil)
+	_ driver.ExecerContext      = (*Conn)(nil)
+	_ driver.QueryerContext     = (*Conn)(nil)
+	_ driver.Pinger             = (*Conn)(nil)
+	_ driver.SessionResetter    = (*Conn)(nil)
+	_ driver.Validator          = (*Conn)(nil)
+	_ driver.NamedValueChecker  = (*Conn)(nil)
+)
+
+func newConn(c *Connector, h *handle) *Conn {
+	return &Conn{connector: c, h: h, sess: planner.NewSession(h.cat, planner.Options{Namespace: catalog.Ident(c.cfg.Namespace)})}
+}
+
+func (c *Conn) usable() error {
+	if c.closed || c.connector.isClosed() {
+		return driver.ErrBadConn
+	}
+	return nil
+}
+
+// Close closes the connection; an open transaction is discarded.
+func (c *Conn) Close() error {
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	c.sess.Reset()
+	if c.ownConnector != nil {
+		return c.ownConnector.Close()
+	}
+	return nil
+}
+
+// IsValid reports whether the connection may be reused by the pool.
+func (c *Conn) IsValid() bool { return c.usable() == nil }
+
+// ResetSession discards an open transaction and restores the initial
+// namespace before the pool hands the connection out again.
+func (c *Conn) ResetSession(ctx context.Context) error {
+	if err := c.usable(); err != nil {
+		return err
+	}
+	c.sess.Reset()
+	return nil
+}
+
+// Ping reads the catalog's root namespace listing.
+func (c *Conn) Ping(ctx context.Context) error {
+	if err := c.usable(); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if _, err := c.sess.Catalog().ListNamespaces(ctx, catalog.Ident{}, catalog.ListOptions{Limit: catalog.Limit(1)}); err != nil {
+		return errNoPos(err)
+	}
+	return nil
+}
+
+// CheckNamedValue accepts every argument sqlparse.Bind can render as a
+// literal: nil, bools, integers, floats (not NaN or infinite), strings,
+// []byte, time.Time, sqlparse.Decimal, driver.Valuer and pointers to those.
+func (c *Conn) CheckNamedValue(nv *driver.NamedValue) error {
+	if _, ok := nv.Value.(sql.Out); ok {
+		return invalidf("OUT parameters are not supported")
+	}
+	if _, err := sqlparse.FormatLiteral(nv.Value); err != nil {
+		name := nv.Name
+		if name == "" {
+			name = fmt.Sprintf("$%d", nv.Ordinal)
+		}
+		return invalidf("argument %s: %v", name, err)
+	}
+	return nil
+}
+
+// Begin starts a transaction (legacy interface).
+func (c *Conn) Begin() (driver.Tx, error) {
+	return c.BeginTx(context.Background(), driver.TxOptions{})
+}
+
+// BeginTx starts a transaction. Only the default isolation level is
+// supported; ReadOnly gives a transaction that refuses changes.
+func (c *Conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	if err := c.usable(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if sql.IsolationLevel(opts.Isolation) != sql.LevelDefault {
+		return nil, errNoPos(&catalog.Error{Code: catalog.CodeUnsupported,
+			Message: "not supported: isolation level " + sql.IsolationLevel(opts.Isolation).String() + " (only the default: changes commit atomically, reads see the committed catalog)"})
+	}
+	if err := c.sess.Begin(opts.ReadOnly); err != nil {
+		return nil, errNoPos(err)
+	}
+	return &tx{c: c}, nil
+}
+
+type tx struct{ c *Conn }
+
+// Commit applies the transaction's catalog changes atomically.
+func (t *tx) Commit() error {
+	if err := t.c.usable(); err != nil {
+		return err
+	}
+	return errNoPos(t.c.sess.Commit(context.Background()))
+}
+
+// Rollback discards them.
+func (t *tx) Rollback() error {
+	if t.c.closed {
+		return nil
+	}
+	return errNoPos(t.c.sess.Rollback())
+}
+
+// run binds args into query and runs its statements in order, stopping at
+// the first error. It returns the result sets produced and the total of
+// affected rows.
+func (c *Conn) run(ctx context.Context, query string, args []driver.NamedValue) ([]*planner.Result, int64, error) {
+	if err := c.usable(); err != nil {
+		return nil, 0, err
+	}
+	text, err := sqlparse.Bind(query, args)
+	if err != nil {
+		return nil, 0, newError(err, sqlparse.Pos{}, "")
+	}
+	var sets []*planner.Result
+	var affected int64
+	for st, perr := range sqlparse.Statements(text) {
+		if perr != nil {
+			return nil, 0, newError(perr, sqlparse.Pos{}, "")
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, 0, newError(err, st.Position(), st.Text())
+		}
+		res, err := c.sess.Exec(ctx, st)
+		if err != nil {
+			return nil, 0, newError(err, st.Position(), st.Text())
+		}
+		if res.HasRows() {
+			sets = append(sets, res)
+		}
+		affected += res.RowsAffected
+	}
+	return sets, affected, nil
+}
+
+type result struct{ affected int64 }
+
+func (r result) LastInsertId() (int64, error) {
+	return 0, errNoPos(&catalog.Error{Code: catalog.CodeUnsupported, Message: "not supported: LastInsertId"})
+}
+func (r result) RowsAffected() (int64, error) { return r.affected, nil }
+
+// ExecContext runs a statement or a script.
+func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	_, n, err := c.run(ctx, query, args)
+	if err != nil {
+		return nil, err
+	}
+	return result{n}, nil
+}
+
+// QueryContext runs a statement or a script and returns the result sets of
+// its statements that produced one.
+func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	sets, _, err := c.run(ctx, query, args)
+	if err != nil {
+		return nil, err
+	}
+	return newRows(sets), nil
+}
+
+// Prepare prepares a statement (legacy interface).
+func (c *Conn) Prepare(query string) (driver.Stmt, error) {
+	return c.PrepareContext(context.Background(), query)
+}
+
+// PrepareContext returns a statement that binds its arguments and runs the
+// text on each execution (statements are parsed after binding, so that
+// values are checked by the parser like any literal).
+func (c *Conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	if err := c.usable(); err != nil {
+		return nil, err
+	}
+	return &stmt{c: c, query: query}, nil
+}
+
+type stmt struct {
+	c      *Conn
+	query  string
+	closed bool
+}
+
+var (
+	_ driver.StmtExecContext  = (*stmt)(nil)
+	_ driver.StmtQueryContext = (*stmt)(nil)
+)
+
+func (s *stmt) Close() error  { s.closed = true; return nil }
+func (s *stmt) NumInput() int { return -1 }
+
+func (s *stmt) check() error {
+	if s.closed {
+		return invalidf("statement is closed")
+	}
+	return nil
+}
+
+func namedValues(args []driver.Value) []driver.NamedValue {
+	out := make([]driver.NamedValue, len(args))
+	for i, a := range args {
+		out[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
+	}
+	return out
+}
+
+func (s *stmt) Exec(args []driver.Value) (driver.Result, error) {
+	return s.ExecContext(context.Background(), namedValues(args))
+}
+
+func (s *stmt) Query(args []driver.Value) (driver.Rows, error) {
+	return s.QueryContext(context.Background(), namedValues(args))
+}
+
+func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	return s.c.ExecContext(ctx, s.query, args)
+}
+
+func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	return s.c.QueryContext(ctx, s.query, args)
+}

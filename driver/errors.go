@@ -1,0 +1,135 @@
+package driver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/lancecat/lancecat/catalog"
+	"github.com/lancecat/lancecat/sqlparse"
+)
+
+// Code is a Lance namespace error code (see catalog.Code); Code.String()
+// is its specification name ("TableNotFound").
+type Code = catalog.Code
+
+// Error is the one error type of the driver: a Lance namespace error code,
+// a message, and, for errors of a statement, the statement's text and the
+// line and column (1-based) of the error in the text given to Exec/Query
+// (the statement start, or the exact spot of a syntax error).
+//
+// errors.Is(err, ErrTableNotFound) and the other sentinels match by code;
+// errors.Is(err, ErrSyntax) matches syntax errors; errors.Is(err,
+// context.Canceled) matches a cancelled statement. Unwrap gives the cause.
+type Error struct {
+	Code      Code
+	Message   string
+	Line      int    // 0 when the error is not tied to a position
+	Column    int    // 0 when the error is not tied to a position
+	Statement string // the failing statement's text, "" when none
+	Err       error  // the cause
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("lancecat: ")
+	if e.Line > 0 {
+		fmt.Fprintf(&b, "line %d column %d: ", e.Line, e.Column)
+	}
+	b.WriteString(e.Code.String())
+	if e.Message != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Message)
+	}
+	return b.String()
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is matches the catalog's sentinel errors (and so the sentinels of this
+// package) by code.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*catalog.Error)
+	if !ok {
+		return false
+	}
+	return t.Message == "" && t.Cause == nil && t.Code == e.Code
+}
+
+// Sentinels for errors.Is. They are the catalog's sentinels: an error of the
+// catalog package matches them too.
+var (
+	ErrNotSupported           = catalog.ErrUnsupported
+	ErrNamespaceNotFound      = catalog.ErrNamespaceNotFound
+	ErrNamespaceExists        = catalog.ErrNamespaceAlreadyExists
+	ErrNamespaceNotEmpty      = catalog.ErrNamespaceNotEmpty
+	ErrTableNotFound          = catalog.ErrTableNotFound
+	ErrTableExists            = catalog.ErrTableAlreadyExists
+	ErrTableVersionNotFound   = catalog.ErrTableVersionNotFound
+	ErrColumnNotFound         = catalog.ErrTableColumnNotFound
+	ErrInvalidInput           = catalog.ErrInvalidInput
+	ErrConcurrentModification = catalog.ErrConcurrentModification
+	ErrPermissionDenied       = catalog.ErrPermissionDenied
+	ErrServiceUnavailable     = catalog.ErrServiceUnavailable
+	ErrInternal               = catalog.ErrInternal
+	ErrInvalidTableState      = catalog.ErrInvalidTableState
+	ErrSchemaValidation       = catalog.ErrTableSchemaValidationError
+	ErrThrottling             = catalog.ErrThrottling
+	ErrUnauthenticated        = catalog.ErrUnauthenticated
+)
+
+// ErrSyntax matches SQL syntax errors (Code InvalidInput).
+var ErrSyntax = sqlparse.ErrSyntax
+
+// newError converts any error of parsing, binding, planning or the catalog
+// into an *Error, positioned at pos (the statement start) unless the error
+// carries its own position.
+func newError(err error, pos sqlparse.Pos, stmt string) *Error {
+	if err == nil {
+		return nil
+	}
+	var de *Error
+	if errors.As(err, &de) {
+		return de
+	}
+	e := &Error{Err: err, Statement: stmt, Line: pos.Line, Column: pos.Column}
+	var pe *sqlparse.Error
+	var ce *catalog.Error
+	switch {
+	case errors.As(err, &pe):
+		e.Line, e.Column = pe.Pos.Line, pe.Pos.Column
+		e.Message = pe.Msg
+		if errors.Is(pe.Kind, sqlparse.ErrNotSupported) {
+			e.Code = catalog.CodeUnsupported
+		} else {
+			e.Code = catalog.CodeInvalidInput
+		}
+	case errors.Is(err, sqlparse.ErrBind):
+		e.Code = catalog.CodeInvalidInput
+		e.Message = err.Error()
+	case errors.As(err, &ce):
+		e.Code = ce.Code
+		e.Message = strings.TrimPrefix(err.Error(), ce.Code.String()+": ")
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		e.Code = catalog.CodeServiceUnavailable
+		e.Message = "statement interrupted: " + err.Error()
+	default:
+		e.Code = catalog.CodeInternal
+		e.Message = err.Error()
+	}
+	return e
+}
+
+// errNoPos wraps an error that has no statement position.
+func errNoPos(err error) error {
+	if err == nil {
+		return nil
+	}
+	return newError(err, sqlparse.Pos{}, "")
+}
+
+func invalidf(format string, args ...any) error {
+	return errNoPos(&catalog.Error{Code: catalog.CodeInvalidInput, Message: fmt.Sprintf(format, args...)})
+}

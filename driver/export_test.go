@@ -1,0 +1,4 @@
+package driver
+
+// OpenHandles exposes the number of open catalog handles to the tests.
+func OpenHandles() int { return openHandles() }

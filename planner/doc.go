@@ -1,0 +1,17 @@
+// Package planner turns parsed lancecat SQL statements (package sqlparse) into
+// plans and runs them against a directory catalog (package catalog): the
+// namespace and table DDL, the SHOW family, DESCRIBE, the CALL procedures,
+// transactions over atomic catalog batches, and SELECT over the
+// information_schema views (with WHERE conditions on schema and table names
+// pushed down to catalog lookups). It knows nothing about database/sql (the
+// driver adapts its results) nor about bytes on disk (the catalog does).
+//
+// A Session is one connection's state: the current namespace set by USE and
+// the open transaction, if any. Every Exec runs one statement and returns a
+// Result (a fully materialized, typed result set, or a count of affected
+// rows).
+//
+// Errors are *catalog.Error values carrying a Lance namespace error code
+// (the catalog's own errors pass through unchanged; the planner's errors use
+// CodeInvalidInput, CodeUnsupported, ...), or *sqlparse.Error for syntax.
+package planner

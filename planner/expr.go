@@ -1,0 +1,522 @@
+package planner
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/lancecat/lancecat/catalog"
+	"github.com/lancecat/lancecat/sqlparse"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/format"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+)
+
+// rowEnv resolves column references of a WHERE clause against one row of a
+// SHOW result or an information_schema view. Column names match
+// case-insensitively, as in MySQL; string comparisons are byte-wise (names
+// in a Lance catalog are case-sensitive).
+type rowEnv struct {
+	cols  []Column
+	index map[string]int // lower-case name -> position
+	names *sqlparse.NameMap
+	// session answers DATABASE() and friends (nil: they are NULL).
+	session *Session
+}
+
+func newRowEnv(cols []Column, names *sqlparse.NameMap) *rowEnv {
+	env := &rowEnv{cols: cols, index: make(map[string]int, len(cols)), names: names}
+	for i, c := range cols {
+		env.index[strings.ToLower(c.Name)] = i
+	}
+	return env
+}
+
+func (env *rowEnv) column(cn *ast.ColumnName) (int, error) {
+	name := cn.Name.O
+	if env.names != nil {
+		_, name = env.names.Column(cn)
+	}
+	i, ok := env.index[strings.ToLower(name)]
+	if !ok {
+		return 0, errorf(catalog.CodeInvalidInput, "unknown column %s", sqlparse.QuoteIdent(name))
+	}
+	return i, nil
+}
+
+// check resolves every column reference of e once, so a bad column is
+// reported even when there are no rows.
+func (env *rowEnv) check(e ast.ExprNode) error {
+	var err error
+	e.Accept(&visitor{enter: func(n ast.Node) bool {
+		if cn, ok := n.(*ast.ColumnNameExpr); ok && err == nil {
+			_, err = env.column(cn.Name)
+		}
+		return err == nil
+	}})
+	if err != nil {
+		return err
+	}
+	_, err = env.eval(e, make([]any, len(env.cols)))
+	return err
+}
+
+type visitor struct{ enter func(ast.Node) bool }
+
+func (v *visitor) Enter(n ast.Node) (ast.Node, bool) { return n, !v.enter(n) }
+func (v *visitor) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// matches evaluates e as a condition: only TRUE keeps the row.
+func (env *rowEnv) matches(e ast.ExprNode, row []any) (bool, error) {
+	v, err := env.eval(e, row)
+	if err != nil {
+		return false, err
+	}
+	return truth(v) == 1, nil
+}
+
+// truth is SQL three-valued logic: 1 true, 0 false, -1 NULL.
+func truth(v any) int {
+	switch x := v.(type) {
+	case nil:
+		return -1
+	case bool:
+		if x {
+			return 1
+		}
+		return 0
+	case int64:
+		if x != 0 {
+			return 1
+		}
+		return 0
+	case uint64:
+		if x != 0 {
+			return 1
+		}
+		return 0
+	case float64:
+		if x != 0 {
+			return 1
+		}
+		return 0
+	case string:
+		f, _ := strconv.ParseFloat(strings.TrimSpace(x), 64)
+		if f != 0 {
+			return 1
+		}
+		return 0
+	}
+	return 0
+}
+
+func boolOrNull(t int) any {
+	switch t {
+	case 1:
+		return true
+	case 0:
+		return false
+	}
+	return nil
+}
+
+func (env *rowEnv) eval(e ast.ExprNode, row []any) (any, error) {
+	switch n := e.(type) {
+	case *ast.ParenthesesExpr:
+		return env.eval(n.Expr, row)
+	case *ast.ColumnNameExpr:
+		i, err := env.column(n.Name)
+		if err != nil {
+			return nil, err
+		}
+		return row[i], nil
+	case ast.ValueExpr:
+		return normalizeLiteral(n.GetValue())
+	case *ast.UnaryOperationExpr:
+		v, err := env.eval(n.V, row)
+		if err != nil {
+			return nil, err
+		}
+		switch n.Op {
+		case opcode.Not, opcode.Not2:
+			t := truth(v)
+			if t < 0 {
+				return nil, nil
+			}
+			return t == 0, nil
+		case opcode.Minus:
+			switch x := v.(type) {
+			case int64:
+				return -x, nil
+			case float64:
+				return -x, nil
+			case nil:
+				return nil, nil
+			}
+		case opcode.Plus:
+			return v, nil
+		}
+		return nil, errorf(catalog.CodeUnsupported, "not supported: operator %s in WHERE", n.Op)
+	case *ast.BinaryOperationExpr:
+		return env.evalBinary(n, row)
+	case *ast.IsNullExpr:
+		v, err := env.eval(n.Expr, row)
+		if err != nil {
+			return nil, err
+		}
+		return (v == nil) != n.Not, nil
+	case *ast.IsTruthExpr:
+		v, err := env.eval(n.Expr, row)
+		if err != nil {
+			return nil, err
+		}
+		want := 0
+		if n.True != 0 {
+			want = 1
+		}
+		return (truth(v) == want) != n.Not, nil
+	case *ast.PatternLikeOrIlikeExpr:
+		v, err := env.eval(n.Expr, row)
+		if err != nil {
+			return nil, err
+		}
+		p, err := env.eval(n.Pattern, row)
+		if err != nil {
+			return nil, err
+		}
+		if v == nil || p == nil {
+			return nil, nil
+		}
+		s, pat := toString(v), toString(p)
+		if !n.IsLike { // ILIKE
+			s, pat = strings.ToLower(s), strings.ToLower(pat)
+		}
+		esc := n.Escape
+		if esc == 0 {
+			esc = '\\'
+		}
+		return likeMatch(pat, s, esc) != n.Not, nil
+	case *ast.PatternInExpr:
+		if n.Sel != nil {
+			return nil, errorf(catalog.CodeUnsupported, "not supported: subqueries")
+		}
+		v, err := env.eval(n.Expr, row)
+		if err != nil {
+			return nil, err
+		}
+		if v == nil {
+			return nil, nil
+		}
+		sawNull := false
+		for _, item := range n.List {
+			w, err := env.eval(item, row)
+			if err != nil {
+				return nil, err
+			}
+			if w == nil {
+				sawNull = true
+				continue
+			}
+			if compare(v, w) == 0 {
+				return !n.Not, nil
+			}
+		}
+		if sawNull {
+			return nil, nil
+		}
+		return n.Not, nil
+	case *ast.BetweenExpr:
+		v, err := env.eval(n.Expr, row)
+		if err != nil {
+			return nil, err
+		}
+		lo, err := env.eval(n.Left, row)
+		if err != nil {
+			return nil, err
+		}
+		hi, err := env.eval(n.Right, row)
+		if err != nil {
+			return nil, err
+		}
+		if v == nil || lo == nil || hi == nil {
+			return nil, nil
+		}
+		in := compare(v, lo) >= 0 && compare(v, hi) <= 0
+		return in != n.Not, nil
+	case *ast.FuncCallExpr:
+		return env.evalFunc(n, row)
+	}
+	return nil, errorf(catalog.CodeUnsupported, "not supported: expression %s in WHERE", restore(e))
+}
+
+func (env *rowEnv) evalFunc(n *ast.FuncCallExpr, row []any) (any, error) {
+	args := make([]any, len(n.Args))
+	for i, a := range n.Args {
+		v, err := env.eval(a, row)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = v
+	}
+	name := n.FnName.L
+	switch name {
+	case "lower", "lcase", "upper", "ucase", "length", "char_length":
+		if len(args) != 1 {
+			return nil, errorf(catalog.CodeInvalidInput, "%s takes one argument", strings.ToUpper(name))
+		}
+		if args[0] == nil {
+			return nil, nil
+		}
+		s := toString(args[0])
+		switch name {
+		case "lower", "lcase":
+			return strings.ToLower(s), nil
+		case "upper", "ucase":
+			return strings.ToUpper(s), nil
+		case "length":
+			return int64(len(s)), nil
+		default:
+			return int64(len([]rune(s))), nil
+		}
+	case "concat":
+		var b strings.Builder
+		for _, a := range args {
+			if a == nil {
+				return nil, nil
+			}
+			b.WriteString(toString(a))
+		}
+		return b.String(), nil
+	case "database", "schema", "current_schema":
+		if env.session == nil || len(env.session.ns) == 0 {
+			return nil, nil
+		}
+		return displayName(env.session.ns), nil
+	case "version":
+		return "lancecat", nil
+	case "coalesce", "ifnull":
+		for _, a := range args {
+			if a != nil {
+				return a, nil
+			}
+		}
+		return nil, nil
+	}
+	return nil, errorf(catalog.CodeUnsupported, "not supported: function %s in WHERE", strings.ToUpper(n.FnName.O))
+}
+
+func (env *rowEnv) evalBinary(n *ast.BinaryOperationExpr, row []any) (any, error) {
+	l, err := env.eval(n.L, row)
+	if err != nil {
+		return nil, err
+	}
+	switch n.Op {
+	case opcode.LogicAnd:
+		lt := truth(l)
+		if lt == 0 {
+			return false, nil
+		}
+		r, err := env.eval(n.R, row)
+		if err != nil {
+			return nil, err
+		}
+		rt := truth(r)
+		switch {
+		case rt == 0:
+			return false, nil
+		case lt < 0 || rt < 0:
+			return nil, nil
+		}
+		return true, nil
+	case opcode.LogicOr:
+		lt := truth(l)
+		if lt == 1 {
+			return true, nil
+		}
+		r, err := env.eval(n.R, row)
+		if err != nil {
+			return nil, err
+		}
+		rt := truth(r)
+		switch {
+		case rt == 1:
+			return true, nil
+		case lt < 0 || rt < 0:
+			return nil, nil
+		}
+		return false, nil
+	}
+	r, err := env.eval(n.R, row)
+	if err != nil {
+		return nil, err
+	}
+	switch n.Op {
+	case opcode.LogicXor:
+		lt, rt := truth(l), truth(r)
+		if lt < 0 || rt < 0 {
+			return nil, nil
+		}
+		return lt != rt, nil
+	case opcode.NullEQ:
+		if l == nil || r == nil {
+			return l == nil && r == nil, nil
+		}
+		return compare(l, r) == 0, nil
+	case opcode.EQ, opcode.NE, opcode.LT, opcode.LE, opcode.GT, opcode.GE:
+		if l == nil || r == nil {
+			return nil, nil
+		}
+		c := compare(l, r)
+		switch n.Op {
+		case opcode.EQ:
+			return c == 0, nil
+		case opcode.NE:
+			return c != 0, nil
+		case opcode.LT:
+			return c < 0, nil
+		case opcode.LE:
+			return c <= 0, nil
+		case opcode.GT:
+			return c > 0, nil
+		default:
+			return c >= 0, nil
+		}
+	}
+	return nil, errorf(catalog.CodeUnsupported, "not supported: operator %s in WHERE", n.Op)
+}
+
+// normalizeLiteral turns a TiDB literal value into one of the row value
+// types (string, int64, float64, bool, nil).
+func normalizeLiteral(v any) (any, error) {
+	switch x := v.(type) {
+	case nil, string, int64, float64, bool:
+		return x, nil
+	case uint64:
+		if x <= math.MaxInt64 {
+			return int64(x), nil
+		}
+		return float64(x), nil
+	case float32:
+		return float64(x), nil
+	case []byte:
+		return string(x), nil
+	case fmt.Stringer: // decimals, binary literals
+		s := x.String()
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			return f, nil
+		}
+		return s, nil
+	}
+	return nil, errorf(catalog.CodeUnsupported, "not supported: literal of type %T", v)
+}
+
+func toString(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case bool:
+		if x {
+			return "1"
+		}
+		return "0"
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	return fmt.Sprint(v)
+}
+
+func toNumber(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return float64(x), true
+	case float64:
+		return x, true
+	case bool:
+		if x {
+			return 1, true
+		}
+		return 0, true
+	}
+	return 0, false
+}
+
+// compare orders two non-NULL values: numerically when either side is a
+// number (MySQL converts the string side), else byte-wise.
+func compare(a, b any) int {
+	if ai, ok := a.(int64); ok {
+		if bi, ok := b.(int64); ok {
+			switch {
+			case ai < bi:
+				return -1
+			case ai > bi:
+				return 1
+			}
+			return 0
+		}
+	}
+	af, aNum := toNumber(a)
+	bf, bNum := toNumber(b)
+	if aNum || bNum {
+		if !aNum {
+			af, _ = strconv.ParseFloat(strings.TrimSpace(toString(a)), 64)
+		}
+		if !bNum {
+			bf, _ = strconv.ParseFloat(strings.TrimSpace(toString(b)), 64)
+		}
+		switch {
+		case af < bf:
+			return -1
+		case af > bf:
+			return 1
+		}
+		return 0
+	}
+	return strings.Compare(toString(a), toString(b))
+}
+
+// likeMatch implements SQL LIKE: % matches any run of characters, _ exactly
+// one character, esc escapes the next pattern character. Case-sensitive.
+func likeMatch(pattern, s string, esc byte) bool {
+	p := []rune(pattern)
+	r := []rune(s)
+	escR := rune(esc)
+	// memo[i][j]: p[i:] matches r[j:]; iterative DP from the end.
+	type key struct{ i, j int }
+	memo := map[key]bool{}
+	var match func(i, j int) bool
+	match = func(i, j int) bool {
+		k := key{i, j}
+		if v, ok := memo[k]; ok {
+			return v
+		}
+		var res bool
+		switch {
+		case i == len(p):
+			res = j == len(r)
+		case p[i] == '%':
+			res = match(i+1, j) || (j < len(r) && match(i, j+1))
+		case p[i] == escR && i+1 < len(p):
+			res = j < len(r) && r[j] == p[i+1] && match(i+2, j+1)
+		case p[i] == '_':
+			res = j < len(r) && match(i+1, j+1)
+		default:
+			res = j < len(r) && r[j] == p[i] && match(i+1, j+1)
+		}
+		memo[k] = res
+		return res
+	}
+	return match(0, 0)
+}
+
+// restore prints an expression back as SQL text (for EXPLAIN and messages).
+func restore(n ast.Node) string {
+	var b strings.Builder
+	ctx := format.NewRestoreCtx(format.RestoreStringSingleQuotes|format.RestoreKeyWordUppercase|format.RestoreSpacesAroundBinaryOperation|format.RestoreStringWithoutCharset, &b)
+	if err := n.Restore(ctx); err != nil {
+		return fmt.Sprintf("%T", n)
+	}
+	return b.String()
+}

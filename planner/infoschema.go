@@ -1,0 +1,938 @@
+package planner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/lancecat/lancecat/catalog"
+	"github.com/lancecat/lancecat/sqlparse"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+)
+
+// The information_schema views. Every name value (SCHEMA_NAME,
+// TABLE_SCHEMA) is a namespace path in SQL spelling: parts joined by '.',
+// backquoted when needed ("prod.ml", "`a.b`.c"). The root namespace is "".
+
+// describeLevel is how much a view needs to know about each object.
+type describeLevel int
+
+const (
+	describeNone     describeLevel = iota // names only (a listing)
+	describeMetadata                      // catalog entry: location, properties, declared
+	describeFull                          // also the dataset: version, schema, rows
+)
+
+type viewColumn struct {
+	Column
+	level describeLevel
+}
+
+type infoView struct {
+	name      string // "schemata", "tables", "columns"
+	columns   []viewColumn
+	schemaCol string // the column naming the namespace
+	nameCol   string // the column naming the table ("" for schemata)
+	minLevel  describeLevel
+}
+
+func vcol(c Column, l describeLevel) viewColumn { return viewColumn{c, l} }
+
+var infoViews = map[string]*infoView{
+	"schemata": {
+		name: "schemata", schemaCol: "SCHEMA_NAME",
+		columns: []viewColumn{
+			vcol(varchar("CATALOG_NAME"), describeNone),
+			vcol(varchar("SCHEMA_NAME"), describeNone),
+			vcol(varcharNull("SCHEMA_COMMENT"), describeMetadata),
+			vcol(varcharNull("PROPERTIES"), describeMetadata),
+		},
+	},
+	"tables": {
+		name: "tables", schemaCol: "TABLE_SCHEMA", nameCol: "TABLE_NAME",
+		columns: []viewColumn{
+			vcol(varchar("TABLE_CATALOG"), describeNone),
+			vcol(varchar("TABLE_SCHEMA"), describeNone),
+			vcol(varchar("TABLE_NAME"), describeNone),
+			vcol(varchar("TABLE_TYPE"), describeNone),
+			vcol(varchar("ENGINE"), describeNone),
+			vcol(bigintNull("TABLE_ROWS"), describeFull),
+			vcol(bigintNull("LANCE_VERSION"), describeFull),
+			vcol(varchar("LOCATION"), describeMetadata),
+			vcol(varchar("DECLARED"), describeMetadata),
+			vcol(varcharNull("TABLE_COMMENT"), describeMetadata),
+			vcol(varcharNull("PROPERTIES"), describeMetadata),
+		},
+	},
+	"columns": {
+		name: "columns", schemaCol: "TABLE_SCHEMA", nameCol: "TABLE_NAME", minLevel: describeFull,
+		columns: []viewColumn{
+			vcol(varchar("TABLE_CATALOG"), describeFull),
+			vcol(varchar("TABLE_SCHEMA"), describeFull),
+			vcol(varchar("TABLE_NAME"), describeFull),
+			vcol(varchar("COLUMN_NAME"), describeFull),
+			vcol(bigint("ORDINAL_POSITION"), describeFull),
+			vcol(varcharNull("COLUMN_DEFAULT"), describeFull),
+			vcol(varchar("IS_NULLABLE"), describeFull),
+			vcol(varchar("DATA_TYPE"), describeFull),
+			vcol(varchar("COLUMN_TYPE"), describeFull),
+			vcol(varchar("COLUMN_KEY"), describeFull),
+			vcol(varchar("COLUMN_COMMENT"), describeFull),
+			vcol(varchar("ARROW_TYPE"), describeFull),
+			vcol(varcharNull("FIELD_METADATA"), describeFull),
+		},
+	},
+}
+
+func (v *infoView) plainColumns() []Column {
+	out := make([]Column, len(v.columns))
+	for i, c := range v.columns {
+		out[i] = c.Column
+	}
+	return out
+}
+
+// selectPlan is a planned SELECT over an information_schema view (or with
+// no FROM clause).
+type selectPlan struct {
+	view  *infoView // nil: SELECT without FROM
+	env   *rowEnv   // over the view's columns
+	where ast.ExprNode
+	// Push-down: nil means "all"; an empty non-nil slice means "none".
+	namespaces []catalog.Ident
+	names      []string
+	level      describeLevel
+	fields     []selectField
+	countStar  bool
+	order      []orderKey
+	limit      int64 // -1: none
+	offset     int64
+}
+
+type selectField struct {
+	col  Column
+	expr ast.ExprNode
+}
+
+type orderKey struct {
+	expr ast.ExprNode
+	desc bool
+}
+
+func notSupportedSelect(what string) error {
+	return errorf(catalog.CodeUnsupported, "not supported: %s", what)
+}
+
+func (s *Session) planSelect(st *sqlparse.Select) (*selectPlan, error) {
+	sel := st.SelectStmt()
+	if sel == nil {
+		return nil, notSupportedSelect("set operations (UNION, EXCEPT, INTERSECT)")
+	}
+	switch {
+	case sel.Kind != ast.SelectStmtKindSelect:
+		return nil, notSupportedSelect("TABLE and VALUES statements")
+	case sel.With != nil:
+		return nil, notSupportedSelect("WITH (common table expressions)")
+	case sel.GroupBy != nil || sel.Having != nil || len(sel.WindowSpecs) > 0:
+		return nil, notSupportedSelect("GROUP BY, HAVING and window functions")
+	case sel.Distinct:
+		return nil, notSupportedSelect("SELECT DISTINCT")
+	case sel.LockInfo != nil && sel.LockInfo.LockType != ast.SelectLockNone:
+		return nil, notSupportedSelect("SELECT ... FOR UPDATE / SHARE")
+	case sel.SelectIntoOpt != nil:
+		return nil, notSupportedSelect("SELECT ... INTO")
+	}
+	p := &selectPlan{limit: -1}
+	if sel.From != nil {
+		tn, err := singleTable(sel.From)
+		if err != nil {
+			return nil, err
+		}
+		name := st.Names.Table(tn)
+		if len(name) == 2 && strings.EqualFold(name[0], "information_schema") {
+			if v, ok := infoViews[strings.ToLower(name[1])]; ok {
+				p.view = v
+			}
+		}
+		if p.view == nil {
+			if len(name) >= 2 && strings.EqualFold(name[0], "information_schema") {
+				return nil, errorf(catalog.CodeUnsupported, "not supported: information_schema.%s (views: schemata, tables, columns)", strings.ToLower(name[len(name)-1]))
+			}
+			return nil, errorf(catalog.CodeUnsupported, "not supported: SELECT from table data (%s); only information_schema.schemata, .tables and .columns can be queried yet", sqlparse.Name(name))
+		}
+		p.env = newRowEnv(p.view.plainColumns(), st.Names)
+		p.level = p.view.minLevel
+	} else {
+		p.env = newRowEnv(nil, st.Names)
+	}
+	p.env.session = s
+	// Fields.
+	used := map[string]bool{}
+	for _, f := range sel.Fields.Fields {
+		if f.WildCard != nil {
+			if p.view == nil {
+				return nil, errorf(catalog.CodeInvalidInput, "SELECT * needs a FROM clause")
+			}
+			for _, c := range p.view.columns {
+				p.fields = append(p.fields, selectField{col: c.Column, expr: &ast.ColumnNameExpr{Name: &ast.ColumnName{Name: ast.NewCIStr(c.Name)}}})
+				used[strings.ToLower(c.Name)] = true
+			}
+			continue
+		}
+		if agg, ok := f.Expr.(*ast.AggregateFuncExpr); ok {
+			if strings.EqualFold(agg.F, "count") && len(sel.Fields.Fields) == 1 && !agg.Distinct {
+				p.countStar = true
+				label := f.AsName.O
+				if label == "" {
+					label = fieldText(f)
+				}
+				p.fields = append(p.fields, selectField{col: bigint(label)})
+				continue
+			}
+			return nil, notSupportedSelect("aggregate functions other than a lone COUNT(*)")
+		}
+		col, err := p.fieldColumn(f)
+		if err != nil {
+			return nil, err
+		}
+		p.fields = append(p.fields, selectField{col: col, expr: f.Expr})
+		markColumns(f.Expr, used, p.env)
+	}
+	if sel.Where != nil {
+		if p.view == nil {
+			return nil, notSupportedSelect("WHERE without FROM")
+		}
+		p.where = sel.Where
+		if err := p.env.check(sel.Where); err != nil {
+			return nil, err
+		}
+		markColumns(sel.Where, used, p.env)
+		p.pushDown(sel.Where)
+	}
+	if sel.OrderBy != nil {
+		for _, item := range sel.OrderBy.Items {
+			e := item.Expr
+			// ORDER BY <alias> or ORDER BY <position>.
+			if cn, ok := e.(*ast.ColumnNameExpr); ok {
+				for _, f := range p.fields {
+					if strings.EqualFold(f.col.Name, cn.Name.Name.O) && f.expr != nil {
+						e = f.expr
+						break
+					}
+				}
+			} else if pos, ok := e.(*ast.PositionExpr); ok && pos.P == nil {
+				if pos.N < 1 || pos.N > len(p.fields) || p.fields[pos.N-1].expr == nil {
+					return nil, errorf(catalog.CodeInvalidInput, "ORDER BY position %d is out of range", pos.N)
+				}
+				e = p.fields[pos.N-1].expr
+			}
+			if err := p.env.check(e); err != nil {
+				return nil, err
+			}
+			markColumns(e, used, p.env)
+			p.order = append(p.order, orderKey{expr: e, desc: item.Desc})
+		}
+	}
+	if sel.Limit != nil {
+		var err error
+		if p.limit, err = limitValue(sel.Limit.Count); err != nil {
+			return nil, err
+		}
+		if sel.Limit.Offset != nil {
+			if p.offset, err = limitValue(sel.Limit.Offset); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if p.view != nil {
+		for _, c := range p.view.columns {
+			if used[strings.ToLower(c.Name)] && c.level > p.level {
+				p.level = c.level
+			}
+		}
+	}
+	return p, nil
+}
+
+func limitValue(e ast.ExprNode) (int64, error) {
+	ve, ok := e.(ast.ValueExpr)
+	if ok {
+		switch v := ve.GetValue().(type) {
+		case int64:
+			if v >= 0 {
+				return v, nil
+			}
+		case uint64:
+			if v <= 1<<62 {
+				return int64(v), nil
+			}
+		}
+	}
+	return 0, errorf(catalog.CodeInvalidInput, "LIMIT and OFFSET must be non-negative integers")
+}
+
+func fieldText(f *ast.SelectField) string {
+	if t := strings.TrimSpace(f.Text()); t != "" {
+		return t
+	}
+	if f.Expr != nil {
+		return restore(f.Expr)
+	}
+	return "?"
+}
+
+func (p *selectPlan) fieldColumn(f *ast.SelectField) (Column, error) {
+	label := f.AsName.O
+	if cn, ok := f.Expr.(*ast.ColumnNameExpr); ok {
+		i, err := p.env.column(cn.Name)
+		if err != nil {
+			return Column{}, err
+		}
+		c := p.env.cols[i]
+		if label != "" {
+			c.Name = label
+		}
+		return c, nil
+	}
+	if label == "" {
+		label = fieldText(f)
+	}
+	// The type of a computed field: from its value on an all-NULL row when
+	// it is a literal, else VARCHAR.
+	if err := p.env.check(f.Expr); err != nil {
+		return Column{}, err
+	}
+	v, _ := p.env.eval(f.Expr, make([]any, len(p.env.cols)))
+	switch v.(type) {
+	case int64, bool:
+		return Column{Name: label, DatabaseType: "BIGINT", Nullable: true}, nil
+	case float64:
+		return Column{Name: label, DatabaseType: "DOUBLE", Nullable: true}, nil
+	}
+	return varcharNull(label), nil
+}
+
+func markColumns(e ast.ExprNode, used map[string]bool, env *rowEnv) {
+	e.Accept(&visitor{enter: func(n ast.Node) bool {
+		if cn, ok := n.(*ast.ColumnNameExpr); ok {
+			if i, err := env.column(cn.Name); err == nil {
+				used[strings.ToLower(env.cols[i].Name)] = true
+			}
+		}
+		return true
+	}})
+}
+
+func singleTable(from *ast.TableRefsClause) (*ast.TableName, error) {
+	j := from.TableRefs
+	if j == nil || j.Right != nil {
+		return nil, notSupportedSelect("joins")
+	}
+	ts, ok := j.Left.(*ast.TableSource)
+	if !ok {
+		return nil, notSupportedSelect("joins")
+	}
+	tn, ok := ts.Source.(*ast.TableName)
+	if !ok {
+		return nil, notSupportedSelect("subqueries in FROM")
+	}
+	return tn, nil
+}
+
+// pushDown finds conjuncts of where that restrict the namespace or table
+// name column to literal values (col = 'v', 'v' = col, col IN ('a', 'b'))
+// and turns them into direct catalog lookups. The full WHERE is still
+// evaluated on every row produced, so push-down never changes the result.
+func (p *selectPlan) pushDown(where ast.ExprNode) {
+	for _, c := range conjuncts(where) {
+		col, vals, ok := p.equalityOn(c)
+		if !ok {
+			continue
+		}
+		switch {
+		case strings.EqualFold(col, p.view.schemaCol):
+			var ids []catalog.Ident
+			for _, v := range vals {
+				if id, ok := splitDisplayName(v); ok {
+					ids = append(ids, id)
+				}
+			}
+			if ids == nil {
+				ids = []catalog.Ident{}
+			}
+			p.namespaces = intersectIdents(p.namespaces, ids)
+		case p.view.nameCol != "" && strings.EqualFold(col, p.view.nameCol):
+			p.names = intersectStrings(p.names, vals)
+		}
+	}
+}
+
+func conjuncts(e ast.ExprNode) []ast.ExprNode {
+	switch n := e.(type) {
+	case *ast.ParenthesesExpr:
+		return conjuncts(n.Expr)
+	case *ast.BinaryOperationExpr:
+		if n.Op == opcode.LogicAnd {
+			return append(conjuncts(n.L), conjuncts(n.R)...)
+		}
+	}
+	return []ast.ExprNode{e}
+}
+
+func stripParens(e ast.ExprNode) ast.ExprNode {
+	for {
+		p, ok := e.(*ast.ParenthesesExpr)
+		if !ok {
+			return e
+		}
+		e = p.Expr
+	}
+}
+
+func stringLiteral(e ast.ExprNode) (string, bool) {
+	ve, ok := stripParens(e).(ast.ValueExpr)
+	if !ok {
+		return "", false
+	}
+	s, ok := ve.GetValue().(string)
+	return s, ok
+}
+
+func (p *selectPlan) columnOf(e ast.ExprNode) (string, bool) {
+	cn, ok := stripParens(e).(*ast.ColumnNameExpr)
+	if !ok {
+		return "", false
+	}
+	i, err := p.env.column(cn.Name)
+	if err != nil {
+		return "", false
+	}
+	return p.env.cols[i].Name, true
+}
+
+func (p *selectPlan) equalityOn(e ast.ExprNode) (string, []string, bool) {
+	switch n := stripParens(e).(type) {
+	case *ast.BinaryOperationExpr:
+		if n.Op != opcode.EQ {
+			return "", nil, false
+		}
+		if col, ok := p.columnOf(n.L); ok {
+			if v, ok := stringLiteral(n.R); ok {
+				return col, []string{v}, true
+			}
+		}
+		if col, ok := p.columnOf(n.R); ok {
+			if v, ok := stringLiteral(n.L); ok {
+				return col, []string{v}, true
+			}
+		}
+	case *ast.PatternInExpr:
+		if n.Not || n.Sel != nil {
+			return "", nil, false
+		}
+		col, ok := p.columnOf(n.Expr)
+		if !ok {
+			return "", nil, false
+		}
+		vals := []string{}
+		for _, item := range n.List {
+			v, ok := stringLiteral(item)
+			if !ok {
+				return "", nil, false
+			}
+			vals = append(vals, v)
+		}
+		return col, vals, true
+	}
+	return "", nil, false
+}
+
+func intersectIdents(have, add []catalog.Ident) []catalog.Ident {
+	if have == nil {
+		return dedupIdents(add)
+	}
+	out := []catalog.Ident{}
+	for _, h := range have {
+		for _, a := range add {
+			if identEqual(h, a) {
+				out = append(out, h)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func dedupIdents(ids []catalog.Ident) []catalog.Ident {
+	seen := map[string]bool{}
+	out := []catalog.Ident{}
+	for _, id := range ids {
+		k := strings.Join(id, "\x00")
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func intersectStrings(have, add []string) []string {
+	set := map[string]bool{}
+	for _, a := range add {
+		set[a] = true
+	}
+	out := []string{}
+	if have == nil {
+		for _, a := range add {
+			if set[a] {
+				out = append(out, a)
+				delete(set, a)
+			}
+		}
+		return out
+	}
+	for _, h := range have {
+		if set[h] {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// Explain describes the plan, one operator per line, outermost first.
+func (p *selectPlan) Explain() []string {
+	var lines []string
+	add := func(s string) { lines = append(lines, strings.Repeat("  ", len(lines))+s) }
+	if p.limit >= 0 || p.offset > 0 {
+		l := fmt.Sprintf("Limit %d", p.limit)
+		if p.limit < 0 {
+			l = "Limit none"
+		}
+		if p.offset > 0 {
+			l += fmt.Sprintf(" offset %d", p.offset)
+		}
+		add(l)
+	}
+	if len(p.order) > 0 {
+		var keys []string
+		for _, o := range p.order {
+			k := restore(o.expr)
+			if o.desc {
+				k += " DESC"
+			}
+			keys = append(keys, k)
+		}
+		add("Sort " + strings.Join(keys, ", "))
+	}
+	if p.countStar {
+		add("Count")
+	} else {
+		var names []string
+		for _, f := range p.fields {
+			names = append(names, f.col.Name)
+		}
+		add("Project " + strings.Join(names, ", "))
+	}
+	if p.where != nil {
+		add("Filter " + restore(p.where))
+	}
+	if p.view == nil {
+		add("OneRow")
+		return lines
+	}
+	add(p.scanDescription())
+	return lines
+}
+
+func (p *selectPlan) scanDescription() string {
+	v := p.view
+	var b strings.Builder
+	b.WriteString("CatalogScan information_schema." + v.name + ": ")
+	nsPart := func() string {
+		if p.namespaces == nil {
+			return ""
+		}
+		var ns []string
+		for _, id := range p.namespaces {
+			ns = append(ns, quoteString(displayName(id)))
+		}
+		return "[" + strings.Join(ns, ", ") + "]"
+	}
+	switch {
+	case v.name == "schemata" && p.namespaces == nil:
+		b.WriteString("list namespaces recursively from the root")
+	case v.name == "schemata":
+		b.WriteString("look up namespaces " + nsPart())
+	case p.namespaces != nil && p.names != nil:
+		var ns []string
+		for _, n := range p.names {
+			ns = append(ns, quoteString(n))
+		}
+		b.WriteString("look up tables " + strings.Join(ns, ", ") + " in namespaces " + nsPart())
+	case p.namespaces != nil:
+		b.WriteString("list tables of namespaces " + nsPart())
+	case p.names != nil:
+		var ns []string
+		for _, n := range p.names {
+			ns = append(ns, quoteString(n))
+		}
+		b.WriteString("list all tables, keep names " + strings.Join(ns, ", "))
+	default:
+		b.WriteString("list all tables")
+	}
+	switch p.level {
+	case describeNone:
+		b.WriteString("; no per-object describe")
+	case describeMetadata:
+		b.WriteString("; describe each (catalog entry only)")
+	default:
+		b.WriteString("; describe each (catalog entry and dataset)")
+	}
+	return b.String()
+}
+
+func (s *Session) explain(st *sqlparse.Explain) (*Result, error) {
+	if st.Analyze {
+		return nil, errorf(catalog.CodeUnsupported, "not supported: EXPLAIN ANALYZE")
+	}
+	sel, ok := st.Stmt.(*sqlparse.Select)
+	if !ok {
+		return nil, errorf(catalog.CodeUnsupported, "not supported: EXPLAIN %s", StatementKind(st.Stmt))
+	}
+	p, err := s.planSelect(sel)
+	if err != nil {
+		return nil, err
+	}
+	var rows [][]any
+	for _, l := range p.Explain() {
+		rows = append(rows, []any{l})
+	}
+	return rowsResult([]Column{varchar("plan")}, rows), nil
+}
+
+// run executes the plan.
+func (p *selectPlan) run(ctx context.Context, s *Session) (*Result, error) {
+	var rows [][]any
+	var err error
+	if p.view == nil {
+		rows = [][]any{{}}
+	} else if rows, err = p.scan(ctx, s); err != nil {
+		return nil, err
+	}
+	if p.where != nil {
+		kept := rows[:0]
+		for _, r := range rows {
+			ok, err := p.env.matches(p.where, r)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				kept = append(kept, r)
+			}
+		}
+		rows = kept
+	}
+	cols := make([]Column, len(p.fields))
+	for i, f := range p.fields {
+		cols[i] = f.col
+	}
+	if p.countStar {
+		return rowsResult(cols, [][]any{{int64(len(rows))}}), nil
+	}
+	if len(p.order) > 0 {
+		var sortErr error
+		keys := make([][]any, len(rows))
+		for i, r := range rows {
+			keys[i] = make([]any, len(p.order))
+			for j, o := range p.order {
+				v, err := p.env.eval(o.expr, r)
+				if err != nil && sortErr == nil {
+					sortErr = err
+				}
+				keys[i][j] = v
+			}
+		}
+		if sortErr != nil {
+			return nil, sortErr
+		}
+		idx := make([]int, len(rows))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(a, b int) bool {
+			for j, o := range p.order {
+				c := compareNullsFirst(keys[idx[a]][j], keys[idx[b]][j])
+				if o.desc {
+					c = -c
+				}
+				if c != 0 {
+					return c < 0
+				}
+			}
+			return false
+		})
+		sorted := make([][]any, len(rows))
+		for i, k := range idx {
+			sorted[i] = rows[k]
+		}
+		rows = sorted
+	}
+	if p.offset > 0 {
+		if p.offset >= int64(len(rows)) {
+			rows = nil
+		} else {
+			rows = rows[p.offset:]
+		}
+	}
+	if p.limit >= 0 && int64(len(rows)) > p.limit {
+		rows = rows[:p.limit]
+	}
+	out := make([][]any, 0, len(rows))
+	for _, r := range rows {
+		o := make([]any, len(p.fields))
+		for i, f := range p.fields {
+			v, err := p.env.eval(f.expr, r)
+			if err != nil {
+				return nil, err
+			}
+			if b, ok := v.(bool); ok { // MySQL booleans are integers
+				if b {
+					v = int64(1)
+				} else {
+					v = int64(0)
+				}
+			}
+			o[i] = v
+		}
+		out = append(out, o)
+	}
+	return rowsResult(cols, out), nil
+}
+
+func compareNullsFirst(a, b any) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return -1
+	case b == nil:
+		return 1
+	}
+	return compare(a, b)
+}
+
+func propertiesJSON(props map[string]string) any {
+	if len(props) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(props) // map keys are sorted
+	if err != nil {
+		return nil
+	}
+	return string(b)
+}
+
+func propOrNull(props map[string]string, k string) any {
+	if v, ok := props[k]; ok {
+		return v
+	}
+	return nil
+}
+
+// scan produces the view's rows for the pushed-down namespaces and names.
+func (p *selectPlan) scan(ctx context.Context, s *Session) ([][]any, error) {
+	if p.view.name == "schemata" {
+		return p.scanSchemata(ctx, s)
+	}
+	ids, err := p.tableIdents(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	var rows [][]any
+	for _, id := range ids {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		schema := displayName(id.Namespace())
+		var d catalog.TableDescription
+		if p.level > describeNone {
+			d, err = s.cat.DescribeTable(ctx, id, catalog.DescribeTableOptions{MetadataOnly: p.level < describeFull})
+			if err != nil {
+				if catalogCode(err) == catalog.CodeTableNotFound {
+					continue // dropped meanwhile, or a pushed-down name that does not exist
+				}
+				return nil, err
+			}
+		}
+		switch p.view.name {
+		case "tables":
+			var nrows, version any
+			if p.level == describeFull && !d.DeclaredOnly {
+				nrows, version = d.RowCount, int64(d.Version)
+			}
+			rows = append(rows, []any{"def", schema, id.Name(), "BASE TABLE", "Lance", nrows, version,
+				d.URI, yesNo(d.DeclaredOnly), propOrNull(d.Properties, CommentKey), propertiesJSON(d.Properties)})
+		case "columns":
+			if d.Schema == nil {
+				continue
+			}
+			for i, f := range d.Schema.Fields() {
+				key := ""
+				if _, ok := primaryKeyPosition(f); ok {
+					key = "PRI"
+				}
+				comment, _ := fieldMeta(f, CommentKey)
+				rows = append(rows, []any{"def", schema, id.Name(), f.Name, int64(i + 1), nil, yesNo(f.Nullable),
+					dataTypeName(f), SQLType(f), key, comment, f.Type.String(), fieldMetadataJSON(f)})
+			}
+		}
+	}
+	return rows, nil
+}
+
+// tableIdents enumerates the tables the pushed-down conditions allow.
+func (p *selectPlan) tableIdents(ctx context.Context, s *Session) ([]catalog.Ident, error) {
+	var ids []catalog.Ident
+	switch {
+	case p.namespaces != nil && p.names != nil:
+		for _, ns := range p.namespaces {
+			for _, n := range p.names {
+				id := ns.Child(n)
+				if p.level == describeNone {
+					ok, err := s.cat.TableExists(ctx, id)
+					if err != nil {
+						if c := catalogCode(err); c == catalog.CodeNamespaceNotFound || c == catalog.CodeInvalidInput {
+							continue
+						}
+						return nil, err
+					}
+					if !ok {
+						continue
+					}
+				}
+				ids = append(ids, id)
+			}
+		}
+	case p.namespaces != nil:
+		for _, ns := range p.namespaces {
+			page, err := s.cat.ListTables(ctx, ns, catalog.ListTablesOptions{})
+			if err != nil {
+				if catalogCode(err) == catalog.CodeNamespaceNotFound {
+					continue
+				}
+				return nil, err
+			}
+			for _, n := range page.Names {
+				ids = append(ids, ns.Child(n))
+			}
+		}
+	default:
+		all, err := s.cat.ListAllTables(ctx)
+		if err != nil {
+			return nil, err
+		}
+		keep := map[string]bool{}
+		for _, n := range p.names {
+			keep[n] = true
+		}
+		for _, id := range all {
+			if p.names == nil || keep[id.Name()] {
+				ids = append(ids, id)
+			}
+		}
+	}
+	sort.SliceStable(ids, func(i, j int) bool {
+		a, b := ids[i].Namespace(), ids[j].Namespace()
+		if c := compareIdents(a, b); c != 0 {
+			return c < 0
+		}
+		return ids[i].Name() < ids[j].Name()
+	})
+	return ids, nil
+}
+
+func compareIdents(a, b catalog.Ident) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if c := strings.Compare(a[i], b[i]); c != 0 {
+			return c
+		}
+	}
+	return len(a) - len(b)
+}
+
+func (p *selectPlan) scanSchemata(ctx context.Context, s *Session) ([][]any, error) {
+	var nss []catalog.Ident
+	if p.namespaces != nil {
+		for _, ns := range p.namespaces {
+			if len(ns) == 0 {
+				continue
+			}
+			if p.level == describeNone {
+				ok, err := s.cat.NamespaceExists(ctx, ns)
+				if err != nil {
+					return nil, err
+				}
+				if !ok {
+					continue
+				}
+			}
+			nss = append(nss, ns)
+		}
+	} else {
+		// Breadth-first walk of the namespace tree.
+		queue := []catalog.Ident{{}}
+		for len(queue) > 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			parent := queue[0]
+			queue = queue[1:]
+			page, err := s.cat.ListNamespaces(ctx, parent, catalog.ListOptions{})
+			if err != nil {
+				if catalogCode(err) == catalog.CodeNamespaceNotFound {
+					continue // dropped meanwhile
+				}
+				return nil, err
+			}
+			for _, n := range page.Names {
+				child := parent.Child(n)
+				nss = append(nss, child)
+				queue = append(queue, child)
+			}
+		}
+		sort.SliceStable(nss, func(i, j int) bool { return compareIdents(nss[i], nss[j]) < 0 })
+	}
+	var rows [][]any
+	for _, ns := range nss {
+		var comment, props any
+		if p.level > describeNone {
+			info, err := s.cat.DescribeNamespace(ctx, ns)
+			if err != nil {
+				if catalogCode(err) == catalog.CodeNamespaceNotFound {
+					continue
+				}
+				return nil, err
+			}
+			comment, props = propOrNull(info.Properties, CommentKey), propertiesJSON(info.Properties)
+		}
+		rows = append(rows, []any{"def", displayName(ns), comment, props})
+	}
+	return rows, nil
+}
+
+// fieldMetadataJSON renders a field's metadata as a JSON object (NULL when
+// it has none): primary-key position, comment, extension type.
+func fieldMetadataJSON(f arrow.Field) any {
+	if f.Metadata.Len() == 0 {
+		return nil
+	}
+	m := map[string]string{}
+	for i, k := range f.Metadata.Keys() {
+		m[k] = f.Metadata.Values()[i]
+	}
+	return propertiesJSON(m)
+}

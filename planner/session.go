@@ -1,0 +1,281 @@
+package planner
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/lancecat/lancecat/catalog"
+	"github.com/lancecat/lancecat/sqlparse"
+)
+
+// Options configures a Session.
+type Options struct {
+	// Namespace is the current namespace a new (or reset) session starts
+	// in; nil is the root namespace.
+	Namespace catalog.Ident
+}
+
+// Session is the state of one connection: the current namespace (USE) and
+// the open transaction. A Session is not safe for concurrent use (database/sql
+// never uses one connection from two goroutines at once); many sessions may
+// share one *catalog.Catalog.
+type Session struct {
+	cat       *catalog.Catalog
+	defaultNS catalog.Ident
+	ns        catalog.Ident
+	tx        *txState
+}
+
+// txState is an open transaction: the catalog changes collected so far, to
+// be applied by one atomic `__manifest` commit.
+type txState struct {
+	batch    *catalog.Batch
+	readOnly bool
+	// Objects the transaction created or dropped so far, by object id, for
+	// the IF [NOT] EXISTS checks of later statements of the transaction.
+	createdNS, droppedNS         map[string]bool
+	createdTables, droppedTables map[string]bool
+}
+
+// NewSession starts a session on cat.
+func NewSession(cat *catalog.Catalog, opts Options) *Session {
+	ns := append(catalog.Ident{}, opts.Namespace...)
+	return &Session{cat: cat, defaultNS: ns, ns: append(catalog.Ident{}, ns...)}
+}
+
+// Catalog returns the session's catalog.
+func (s *Session) Catalog() *catalog.Catalog { return s.cat }
+
+// Namespace returns the current namespace (nil or empty: the root).
+func (s *Session) Namespace() catalog.Ident { return append(catalog.Ident{}, s.ns...) }
+
+// InTransaction reports whether a transaction is open.
+func (s *Session) InTransaction() bool { return s.tx != nil }
+
+// Reset discards an open transaction and returns to the initial namespace,
+// for a connection handed out again by a pool.
+func (s *Session) Reset() {
+	if s.tx != nil {
+		s.tx.batch.Discard()
+		s.tx = nil
+	}
+	s.ns = append(catalog.Ident{}, s.defaultNS...)
+}
+
+// Begin opens a transaction. Catalog changes made until Commit are applied
+// by Commit as one atomic catalog commit; reads inside the transaction see
+// the committed catalog (not the transaction's own pending changes).
+func (s *Session) Begin(readOnly bool) error {
+	if s.tx != nil {
+		return errorf(catalog.CodeInvalidInput, "a transaction is already open (nested transactions are not supported)")
+	}
+	s.tx = &txState{
+		batch: s.cat.NewBatch(), readOnly: readOnly,
+		createdNS: map[string]bool{}, droppedNS: map[string]bool{},
+		createdTables: map[string]bool{}, droppedTables: map[string]bool{},
+	}
+	return nil
+}
+
+// Commit applies the open transaction's changes in one catalog commit, all
+// or nothing. Committing without an open transaction is a no-op, as in
+// MySQL.
+func (s *Session) Commit(ctx context.Context) error {
+	if s.tx == nil {
+		return nil
+	}
+	t := s.tx
+	s.tx = nil
+	if t.batch.Len() == 0 {
+		return nil
+	}
+	return t.batch.Commit(ctx)
+}
+
+// Rollback discards the open transaction (a no-op without one).
+func (s *Session) Rollback() error {
+	if s.tx != nil {
+		s.tx.batch.Discard()
+		s.tx = nil
+	}
+	return nil
+}
+
+// txMode says how a statement relates to transactions.
+type txMode int
+
+const (
+	txRead    txMode = iota // reads only: allowed anywhere
+	txJoin                  // a catalog change that joins the transaction's batch
+	txRefuse                // a change that cannot be part of an atomic catalog commit
+	txControl               // BEGIN, COMMIT, ROLLBACK
+)
+
+// StatementKind names a statement for messages: "CREATE TABLE", "SHOW TABLES".
+func StatementKind(st sqlparse.Statement) string {
+	switch n := st.(type) {
+	case *sqlparse.Use:
+		return "USE"
+	case *sqlparse.CreateSchema:
+		return "CREATE SCHEMA"
+	case *sqlparse.DropSchema:
+		return "DROP SCHEMA"
+	case *sqlparse.AlterSchema:
+		return "ALTER SCHEMA"
+	case *sqlparse.CreateTable:
+		return "CREATE TABLE"
+	case *sqlparse.DropTable:
+		return "DROP TABLE"
+	case *sqlparse.RenameTable:
+		return "RENAME TABLE"
+	case *sqlparse.AlterTable:
+		return "ALTER TABLE"
+	case *sqlparse.ShowSchemas:
+		return "SHOW SCHEMAS"
+	case *sqlparse.ShowTables:
+		return "SHOW TABLES"
+	case *sqlparse.ShowCreateTable:
+		return "SHOW CREATE TABLE"
+	case *sqlparse.ShowCreateSchema:
+		return "SHOW CREATE SCHEMA"
+	case *sqlparse.ShowColumns:
+		return "SHOW COLUMNS"
+	case *sqlparse.ShowTableStatus:
+		return "SHOW TABLE STATUS"
+	case *sqlparse.ShowIndex:
+		return "SHOW INDEX"
+	case *sqlparse.Call:
+		return "CALL " + strings.ToLower(sqlparse.Name(n.Procedure).String())
+	case *sqlparse.Begin:
+		return "BEGIN"
+	case *sqlparse.Commit:
+		return "COMMIT"
+	case *sqlparse.Rollback:
+		return "ROLLBACK"
+	case *sqlparse.Select:
+		return "SELECT"
+	case *sqlparse.Explain:
+		return "EXPLAIN"
+	case *sqlparse.Unsupported:
+		return n.Kind
+	}
+	return fmt.Sprintf("%T", st)
+}
+
+func modeOf(st sqlparse.Statement) txMode {
+	switch n := st.(type) {
+	case *sqlparse.CreateSchema, *sqlparse.DropSchema, *sqlparse.AlterSchema,
+		*sqlparse.CreateTable, *sqlparse.DropTable, *sqlparse.RenameTable:
+		return txJoin
+	case *sqlparse.AlterTable:
+		return txRefuse // column changes commit to the table dataset, not to `__manifest`
+	case *sqlparse.Call:
+		switch procName(n) {
+		case "register_table", "deregister_table", "declare_table":
+			return txJoin
+		case "vacuum_catalog":
+			return txRefuse
+		}
+		return txRead // unknown procedures fail as unsupported anyway
+	case *sqlparse.Begin, *sqlparse.Commit, *sqlparse.Rollback:
+		return txControl
+	}
+	return txRead
+}
+
+// IsWrite reports whether the statement changes the catalog.
+func IsWrite(st sqlparse.Statement) bool {
+	m := modeOf(st)
+	return m == txJoin || m == txRefuse
+}
+
+// Exec runs one statement. Inside a transaction, catalog changes are
+// collected and applied by COMMIT (errors they would raise are raised
+// there); statements that cannot join an atomic catalog commit are refused.
+func (s *Session) Exec(ctx context.Context, st sqlparse.Statement) (*Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if s.tx != nil {
+		switch modeOf(st) {
+		case txRefuse:
+			return nil, errorf(catalog.CodeInvalidInput,
+				"%s cannot be part of a transaction (it cannot join an atomic catalog commit); COMMIT or ROLLBACK first", StatementKind(st))
+		case txJoin:
+			if s.tx.readOnly {
+				return nil, errorf(catalog.CodeInvalidInput, "%s is not allowed in a READ ONLY transaction", StatementKind(st))
+			}
+		}
+	}
+	switch n := st.(type) {
+	case *sqlparse.Begin:
+		if err := s.Begin(n.ReadOnly); err != nil {
+			return nil, err
+		}
+		return okResult(0), nil
+	case *sqlparse.Commit:
+		return okResult(0), s.Commit(ctx)
+	case *sqlparse.Rollback:
+		return okResult(0), s.Rollback()
+	case *sqlparse.Use:
+		return s.use(ctx, n)
+	case *sqlparse.CreateSchema:
+		return s.createSchema(ctx, n)
+	case *sqlparse.DropSchema:
+		return s.dropSchema(ctx, n)
+	case *sqlparse.AlterSchema:
+		return s.alterSchema(ctx, n)
+	case *sqlparse.CreateTable:
+		return s.createTable(ctx, n)
+	case *sqlparse.DropTable:
+		return s.dropTable(ctx, n)
+	case *sqlparse.RenameTable:
+		return s.renameTable(ctx, n)
+	case *sqlparse.AlterTable:
+		return s.alterTable(ctx, n)
+	case *sqlparse.ShowSchemas:
+		return s.showSchemas(ctx, n)
+	case *sqlparse.ShowTables:
+		return s.showTables(ctx, n)
+	case *sqlparse.ShowTableStatus:
+		return s.showTableStatus(ctx, n)
+	case *sqlparse.ShowColumns:
+		return s.showColumns(ctx, n)
+	case *sqlparse.ShowCreateTable:
+		return s.showCreateTable(ctx, n)
+	case *sqlparse.ShowCreateSchema:
+		return s.showCreateSchema(ctx, n)
+	case *sqlparse.ShowIndex:
+		return s.showIndex(ctx, n)
+	case *sqlparse.Call:
+		return s.call(ctx, n)
+	case *sqlparse.Select:
+		p, err := s.planSelect(n)
+		if err != nil {
+			return nil, err
+		}
+		return p.run(ctx, s)
+	case *sqlparse.Explain:
+		return s.explain(n)
+	case *sqlparse.Unsupported:
+		return nil, errorf(catalog.CodeUnsupported, "not supported: %s", n.Kind)
+	}
+	return nil, errorf(catalog.CodeUnsupported, "not supported: %s", StatementKind(st))
+}
+
+// tableIdent resolves a table name: a one-part name is in the current
+// namespace, a longer name is the full path from the root.
+func (s *Session) tableIdent(n sqlparse.Name) (catalog.Ident, error) {
+	if len(n) == 0 {
+		return nil, errorf(catalog.CodeInvalidInput, "empty table name")
+	}
+	if len(n) == 1 {
+		return s.ns.Child(n[0]), nil
+	}
+	return append(catalog.Ident{}, n...), nil
+}
+
+// namespaceIdent resolves a namespace name: always the full path from the
+// root (as database names in MySQL).
+func namespaceIdent(n sqlparse.Name) catalog.Ident { return append(catalog.Ident{}, n...) }
