@@ -497,3 +497,31 @@ func TestDirectoryOnlyDeregisterAndDrop(t *testing.T) {
 	_, err = c.CreateTable(ctx, catalog.Ident{"ns", "t"}, testSchema(), catalog.CreateTableOptions{})
 	wantCode(t, err, catalog.ErrUnsupported)
 }
+
+// A root table created in compatibility mode lives in "<name>.lance"; when
+// it is deregistered its directory must not bring it back through the
+// directory listing.
+func TestDeregisterCompatRootTableStaysDeregistered(t *testing.T) {
+	env := catalogtest.NewEnv(t)
+	c := env.Open(catalog.ModeCompatibility)
+	info, err := c.CreateTable(ctx, catalog.Ident{"rt"}, testSchema(), catalog.CreateTableOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	equal(t, info.Location, "rt.lance")
+	if _, err := c.DeregisterTable(ctx, catalog.Ident{"rt"}); err != nil {
+		t.Fatal(err)
+	}
+	equal(t, listTables(t, c), []string{})
+	if ok, err := c.TableExists(ctx, catalog.Ident{"rt"}); err != nil || ok {
+		t.Fatalf("deregistered root table: exists=%v err=%v", ok, err)
+	}
+	if ok, _ := env.Datasets.Exists(ctx, "rt.lance"); !ok {
+		t.Fatal("deregister removed the data")
+	}
+	// It can be registered again from its directory.
+	if _, err := c.RegisterTable(ctx, catalog.Ident{"again"}, "rt.lance", nil); err != nil {
+		t.Fatal(err)
+	}
+	equal(t, listTables(t, c), []string{"again"})
+}

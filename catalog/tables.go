@@ -470,6 +470,11 @@ func (o *deregisterTableOp) plan(ctx context.Context, v *view) error {
 			return err
 		}
 		o.result = TableInfo{Ident: o.id, Location: loc, URI: v.c.TableURI(loc), Properties: props}
+		if v.c.v1Fallback(o.id) && loc == v1DirName(o.id.Name()) {
+			// The directory stays behind and directory listing would
+			// bring the table back: mark it deregistered, as a V1 table.
+			o.stageMarker(v, loc)
+		}
 		return nil
 	}
 	if o.seen {
@@ -492,8 +497,16 @@ func (o *deregisterTableOp) stageV1(ctx context.Context, v *view) error {
 		return newErr(CodeTableNotFound, nil, "table %q does not exist", name)
 	}
 	loc := v1DirName(name)
-	marker := loc + "/" + DeregisteredMarker
 	o.result = TableInfo{Ident: o.id, Location: loc, URI: c.TableURI(loc), Properties: map[string]string{}}
+	o.stageMarker(v, loc)
+	return nil
+}
+
+// stageMarker stages writing the ".lance-deregistered" marker into loc.
+func (o *deregisterTableOp) stageMarker(v *view, loc string) {
+	c := v.c
+	name := o.id.Name()
+	marker := loc + "/" + DeregisteredMarker
 	v.stage(effect{
 		run: func(ctx context.Context) error {
 			err := c.opts.Root.PutIfAbsent(ctx, marker, nil)
@@ -504,7 +517,6 @@ func (o *deregisterTableOp) stageV1(ctx context.Context, v *view) error {
 		},
 		undo: func(ctx context.Context) { _ = c.opts.Root.Delete(ctx, marker) },
 	})
-	return nil
 }
 
 func (o *deregisterTableOp) runV1(ctx context.Context, c *Catalog) error {
