@@ -22,7 +22,6 @@ import (
 	"github.com/lancecat/lancecat/conformance/peer"
 	"github.com/lancecat/lancecat/internal/arrowjson"
 	"github.com/lancecat/lancecat/manifest/dataset"
-	"github.com/lancecat/lancecat/manifest/lancefile"
 	"github.com/lancecat/lancecat/manifest/storage"
 )
 
@@ -190,16 +189,6 @@ func checkPeerMetadata(t *testing.T, dir string, d *dataset.Dataset) {
 	}
 }
 
-// skipUnreadable2_0 skips, loudly, datasets whose data files the file
-// reader cannot decode yet (2.0 pages).
-func skipUnreadable2_0(t *testing.T, d *dataset.Dataset) {
-	t.Helper()
-	err := d.Scan(context.Background(), dataset.ScanOptions{Limit: 1}, func(arrow.RecordBatch) error { return nil })
-	if errors.Is(err, lancefile.ErrUnsupportedVersion) && d.Manifest().DataFormat.Version == "2.0" {
-		t.Skipf("KNOWN GAP: the Lance file reader does not decode 2.0 pages yet: %v", err)
-	}
-}
-
 // datasetDirs lists the dataset directories of a fixture (a catalog's
 // tables and __manifest, or the fixture itself).
 func datasetDirs(t *testing.T, root string) []string {
@@ -240,7 +229,6 @@ func TestFixtureRowsMatchPeerDump(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			skipUnreadable2_0(t, d)
 			sameRows(t, name, ourRows(t, d, dataset.ScanOptions{}), want)
 		})
 	}

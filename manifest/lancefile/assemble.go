@@ -516,7 +516,7 @@ func (r *Reader) Take(ctx context.Context, fieldIDs []int32, rows []uint64) (arr
 
 func (r *Reader) readRanges(ctx context.Context, fieldIDs []int32, ranges [][2]uint64, nRows uint64) (arrow.Record, error) {
 	if r.footer.Version.Is20() {
-		return nil, fmt.Errorf("%w: reading pages of 2.0 files", ErrUnsupportedVersion)
+		return r.readRangesV20(ctx, fieldIDs, ranges, nRows)
 	}
 	fields := make([]arrow.Field, len(fieldIDs))
 	cols := make([]arrow.Array, 0, len(fieldIDs))
