@@ -111,6 +111,11 @@ func runDataset(args []string, stdout, stderr io.Writer) int {
 		if f, err = parseDatasetFlags(args[1:], true); err == nil {
 			err = cat(ctx, f, stdout)
 		}
+	case "lookup":
+		var f lookupFlags
+		if f, err = parseLookupFlags(args[1:]); err == nil {
+			err = lookup(ctx, f, stdout)
+		}
 	default:
 		err = fmt.Errorf("%w: unknown dataset command %q", errUsage, args[0])
 	}

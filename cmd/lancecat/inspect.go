@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/lancecat/lancecat/manifest/dataset"
+	"github.com/lancecat/lancecat/manifest/index"
 	"github.com/lancecat/lancecat/manifest/lanceschema"
 )
 
@@ -83,15 +84,20 @@ type inspectFragment struct {
 }
 
 type inspectIndex struct {
-	Name           string   `json:"name"`
-	UUID           string   `json:"uuid"`
-	Type           string   `json:"type"`
-	Columns        []string `json:"columns"`
-	FieldIDs       []int32  `json:"field_ids"`
-	FragmentIDs    []uint32 `json:"fragment_ids"`
-	DatasetVersion uint64   `json:"dataset_version"`
-	IndexVersion   *int32   `json:"index_version"`
-	Files          []string `json:"files,omitempty"`
+	Name        string   `json:"name"`
+	UUID        string   `json:"uuid"`
+	Type        string   `json:"type"`
+	Columns     []string `json:"columns"`
+	FieldIDs    []int32  `json:"field_ids"`
+	FragmentIDs []uint32 `json:"fragment_ids"`
+	// Kind is the index kind (BTREE, BITMAP, LABEL_LIST, ...);
+	// UncoveredFragments are the dataset's fragments no segment of this
+	// index covers (a query through the index scans them).
+	Kind               string   `json:"kind"`
+	UncoveredFragments []uint64 `json:"uncovered_fragments"`
+	DatasetVersion     uint64   `json:"dataset_version"`
+	IndexVersion       *int32   `json:"index_version"`
+	Files              []string `json:"files,omitempty"`
 }
 
 type inspectTx struct {
@@ -146,9 +152,14 @@ func describe(ctx context.Context, d *dataset.Dataset) (*inspectDoc, error) {
 		doc.NumRows += n
 		doc.Fragments = append(doc.Fragments, fr)
 	}
+	coverage := map[string]index.Info{}
+	for _, info := range index.Describe(d) {
+		coverage[info.Name] = info
+	}
 	for _, ix := range m.Indices {
 		ii := inspectIndex{Name: ix.Name, UUID: ix.UUID, Type: ix.Type(), FieldIDs: nonNil(ix.Fields), Columns: []string{},
-			FragmentIDs: []uint32{}, DatasetVersion: ix.DatasetVersion, IndexVersion: ix.IndexVersion}
+			FragmentIDs: []uint32{}, DatasetVersion: ix.DatasetVersion, IndexVersion: ix.IndexVersion,
+			Kind: coverage[ix.Name].Kind.String(), UncoveredFragments: nonNil(coverage[ix.Name].Uncovered)}
 		for _, id := range ix.Fields {
 			name := fmt.Sprintf("#%d", id)
 			if f := m.Schema.FieldByID(id); f != nil {

@@ -89,6 +89,10 @@ func TestInspectIndices(t *testing.T) {
 		if len(ix.FragmentIDs) == 0 || ix.DatasetVersion == 0 {
 			t.Errorf("index %+v", ix)
 		}
+		want := map[string]string{"id_idx": "BTREE", "name_idx": "BTREE", "category_idx": "BITMAP", "tags_idx": "LABEL_LIST"}[ix.Name]
+		if ix.Kind != want || len(ix.UncoveredFragments) != 0 {
+			t.Errorf("index %s: kind %q (want %q), uncovered %v", ix.Name, ix.Kind, want, ix.UncoveredFragments)
+		}
 	}
 	if len(got) < 2 {
 		t.Errorf("indices %v", got)
