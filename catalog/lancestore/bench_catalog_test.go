@@ -1,0 +1,122 @@
+package lancestore_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/lancecat/lancecat/catalog"
+	"github.com/lancecat/lancecat/catalog/lancestore"
+)
+
+// Benchmarks of the catalog operations on the Lance-backed persistence, at
+// 500 and 5,000 table entries in one namespace. They run only with -bench
+// (never in the normal test run); the side-by-side numbers with the peer come
+// from `go run ./conformance/bench catalog`. Write operations grow the catalog
+// by one entry per iteration, so pin the count for comparable runs:
+//
+//	go test ./catalog/lancestore -run '^$' -bench CatalogOps -benchtime 50x
+
+func benchSchema() *arrow.Schema {
+	return arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true},
+	}, nil)
+}
+
+// seededCatalog opens a catalog on local disk with namespaces "bench" and
+// other_0..2 and size table entries in "bench" (written in one `__manifest`
+// commit), plus one real table bench.real.
+func seededCatalog(b *testing.B, size int) *lancestore.Catalog {
+	b.Helper()
+	ctx := context.Background()
+	c, err := lancestore.OpenCatalog(ctx, b.TempDir(), lancestore.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Close() })
+	for _, ns := range []string{"bench", "other_0", "other_1", "other_2"} {
+		if err := c.CreateNamespace(ctx, catalog.Ident{ns}, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	rows := make([]catalog.Row, size)
+	for i := range rows {
+		id := fmt.Sprintf("bench$t%06d", i)
+		loc := fmt.Sprintf("%08x_%s", uint32(i+1)*2654435761, id)
+		rows[i] = catalog.Row{ObjectID: id, ObjectType: "table", Location: &loc}
+	}
+	mt := lancestore.NewManifestTable(c.Store)
+	snap, err := mt.Latest(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := mt.Commit(ctx, snap.Version(), &catalog.ManifestChange{Upserts: rows}); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := c.CreateTable(ctx, catalog.Ident{"bench", "real"}, benchSchema(), catalog.CreateTableOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	return c
+}
+
+func BenchmarkCatalogOps(b *testing.B) {
+	ctx := context.Background()
+	bench := catalog.Ident{"bench"}
+	for _, size := range []int{500, 5000} {
+		b.Run(fmt.Sprintf("entries=%d", size), func(b *testing.B) {
+			c := seededCatalog(b, size)
+			seq := 0
+			b.Run("CreateTable", func(b *testing.B) {
+				schema := benchSchema()
+				for b.Loop() {
+					seq++
+					if _, err := c.CreateTable(ctx, bench.Child(fmt.Sprintf("new%06d", seq)), schema, catalog.CreateTableOptions{}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run("CreateNamespace", func(b *testing.B) {
+				for b.Loop() {
+					seq++
+					if err := c.CreateNamespace(ctx, catalog.Ident{fmt.Sprintf("nsnew%06d", seq)}, nil); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run("ListTables", func(b *testing.B) {
+				for b.Loop() {
+					p, err := c.ListTables(ctx, bench, catalog.ListTablesOptions{})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if len(p.Names) < size {
+						b.Fatalf("listed %d tables, want at least %d", len(p.Names), size)
+					}
+				}
+			})
+			b.Run("DescribeTable", func(b *testing.B) {
+				for b.Loop() {
+					d, err := c.DescribeTable(ctx, bench.Child("real"), catalog.DescribeTableOptions{})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if d.Schema == nil || d.Schema.NumFields() != 2 {
+						b.Fatalf("described schema %v", d.Schema)
+					}
+				}
+			})
+			b.Run("TableExists", func(b *testing.B) {
+				id := bench.Child(fmt.Sprintf("t%06d", size/2))
+				for b.Loop() {
+					ok, err := c.TableExists(ctx, id)
+					if err != nil || !ok {
+						b.Fatalf("exists %s = %v, %v", id, ok, err)
+					}
+				}
+			})
+		})
+	}
+}

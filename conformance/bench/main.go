@@ -1,0 +1,218 @@
+// Command bench measures lancecat side by side with the reference peer (Rust
+// Lance via @lancedb/lancedb, conformance/peer) in the same run on the same
+// machine, and prints one table per suite: operation | size | lancecat |
+// peer | ratio (lancecat / peer, medians; below 1 lancecat is faster).
+//
+//	go run ./conformance/bench [flags] catalog|dataset|all
+//
+// Suite catalog: per-operation times (median and p90) of create table,
+// create namespace, list tables, describe table and table exists in a
+// catalog of 500, 5,000 and 50,000 entries in one namespace; then the
+// `__manifest` bytes on disk after 5,000 one-by-one table creates, for the
+// peer and for lancecat without and with vacuum.
+//
+// Suite dataset: full scan, one column and a 1,000-row range of the
+// 100,000-row `__manifest` fixture (time, bytes read, rows).
+//
+// The peer's side runs in one node process per size (bench-peer.mjs in
+// conformance/peer) and times each operation inside node, so node's start-up
+// is not counted. See README.md.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lancecat/lancecat/conformance/peer"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func parseSizes(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(strings.ReplaceAll(f, "_", ""))
+		if f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("bad size %q", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	fl := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	sizes := fl.String("sizes", "500,5000,50000", "catalog suite: table entries in the benchmarked namespace")
+	ops := fl.Int("ops", 0, "catalog suite: operations of each kind per size (0: 30 below 5,000, 20 below 50,000, else 10)")
+	creates := fl.Int("creates", 5000, "catalog suite: one-by-one table creates for the bytes-on-disk part (0: skip)")
+	autoVacuum := fl.Int("autovacuum", 100, "catalog suite: also run the creates with auto-vacuum every K commits (0: skip)")
+	repeat := fl.Int("repeat", 5, "dataset suite: timed reads per operation")
+	fixture := fl.String("fixture", "", "dataset suite: catalog root whose __manifest is read (default: the catalog-100000 fixture, generated with the peer if missing)")
+	jsonOut := fl.String("json", "", "also write the results as JSON to this file (\"-\": stdout, instead of the table)")
+	noPeer := fl.Bool("no-peer", false, "measure lancecat only")
+	workDir := fl.String("workdir", "", "directory for the catalogs the suite builds (default: a new temporary directory)")
+	keep := fl.Bool("keep", false, "keep the work directory")
+	cpuProfile := fl.String("cpuprofile", "", "write a CPU profile of the run (lancecat's side; the peer is another process)")
+	quiet := fl.Bool("q", false, "no progress lines on stderr")
+	fl.Usage = func() {
+		fmt.Fprintln(stderr, "usage: go run ./conformance/bench [flags] catalog|dataset|all")
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	var suites []string
+	for _, a := range fl.Args() {
+		switch a {
+		case "all":
+			suites = append(suites, "catalog", "dataset")
+		case "catalog", "dataset":
+			suites = append(suites, a)
+		default:
+			fl.Usage()
+			return fmt.Errorf("unknown suite %q", a)
+		}
+	}
+	if len(suites) == 0 {
+		fl.Usage()
+		return fmt.Errorf("name a suite")
+	}
+	sz, err := parseSizes(*sizes)
+	if err != nil {
+		return err
+	}
+	logf := func(format string, a ...any) {
+		if !*quiet {
+			fmt.Fprintf(stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, a...)...)
+		}
+	}
+	usePeer := !*noPeer
+	if usePeer {
+		if err := peer.Available(); err != nil {
+			return fmt.Errorf("%w (use -no-peer to measure lancecat alone)", err)
+		}
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+
+	wd := *workDir
+	if wd == "" {
+		if wd, err = os.MkdirTemp("", "lancecat-bench-"); err != nil {
+			return err
+		}
+	} else if err := os.MkdirAll(wd, 0o755); err != nil {
+		return err
+	}
+	if *keep {
+		logf("work directory %s is kept", wd)
+	} else {
+		defer removeAll(wd)
+	}
+
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+
+	var rows []Row
+	for _, s := range suites {
+		var r []Row
+		switch s {
+		case "catalog":
+			r, err = runCatalog(ctx, catalogConfig{
+				Sizes: sz, Ops: *ops, Creates: *creates, AutoVacuumEvery: *autoVacuum,
+				WorkDir: wd, Peer: usePeer, Log: logf,
+			})
+		case "dataset":
+			root := *fixture
+			if root == "" {
+				if root, err = fixtureDir(ctx, "catalog-100000"); err != nil {
+					return err
+				}
+			}
+			r, err = runDataset(ctx, datasetConfig{
+				Root: root, Label: "100,000 rows", Repeat: *repeat, Offset: 50000, Limit: 1000,
+				Column: "object_id", Peer: usePeer, Log: logf,
+			})
+		}
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r...)
+	}
+
+	rep := Report{
+		Date: time.Now().UTC().Format(time.RFC3339),
+		Machine: map[string]string{
+			"goos": runtime.GOOS, "goarch": runtime.GOARCH, "cpus": strconv.Itoa(runtime.NumCPU()),
+			"go": runtime.Version(), "load": loadAvg(), "peer": peerLabel(usePeer),
+		},
+		Rows: rows,
+	}
+	if *jsonOut == "-" {
+		return writeJSON(stdout, rep)
+	}
+	fmt.Fprintf(stdout, "lancecat vs peer (%s), %s, %s/%s, %d CPUs, load %s\n\n", peerLabel(usePeer), rep.Date, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), rep.Machine["load"])
+	if err := printTable(stdout, rows); err != nil {
+		return err
+	}
+	if *jsonOut != "" {
+		f, err := os.Create(*jsonOut)
+		if err != nil {
+			return err
+		}
+		if err := writeJSON(f, rep); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}
+	return nil
+}
+
+func peerLabel(on bool) string {
+	if !on {
+		return "no peer"
+	}
+	return "peer @lancedb/lancedb 0.31.0 (Rust Lance 8.0.0)"
+}
+
+// loadAvg is /proc/loadavg's first three fields, or "?".
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}
