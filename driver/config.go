@@ -38,6 +38,11 @@ type Config struct {
 	CommitRetries int
 	// ReadOnly refuses every change.
 	ReadOnly bool
+	// AutoVacuumEvery, when positive, vacuums the `__manifest` table (the
+	// default retention, one hour) after every that many catalog commits of
+	// the handle (URI: auto_vacuum_every=K). Zero never vacuums
+	// automatically; CALL vacuum_catalog still works.
+	AutoVacuumEvery int
 	// Namespace is the current namespace connections start in (nil: root).
 	Namespace []string
 	// StorageOptions configure object-store access (LanceDB's
@@ -115,6 +120,12 @@ func ParseDSN(dsn string) (Config, error) {
 				return cfg, invalidf("commit_retries=%q: want an integer >= -1", v)
 			}
 			cfg.CommitRetries = n
+		case "auto_vacuum_every":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return cfg, invalidf("auto_vacuum_every=%q: want an integer >= 0", v)
+			}
+			cfg.AutoVacuumEvery = n
 		case "read_only":
 			b, err := strconv.ParseBool(v)
 			if err != nil {
@@ -211,6 +222,7 @@ func (c Config) key() string {
 	b.WriteString("\x00skip_index=" + strconv.FormatBool(c.SkipIndexBuild))
 	b.WriteString("\x00retries=" + strconv.Itoa(c.CommitRetries))
 	b.WriteString("\x00ro=" + strconv.FormatBool(c.ReadOnly))
+	b.WriteString("\x00vacuum=" + strconv.Itoa(c.AutoVacuumEvery))
 	keys := make([]string, 0, len(c.StorageOptions))
 	for k := range c.StorageOptions {
 		keys = append(keys, k)

@@ -36,6 +36,10 @@
 //	commit_retries=N
 //	        retries of a catalog commit after a conflict with another writer
 //	        (default 20; 0 means the default; -1 none).
+//	auto_vacuum_every=K
+//	        after every K catalog commits of the handle, vacuum the
+//	        `__manifest` table with the default one-hour retention (see
+//	        CALL vacuum_catalog); 0, the default, never does.
 //	read_only=true|false
 //	        refuse every change (PermissionDenied).
 //	namespace=a.b

@@ -18,6 +18,7 @@ type handle struct {
 	ready chan struct{} // closed when opening finished
 	err   error         // opening error (set before ready is closed)
 	cat   *catalog.Catalog
+	store storage.Store // the catalog root, for reading and appending table data
 	close func() error
 	refs  int // guarded by registry.mu
 }
@@ -33,7 +34,7 @@ func acquire(ctx context.Context, cfg Config) (*handle, error) {
 	key := cfg.key()
 	if key == "" { // private catalog
 		h := &handle{ready: make(chan struct{}), refs: 1}
-		h.cat, h.close, h.err = openCatalog(ctx, cfg)
+		h.cat, h.store, h.close, h.err = openCatalog(ctx, cfg)
 		close(h.ready)
 		if h.err != nil {
 			return nil, h.err
@@ -64,7 +65,7 @@ func acquire(ctx context.Context, cfg Config) (*handle, error) {
 	// Open outside the lock: other URIs are not blocked by slow I/O. The
 	// open is not tied to the first caller's cancellation, since other
 	// callers may be waiting for it.
-	h.cat, h.close, h.err = openCatalog(context.WithoutCancel(ctx), cfg)
+	h.cat, h.store, h.close, h.err = openCatalog(context.WithoutCancel(ctx), cfg)
 	close(h.ready)
 	if h.err != nil {
 		h.release()
@@ -104,12 +105,12 @@ func openHandles() int {
 // Lance-backed directory catalog of catalog/lancestore, on every URI
 // (memory:// included, so in-memory catalogs hold real Lance bytes).
 // memory:// catalogs are discarded when their last handle closes.
-func openCatalog(ctx context.Context, cfg Config) (*catalog.Catalog, func() error, error) {
+func openCatalog(ctx context.Context, cfg Config) (*catalog.Catalog, storage.Store, func() error, error) {
 	if err := cfg.validate(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	opts := lancestore.Options{
 		Catalog: catalog.Options{
@@ -117,15 +118,19 @@ func openCatalog(ctx context.Context, cfg Config) (*catalog.Catalog, func() erro
 			SkipIndexBuild: cfg.SkipIndexBuild,
 			CommitRetries:  cfg.CommitRetries,
 			ReadOnly:       cfg.ReadOnly,
+			// Auto-vacuum keeps the version files (as vacuum_catalog does):
+			// see catalog.DefaultVacuumOptions.
+			AutoVacuumEvery:   cfg.AutoVacuumEvery,
+			AutoVacuumOptions: catalog.DefaultVacuumOptions(),
 		},
 		Storage: storage.Options{ReadOnly: cfg.ReadOnly, StorageOptions: cfg.StorageOptions},
 	}
 	lc, err := lancestore.OpenCatalog(ctx, cfg.URI, opts)
 	if err != nil {
 		if errors.Is(err, storage.ErrInvalidURI) || errors.Is(err, storage.ErrInvalidOption) {
-			return nil, nil, errNoPos(&catalog.Error{Code: catalog.CodeInvalidInput, Message: "open catalog " + cfg.URI, Cause: err})
+			return nil, nil, nil, errNoPos(&catalog.Error{Code: catalog.CodeInvalidInput, Message: "open catalog " + cfg.URI, Cause: err})
 		}
-		return nil, nil, errNoPos(err)
+		return nil, nil, nil, errNoPos(err)
 	}
 	closeFn := lc.Close
 	if scheme(cfg.URI) == "memory" {
@@ -135,5 +140,5 @@ func openCatalog(ctx context.Context, cfg Config) (*catalog.Catalog, func() erro
 			return lc.Close()
 		}
 	}
-	return lc.Catalog, closeFn, nil
+	return lc.Catalog, lc.Store, closeFn, nil
 }
