@@ -286,7 +286,16 @@ func (s *scanState) scanFragment(ctx context.Context, f *Fragment) error {
 		if s.limited && uint64(len(keep)) > s.remaining {
 			keep = keep[:s.remaining]
 		}
-		rec, err := s.readChunk(ctx, f, groups, readers, start, end, keep)
+		// Read only the span of rows kept (an offset or limit inside the
+		// chunk, or deletions at its edges, need not be decoded).
+		cs, ce := start, end
+		if lo, hi := uint64(keep[0]), uint64(keep[len(keep)-1])+1; lo > 0 || start+hi < end {
+			cs, ce = start+lo, start+hi
+			for i := range keep {
+				keep[i] -= uint32(lo)
+			}
+		}
+		rec, err := s.readChunk(ctx, f, groups, readers, cs, ce, keep)
 		if err != nil {
 			return err
 		}
