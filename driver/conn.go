@@ -35,7 +35,7 @@ var (
 )
 
 func newConn(c *Connector, h *handle) *Conn {
-	return &Conn{connector: c, h: h, sess: planner.NewSession(h.cat, planner.Options{Namespace: catalog.Ident(c.cfg.Namespace)})}
+	return &Conn{connector: c, h: h, sess: planner.NewSession(h.cat, planner.Options{Namespace: catalog.Ident(c.cfg.Namespace), Store: h.store})}
 }
 
 func (c *Conn) usable() error {

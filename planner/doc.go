@@ -1,10 +1,12 @@
 // Package planner turns parsed lancecat SQL statements (package sqlparse) into
 // plans and runs them against a directory catalog (package catalog): the
 // namespace and table DDL, the SHOW family, DESCRIBE, the CALL procedures,
-// transactions over atomic catalog batches, and SELECT over the
+// transactions over atomic catalog batches, SELECT over the
 // information_schema views (with WHERE conditions on schema and table names
-// pushed down to catalog lookups). It knows nothing about database/sql (the
-// driver adapts its results) nor about bytes on disk (the catalog does).
+// pushed down to catalog lookups), SELECT over table data and INSERT ...
+// VALUES (data.go, insert.go: Lance datasets read and appended through
+// manifest/dataset on Options.Store; the value mapping is in values.go). It
+// knows nothing about database/sql (the driver adapts its results).
 //
 // A Session is one connection's state: the current namespace set by USE and
 // the open transaction, if any. Every Exec runs one statement and returns a

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/sqlparse"
@@ -20,15 +21,19 @@ import (
 type rowEnv struct {
 	cols  []Column
 	index map[string]int // lower-case name -> position
+	exact map[string]int // name -> position (wins over a case-insensitive match)
 	names *sqlparse.NameMap
 	// session answers DATABASE() and friends (nil: they are NULL).
 	session *Session
 }
 
 func newRowEnv(cols []Column, names *sqlparse.NameMap) *rowEnv {
-	env := &rowEnv{cols: cols, index: make(map[string]int, len(cols)), names: names}
+	env := &rowEnv{cols: cols, index: make(map[string]int, len(cols)), exact: make(map[string]int, len(cols)), names: names}
 	for i, c := range cols {
-		env.index[strings.ToLower(c.Name)] = i
+		if _, dup := env.index[strings.ToLower(c.Name)]; !dup {
+			env.index[strings.ToLower(c.Name)] = i
+		}
+		env.exact[c.Name] = i
 	}
 	return env
 }
@@ -37,6 +42,9 @@ func (env *rowEnv) column(cn *ast.ColumnName) (int, error) {
 	name := cn.Name.O
 	if env.names != nil {
 		_, name = env.names.Column(cn)
+	}
+	if i, ok := env.exact[name]; ok {
+		return i, nil
 	}
 	i, ok := env.index[strings.ToLower(name)]
 	if !ok {
@@ -424,13 +432,44 @@ func toString(v any) string {
 		return strconv.FormatInt(x, 10)
 	case float64:
 		return strconv.FormatFloat(x, 'g', -1, 64)
+	case uint64:
+		return strconv.FormatUint(x, 10)
+	case []byte:
+		return string(x)
+	case time.Time:
+		return formatTimeValue(x)
 	}
 	return fmt.Sprint(v)
+}
+
+// formatTimeValue prints a time as MySQL does: "2006-01-02 15:04:05" with
+// the fractional digits it has ("2006-01-02" for a midnight date).
+func formatTimeValue(t time.Time) string {
+	t = t.UTC()
+	if t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 && t.Nanosecond() == 0 {
+		return t.Format("2006-01-02")
+	}
+	return t.Format("2006-01-02 15:04:05.999999999")
+}
+
+// parseTimeLiteral reads a date or datetime literal: "2006-01-02",
+// "2006-01-02 15:04:05[.fraction]", "2006-01-02T15:04:05[.fraction]" and
+// RFC 3339 with a zone. Times without a zone are UTC.
+func parseTimeLiteral(s string) (time.Time, bool) {
+	s = strings.TrimSpace(s)
+	for _, layout := range []string{"2006-01-02", "2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999", time.RFC3339Nano, "2006-01-02 15:04:05.999999999Z07:00"} {
+		if t, err := time.ParseInLocation(layout, s, time.UTC); err == nil {
+			return t.UTC(), true
+		}
+	}
+	return time.Time{}, false
 }
 
 func toNumber(v any) (float64, bool) {
 	switch x := v.(type) {
 	case int64:
+		return float64(x), true
+	case uint64:
 		return float64(x), true
 	case float64:
 		return x, true
@@ -446,6 +485,9 @@ func toNumber(v any) (float64, bool) {
 // compare orders two non-NULL values: numerically when either side is a
 // number (MySQL converts the string side), else byte-wise.
 func compare(a, b any) int {
+	if c, ok := compareExact(a, b); ok {
+		return c
+	}
 	if ai, ok := a.(int64); ok {
 		if bi, ok := b.(int64); ok {
 			switch {
@@ -475,6 +517,75 @@ func compare(a, b any) int {
 		return 0
 	}
 	return strings.Compare(toString(a), toString(b))
+}
+
+// compareExact orders integers of either signedness exactly, times as
+// instants (a string side parsed as a date/datetime literal), and bytes
+// byte-wise. ok is false for other pairs.
+func compareExact(a, b any) (int, bool) {
+	ai, aInt := intParts(a)
+	bi, bInt := intParts(b)
+	if aInt && bInt {
+		switch {
+		case ai.neg != bi.neg:
+			if ai.neg {
+				return -1, true
+			}
+			return 1, true
+		case ai.mag == bi.mag:
+			return 0, true
+		case (ai.mag < bi.mag) != ai.neg:
+			return -1, true
+		}
+		return 1, true
+	}
+	if at, ok := a.(time.Time); ok {
+		if bt, ok := timeOf(b); ok {
+			return at.Compare(bt), true
+		}
+		return 0, false
+	}
+	if bt, ok := b.(time.Time); ok {
+		if at, ok := timeOf(a); ok {
+			return at.Compare(bt), true
+		}
+		return 0, false
+	}
+	if ab, ok := a.([]byte); ok {
+		return strings.Compare(string(ab), toString(b)), true
+	}
+	if bb, ok := b.([]byte); ok {
+		return strings.Compare(toString(a), string(bb)), true
+	}
+	return 0, false
+}
+
+type intVal struct {
+	neg bool
+	mag uint64
+}
+
+func intParts(v any) (intVal, bool) {
+	switch x := v.(type) {
+	case int64:
+		if x < 0 {
+			return intVal{true, uint64(-(x + 1)) + 1}, true
+		}
+		return intVal{false, uint64(x)}, true
+	case uint64:
+		return intVal{false, x}, true
+	}
+	return intVal{}, false
+}
+
+func timeOf(v any) (time.Time, bool) {
+	switch x := v.(type) {
+	case time.Time:
+		return x, true
+	case string:
+		return parseTimeLiteral(x)
+	}
+	return time.Time{}, false
 }
 
 // likeMatch implements SQL LIKE: % matches any run of characters, _ exactly

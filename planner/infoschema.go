@@ -595,7 +595,7 @@ func (p *selectPlan) scanDescription() string {
 	return b.String()
 }
 
-func (s *Session) explain(st *sqlparse.Explain) (*Result, error) {
+func (s *Session) explain(ctx context.Context, st *sqlparse.Explain) (*Result, error) {
 	if st.Analyze {
 		return nil, errorf(catalog.CodeUnsupported, "not supported: EXPLAIN ANALYZE")
 	}
@@ -603,7 +603,7 @@ func (s *Session) explain(st *sqlparse.Explain) (*Result, error) {
 	if !ok {
 		return nil, errorf(catalog.CodeUnsupported, "not supported: EXPLAIN %s", StatementKind(st.Stmt))
 	}
-	p, err := s.planSelect(sel)
+	p, err := s.planQuery(ctx, sel)
 	if err != nil {
 		return nil, err
 	}

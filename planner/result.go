@@ -14,11 +14,19 @@ type Column struct {
 	DatabaseType string
 	// Nullable reports whether values may be NULL.
 	Nullable bool
+	// scan is the scan type of a column of table data (see values.go);
+	// nil: derived from DatabaseType.
+	scan reflect.Type
 }
 
-// ScanType is the Go type a value of the column scans into: string, int64,
-// bool or float64, or their sql.Null* wrappers for nullable columns.
+// ScanType is the Go type a value of the column scans into. Catalog
+// results (SHOW, information_schema) use string, int64, bool or float64, or
+// their sql.Null* wrappers for nullable columns; columns of table data use
+// the types listed in values.go (time.Time, []byte, uint64, ...).
 func (c Column) ScanType() reflect.Type {
+	if c.scan != nil {
+		return c.scan
+	}
 	switch c.DatabaseType {
 	case "BIGINT":
 		if c.Nullable {
@@ -49,7 +57,7 @@ func (c Column) ScanType() reflect.Type {
 type Result struct {
 	Columns []Column
 	// Rows hold values of the Go types: string, int64, bool, float64, or nil
-	// for NULL.
+	// for NULL; rows of table data also time.Time, []byte and uint64.
 	Rows         [][]any
 	RowsAffected int64
 }

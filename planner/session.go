@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/lancecat/lancecat/catalog"
+	"github.com/lancecat/lancecat/manifest/storage"
 	"github.com/lancecat/lancecat/sqlparse"
 )
 
@@ -14,6 +15,18 @@ type Options struct {
 	// Namespace is the current namespace a new (or reset) session starts
 	// in; nil is the root namespace.
 	Namespace catalog.Ident
+	// Store is the object store at the catalog root (the one the catalog
+	// was opened on). SELECT over table data and INSERT read and append
+	// the table datasets through it; without it they fail with a clear
+	// error.
+	Store storage.Store
+	// MaxRows bounds the rows a query materializes: the result set, and the
+	// rows an ORDER BY sorts in memory (0: DefaultMaxRows). A query that
+	// would exceed it fails with CodeInvalidInput, naming the limit.
+	MaxRows int
+	// Indexes answers scalar-index lookups for predicates the planner can
+	// push to an index (nil: none; every query scans). See IndexLookup.
+	Indexes IndexLookup
 }
 
 // Session is the state of one connection: the current namespace (USE) and
@@ -22,6 +35,7 @@ type Options struct {
 // share one *catalog.Catalog.
 type Session struct {
 	cat       *catalog.Catalog
+	opts      Options
 	defaultNS catalog.Ident
 	ns        catalog.Ident
 	tx        *txState
@@ -41,7 +55,10 @@ type txState struct {
 // NewSession starts a session on cat.
 func NewSession(cat *catalog.Catalog, opts Options) *Session {
 	ns := append(catalog.Ident{}, opts.Namespace...)
-	return &Session{cat: cat, defaultNS: ns, ns: append(catalog.Ident{}, ns...)}
+	if opts.MaxRows <= 0 {
+		opts.MaxRows = DefaultMaxRows
+	}
+	return &Session{cat: cat, opts: opts, defaultNS: ns, ns: append(catalog.Ident{}, ns...)}
 }
 
 // Catalog returns the session's catalog.
@@ -180,6 +197,10 @@ func modeOf(st sqlparse.Statement) txMode {
 		return txRead // unknown procedures fail as unsupported anyway
 	case *sqlparse.Begin, *sqlparse.Commit, *sqlparse.Rollback:
 		return txControl
+	case *sqlparse.Unsupported:
+		if isInsert(n) {
+			return txRefuse // appends commit to the table dataset, not to `__manifest`
+		}
 	}
 	return txRead
 }
@@ -251,14 +272,17 @@ func (s *Session) Exec(ctx context.Context, st sqlparse.Statement) (*Result, err
 	case *sqlparse.Call:
 		return s.call(ctx, n)
 	case *sqlparse.Select:
-		p, err := s.planSelect(n)
+		p, err := s.planQuery(ctx, n)
 		if err != nil {
 			return nil, err
 		}
 		return p.run(ctx, s)
 	case *sqlparse.Explain:
-		return s.explain(n)
+		return s.explain(ctx, n)
 	case *sqlparse.Unsupported:
+		if isInsert(n) {
+			return s.insert(ctx, n)
+		}
 		return nil, errorf(catalog.CodeUnsupported, "not supported: %s", n.Kind)
 	}
 	return nil, errorf(catalog.CodeUnsupported, "not supported: %s", StatementKind(st))

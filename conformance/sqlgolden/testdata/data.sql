@@ -1,0 +1,38 @@
+-- SELECT over table data and INSERT ... VALUES (planner/data.go, planner/insert.go).
+CREATE SCHEMA d;
+USE d;
+CREATE TABLE items (id INT NOT NULL, name VARCHAR(20), price DECIMAL(8,2), qty SMALLINT UNSIGNED, added DATETIME(3), at TIMESTAMP, day DATE, t TIME, ok BOOLEAN, bin VARBINARY(4), emb VECTOR(2), PRIMARY KEY (id)) COMMENT 'shop items';
+INSERT INTO items VALUES (1, 'apple', 0.50, 10, '2024-01-02 03:04:05.678', '2024-01-02 03:04:05', '2024-01-02', '12:30:00', TRUE, X'4142', '[0.5, 1]');
+INSERT INTO items (id, name, price, qty) VALUES (2, 'banana', 0.25, 100), (3, 'cherry', 12.00, 0), (4, NULL, NULL, NULL);
+SELECT * FROM items;
+SELECT id, name FROM items WHERE price > 0.3 OR name IS NULL;
+SELECT id, name AS label FROM items WHERE name LIKE '%an%' AND qty BETWEEN 1 AND 1000;
+SELECT id FROM items WHERE id IN (1, 3) AND NOT ok <=> TRUE;
+SELECT name, price FROM items ORDER BY price DESC, id LIMIT 2;
+SELECT id FROM items ORDER BY name LIMIT 2 OFFSET 1;
+SELECT id FROM items LIMIT 2 OFFSET 1;
+SELECT COUNT(*) FROM items;
+SELECT COUNT(*) AS cheap FROM items WHERE price < 1;
+SELECT COUNT(name) FROM d.items;
+SELECT * FROM items WHERE day = '2024-01-02' AND added > '2024-01-02';
+EXPLAIN SELECT id, name FROM items WHERE name = 'apple' AND qty > 1 LIMIT 5;
+EXPLAIN SELECT name FROM items LIMIT 2 OFFSET 1;
+EXPLAIN SELECT COUNT(*) FROM items;
+EXPLAIN SELECT * FROM items WHERE id > 1 ORDER BY price;
+SELECT TABLE_ROWS, LANCE_VERSION FROM information_schema.tables WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'items';
+-- Errors: type mismatches (nothing written), unsupported forms, transactions.
+INSERT INTO items (id, name) VALUES (5, 'ok'), (6, 42);
+INSERT INTO items (id, qty) VALUES (5, 70000);
+INSERT INTO items (id, price) VALUES (5, 1.234);
+INSERT INTO items (name) VALUES ('no id');
+SELECT COUNT(*) FROM items;
+SELECT id + 1 FROM items;
+SELECT id FROM items WHERE UPPER(name) = 'APPLE';
+SELECT SUM(qty) FROM items;
+SELECT id FROM items ORDER BY LENGTH(name);
+SELECT * FROM nosuch;
+BEGIN;
+INSERT INTO items (id) VALUES (9);
+ROLLBACK;
+CALL declare_table('d.later');
+SELECT * FROM later;
