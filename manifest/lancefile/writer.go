@@ -31,8 +31,8 @@ const (
 
 // WriterOptions configure a Writer.
 type WriterOptions struct {
-	// Version is the file format version to write. The zero value means 2.1,
-	// the only version the writer supports today.
+	// Version is the file format version to write: V2_1 (the zero value means
+	// 2.1) or V2_0 (2.0, written with the 0.3 footer Lance uses).
 	Version Version
 	// PageBytes is how many bytes of shredded data a column accumulates
 	// before a page is written (0: DefaultPageBytes). Pages are cut between
@@ -66,6 +66,8 @@ type Writer struct {
 	rows    uint64
 	err     error // sticky: after a failed write the file is unusable
 	done    bool
+
+	v20 *v20Writer // set when writing file format 2.0 (write_v20.go)
 }
 
 type countingWriter struct {
@@ -92,7 +94,7 @@ func NewWriter(w io.Writer, schema *lanceschema.Schema, opts WriterOptions) (*Wr
 	if v == (Version{}) {
 		v = V2_1
 	}
-	if v != V2_1 {
+	if v != V2_1 && !v.Is20() {
 		return nil, fmt.Errorf("%w: writing file format %s", ErrUnsupportedVersion, v)
 	}
 	if opts.PageBytes <= 0 {
@@ -107,6 +109,18 @@ func NewWriter(w io.Writer, schema *lanceschema.Schema, opts WriterOptions) (*Wr
 			return nil, fmt.Errorf("%w: duplicate field id %d", ErrInvalidArgument, f.ID)
 		}
 		seen[f.ID] = true
+	}
+	if v.Is20() {
+		v2, err := newV20Writer(schema)
+		if err != nil {
+			return nil, err
+		}
+		wr := &Writer{out: &countingWriter{w: w}, schema: schema.Clone(), version: V2_0, opts: opts, v20: v2}
+		wr.columns = make([]*file2pb.ColumnMetadata, v2.enc.NumColumns())
+		for i := range wr.columns {
+			wr.columns[i] = &file2pb.ColumnMetadata{}
+		}
+		return wr, nil
 	}
 	leaves, err := planLeaves(schema)
 	if err != nil {
@@ -149,6 +163,9 @@ func (w *Writer) Write(ctx context.Context, rec arrow.Record) error {
 		if !f.Nullable && rec.Column(i).NullN() > 0 {
 			return fmt.Errorf("%w: column %q is not nullable but holds nulls", ErrInvalidArgument, f.Name)
 		}
+	}
+	if w.v20 != nil {
+		return w.writeV20(ctx, rec)
 	}
 	if rec.NumRows() == 0 {
 		return nil
@@ -316,6 +333,9 @@ func (w *Writer) Finish(ctx context.Context) (FileSummary, error) {
 		return FileSummary{}, ErrWriterClosed
 	}
 	w.done = true
+	if w.v20 != nil {
+		return w.finishV20(ctx)
+	}
 	if err := ctx.Err(); err != nil {
 		return FileSummary{}, err
 	}
