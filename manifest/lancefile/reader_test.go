@@ -5,9 +5,15 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/lancecat/lancecat/conformance/peer"
+	"github.com/lancecat/lancecat/manifest/internal/pb/file2pb"
+	"github.com/lancecat/lancecat/manifest/lanceschema"
 )
 
 // rdFileOf returns the single data file of a one-fragment dataset.
@@ -20,11 +26,12 @@ func rdFileOf(t testing.TB, dir string) string {
 	return filepath.Join(dir, "data", m.Fragments[0].Files[0].Path)
 }
 
+// rdRows renders every value of rec (JSONL.md text, floats as exact bits).
 func rdRows(rec arrow.Record) [][]string {
 	out := make([][]string, rec.NumRows())
 	for i := range out {
 		for c := 0; c < int(rec.NumCols()); c++ {
-			out[i] = append(out[i], rdCanon(rdRenderValue(rec.Column(c), i)))
+			out[i] = append(out[i], string(rdAppendValue(nil, rec.Column(c), i, true)))
 		}
 	}
 	return out
@@ -36,7 +43,7 @@ func rdRows(rec arrow.Record) [][]string {
 func TestReaderProjectionRangesTake(t *testing.T) {
 	for _, name := range []string{"types-1000", "catalog-5000"} {
 		t.Run(name, func(t *testing.T) {
-			dir := rdFixtureDir(t, name)
+			dir := peer.Fixture(t, name)
 			if name == "catalog-5000" {
 				dir = filepath.Join(dir, "__manifest")
 			}
@@ -120,7 +127,7 @@ func TestReaderProjectionRangesTake(t *testing.T) {
 // TestReaderReadsOnlyWhatItNeeds: one column of a small row range must not
 // fetch the whole file.
 func TestReaderReadsOnlyWhatItNeeds(t *testing.T) {
-	dir := filepath.Join(rdFixtureDir(t, "catalog-5000"), "__manifest")
+	dir := filepath.Join(peer.Fixture(t, "catalog-5000"), "__manifest")
 	path := rdFileOf(t, dir)
 	st, _ := os.Stat(path)
 	r := rdOpenFile(t, path)
@@ -138,7 +145,7 @@ func TestReaderReadsOnlyWhatItNeeds(t *testing.T) {
 }
 
 func TestReaderColumnIndex(t *testing.T) {
-	dir := filepath.Join(rdFixtureDir(t, "catalog-3"), "__manifest")
+	dir := filepath.Join(peer.Fixture(t, "catalog-3"), "__manifest")
 	m := rdLatestManifest(t, dir)
 	df := m.Fragments[0].Files[0]
 	r := rdOpenFile(t, filepath.Join(dir, "data", df.Path))
@@ -157,16 +164,18 @@ func TestReaderColumnIndex(t *testing.T) {
 	}
 }
 
-// TestReaderCorruptInputs: truncations and byte flips must give errors, not panics.
+// TestReaderCorruptInputs: truncations and byte flips of a catalog file and of every field and
+// page of types-1000 (each encoding the peer wrote) give typed errors (or, where the damage
+// happens to keep the file consistent, rows), never panics or untyped errors.
 func TestReaderCorruptInputs(t *testing.T) {
-	dir := filepath.Join(rdFixtureDir(t, "catalog-3"), "__manifest")
+	dir := filepath.Join(peer.Fixture(t, "catalog-3"), "__manifest")
 	good, err := os.ReadFile(rdFileOf(t, dir))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if _, err := Open(ctx, BytesSource(good[:len(good)-1])); err == nil {
-		t.Fatal("truncated footer opened")
+	if _, err := Open(ctx, BytesSource(good[:len(good)-1])); !errors.Is(err, ErrNotLance) {
+		t.Fatalf("truncated footer: %v", err)
 	}
 	if _, err := Open(ctx, BytesSource(good[:10])); !errors.Is(err, ErrNotLance) {
 		t.Fatalf("10 bytes: %v", err)
@@ -176,52 +185,125 @@ func TestReaderCorruptInputs(t *testing.T) {
 	if _, err := Open(ctx, BytesSource(bad)); !errors.Is(err, ErrUnsupportedVersion) {
 		t.Fatalf("version 9.9: %v", err)
 	}
-	for i := 0; i < len(good); i += max(1, len(good)/1000) {
-		for _, x := range []byte{0xFF, 0x01, 0x80} {
-			b := append([]byte(nil), good...)
-			b[i] ^= x
-			rdTryAll(b)
+	inputs := [][]byte{good}
+	for _, p := range rdDataFiles(t, peer.Fixture(t, "types-1000")) {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ff := range rdFieldFiles(t, raw) {
+			inputs = append(inputs, ff.data)
 		}
 	}
-	for n := 0; n < len(good); n += max(1, len(good)/200) {
-		rdTryAll(good[len(good)-n:])
-		rdTryAll(good[:n])
+	for _, in := range inputs {
+		if errs := rdTryAll(t, in); errs != 0 {
+			t.Fatalf("an undamaged file gives %d errors", errs)
+		}
+		step := max(1, len(in)/100)
+		if len(in) == len(good) {
+			step = max(1, len(in)/1000)
+		}
+		for i := 0; i < len(in); i += step {
+			for _, x := range []byte{0xFF, 0x01, 0x80} {
+				b := append([]byte(nil), in...)
+				b[i] ^= x
+				rdTryAll(t, b)
+			}
+		}
+		for n := 0; n < len(in); n += max(1, len(in)/50) {
+			rdTryAll(t, in[len(in)-n:])
+			rdTryAll(t, in[:n])
+		}
 	}
 }
 
-// rdTryAll opens b and reads everything; it only has to return.
-func rdTryAll(b []byte) {
+// rdTryAll opens b and reads every field (a range and a Take). Every error must be one of the
+// package's typed errors, and every successful read must return the rows asked for. It returns
+// the number of errors.
+func rdTryAll(t testing.TB, b []byte) int {
+	t.Helper()
 	ctx := context.Background()
+	errs := 0
+	check := func(what string, err error) {
+		t.Helper()
+		if err == nil {
+			return
+		}
+		errs++
+		for _, typed := range []error{ErrNotLance, ErrUnsupportedVersion, ErrCorrupt, ErrUnsupportedEncoding} {
+			if errors.Is(err, typed) {
+				return
+			}
+		}
+		t.Fatalf("%s: untyped error %v", what, err)
+	}
 	r, err := Open(ctx, BytesSource(b))
+	check("Open", err)
 	if err != nil {
-		return
+		return errs
 	}
 	n := min(r.NumRows(), 1<<16)
 	for _, f := range r.Schema().Fields {
-		if rec, err := r.ReadRange(ctx, []int32{f.ID}, 0, n); err == nil {
+		rec, err := r.ReadRange(ctx, []int32{f.ID}, 0, n)
+		check("ReadRange "+f.Name, err)
+		if err == nil {
+			if uint64(rec.NumRows()) != n {
+				t.Fatalf("ReadRange %s: %d rows, asked for %d", f.Name, rec.NumRows(), n)
+			}
 			rec.Release()
 		}
 		if n > 0 {
-			if rec, err := r.Take(ctx, []int32{f.ID}, []uint64{0, n - 1}); err == nil {
+			rec, err := r.Take(ctx, []int32{f.ID}, []uint64{0, n - 1})
+			check("Take "+f.Name, err)
+			if err == nil {
+				if rec.NumRows() != 2 {
+					t.Fatalf("Take %s: %d rows, asked for 2", f.Name, rec.NumRows())
+				}
 				rec.Release()
 			}
 		}
 	}
+	return errs
 }
 
+// rdSeeds adds the data and index files of the committed fixtures (their own decoding), and
+// every field and page of types-1000 as a standalone file (rdFieldFiles): each encoding the peer
+// wrote there (bit-packing, FSST, dictionary, RLE, full-zip, general compression, ...) in a seed
+// small enough for the fuzzer to mutate.
 func rdSeeds(f *testing.F) {
-	for _, name := range []string{"catalog-3", "catalog-v1", "types-1000"} {
-		d := filepath.Join("..", "..", "conformance", "testdata", "fixtures", name)
-		if _, err := os.Stat(d); err != nil {
-			d = filepath.Join("/tmp/lfx", name)
+	dir, err := peer.CommittedDir()
+	if err != nil {
+		f.Fatal(err)
+	}
+	var files []string
+	for _, pat := range []string{"types-1000/data/*.lance", "catalog-3/__manifest/data/*.lance", "catalog-v1/*/data/*.lance", "indexed/data/*.lance", "indexed/_indices/*/*.lance"} {
+		m, err := filepath.Glob(filepath.Join(dir, pat))
+		if err != nil || len(m) == 0 {
+			f.Fatalf("no fixture files %s (%v)", pat, err)
 		}
-		files, _ := filepath.Glob(filepath.Join(d, "data", "*.lance"))
-		more, _ := filepath.Glob(filepath.Join(d, "__manifest", "data", "*.lance"))
-		for _, p := range append(files, more...) {
-			if b, err := os.ReadFile(p); err == nil && len(b) < 64<<10 {
-				f.Add(b)
+		files = append(files, m...)
+	}
+	n := 0
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if len(b) <= 64<<10 {
+			f.Add(b)
+			n++
+		}
+		if strings.Contains(p, "types-1000") {
+			for _, ff := range rdFieldFiles(f, b) {
+				if len(ff.data) <= 64<<10 {
+					f.Add(ff.data)
+					n++
+				}
 			}
 		}
+	}
+	if n < 50 {
+		f.Fatalf("only %d fuzz seeds", n)
 	}
 }
 
@@ -231,10 +313,15 @@ func FuzzOpen(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := Open(context.Background(), BytesSource(b))
 		if err != nil {
+			if !errors.Is(err, ErrNotLance) && !errors.Is(err, ErrUnsupportedVersion) && !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("Open: untyped error %v", err)
+			}
 			return
 		}
 		for c := 0; c < r.NumColumns(); c++ {
-			_, _ = r.column(context.Background(), c)
+			if _, err := r.column(context.Background(), c); err != nil && !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrUnsupportedEncoding) {
+				t.Fatalf("column %d: untyped error %v", c, err)
+			}
 		}
 	})
 }
@@ -244,14 +331,99 @@ func FuzzOpen(f *testing.F) {
 func FuzzDecodePage(f *testing.F) {
 	rdSeeds(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		rdTryAll(b)
+		rdTryAll(t, b)
+	})
+}
+
+// rdFuzzBase is one field (or one page of a field) of types-1000 as a standalone file, parsed
+// back so fuzz targets can rebuild it with one part replaced.
+type rdFuzzBase struct {
+	raw    []byte
+	schema *lanceschema.Schema
+	rows   uint64
+	metas  []*file2pb.ColumnMetadata
+}
+
+func rdFuzzBases(f *testing.F) []rdFuzzBase {
+	var out []rdFuzzBase
+	for _, p := range rdDataFiles(f, peer.Fixture(f, "types-1000")) {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, ff := range rdFieldFiles(f, raw) {
+			r, err := Open(context.Background(), BytesSource(ff.data))
+			if err != nil {
+				f.Fatal(err)
+			}
+			base := rdFuzzBase{raw: ff.data, schema: r.Schema(), rows: r.NumRows()}
+			for _, ref := range r.colMetaRefs {
+				m := &file2pb.ColumnMetadata{}
+				if err := proto.Unmarshal(ff.data[ref.Position:ref.Position+ref.Size], m); err != nil {
+					f.Fatal(err)
+				}
+				base.metas = append(base.metas, m)
+			}
+			out = append(out, base)
+		}
+	}
+	return out
+}
+
+// FuzzPageBuffer: the encoded bytes of one page buffer (bit-packed, FSST, RLE, dictionary,
+// full-zip, ... as the peer wrote them in types-1000), mutated under their unchanged layout.
+func FuzzPageBuffer(f *testing.F) {
+	bases := rdFuzzBases(f)
+	for bi, b := range bases {
+		for c, m := range b.metas {
+			for p, pg := range m.Pages {
+				for i := range pg.BufferOffsets {
+					f.Add(uint16(bi), uint8(c), uint8(p), uint8(i), b.raw[pg.BufferOffsets[i]:pg.BufferOffsets[i]+pg.BufferSizes[i]])
+				}
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, bi uint16, c, p, i uint8, buf []byte) {
+		b := bases[int(bi)%len(bases)]
+		data := rdBuildFileWith(t, b.raw, b.schema, b.metas, b.rows, -1, func(cc, pp, ii int) []byte {
+			if cc == int(c) && pp == int(p) && ii == int(i) {
+				return buf
+			}
+			return nil
+		}, nil)
+		rdTryAll(t, data)
+	})
+}
+
+// FuzzColumnMetadata: one column's metadata (pages, buffer positions and sizes, the page layout
+// protobuf), mutated in an otherwise valid file.
+func FuzzColumnMetadata(f *testing.F) {
+	bases := rdFuzzBases(f)
+	for bi, b := range bases {
+		for c, m := range b.metas {
+			raw, err := proto.Marshal(m)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(uint16(bi), uint8(c), raw)
+		}
+	}
+	f.Fuzz(func(t *testing.T, bi uint16, c uint8, meta []byte) {
+		b := bases[int(bi)%len(bases)]
+		data := rdBuildFileWith(t, b.raw, b.schema, b.metas, b.rows, -1, nil, func(cc int) []byte {
+			if cc == int(c) {
+				return meta
+			}
+			return nil
+		})
+		rdTryAll(t, data)
 	})
 }
 
 // BenchmarkReadManifest100k reads the 100,000-row __manifest: full scan, one
 // column, and a row range; it reports bytes fetched per operation.
 func BenchmarkReadManifest100k(b *testing.B) {
-	dir := filepath.Join(rdFixtureDir(b, "catalog-100000"), "__manifest")
+	dir := filepath.Join(peer.Fixture(b, "catalog-100000"), "__manifest")
 	data, err := os.ReadFile(rdFileOf(b, dir))
 	if err != nil {
 		b.Fatal(err)

@@ -237,12 +237,10 @@ func floatJSON(f float64, bits int) string {
 	case math.IsInf(f, -1):
 		return `"-Infinity"`
 	}
-	var b []byte
-	if bits == 32 {
-		b, _ = json.Marshal(float32(f))
-	} else {
-		b, _ = json.Marshal(f)
+	if bits == 32 { // the peer's float32 text (ties differ from Go's shortest formatting)
+		return rdPeerFloatText(f, func(y float64) float64 { return float64(float32(y)) })
 	}
+	b, _ := json.Marshal(f)
 	return string(b)
 }
 
@@ -320,8 +318,8 @@ func jsonValue(t *testing.T, arr arrow.Array, i int) string {
 		return strconv.FormatUint(uint64(a.Value(i)), 10)
 	case *array.Uint64:
 		return strconv.FormatUint(a.Value(i), 10)
-	case *array.Float16:
-		return floatJSON(float64(a.Value(i).Float32()), 32)
+	case *array.Float16: // JSONL.md: shortest decimal that rounds back in float16
+		return rdHalfText(a.Value(i).Uint16())
 	case *array.Float32:
 		return floatJSON(float64(a.Value(i)), 32)
 	case *array.Float64:

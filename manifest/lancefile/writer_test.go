@@ -200,8 +200,10 @@ func TestWriterRejectsBadInput(t *testing.T) {
 	if err := w.Write(ctx, good); !errors.Is(err, ErrWriterClosed) {
 		t.Errorf("write after finish: %v", err)
 	}
-	if _, err := NewWriter(&buf, s, WriterOptions{Version: V2_0}); !errors.Is(err, ErrUnsupportedVersion) {
-		t.Errorf("2.0: %v", err)
+	for _, v := range []Version{V2_2, {9, 9}, legacyV0_2} {
+		if _, err := NewWriter(&buf, s, WriterOptions{Version: v}); !errors.Is(err, ErrUnsupportedVersion) {
+			t.Errorf("writing version %s: %v, want ErrUnsupportedVersion", v, err)
+		}
 	}
 	fslStr := schemaFromArrow(t, arrow.Field{Name: "m", Type: arrow.FixedSizeListOf(2, arrow.BinaryTypes.String)})
 	if _, err := NewWriter(&buf, fslStr, WriterOptions{}); !errors.Is(err, ErrInvalidArgument) {
