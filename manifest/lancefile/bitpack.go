@@ -1,55 +1,19 @@
 package lancefile
 
-import "encoding/binary"
+import (
+	"encoding/binary"
 
-// Lance bit-packs integers with the FastLanes layout (its "lance-bitpacking"
-// crate is a port of spiraldb/fastlanes): 1024 values of a T-bit type are
-// packed as 1024/T interleaved lanes. Lane l holds the T values of "rows"
-// 0..T-1, row r being logical value FL_ORDER[r/8]*16 + (r%8)*128 + l; each
-// lane's values are packed back to back (low bits first) into W-bit fields
-// of that lane's words, word k of lane l sitting at word index k*(1024/T)+l.
-var flOrder = [8]uint64{0, 4, 2, 6, 1, 5, 3, 7}
+	"github.com/lancecat/lancecat/manifest/lancefile/internal/codec"
+)
 
-const flChunk = 1024
+// flChunk is the number of values of one FastLanes chunk (codec has the
+// layout).
+const flChunk = codec.FastLanesChunk
 
 // unpackFastLanes decodes one 1024-value chunk of width w from packed (words
-// of t bits, little endian) into out (1024 values).
+// of t bits, little endian) into out.
 func unpackFastLanes(t, w uint64, packed []byte, out *[flChunk]uint64) {
-	lanes := flChunk / t
-	if w == 0 {
-		*out = [flChunk]uint64{}
-		return
-	}
-	bytesPer := t / 8
-	word := func(k, lane uint64) uint64 {
-		off := (k*lanes + lane) * bytesPer
-		switch t {
-		case 8:
-			return uint64(packed[off])
-		case 16:
-			return uint64(binary.LittleEndian.Uint16(packed[off:]))
-		case 32:
-			return uint64(binary.LittleEndian.Uint32(packed[off:]))
-		default:
-			return binary.LittleEndian.Uint64(packed[off:])
-		}
-	}
-	var mask uint64 = 1<<w - 1
-	if w == 64 {
-		mask = ^uint64(0)
-	}
-	for lane := uint64(0); lane < lanes; lane++ {
-		for row := uint64(0); row < t; row++ {
-			p := row * w
-			k, shift := p/t, p%t
-			v := word(k, lane) >> shift
-			if shift+w > t {
-				v |= word(k+1, lane) << (t - shift)
-			}
-			idx := flOrder[row/8]*16 + (row%8)*128 + lane
-			out[idx] = v & mask
-		}
-	}
+	codec.UnpackFastLanes(t, w, packed, out[:])
 }
 
 func putUint(dst []byte, bits uint64, i uint64, v uint64) {

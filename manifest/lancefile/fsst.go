@@ -1,60 +1,33 @@
 package lancefile
 
-import "encoding/binary"
-
-// FSST symbol tables as Lance's fsst crate serializes them: a u64 header
-// (low byte: number of symbols, bit 24: compression on, high bits a magic),
-// 256 u64 symbols (little endian, first len bytes used) and 256 lengths.
-const (
-	fsstTableSize = 8 + 256*8 + 256
-	fsstEscape    = 255
+import (
+	"github.com/lancecat/lancecat/manifest/lancefile/internal/codec"
 )
 
-type fsstTable struct {
-	on      bool
-	n       int
-	symbols [256][8]byte
-	lens    [256]uint8
-}
+// fsstTableSize is the symbol table size a 2.1 FSST encoding stores.
+const fsstTableSize = codec.FSSTTableSize
+
+// fsstTable is an FSST symbol table (codec has the format).
+type fsstTable struct{ t *codec.FSSTTable }
 
 func parseFSSTTable(b []byte) (*fsstTable, error) {
 	if len(b) != fsstTableSize {
 		return nil, corruptf("fsst symbol table of %d bytes", len(b))
 	}
-	h := binary.LittleEndian.Uint64(b)
-	t := &fsstTable{on: h&(1<<24) != 0, n: int(h & 0xFF)}
-	for i := 0; i < t.n; i++ {
-		copy(t.symbols[i][:], b[8+8*i:16+8*i])
-		l := b[8+8*t.n+i]
-		if l == 0 || l > 8 {
-			return nil, corruptf("fsst symbol %d has length %d", i, l)
-		}
-		t.lens[i] = l
+	t, err := codec.ParseFSSTTable(b)
+	if err != nil {
+		return nil, corruptf("%v", err)
 	}
-	return t, nil
+	return &fsstTable{t}, nil
 }
 
 // decode expands one compressed string, appending to dst.
 func (t *fsstTable) decode(dst, src []byte) ([]byte, error) {
-	if !t.on {
-		return append(dst, src...), nil
+	out, err := t.t.Decode(dst, src)
+	if err != nil {
+		return nil, corruptf("%v", err)
 	}
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		if c == fsstEscape {
-			if i+1 >= len(src) {
-				return nil, corruptf("fsst: escape at end of string")
-			}
-			i++
-			dst = append(dst, src[i])
-			continue
-		}
-		if int(c) >= t.n {
-			return nil, corruptf("fsst: code %d beyond %d symbols", c, t.n)
-		}
-		dst = append(dst, t.symbols[c][:t.lens[c]]...)
-	}
-	return dst, nil
+	return out, nil
 }
 
 func (t *fsstTable) decodeBlock(in *block) (*block, error) {

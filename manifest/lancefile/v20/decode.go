@@ -9,6 +9,7 @@ import (
 	"github.com/pierrec/lz4/v4"
 
 	"github.com/lancecat/lancecat/manifest/internal/pb/enc20pb"
+	"github.com/lancecat/lancecat/manifest/lancefile/internal/codec"
 )
 
 // maxDepth bounds the nesting of array encodings.
@@ -262,45 +263,6 @@ func decodeBitpacked(bs *bufferSet, bp *enc20pb.Bitpacked, sh *shape, n uint64) 
 	return &vals{n: n, bits: u, data: out}, nil
 }
 
-// FastLanes bit-packing (used by bitpacked_for_non_neg): 1024 values of a
-// T-bit type form a chunk of 1024*W/8 bytes. The chunk is 1024/T lanes of
-// T-bit words; lane l holds the values of "rows" 0..T-1, row r being
-// logical value flOrder[r/8]*16 + (r%8)*128 + l, packed low bits first into
-// that lane's words (word k of lane l at word index k*(1024/T)+l).
-var flOrder = [8]uint64{0, 4, 2, 6, 1, 5, 3, 7}
-
-func unpackChunk(t, w uint64, packed []byte, out []uint64) {
-	lanes := 1024 / t
-	bytesPer := t / 8
-	word := func(k, lane uint64) uint64 {
-		off := (k*lanes + lane) * bytesPer
-		switch t {
-		case 8:
-			return uint64(packed[off])
-		case 16:
-			return uint64(binary.LittleEndian.Uint16(packed[off:]))
-		case 32:
-			return uint64(binary.LittleEndian.Uint32(packed[off:]))
-		}
-		return binary.LittleEndian.Uint64(packed[off:])
-	}
-	mask := ^uint64(0)
-	if w < 64 {
-		mask = 1<<w - 1
-	}
-	for lane := uint64(0); lane < lanes; lane++ {
-		for row := uint64(0); row < t; row++ {
-			p := row * w
-			k, s := p/t, p%t
-			v := word(k, lane) >> s
-			if s+w > t {
-				v |= word(k+1, lane) << (t - s)
-			}
-			out[flOrder[row/8]*16+(row%8)*128+lane] = v & mask
-		}
-	}
-}
-
 func decodeBitpackedForNonNeg(bs *bufferSet, bp *enc20pb.BitpackedForNonNeg, sh *shape, n uint64) (*vals, error) {
 	u, w := bp.GetUncompressedBitsPerValue(), bp.GetCompressedBitsPerValue()
 	if err := checkIntWidth(u); err != nil {
@@ -333,7 +295,7 @@ func decodeBitpackedForNonNeg(bs *bufferSet, bp *enc20pb.BitpackedForNonNeg, sh 
 	out := make([]byte, n*u/8)
 	var tmp [1024]uint64
 	for c := uint64(0); c < chunks; c++ {
-		unpackChunk(u, w, buf[c*chunkBytes:(c+1)*chunkBytes], tmp[:])
+		codec.UnpackFastLanes(u, w, buf[c*chunkBytes:(c+1)*chunkBytes], tmp[:])
 		for j := uint64(0); j < 1024 && c*1024+j < n; j++ {
 			putUint(out, u, c*1024+j, tmp[j])
 		}
@@ -446,57 +408,23 @@ func decodeFsst(bs *bufferSet, f *enc20pb.Fsst, sh *shape, n uint64, depth int) 
 	return out, nil
 }
 
-// FSST symbol table as Lance's fsst crate serializes it: a u64 header (low
-// byte: number of symbols n, bit 24: compression on), n u64 symbols (little
-// endian, the first len bytes used), then n symbol lengths. Code 255 escapes
-// the next literal byte.
-type symbolTable struct {
-	on      bool
-	n       int
-	symbols [256][8]byte
-	lens    [256]byte
-}
+// symbolTable is an FSST symbol table (codec has the format).
+type symbolTable struct{ t *codec.FSSTTable }
 
 func parseSymbolTable(b []byte) (*symbolTable, error) {
-	if len(b) < 8 {
-		return nil, corruptf("fsst symbol table of %d bytes", len(b))
+	t, err := codec.ParseFSSTTable(b)
+	if err != nil {
+		return nil, corruptf("%v", err)
 	}
-	h := binary.LittleEndian.Uint64(b)
-	t := &symbolTable{on: h&(1<<24) != 0, n: int(h & 0xFF)}
-	if len(b) < 8+9*t.n {
-		return nil, corruptf("fsst symbol table of %d bytes for %d symbols", len(b), t.n)
-	}
-	for i := 0; i < t.n; i++ {
-		copy(t.symbols[i][:], b[8+8*i:16+8*i])
-		l := b[8+8*t.n+i]
-		if l == 0 || l > 8 {
-			return nil, corruptf("fsst symbol %d has length %d", i, l)
-		}
-		t.lens[i] = l
-	}
-	return t, nil
+	return &symbolTable{t}, nil
 }
 
 func (t *symbolTable) decode(dst, src []byte) ([]byte, error) {
-	if !t.on {
-		return append(dst, src...), nil
+	out, err := t.t.Decode(dst, src)
+	if err != nil {
+		return nil, corruptf("%v", err)
 	}
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		if c == 255 {
-			if i+1 >= len(src) {
-				return nil, corruptf("fsst escape at the end of a value")
-			}
-			i++
-			dst = append(dst, src[i])
-			continue
-		}
-		if int(c) >= t.n {
-			return nil, corruptf("fsst code %d of %d symbols", c, t.n)
-		}
-		dst = append(dst, t.symbols[c][:t.lens[c]]...)
-	}
-	return dst, nil
+	return out, nil
 }
 
 // decodeDictionary: index 0 is null, index i > 0 is dictionary item i-1.

@@ -1,0 +1,99 @@
+package codec
+
+import (
+	"encoding/binary"
+	"errors"
+	"testing"
+)
+
+func fsstTable(symbols ...string) []byte {
+	b := make([]byte, FSSTTableSize)
+	binary.LittleEndian.PutUint64(b, 1<<24|uint64(len(symbols)))
+	for i, s := range symbols {
+		copy(b[8+8*i:], s)
+		b[8+8*len(symbols)+i] = byte(len(s))
+	}
+	return b
+}
+
+func TestFSSTDecode(t *testing.T) {
+	tab, err := ParseFSSTTable(fsstTable("ab", "cde"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := tab.Decode(nil, []byte{1, 0, fsstEscape, 'z', 0})
+	if err != nil || string(got) != "cdeabzab" {
+		t.Fatalf("Decode = %q, %v", got, err)
+	}
+	for name, src := range map[string][]byte{"escape at end": {0, fsstEscape}, "unknown code": {2}} {
+		if _, err := tab.Decode(nil, src); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	bad := fsstTable("ab")
+	bad[8+8] = 9 // a symbol of 9 bytes
+	for name, b := range map[string][]byte{"short": {1, 2}, "bad length": bad, "truncated": fsstTable("ab", "cd")[:20]} {
+		if _, err := ParseFSSTTable(b); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// pack is a straightforward FastLanes packer, the inverse of
+// UnpackFastLanes, written from the layout description.
+func pack(t, w uint64, vals []uint64) []byte {
+	if w == 0 {
+		return nil
+	}
+	lanes := FastLanesChunk / t
+	words := make([]uint64, FastLanesChunk*w/t)
+	for lane := uint64(0); lane < lanes; lane++ {
+		for row := uint64(0); row < t; row++ {
+			v := vals[flOrder[row/8]*16+(row%8)*128+lane]
+			p := row * w
+			k, s := p/t, p%t
+			words[k*lanes+lane] |= v << s
+			if s+w > t {
+				words[(k+1)*lanes+lane] |= v >> (t - s)
+			}
+		}
+	}
+	out := make([]byte, len(words)*int(t/8))
+	for i, wd := range words {
+		switch t {
+		case 8:
+			out[i] = byte(wd)
+		case 16:
+			binary.LittleEndian.PutUint16(out[2*i:], uint16(wd))
+		case 32:
+			binary.LittleEndian.PutUint32(out[4*i:], uint32(wd))
+		default:
+			binary.LittleEndian.PutUint64(out[8*i:], wd)
+		}
+	}
+	return out
+}
+
+func TestFastLanesRoundTrip(t *testing.T) {
+	for _, c := range []struct{ t, w uint64 }{{8, 3}, {16, 11}, {32, 17}, {64, 64}, {32, 0}} {
+		vals := make([]uint64, FastLanesChunk)
+		for i := range vals {
+			if c.w > 0 {
+				vals[i] = (uint64(i) * 2654435761) & (1<<c.w - 1)
+				if c.w == 64 {
+					vals[i] = uint64(i) * 0x9E3779B97F4A7C15
+				}
+			}
+		}
+		out := make([]uint64, FastLanesChunk)
+		for i := range out {
+			out[i] = 99
+		}
+		UnpackFastLanes(c.t, c.w, pack(c.t, c.w, vals), out)
+		for i := range vals {
+			if out[i] != vals[i] {
+				t.Fatalf("t=%d w=%d: value %d = %d, want %d", c.t, c.w, i, out[i], vals[i])
+			}
+		}
+	}
+}
