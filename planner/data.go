@@ -15,6 +15,7 @@ import (
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/manifest/dataset"
+	"github.com/lancecat/lancecat/manifest/index"
 	"github.com/lancecat/lancecat/sqlparse"
 )
 
@@ -32,7 +33,9 @@ import (
 // literals, * or one COUNT.
 //
 // Execution: one scan of the table's latest version through
-// manifest/dataset, reading only the columns the query uses. Without WHERE
+// manifest/dataset (narrowed by one scalar-index lookup when a conjunct of
+// WHERE is column = literal, IN or LIKE 'prefix%' on an indexed column; see
+// IndexLookup and ScalarIndexes), reading only the columns the query uses. Without WHERE
 // and ORDER BY, LIMIT and OFFSET are pushed into the scan; with WHERE and no
 // ORDER BY the scan stops once LIMIT rows matched. WHERE is evaluated on
 // each row of the Arrow batches. COUNT(*) without WHERE is answered from
@@ -543,20 +546,53 @@ func (p *dataPlan) Explain() []string {
 			add("Index: none (no conjunct of WHERE is column = literal, column IN (literals) or column LIKE 'prefix%')")
 		} else {
 			have := indexedFields(p.ds)
+			used := false
 			for _, pred := range p.indexable {
-				if ix := have[pred.Column]; len(ix) > 0 {
-					use := "not used: no index lookup is configured"
-					if p.indexes != nil {
-						use = "tried first; the scan reads only the fragments holding its rows"
-					}
-					add(fmt.Sprintf("Index candidate %s: served by %s (%s)", pred, strings.Join(ix, ", "), use))
-				} else {
+				choice := ""
+				if p.indexes != nil {
+					choice = p.indexes.Choose(p.ds, pred)
+				}
+				switch {
+				case choice != "" && !used:
+					used = true
+					add(fmt.Sprintf("IndexLookup %s: %s (%s)", choice, pred, p.coverage(choice)))
+				case choice != "":
+					add(fmt.Sprintf("Index candidate %s: could use %s (not used: one index lookup per query)", pred, choice))
+				case len(have[pred.Column]) > 0 && p.indexes == nil:
+					add(fmt.Sprintf("Index candidate %s: %s exists (not used: index lookups are off)", pred, strings.Join(have[pred.Column], ", ")))
+				case len(have[pred.Column]) > 0:
+					add(fmt.Sprintf("Index candidate %s: %s cannot answer it (type or index kind); scanned", pred, strings.Join(have[pred.Column], ", ")))
+				default:
 					add(fmt.Sprintf("Index candidate %s: no scalar index on %s", pred, sqlparse.QuoteIdent(pred.Column)))
 				}
 			}
 		}
 	}
 	return lines
+}
+
+// coverage describes which fragments a lookup through the index named in
+// choice ("KIND 'name'") reads through the index and which it scans.
+func (p *dataPlan) coverage(choice string) string {
+	for _, info := range index.Describe(p.ds) {
+		if choice != fmt.Sprintf("%s %s", info.Kind, quoteString(info.Name)) {
+			continue
+		}
+		if len(info.Uncovered) == 0 {
+			return fmt.Sprintf("covers all %d fragments; reads only the rows it returns", len(info.Covered))
+		}
+		return fmt.Sprintf("covers %d of %d fragments; reads only the rows it returns there and scans fragments %s in full",
+			len(info.Covered), len(info.Covered)+len(info.Uncovered), fragList(info.Uncovered))
+	}
+	return "reads only the rows it returns"
+}
+
+func fragList(ids []uint64) string {
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = fmt.Sprint(id)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
 }
 
 var errStopScan = errors.New("stop scan")
@@ -587,22 +623,29 @@ func (p *dataPlan) run(ctx context.Context, s *Session) (*Result, error) {
 			opts.Limit = uint64(p.limit)
 		}
 	}
-	// An index lookup narrows the scan to the fragments and rows it returns.
+	// An index lookup narrows the scan to the fragments holding the rows it
+	// returns, plus the fragments it does not cover (scanned in full).
 	var keep *roaring64.Bitmap
+	var scanAll map[uint64]bool
 	if p.indexes != nil {
 		for _, pred := range p.indexable {
-			addrs, served, err := p.indexes.Lookup(ctx, p.ds, pred)
+			ans, err := p.indexes.Lookup(ctx, p.ds, pred)
 			if err != nil {
 				return nil, err
 			}
-			if !served {
+			if ans == nil {
 				continue
 			}
 			keep = roaring64.New()
-			keep.AddMany(addrs)
+			keep.AddMany(ans.Rows)
 			frags := map[uint64]bool{}
-			for _, a := range addrs {
+			for _, a := range ans.Rows {
 				frags[a>>32] = true
+			}
+			scanAll = map[uint64]bool{}
+			for _, id := range ans.Uncovered {
+				frags[id] = true
+				scanAll[id] = true
 			}
 			opts.Fragments = []uint64{}
 			for _, f := range p.ds.Fragments() {
@@ -644,7 +687,7 @@ func (p *dataPlan) run(ctx context.Context, s *Session) (*Result, error) {
 			addrs, _ = rec.Column(int(rec.NumCols()) - 1).(*array.Uint64)
 		}
 		for r := 0; r < int(rec.NumRows()); r++ {
-			if addrs != nil && !keep.Contains(addrs.Value(r)) {
+			if addrs != nil && !keep.Contains(addrs.Value(r)) && !scanAll[addrs.Value(r)>>32] {
 				continue
 			}
 			row := make([]any, width)

@@ -339,10 +339,20 @@ type fakeIndex struct {
 	asked   []string
 }
 
-func (x *fakeIndex) Lookup(_ context.Context, _ *dataset.Dataset, p IndexPredicate) ([]uint64, bool, error) {
+func (x *fakeIndex) Choose(_ *dataset.Dataset, p IndexPredicate) string {
+	if _, ok := x.answers[p.String()]; ok {
+		return "FAKE 'fake'"
+	}
+	return ""
+}
+
+func (x *fakeIndex) Lookup(_ context.Context, _ *dataset.Dataset, p IndexPredicate) (*IndexAnswer, error) {
 	x.asked = append(x.asked, p.String())
 	a, ok := x.answers[p.String()]
-	return a, ok, nil
+	if !ok {
+		return nil, nil
+	}
+	return &IndexAnswer{Rows: a}, nil
 }
 
 // TestIndexLookupHook: the planner asks the hook about indexable

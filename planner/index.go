@@ -2,10 +2,15 @@ package planner
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/lancecat/lancecat/manifest/dataset"
+	"github.com/lancecat/lancecat/manifest/index"
 )
 
 // IndexOp is the kind of predicate a scalar index may answer.
@@ -34,8 +39,8 @@ func (op IndexOp) String() string {
 
 // IndexPredicate is one conjunct of a WHERE clause that a scalar index on
 // Column could answer. Values hold literals as the planner evaluates them
-// (int64, uint64, float64, string, bool, []byte); for IndexPrefix, Values
-// holds the one prefix string.
+// (int64, float64, string, bool); for IndexPrefix, Values holds the one
+// prefix string.
 type IndexPredicate struct {
 	Column string
 	Op     IndexOp
@@ -60,38 +65,205 @@ func (p IndexPredicate) String() string {
 	return fmt.Sprintf("%s LIKE prefix %s", p.Column, strings.Join(parts, ""))
 }
 
+// IndexAnswer is what an index lookup returns for a predicate.
+type IndexAnswer struct {
+	// Rows are the row addresses (fragment id << 32 | row offset) of the
+	// rows of the covered fragments that may match: a superset is
+	// harmless, the planner still evaluates the whole WHERE clause.
+	Rows []uint64
+	// Uncovered are the ids of fragments the index does not cover: the
+	// planner scans them in full.
+	Uncovered []uint64
+}
+
 // IndexLookup is the hook through which the planner asks a scalar index
-// (manifest/index, when it is wired in) for the rows matching a predicate.
+// for the rows matching a predicate. The planner reads only the fragments
+// holding the returned rows plus the uncovered fragments, keeps only the
+// returned rows of the former, and evaluates the whole WHERE clause on what
+// it reads.
 //
-// Lookup returns the row addresses (fragment id << 32 | row offset) of the
-// rows of ds that may match pred. served is false when no index on the
-// column can answer (the planner then scans). The planner treats the answer
-// as a superset: it reads only the fragments holding the returned rows,
-// keeps only those rows, and still evaluates the whole WHERE clause on them,
-// so an index that returns extra rows is harmless, and rows the index does
-// not cover (fragments outside its fragment bitmap) must be returned as
-// well (or served must be false).
+// Choose names the index that would answer pred ("" when none can), from
+// the manifest alone (for EXPLAIN). Lookup answers pred; a nil answer means
+// the index cannot serve it after all, and the planner tries the next
+// candidate or scans.
 type IndexLookup interface {
-	Lookup(ctx context.Context, ds *dataset.Dataset, pred IndexPredicate) (rowAddrs []uint64, served bool, err error)
+	Choose(ds *dataset.Dataset, pred IndexPredicate) string
+	Lookup(ctx context.Context, ds *dataset.Dataset, pred IndexPredicate) (*IndexAnswer, error)
+}
+
+// ScalarIndexes is the IndexLookup over the dataset's own Lance scalar
+// indices (manifest/index): BTREE answers =, IN and string prefixes, BITMAP
+// answers = and IN. It serves a predicate only where the index's ordering
+// agrees exactly with the planner's comparison (MySQL semantics): integer
+// columns against integer literals, strings and binaries against string
+// literals (byte-wise, as the planner compares), booleans against 0/1 and
+// TRUE/FALSE, float64 columns against non-zero numbers (the index orders
+// -0 and 0 apart). Other types (dates and times against string literals,
+// float32, decimals) are scanned.
+type ScalarIndexes struct{}
+
+// usable finds the index of ds that can answer pred and the index query for
+// it.
+func (ScalarIndexes) usable(ds *dataset.Dataset, pred IndexPredicate) (string, index.Kind, index.Query, bool) {
+	f := ds.Schema().Field(pred.Column)
+	if f == nil {
+		return "", 0, index.Query{}, false
+	}
+	at, err := f.ArrowType()
+	if err != nil {
+		return "", 0, index.Query{}, false
+	}
+	q, ok := indexQuery(at, pred)
+	if !ok {
+		return "", 0, index.Query{}, false
+	}
+	for _, info := range index.Describe(ds) {
+		if len(info.Columns) != 1 || info.Columns[0] != f.Name {
+			continue
+		}
+		switch {
+		case info.Kind == index.KindBTree:
+		case info.Kind == index.KindBitmap && pred.Op != IndexPrefix:
+		default:
+			continue
+		}
+		return info.Name, info.Kind, q, true
+	}
+	return "", 0, index.Query{}, false
+}
+
+// Choose implements IndexLookup.
+func (x ScalarIndexes) Choose(ds *dataset.Dataset, pred IndexPredicate) string {
+	name, kind, _, ok := x.usable(ds, pred)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("%s %s", kind, quoteString(name))
+}
+
+// Lookup implements IndexLookup.
+func (x ScalarIndexes) Lookup(ctx context.Context, ds *dataset.Dataset, pred IndexPredicate) (*IndexAnswer, error) {
+	name, _, q, ok := x.usable(ds, pred)
+	if !ok {
+		return nil, nil
+	}
+	ix, err := index.Open(ctx, ds, name)
+	if err != nil {
+		if errors.Is(err, index.ErrUnsupported) {
+			return nil, nil // e.g. stable row ids: scan instead
+		}
+		return nil, fmt.Errorf("index %q of %s: %w", name, ds.URI(), err)
+	}
+	res, err := ix.Search(ctx, q)
+	if err != nil {
+		if errors.Is(err, index.ErrUnsupported) || errors.Is(err, index.ErrBadQuery) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("index %q of %s: %w", name, ds.URI(), err)
+	}
+	rows, err := res.Rows.Values()
+	if err != nil {
+		return nil, err
+	}
+	return &IndexAnswer{Rows: rows, Uncovered: res.Uncovered}, nil
+}
+
+// indexQuery converts pred to an index query over a column of type t, or
+// ok=false when the index would not compare as the planner does.
+func indexQuery(t arrow.DataType, pred IndexPredicate) (index.Query, bool) {
+	if pred.Op == IndexPrefix {
+		switch t.ID() {
+		case arrow.STRING, arrow.LARGE_STRING: // not binaries: LIKE compares them as text
+			if len(pred.Values) != 1 {
+				return index.Query{}, false
+			}
+			s, ok := pred.Values[0].(string)
+			if !ok || s == "" {
+				return index.Query{}, false
+			}
+			return index.Prefix(s), true
+		}
+		return index.Query{}, false
+	}
+	var conv func(v any) (any, bool, bool) // value, keep (false: matches nothing), ok
+	switch t.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
+		conv = func(v any) (any, bool, bool) {
+			switch x := v.(type) {
+			case int64:
+				return x, true, true
+			case float64:
+				// The planner compares an integer with a float as float64:
+				// exact only below 2^53.
+				if math.Abs(x) >= 1<<53 {
+					return nil, false, false
+				}
+				if x != math.Trunc(x) {
+					return nil, false, true
+				}
+				return int64(x), true, true
+			}
+			return nil, false, false
+		}
+	case arrow.FLOAT64:
+		conv = func(v any) (any, bool, bool) {
+			switch x := v.(type) {
+			case int64:
+				if x == 0 || x >= 1<<53 || x <= -(1<<53) {
+					return nil, false, false
+				}
+				return float64(x), true, true
+			case float64:
+				if x == 0 || math.IsNaN(x) {
+					return nil, false, false
+				}
+				return x, true, true
+			}
+			return nil, false, false
+		}
+	case arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.LARGE_BINARY:
+		conv = func(v any) (any, bool, bool) {
+			s, ok := v.(string)
+			return s, ok, ok
+		}
+	case arrow.BOOL:
+		conv = func(v any) (any, bool, bool) {
+			switch x := v.(type) {
+			case bool:
+				return x, true, true
+			case int64:
+				return x == 1, x == 0 || x == 1, true
+			}
+			return nil, false, false
+		}
+	default:
+		return index.Query{}, false
+	}
+	var vals []any
+	for _, v := range pred.Values {
+		c, keep, ok := conv(v)
+		if !ok {
+			return index.Query{}, false
+		}
+		if keep {
+			vals = append(vals, c)
+		}
+	}
+	if pred.Op == IndexEqual && len(vals) == 1 {
+		return index.Eq(vals[0]), true
+	}
+	return index.In(vals...), true
 }
 
 // indexedFields names the fields of ds that have a scalar index, by index
 // name, for EXPLAIN.
 func indexedFields(ds *dataset.Dataset) map[string][]string {
 	out := map[string][]string{}
-	for _, ix := range ds.Indices() {
-		if len(ix.Fields) != 1 {
+	for _, info := range index.Describe(ds) {
+		if len(info.Columns) != 1 {
 			continue
 		}
-		f := ds.Schema().FieldByID(ix.Fields[0])
-		if f == nil {
-			continue
-		}
-		typ := ix.Type()
-		if typ == "" {
-			typ = "index"
-		}
-		out[f.Name] = append(out[f.Name], fmt.Sprintf("%s %s", typ, quoteString(ix.Name)))
+		out[info.Columns[0]] = append(out[info.Columns[0]], fmt.Sprintf("%s %s", info.Kind, quoteString(info.Name)))
 	}
 	return out
 }

@@ -25,8 +25,11 @@ type Options struct {
 	// would exceed it fails with CodeInvalidInput, naming the limit.
 	MaxRows int
 	// Indexes answers scalar-index lookups for predicates the planner can
-	// push to an index (nil: none; every query scans). See IndexLookup.
+	// push to an index (nil: ScalarIndexes, the tables' own Lance scalar
+	// indices). See IndexLookup.
 	Indexes IndexLookup
+	// NoIndexes turns index lookups off: every query scans its table.
+	NoIndexes bool
 }
 
 // Session is the state of one connection: the current namespace (USE) and
@@ -57,6 +60,12 @@ func NewSession(cat *catalog.Catalog, opts Options) *Session {
 	ns := append(catalog.Ident{}, opts.Namespace...)
 	if opts.MaxRows <= 0 {
 		opts.MaxRows = DefaultMaxRows
+	}
+	switch {
+	case opts.NoIndexes:
+		opts.Indexes = nil
+	case opts.Indexes == nil:
+		opts.Indexes = ScalarIndexes{}
 	}
 	return &Session{cat: cat, opts: opts, defaultNS: ns, ns: append(catalog.Ident{}, ns...)}
 }
@@ -162,6 +171,10 @@ func StatementKind(st sqlparse.Statement) string {
 		return "SHOW TABLE STATUS"
 	case *sqlparse.ShowIndex:
 		return "SHOW INDEX"
+	case *sqlparse.CreateIndex:
+		return "CREATE INDEX"
+	case *sqlparse.DropIndex:
+		return "DROP INDEX"
 	case *sqlparse.Call:
 		return "CALL " + strings.ToLower(sqlparse.Name(n.Procedure).String())
 	case *sqlparse.Begin:
@@ -185,8 +198,8 @@ func modeOf(st sqlparse.Statement) txMode {
 	case *sqlparse.CreateSchema, *sqlparse.DropSchema, *sqlparse.AlterSchema,
 		*sqlparse.CreateTable, *sqlparse.DropTable, *sqlparse.RenameTable:
 		return txJoin
-	case *sqlparse.AlterTable:
-		return txRefuse // column changes commit to the table dataset, not to `__manifest`
+	case *sqlparse.AlterTable, *sqlparse.CreateIndex, *sqlparse.DropIndex:
+		return txRefuse // column and index changes commit to the table dataset, not to `__manifest`
 	case *sqlparse.Call:
 		switch procName(n) {
 		case "register_table", "deregister_table", "declare_table":
@@ -269,6 +282,10 @@ func (s *Session) Exec(ctx context.Context, st sqlparse.Statement) (*Result, err
 		return s.showCreateSchema(ctx, n)
 	case *sqlparse.ShowIndex:
 		return s.showIndex(ctx, n)
+	case *sqlparse.CreateIndex:
+		return s.createIndex(ctx, n)
+	case *sqlparse.DropIndex:
+		return s.dropIndex(ctx, n)
 	case *sqlparse.Call:
 		return s.call(ctx, n)
 	case *sqlparse.Select:

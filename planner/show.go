@@ -349,7 +349,8 @@ func (s *Session) showIndex(ctx context.Context, st *sqlparse.ShowIndex) (*Resul
 		return nil, err
 	}
 	cols := []Column{varchar("Table"), bigint("Non_unique"), varchar("Key_name"), bigint("Seq_in_index"),
-		varchar("Column_name"), varchar("Null"), varchar("Index_type"), varchar("Comment")}
+		varchar("Column_name"), varchar("Null"), varchar("Index_type"), varchar("Comment"),
+		varcharNull("Covered_fragments"), varcharNull("Uncovered_fragments")}
 	var rows [][]any
 	if d.Schema != nil {
 		for i, name := range primaryKeyOf(d.Schema) {
@@ -358,9 +359,14 @@ func (s *Session) showIndex(ctx context.Context, st *sqlparse.ShowIndex) (*Resul
 			if len(f) > 0 && f[0].Nullable {
 				null = "YES"
 			}
-			rows = append(rows, []any{id.Name(), int64(0), "PRIMARY", int64(i + 1), name, null, "UNENFORCED", "Lance unenforced primary key"})
+			rows = append(rows, []any{id.Name(), int64(0), "PRIMARY", int64(i + 1), name, null, "UNENFORCED", "Lance unenforced primary key", nil, nil})
 		}
 	}
+	lance, err := s.lanceIndexRows(ctx, id, d)
+	if err != nil {
+		return nil, err
+	}
+	rows = append(rows, lance...)
 	if rows, err = filterRows(cols, rows, st.Filter, 0); err != nil {
 		return nil, err
 	}

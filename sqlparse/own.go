@@ -7,7 +7,8 @@ import (
 
 // ownParser parses the statements that the TiDB parser cannot represent: namespace DDL with
 // multi-part names, COMMENT, WITH/SET PROPERTIES and CASCADE; USE of a multi-part namespace; and
-// the SHOW/DESCRIBE forms (whose namespace arguments are multi-part). WHERE expressions are still
+// the SHOW/DESCRIBE forms (whose namespace arguments are multi-part); CREATE/DROP INDEX (index.go, parsed
+// here so that USING may name Lance index types). WHERE expressions are still
 // parsed by TiDB (see parseWhere).
 type ownParser struct {
 	sc   *script
@@ -144,6 +145,16 @@ func (p *ownParser) parseOwn() (st Statement, handled bool, err error) {
 	case first.is("ALTER") && isSchemaWord(p.peekAt(1)):
 		p.i += 2
 		st, err = p.parseAlterSchema()
+	case first.is("CREATE") && p.peekAt(1).is("INDEX"):
+		p.i += 2
+		st, err = p.parseCreateIndex("")
+	case first.is("CREATE") && (p.peekAt(1).is("UNIQUE") || p.peekAt(1).is("FULLTEXT") || p.peekAt(1).is("SPATIAL")) && p.peekAt(2).is("INDEX"):
+		mod := strings.ToUpper(p.peekAt(1).val)
+		p.i += 3
+		st, err = p.parseCreateIndex(mod)
+	case first.is("DROP") && p.peekAt(1).is("INDEX"):
+		p.i += 2
+		st, err = p.parseDropIndex()
 	case first.is("SHOW"):
 		p.i++
 		return p.parseShow()

@@ -27,6 +27,9 @@ type BuildOptions struct {
 	Name string
 	// BatchSize is the BTREE page size in rows (0: Lance's default 4096).
 	BatchSize int
+	// UUID names the index directory _indices/<uuid>/ ("": a random one).
+	// A caller that must clean up after a failed build picks it first.
+	UUID string
 }
 
 // globalBufferWriter is implemented by a Lance file writer that can store
@@ -89,7 +92,12 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, kind Kind, o
 	if err != nil {
 		return nil, err
 	}
-	id := uuid.NewString()
+	id := opts.UUID
+	if id == "" {
+		id = uuid.NewString()
+	} else if _, err := uuid.Parse(id); err != nil {
+		return nil, fmt.Errorf("%w: index uuid %q: %v", ErrBadQuery, id, err)
+	}
 	dir := path.Join(ds.Dir(), "_indices", id)
 	var files map[string][]byte
 	meta := &dataset.IndexMetadata{
