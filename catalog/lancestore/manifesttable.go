@@ -58,8 +58,9 @@ var _ catalog.ManifestTable = (*ManifestTable)(nil)
 
 // Latest opens the latest committed version. Finding it probes the version
 // files every call (the hint file is only a starting point), so a commit by
-// another process is always seen; the decoded rows are reused only when the
-// version is unchanged.
+// another process is always seen; the snapshot (with whatever it has read:
+// opened indices, decoded rows) is reused only while the version is
+// unchanged.
 func (m *ManifestTable) Latest(ctx context.Context) (catalog.ManifestSnapshot, error) {
 	ds, err := dataset.Open(ctx, m.store, m.dir, dataset.OpenOptions{})
 	if errors.Is(err, dataset.ErrNotFound) {
@@ -74,10 +75,9 @@ func (m *ManifestTable) Latest(ctx context.Context) (catalog.ManifestSnapshot, e
 		return c, nil
 	}
 	m.mu.Unlock()
-	snap, err := loadSnapshot(ctx, ds)
-	if err != nil {
-		return nil, err
-	}
+	// A version not seen before is read lazily: lookups and listings go
+	// through its indices (see snapshot) instead of decoding every row.
+	snap := newSnapshot(ds)
 	m.mu.Lock()
 	if m.cached == nil || m.cached.ds.Version() < snap.ds.Version() {
 		m.cached = snap
@@ -103,11 +103,11 @@ func (m *ManifestTable) Commit(ctx context.Context, base uint64, change *catalog
 	if err != nil {
 		return 0, fmt.Errorf("open %s version %d: %w", catalog.ManifestDir, base, err)
 	}
-	snap, err := m.snapshotOf(ctx, ds)
+	baseRows, _, err := m.snapshotOf(ds).all(ctx)
 	if err != nil {
 		return 0, err
 	}
-	rows := applyChange(snap.rows, change)
+	rows := applyChange(baseRows, change)
 	sc, err := ds.ArrowSchema()
 	if err != nil {
 		return 0, err
@@ -121,11 +121,12 @@ func (m *ManifestTable) Commit(ctx context.Context, base uint64, change *catalog
 		return 0, err
 	}
 	defer rec.Release()
-	next, err := ds.OverwriteWith(ctx, []arrow.RecordBatch{rec}, dataset.OverwriteOptions{
+	opts := dataset.OverwriteOptions{
 		KeepSchema:         !migrated,
 		SetTableMetadata:   change.SetMetadata,
 		UnsetTableMetadata: change.UnsetMetadata,
-	})
+	}
+	next, err := commitRows(ctx, ds, rec, opts, change.BuildIndices)
 	switch {
 	case err == nil:
 	case errors.Is(err, dataset.ErrCommitConflict):
@@ -136,8 +137,7 @@ func (m *ManifestTable) Commit(ctx context.Context, base uint64, change *catalog
 		return 0, err
 	}
 	// The rows just written become the cached latest snapshot.
-	landed := &snapshot{ds: next, rows: rows}
-	landed.index()
+	landed := loadedSnapshot(next, rows)
 	m.mu.Lock()
 	if m.cached == nil || m.cached.ds.Version() < next.Version() {
 		m.cached = landed
@@ -146,15 +146,42 @@ func (m *ManifestTable) Commit(ctx context.Context, base uint64, change *catalog
 	return next.Version(), nil
 }
 
-// snapshotOf reuses the cached decode of ds's version when there is one.
-func (m *ManifestTable) snapshotOf(ctx context.Context, ds *dataset.Dataset) (*snapshot, error) {
+// commitRows commits rec as the whole next version after ds. With
+// buildIndices the three indices are built over the staged version and
+// committed in the same version, as the reference does; otherwise the new
+// version has no index (an overwrite drops them).
+//
+// This is where an incremental write path would plug in (see the package
+// comment): append the changed rows as a new fragment plus deletion files
+// for the replaced rows, leaving the indices' fragment bitmaps as they are
+// (readers scan the uncovered fragment), and compact periodically.
+func commitRows(ctx context.Context, ds *dataset.Dataset, rec arrow.RecordBatch, opts dataset.OverwriteOptions, buildIndices bool) (*dataset.Dataset, error) {
+	if !buildIndices {
+		return ds.OverwriteWith(ctx, []arrow.RecordBatch{rec}, opts)
+	}
+	st, err := ds.StageOverwrite(ctx, []arrow.RecordBatch{rec}, opts)
+	if err != nil {
+		return nil, err
+	}
+	metas, err := buildManifestIndices(ctx, st)
+	if err != nil {
+		if aerr := st.Abort(ctx); aerr != nil {
+			err = errors.Join(err, fmt.Errorf("clean up staged files: %w", aerr))
+		}
+		return nil, err
+	}
+	return st.Commit(ctx, metas)
+}
+
+// snapshotOf returns the cached snapshot of ds's version, or a new one.
+func (m *ManifestTable) snapshotOf(ds *dataset.Dataset) *snapshot {
 	m.mu.Lock()
 	c := m.cached
 	m.mu.Unlock()
 	if c != nil && c.ds.Version() == ds.Version() {
-		return c, nil
+		return c
 	}
-	return loadSnapshot(ctx, ds)
+	return newSnapshot(ds)
 }
 
 // applyChange returns rows with change applied; the result is sorted by
@@ -182,24 +209,6 @@ func applyChange(rows []catalog.Row, change *catalog.ManifestChange) []catalog.R
 // columns the catalog does not know, by column name, as Arrow's text form
 // (nil for null), written back with the column's builder.
 type extraValues map[string]*string
-
-// loadSnapshot reads every row of ds.
-func loadSnapshot(ctx context.Context, ds *dataset.Dataset) (*snapshot, error) {
-	snap := &snapshot{ds: ds}
-	err := ds.Scan(ctx, dataset.ScanOptions{}, func(rec arrow.RecordBatch) error {
-		rows, err := rowsOf(rec)
-		if err != nil {
-			return err
-		}
-		snap.rows = append(snap.rows, rows...)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read %s version %d: %w", catalog.ManifestDir, ds.Version(), err)
-	}
-	snap.index()
-	return snap, nil
-}
 
 func rowsOf(rec arrow.RecordBatch) ([]catalog.Row, error) {
 	sc := rec.Schema()
@@ -390,61 +399,9 @@ func appendValue(fb array.Builder, f arrow.Field, r catalog.Row) error {
 	return nil
 }
 
-// Vacuum is not implemented yet for the Lance-backed table.
+// Vacuum deletes old versions' files (see vacuum.go).
 func (m *ManifestTable) Vacuum(ctx context.Context, opts catalog.VacuumOptions) (catalog.VacuumReport, error) {
 	return vacuum(ctx, m.store, m.dir, opts)
-}
-
-// snapshot is one decoded version of `__manifest`.
-type snapshot struct {
-	ds   *dataset.Dataset
-	rows []catalog.Row
-	byID map[string][]int
-}
-
-func (s *snapshot) index() {
-	s.byID = make(map[string][]int, len(s.rows))
-	for i, r := range s.rows {
-		s.byID[r.ObjectID] = append(s.byID[r.ObjectID], i)
-	}
-}
-
-func (s *snapshot) Version() uint64 { return s.ds.Version() }
-
-func (s *snapshot) Metadata() map[string]string {
-	out := make(map[string]string, len(s.ds.Manifest().TableMetadata))
-	for k, v := range s.ds.Manifest().TableMetadata {
-		out[k] = v
-	}
-	return out
-}
-
-func (s *snapshot) Get(ctx context.Context, objectID string) (catalog.Row, bool, error) {
-	idx := s.byID[objectID]
-	switch len(idx) {
-	case 0:
-		return catalog.Row{}, false, nil
-	case 1:
-		return s.rows[idx[0]].Clone(), true, nil
-	}
-	return catalog.Row{}, false, fmt.Errorf("%s version %d holds %d rows with object_id %q", catalog.ManifestDir, s.Version(), len(idx), objectID)
-}
-
-func (s *snapshot) Scan(ctx context.Context, f catalog.RowFilter) ([]catalog.Row, error) {
-	// The rows are sorted by object_id when lancecat wrote them; a prefix
-	// filter could binary-search, but rows another client wrote need not be
-	// sorted, so this is a linear pass (the BTREE push-down replaces it).
-	var out []catalog.Row
-	for _, r := range s.rows {
-		if !f.Match(r) {
-			continue
-		}
-		out = append(out, r.Clone())
-		if f.Limit > 0 && len(out) >= f.Limit {
-			break
-		}
-	}
-	return out, nil
 }
 
 // emptySnapshot stands for a catalog whose `__manifest` does not exist yet.

@@ -241,6 +241,9 @@ type Manifest struct {
 	TableMetadata map[string]string
 	BasePaths     []BasePath
 	Branch        *string
+	// staged marks the manifest of a StagedOverwrite view: not committed,
+	// so nothing may be written on top of it.
+	staged bool
 }
 
 // NextFragmentID is the id the next new fragment gets.
@@ -268,6 +271,9 @@ func (m *Manifest) checkReadable() error {
 // checkWritable refuses writes to manifests with features we cannot keep
 // consistent.
 func (m *Manifest) checkWritable() error {
+	if m.staged {
+		return invalidf("version %d is a staged overwrite that is not committed; write on the committed version", m.Version)
+	}
 	if unknown := m.WriterFlags &^ knownFlags; unknown != 0 {
 		return fmt.Errorf("%w: writer feature flags %#x are unknown to lancecat", ErrReadOnlyFeature, unknown)
 	}

@@ -3,12 +3,8 @@ package dataset
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
-
-	"github.com/lancecat/lancecat/manifest/internal/pb/tablepb"
-	"github.com/lancecat/lancecat/manifest/lanceschema"
 )
 
 // ErrCommitOutcomeUnknown: the version file write failed in a way that
@@ -36,39 +32,10 @@ type OverwriteOptions struct {
 // exactly this version: a concurrent commit of the next version is an
 // ErrCommitConflict (an overwrite never rebases).
 func (d *Dataset) OverwriteWith(ctx context.Context, records []arrow.RecordBatch, opts OverwriteOptions) (*Dataset, error) {
-	if err := d.manifest.checkWritable(); err != nil {
-		return nil, err
-	}
-	version := d.manifest.DataFormat.Version
-	if err := checkWriteFormat(version); err != nil {
-		return nil, err
-	}
-	ls := d.manifest.Schema
-	if !opts.KeepSchema {
-		if len(records) == 0 {
-			return nil, invalidf("overwrite with a new schema needs at least one record batch")
-		}
-		var err error
-		if ls, err = lanceschema.FromArrow(records[0].Schema()); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrInvalidArgument, err)
-		}
-		if err := checkSchema(ls); err != nil {
-			return nil, err
-		}
-	}
-	frags, staged, err := writeFragments(ctx, d.store, d.dir, ls, version, records)
+	indices := opts.Indices
+	staged, err := d.StageOverwrite(ctx, records, opts)
 	if err != nil {
 		return nil, err
 	}
-	tableMD := &mapUpdate{set: opts.SetTableMetadata, remove: opts.UnsetTableMetadata}
-	req := commitRequest{op: "Overwrite", staged: staged, build: func(ctx context.Context, base *Manifest, stage func(string)) (*Manifest, *tablepb.Transaction, error) {
-		next := nextFrom(base)
-		next.Schema = ls.Clone()
-		next.Indices = opts.Indices
-		next.TableMetadata = tableMD.apply(next.TableMetadata)
-		assignIDs(frags, 0)
-		next.Fragments = frags
-		return next, overwriteTx(next, nil), nil
-	}}
-	return commit(ctx, d.store, d.dir, d.loc.Scheme, d.manifest, req)
+	return staged.Commit(ctx, indices)
 }

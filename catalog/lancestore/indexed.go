@@ -1,0 +1,479 @@
+package lancestore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/google/uuid"
+
+	"github.com/lancecat/lancecat/catalog"
+	"github.com/lancecat/lancecat/manifest/dataset"
+	"github.com/lancecat/lancecat/manifest/index"
+)
+
+// The three scalar indices the reference keeps on `__manifest`, rebuilt
+// with every rewrite (names, columns and kinds as it writes them).
+const (
+	indexObjectID    = "object_id_btree"
+	indexObjectType  = "object_type_bitmap"
+	indexBaseObjects = "base_objects_label_list"
+)
+
+var manifestIndices = []struct {
+	name, column string
+	kind         index.Kind
+}{
+	{indexObjectID, colObjectID, index.KindBTree},
+	{indexObjectType, colObjectType, index.KindBitmap},
+	{indexBaseObjects, colBaseObjects, index.KindLabelList},
+}
+
+// buildManifestIndices builds the three indices over the staged version
+// (row addresses fragment 0 << 32 | offset, dataset_version base+1), as the
+// reference does before committing the rewrite. An index whose column the
+// table lacks (a foreign `__manifest`) is skipped. Every index directory is
+// tracked by st before it is written, so a failure leaves nothing behind
+// once st is aborted.
+func buildManifestIndices(ctx context.Context, st *dataset.StagedOverwrite) ([]*dataset.IndexMetadata, error) {
+	view := st.View()
+	// The three builds run concurrently, as the reference's do: most of
+	// their time is spent writing (and syncing) their files.
+	metas := make([]*dataset.IndexMetadata, len(manifestIndices))
+	errs := make([]error, len(manifestIndices))
+	var wg sync.WaitGroup
+	for i, mi := range manifestIndices {
+		if view.Schema().Field(mi.column) == nil {
+			continue
+		}
+		id := uuid.NewString()
+		st.TrackIndexDir(id)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			meta, err := index.Build(ctx, view, mi.column, mi.kind, index.BuildOptions{Name: mi.name, UUID: id})
+			if err != nil {
+				errs[i] = fmt.Errorf("build %s on %s: %w", mi.name, catalog.ManifestDir, err)
+				return
+			}
+			// The reference's catalog rewrite records no created_at.
+			meta.CreatedAt = nil
+			metas[i] = meta
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	out := make([]*dataset.IndexMetadata, 0, len(metas))
+	for _, m := range metas {
+		if m != nil {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// fullDecodeFraction: when an index narrows a listing to more than this
+// share of the table's rows, decoding the whole table (and keeping it for
+// later calls on the same version) is as cheap as fetching the rows one
+// index hit at a time.
+const fullDecodeFraction = 4 // 1/4
+
+// promoteFactor decides when a snapshot stops pushing reads down and
+// decodes the whole version instead: once the rows fetched through indices
+// plus the lookups made, times this factor, reach the table's row count.
+// Measured on the 100,000-row catalog (BenchmarkWarmRead, BenchmarkColdRead):
+// a full decode costs ~420 ms (~4 us a row), an indexed describe ~1.2 ms and
+// an indexed 34-row listing ~38 ms, i.e. one fetched row or lookup costs
+// about as much as decoding 250-300 rows in a full scan; at 256 the
+// push-down work spent before switching is about one full decode.
+const promoteFactor = 256
+
+// snapshot is one version of `__manifest`. Point lookups and filtered
+// listings are answered through the version's scalar indices, fetching only
+// the matching rows (plus a scan of fragments no index covers), until the
+// whole table is decoded; from then on (after a commit by this process, a
+// broad listing, enough repeated lookups on an unchanged version — see
+// promoteFactor — or on versions without usable indices) they are answered
+// from memory.
+type snapshot struct {
+	ds *dataset.Dataset
+
+	mu      sync.Mutex
+	loaded  bool // rows/byID hold every row of the version
+	rows    []catalog.Row
+	byID    map[string][]int
+	indices map[string]*index.Index // opened indices; nil entry: unusable
+	// rowsDecoded counts rows decoded from storage (full decode included):
+	// tests check that a point lookup does not decode the table.
+	rowsDecoded atomic.Int64
+	// pushDownOnly (tests) answers every filter an index applies to through
+	// the index, however many rows it matches.
+	pushDownOnly bool
+	// pushedWork is the rows fetched plus lookups made through indices.
+	pushedWork atomic.Int64
+}
+
+// promote reports whether repeated push-down has cost about a full decode,
+// which from now on serves every read of this version from memory.
+func (s *snapshot) promote() bool {
+	if s.pushDownOnly {
+		return false
+	}
+	total := s.liveRowsHint()
+	return total == 0 || uint64(s.pushedWork.Load())*promoteFactor >= total
+}
+
+func newSnapshot(ds *dataset.Dataset) *snapshot { return &snapshot{ds: ds} }
+
+// loadedSnapshot is a snapshot whose rows are known (the rows a commit
+// just wrote).
+func loadedSnapshot(ds *dataset.Dataset, rows []catalog.Row) *snapshot {
+	s := &snapshot{ds: ds, rows: rows, loaded: true}
+	s.indexRows()
+	return s
+}
+
+func (s *snapshot) indexRows() {
+	s.byID = make(map[string][]int, len(s.rows))
+	for i, r := range s.rows {
+		s.byID[r.ObjectID] = append(s.byID[r.ObjectID], i)
+	}
+}
+
+// all returns every row of the version, decoding them on first use.
+func (s *snapshot) all(ctx context.Context) ([]catalog.Row, map[string][]int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.loaded {
+		return s.rows, s.byID, nil
+	}
+	var rows []catalog.Row
+	err := s.ds.Scan(ctx, dataset.ScanOptions{}, func(rec arrow.RecordBatch) error {
+		rs, err := rowsOf(rec)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, rs...)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s version %d: %w", catalog.ManifestDir, s.ds.Version(), err)
+	}
+	s.rowsDecoded.Add(int64(len(rows)))
+	s.rows, s.loaded = rows, true
+	s.indexRows()
+	return s.rows, s.byID, nil
+}
+
+// ifLoaded returns the decoded rows when the whole version is in memory.
+func (s *snapshot) ifLoaded() ([]catalog.Row, map[string][]int, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rows, s.byID, s.loaded
+}
+
+// index opens the named index of the version, once. It returns nil when
+// the version has no such index or it cannot be used (an unknown kind, a
+// foreign layout): the caller then reads without it. Only errors reading an
+// index that should work are returned.
+func (s *snapshot) index(ctx context.Context, name string) (*index.Index, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ix, ok := s.indices[name]; ok {
+		return ix, nil
+	}
+	if s.indices == nil {
+		s.indices = map[string]*index.Index{}
+	}
+	if !slices.ContainsFunc(s.ds.Indices(), func(m *dataset.IndexMetadata) bool { return m.Name == name }) {
+		s.indices[name] = nil
+		return nil, nil
+	}
+	ix, err := index.Open(ctx, s.ds, name)
+	switch {
+	case err == nil:
+	case errors.Is(err, index.ErrNoIndex), errors.Is(err, index.ErrUnsupported):
+		ix = nil
+	default:
+		return nil, fmt.Errorf("%s version %d: open index %s: %w", catalog.ManifestDir, s.ds.Version(), name, err)
+	}
+	// An index over another column than the reference's is not ours to use.
+	if ix != nil {
+		want := ""
+		for _, mi := range manifestIndices {
+			if mi.name == name {
+				want = mi.column
+			}
+		}
+		if ix.Field() == nil || ix.Field().Name != want || len(ix.Covered()) == 0 {
+			ix = nil
+		}
+	}
+	s.indices[name] = ix
+	return ix, nil
+}
+
+func (s *snapshot) Version() uint64 { return s.ds.Version() }
+
+func (s *snapshot) Metadata() map[string]string {
+	out := make(map[string]string, len(s.ds.Manifest().TableMetadata))
+	for k, v := range s.ds.Manifest().TableMetadata {
+		out[k] = v
+	}
+	return out
+}
+
+// Get looks object_id up in the BTREE (Eq), fetching only the matching
+// rows, or in memory when the version is decoded or has no usable index.
+func (s *snapshot) Get(ctx context.Context, objectID string) (catalog.Row, bool, error) {
+	rows, byID, loaded := s.ifLoaded()
+	if !loaded && s.promote() {
+		var err error
+		if rows, byID, err = s.all(ctx); err != nil {
+			return catalog.Row{}, false, err
+		}
+		loaded = true
+	}
+	var hits []catalog.Row
+	if loaded {
+		for _, i := range byID[objectID] {
+			hits = append(hits, rows[i])
+		}
+	} else {
+		ix, err := s.index(ctx, indexObjectID)
+		if err != nil {
+			return catalog.Row{}, false, err
+		}
+		if ix == nil {
+			if rows, byID, err = s.all(ctx); err != nil {
+				return catalog.Row{}, false, err
+			}
+			for _, i := range byID[objectID] {
+				hits = append(hits, rows[i])
+			}
+		} else {
+			res, err := ix.Search(ctx, index.Eq(objectID))
+			if err != nil {
+				return catalog.Row{}, false, fmt.Errorf("%s version %d: %w", catalog.ManifestDir, s.Version(), err)
+			}
+			match := func(r catalog.Row) bool { return r.ObjectID == objectID }
+			if hits, err = s.fetch(ctx, res.Rows, res.Uncovered, match, 0); err != nil {
+				return catalog.Row{}, false, err
+			}
+		}
+	}
+	switch len(hits) {
+	case 0:
+		return catalog.Row{}, false, nil
+	case 1:
+		return hits[0].Clone(), true, nil
+	}
+	return catalog.Row{}, false, fmt.Errorf("%s version %d holds %d rows with object_id %q", catalog.ManifestDir, s.Version(), len(hits), objectID)
+}
+
+// Scan answers f with the indices that apply to it: the BTREE for a
+// non-empty IDPrefix, the BITMAP for Types, the LABEL_LIST for BaseObject
+// (their hits intersected). The rows come back in storage order, as a
+// full decode returns them, so a Limit cuts at the same rows.
+func (s *snapshot) Scan(ctx context.Context, f catalog.RowFilter) ([]catalog.Row, error) {
+	if rows, _, loaded := s.ifLoaded(); loaded || s.promote() {
+		if !loaded {
+			var err error
+			if rows, _, err = s.all(ctx); err != nil {
+				return nil, err
+			}
+		}
+		return scanRows(rows, f), nil
+	}
+	cand, uncovered, ok, err := s.candidates(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		n, _ := cand.Len()
+		total := s.liveRowsHint()
+		if s.pushDownOnly || total == 0 || n*fullDecodeFraction <= total {
+			return s.fetch(ctx, cand, uncovered, f.Match, f.Limit)
+		}
+	}
+	rows, _, err := s.all(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return scanRows(rows, f), nil
+}
+
+func scanRows(rows []catalog.Row, f catalog.RowFilter) []catalog.Row {
+	var out []catalog.Row
+	for _, r := range rows {
+		if !f.Match(r) {
+			continue
+		}
+		out = append(out, r.Clone())
+		if f.Limit > 0 && len(out) >= f.Limit {
+			break
+		}
+	}
+	return out
+}
+
+// liveRowsHint is the number of rows the manifest records (0: unknown).
+func (s *snapshot) liveRowsHint() uint64 {
+	var n uint64
+	for _, fr := range s.ds.Fragments() {
+		live, known := fr.LiveRows()
+		if !known {
+			return 0
+		}
+		n += live
+	}
+	return n
+}
+
+// candidates intersects the hits of every index that applies to f. ok is
+// false when none does. uncovered lists the fragments some used index does
+// not cover (to be scanned with the filter).
+func (s *snapshot) candidates(ctx context.Context, f catalog.RowFilter) (cand *index.RowSet, uncovered []uint64, ok bool, err error) {
+	type use struct {
+		name string
+		q    index.Query
+	}
+	var uses []use
+	if f.IDPrefix != "" {
+		uses = append(uses, use{indexObjectID, index.Prefix(f.IDPrefix)})
+	}
+	if len(f.Types) > 0 {
+		vs := make([]any, len(f.Types))
+		for i, t := range f.Types {
+			vs[i] = t
+		}
+		uses = append(uses, use{indexObjectType, index.In(vs...)})
+	}
+	if f.BaseObject != "" {
+		uses = append(uses, use{indexBaseObjects, index.HasAny(f.BaseObject)})
+	}
+	unc := map[uint64]bool{}
+	for _, u := range uses {
+		ix, err := s.index(ctx, u.name)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		if ix == nil {
+			continue
+		}
+		res, err := ix.Search(ctx, u.q)
+		if err != nil {
+			return nil, nil, false, fmt.Errorf("%s version %d: %w", catalog.ManifestDir, s.Version(), err)
+		}
+		if cand == nil {
+			cand = res.Rows
+		} else {
+			cand.And(res.Rows)
+		}
+		for _, id := range res.Uncovered {
+			unc[id] = true
+		}
+	}
+	if cand == nil {
+		return nil, nil, false, nil
+	}
+	for id := range unc {
+		uncovered = append(uncovered, id)
+	}
+	slices.Sort(uncovered)
+	// Whatever fragment an index left uncovered is scanned whole, so its
+	// hits from other indices are not needed.
+	cand.RetainGroups(func(hi uint32) bool { return !unc[uint64(hi)] })
+	return cand, uncovered, true, nil
+}
+
+// fetch returns, in storage order, the rows at the candidate addresses and
+// the rows of the uncovered fragments that satisfy match, up to limit (0:
+// all). Candidates are re-checked with match (an index answers a wider
+// predicate than DirectOnly, for one).
+func (s *snapshot) fetch(ctx context.Context, cand *index.RowSet, uncovered []uint64, match func(catalog.Row) bool, limit int) ([]catalog.Row, error) {
+	s.pushedWork.Add(1)
+	var out []catalog.Row
+	full := func() bool { return limit > 0 && len(out) >= limit }
+	keep := func(rows []catalog.Row) {
+		for _, r := range rows {
+			if full() {
+				return
+			}
+			if match(r) {
+				out = append(out, r)
+			}
+		}
+	}
+	for _, fr := range s.ds.Fragments() {
+		if full() {
+			break
+		}
+		if slices.Contains(uncovered, fr.ID) {
+			err := s.ds.Scan(ctx, dataset.ScanOptions{Fragments: []uint64{fr.ID}}, func(rec arrow.RecordBatch) error {
+				rows, err := rowsOf(rec)
+				if err != nil {
+					return err
+				}
+				s.rowsDecoded.Add(int64(len(rows)))
+				keep(rows)
+				if full() {
+					return errStopScan
+				}
+				return nil
+			})
+			if err != nil && !errors.Is(err, errStopScan) {
+				return nil, fmt.Errorf("read %s version %d fragment %d: %w", catalog.ManifestDir, s.Version(), fr.ID, err)
+			}
+			continue
+		}
+		if fr.ID > uint64(^uint32(0)) {
+			continue
+		}
+		lows, present := cand.Group(uint32(fr.ID))
+		if !present || lows == nil || lows.IsEmpty() {
+			// A full group never survives Search (it expands them).
+			continue
+		}
+		addrs := addresses(fr.ID, lows)
+		// With a limit, fetch in chunks so a small limit reads few rows.
+		chunk := len(addrs)
+		if limit > 0 {
+			chunk = max(2*limit, 64)
+		}
+		for start := 0; start < len(addrs) && !full(); start += chunk {
+			part := addrs[start:min(start+chunk, len(addrs))]
+			rec, err := s.ds.Take(ctx, part, dataset.TakeOptions{})
+			if err != nil {
+				return nil, fmt.Errorf("read %s version %d rows of fragment %d: %w", catalog.ManifestDir, s.Version(), fr.ID, err)
+			}
+			rows, err := rowsOf(rec)
+			rec.Release()
+			if err != nil {
+				return nil, err
+			}
+			s.rowsDecoded.Add(int64(len(rows)))
+			s.pushedWork.Add(int64(len(rows)))
+			keep(rows)
+		}
+	}
+	return out, nil
+}
+
+var errStopScan = errors.New("lancestore: enough rows")
+
+func addresses(fragID uint64, lows *roaring.Bitmap) []uint64 {
+	out := make([]uint64, 0, lows.GetCardinality())
+	it := lows.Iterator()
+	for it.HasNext() {
+		out = append(out, fragID<<32|uint64(it.Next()))
+	}
+	return out
+}
