@@ -188,21 +188,7 @@ func (o *alterNamespaceOp) plan(ctx context.Context, v *view) error {
 	if !ok || r.ObjectType != ObjectTypeNamespace {
 		return newErr(CodeNamespaceNotFound, nil, "namespace %q does not exist", id)
 	}
-	props, err := decodeProperties(id, r.Metadata)
-	if err != nil {
-		return err
-	}
-	for _, k := range o.unset {
-		delete(props, k)
-	}
-	for k, val := range o.set {
-		props[k] = val
-	}
-	if r.Metadata, err = encodeProperties(props); err != nil {
-		return err
-	}
-	v.upsert(r)
-	return nil
+	return upsertProperties(v, r, id, o.set, o.unset)
 }
 
 // AlterNamespaceProperties sets and removes properties of namespace ns. The

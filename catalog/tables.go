@@ -773,21 +773,7 @@ func (o *alterTablePropsOp) plan(ctx context.Context, v *view) error {
 		}
 		return newErr(CodeTableNotFound, nil, "table %q does not exist", objectID)
 	}
-	props, err := decodeProperties(objectID, r.Metadata)
-	if err != nil {
-		return err
-	}
-	for _, k := range o.unset {
-		delete(props, k)
-	}
-	for k, val := range o.set {
-		props[k] = val
-	}
-	if r.Metadata, err = encodeProperties(props); err != nil {
-		return err
-	}
-	v.upsert(r)
-	return nil
+	return upsertProperties(v, r, objectID, o.set, o.unset)
 }
 
 // AlterTableProperties sets and removes properties of table id.
@@ -798,4 +784,24 @@ func (c *Catalog) AlterTableProperties(ctx context.Context, id Ident, set map[st
 // AlterTableProperties adds a table property change to the batch.
 func (b *Batch) AlterTableProperties(id Ident, set map[string]string, unset []string) {
 	b.ops = append(b.ops, &alterTablePropsOp{id: id, set: copyProps(set), unset: append([]string(nil), unset...)})
+}
+
+// upsertProperties applies property changes to the metadata of row r
+// (object id for error messages) and stages the updated row.
+func upsertProperties(v *view, r Row, id string, set map[string]string, unset []string) error {
+	props, err := decodeProperties(id, r.Metadata)
+	if err != nil {
+		return err
+	}
+	for _, k := range unset {
+		delete(props, k)
+	}
+	for k, val := range set {
+		props[k] = val
+	}
+	if r.Metadata, err = encodeProperties(props); err != nil {
+		return err
+	}
+	v.upsert(r)
+	return nil
 }
