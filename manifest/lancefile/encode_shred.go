@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/lancecat/lancecat/manifest/lancefile/internal/codec"
 	"github.com/lancecat/lancecat/manifest/lanceschema"
 )
 
@@ -137,29 +138,6 @@ func (l *leafSpec) finishLevels() {
 	l.maxRep = level
 }
 
-// fixedWidthBits returns the bit width of a fixed-width arrow type, or 0.
-func fixedWidthBits(dt arrow.DataType) int {
-	switch dt.ID() {
-	case arrow.BOOL:
-		return 1
-	case arrow.INT8, arrow.UINT8:
-		return 8
-	case arrow.INT16, arrow.UINT16, arrow.FLOAT16:
-		return 16
-	case arrow.INT32, arrow.UINT32, arrow.FLOAT32, arrow.DATE32, arrow.TIME32:
-		return 32
-	case arrow.INT64, arrow.UINT64, arrow.FLOAT64, arrow.DATE64, arrow.TIME64, arrow.TIMESTAMP, arrow.DURATION:
-		return 64
-	case arrow.DECIMAL128:
-		return 128
-	case arrow.DECIMAL256:
-		return 256
-	case arrow.FIXED_SIZE_BINARY:
-		return dt.(*arrow.FixedSizeBinaryType).ByteWidth * 8
-	}
-	return 0
-}
-
 func (l *leafSpec) setValueKind(dt arrow.DataType) error {
 	switch dt.ID() {
 	case arrow.STRING, arrow.BINARY:
@@ -174,7 +152,7 @@ func (l *leafSpec) setValueKind(dt arrow.DataType) error {
 		return nil
 	case arrow.FIXED_SIZE_LIST:
 		t := dt.(*arrow.FixedSizeListType)
-		bits := fixedWidthBits(t.Elem())
+		bits := codec.FixedWidthBits(t.Elem())
 		if bits == 0 || bits%8 != 0 {
 			return fmt.Errorf("fixed_size_list of %s is not supported by the writer", t.Elem())
 		}
@@ -186,7 +164,7 @@ func (l *leafSpec) setValueKind(dt arrow.DataType) error {
 		l.fslDim = int(t.Len())
 		return nil
 	}
-	bits := fixedWidthBits(dt)
+	bits := codec.FixedWidthBits(dt)
 	if bits == 0 {
 		return fmt.Errorf("type %s is not supported by the writer", dt)
 	}
@@ -425,7 +403,7 @@ func (s *shredder) appendValue(arr arrow.Array, i int) error {
 // fixedBytes returns the value buffer of a fixed-width array (without the
 // array offset applied) after checking its width.
 func fixedBytes(arr arrow.Array, width int) ([]byte, error) {
-	if got := fixedWidthBits(arr.DataType()); got != width*8 {
+	if got := codec.FixedWidthBits(arr.DataType()); got != width*8 {
 		return nil, fmt.Errorf("%w: expected a %d-byte fixed-width array, got %s", ErrInvalidArgument, width, arr.DataType())
 	}
 	bufs := arr.Data().Buffers()

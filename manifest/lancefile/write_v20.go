@@ -17,7 +17,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/lancecat/lancecat/manifest/internal/pb/file2pb"
 	"github.com/lancecat/lancecat/manifest/internal/pb/tablepb"
@@ -68,24 +67,10 @@ func (w *Writer) writeV20(ctx context.Context, rec arrow.Record) error {
 
 func (w *Writer) writeV20Pages(pages []v20.EncodedPage) error {
 	for _, p := range pages {
-		meta := &file2pb.ColumnMetadata_Page{Length: p.NumRows}
-		for _, b := range p.Buffers {
-			meta.BufferOffsets = append(meta.BufferOffsets, uint64(w.out.pos))
-			meta.BufferSizes = append(meta.BufferSizes, uint64(len(b)))
-			if err := w.writeAligned(b); err != nil {
-				return err
-			}
+		// 2.0 pages carry priority 0, as the peer writes them.
+		if err := w.appendPage(p.Column, p.NumRows, 0, p.Buffers, writerArrayEncodingURL, p.Encoding); err != nil {
+			return err
 		}
-		enc, err := proto.MarshalOptions{Deterministic: true}.Marshal(p.Encoding)
-		if err != nil {
-			return fmt.Errorf("lancefile: encode 2.0 page encoding: %w", err)
-		}
-		anyBytes, err := proto.MarshalOptions{Deterministic: true}.Marshal(&anypb.Any{TypeUrl: writerArrayEncodingURL, Value: enc})
-		if err != nil {
-			return fmt.Errorf("lancefile: encode 2.0 page encoding: %w", err)
-		}
-		meta.Encoding = &file2pb.Encoding{Location: &file2pb.Encoding_Direct{Direct: &file2pb.DirectEncoding{Encoding: anyBytes}}}
-		w.columns[p.Column].Pages = append(w.columns[p.Column].Pages, meta)
 	}
 	return nil
 }

@@ -290,24 +290,30 @@ func (w *Writer) flushLeaf(li int) error {
 }
 
 func (w *Writer) writePage(li int, page encodedPage, firstRow uint64) error {
-	meta := &file2pb.ColumnMetadata_Page{Length: page.numRows, Priority: firstRow}
-	for _, b := range page.buffers {
+	return w.appendPage(li, page.numRows, firstRow, page.buffers, writerPageLayoutURL, page.layout)
+}
+
+// appendPage writes a page's buffers (aligned) and records the page in
+// column col's metadata, its encoding stored inline as an Any of typeURL.
+func (w *Writer) appendPage(col int, numRows, priority uint64, buffers [][]byte, typeURL string, encoding proto.Message) error {
+	meta := &file2pb.ColumnMetadata_Page{Length: numRows, Priority: priority}
+	for _, b := range buffers {
 		meta.BufferOffsets = append(meta.BufferOffsets, uint64(w.out.pos))
 		meta.BufferSizes = append(meta.BufferSizes, uint64(len(b)))
 		if err := w.writeAligned(b); err != nil {
 			return err
 		}
 	}
-	layout, err := proto.MarshalOptions{Deterministic: true}.Marshal(page.layout)
+	enc, err := proto.MarshalOptions{Deterministic: true}.Marshal(encoding)
 	if err != nil {
-		return fmt.Errorf("lancefile: encode page layout: %w", err)
+		return fmt.Errorf("lancefile: encode page encoding: %w", err)
 	}
-	anyBytes, err := proto.MarshalOptions{Deterministic: true}.Marshal(&anypb.Any{TypeUrl: writerPageLayoutURL, Value: layout})
+	anyBytes, err := proto.MarshalOptions{Deterministic: true}.Marshal(&anypb.Any{TypeUrl: typeURL, Value: enc})
 	if err != nil {
-		return fmt.Errorf("lancefile: encode page layout: %w", err)
+		return fmt.Errorf("lancefile: encode page encoding: %w", err)
 	}
 	meta.Encoding = &file2pb.Encoding{Location: &file2pb.Encoding_Direct{Direct: &file2pb.DirectEncoding{Encoding: anyBytes}}}
-	w.columns[li].Pages = append(w.columns[li].Pages, meta)
+	w.columns[col].Pages = append(w.columns[col].Pages, meta)
 	return nil
 }
 

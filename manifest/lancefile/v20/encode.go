@@ -38,6 +38,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/lancecat/lancecat/manifest/internal/pb/enc20pb"
+	"github.com/lancecat/lancecat/manifest/lancefile/internal/codec"
 	"github.com/lancecat/lancecat/manifest/lanceschema"
 )
 
@@ -143,7 +144,7 @@ func (e *Encoder) plan(f *lanceschema.Field, dt arrow.DataType, name string, top
 		c.children = []int{ci}
 		return idx, nil
 	case *arrow.FixedSizeListType:
-		bits := fixedBits(t.Elem())
+		bits := codec.FixedWidthBits(t.Elem())
 		if bits == 0 || bits%8 != 0 {
 			return 0, unsupportedf("field %q: fixed_size_list of %s is not supported by the 2.0 writer", name, t.Elem())
 		}
@@ -161,35 +162,12 @@ func (e *Encoder) plan(f *lanceschema.Field, dt arrow.DataType, name string, top
 		c.kind = kindBinary
 		return idx, nil
 	}
-	bits := fixedBits(dt)
+	bits := codec.FixedWidthBits(dt)
 	if bits == 0 {
 		return 0, unsupportedf("field %q: type %s is not supported by the 2.0 writer", name, dt)
 	}
 	c.kind, c.bits = kindFixed, bits
 	return idx, nil
-}
-
-// fixedBits is the width of a fixed-width Arrow type (1 for bool), 0 otherwise.
-func fixedBits(dt arrow.DataType) int {
-	switch dt.ID() {
-	case arrow.BOOL:
-		return 1
-	case arrow.INT8, arrow.UINT8:
-		return 8
-	case arrow.INT16, arrow.UINT16, arrow.FLOAT16:
-		return 16
-	case arrow.INT32, arrow.UINT32, arrow.FLOAT32, arrow.DATE32, arrow.TIME32:
-		return 32
-	case arrow.INT64, arrow.UINT64, arrow.FLOAT64, arrow.DATE64, arrow.TIME64, arrow.TIMESTAMP, arrow.DURATION:
-		return 64
-	case arrow.DECIMAL128:
-		return 128
-	case arrow.DECIMAL256:
-		return 256
-	case arrow.FIXED_SIZE_BINARY:
-		return dt.(*arrow.FixedSizeBinaryType).ByteWidth * 8
-	}
-	return 0
 }
 
 // NumColumns is the number of columns of the file.
@@ -413,7 +391,7 @@ func (e *Encoder) appendCol(accs []*colAcc, ci int, arr arrow.Array, spans []spa
 // array's offset into it (in values).
 func fixedValues(arr arrow.Array, bits int) ([]byte, int, error) {
 	d := arr.Data()
-	if fixedBits(arr.DataType()) != bits {
+	if codec.FixedWidthBits(arr.DataType()) != bits {
 		return nil, 0, fmt.Errorf("%s is not a %d-bit type", arr.DataType(), bits)
 	}
 	bufs := d.Buffers()

@@ -1,5 +1,6 @@
 // Package codec holds the value codecs shared by Lance's 2.0 and 2.1 file
-// encodings: FSST string decompression and FastLanes bit unpacking. Both
+// encodings: FSST string decompression, FastLanes bit unpacking and the
+// widths of fixed-width values. Both
 // file-format readers (manifest/lancefile and manifest/lancefile/v20) use
 // them; they return ErrCorrupt for impossible input and never panic on it.
 package codec
@@ -8,6 +9,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
 )
 
 // ErrCorrupt reports input no valid encoder could have produced.
@@ -128,4 +131,28 @@ func UnpackFastLanes(t, w uint64, packed []byte, out []uint64) {
 			out[flOrder[row/8]*16+(row%8)*128+lane] = v & mask
 		}
 	}
+}
+
+// FixedWidthBits is the bit width of a value of a fixed-width Arrow type (1
+// for bool), or 0 for types that are not fixed-width.
+func FixedWidthBits(dt arrow.DataType) int {
+	switch dt.ID() {
+	case arrow.BOOL:
+		return 1
+	case arrow.INT8, arrow.UINT8:
+		return 8
+	case arrow.INT16, arrow.UINT16, arrow.FLOAT16:
+		return 16
+	case arrow.INT32, arrow.UINT32, arrow.FLOAT32, arrow.DATE32, arrow.TIME32:
+		return 32
+	case arrow.INT64, arrow.UINT64, arrow.FLOAT64, arrow.DATE64, arrow.TIME64, arrow.TIMESTAMP, arrow.DURATION:
+		return 64
+	case arrow.DECIMAL128:
+		return 128
+	case arrow.DECIMAL256:
+		return 256
+	case arrow.FIXED_SIZE_BINARY:
+		return dt.(*arrow.FixedSizeBinaryType).ByteWidth * 8
+	}
+	return 0
 }
