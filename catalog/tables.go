@@ -450,17 +450,13 @@ type deregisterTableOp struct {
 }
 
 func (o *deregisterTableOp) plan(ctx context.Context, v *view) error {
-	if err := checkTableIdent(o.id); err != nil {
-		return err
-	}
 	objectID := o.id.ObjectID()
-	r, ok, err := v.get(ctx, objectID)
+	r, ok, err := removeTableRow(ctx, v, o.id)
 	if err != nil {
 		return err
 	}
-	if ok && r.ObjectType == ObjectTypeTable {
+	if ok {
 		o.seen = true
-		v.remove(objectID)
 		loc := ""
 		if r.Location != nil {
 			loc = *r.Location
@@ -557,17 +553,13 @@ type dropTableOp struct {
 }
 
 func (o *dropTableOp) plan(ctx context.Context, v *view) error {
-	if err := checkTableIdent(o.id); err != nil {
-		return err
-	}
 	objectID := o.id.ObjectID()
-	r, ok, err := v.get(ctx, objectID)
+	r, ok, err := removeTableRow(ctx, v, o.id)
 	if err != nil {
 		return err
 	}
-	if ok && r.ObjectType == ObjectTypeTable {
+	if ok {
 		o.seen = true
-		v.remove(objectID)
 		versions, err := v.scan(ctx, RowFilter{Types: []string{ObjectTypeTableVersion}, IDPrefix: objectID + Delimiter})
 		if err != nil {
 			return err
@@ -804,4 +796,19 @@ func upsertProperties(v *view, r Row, id string, set map[string]string, unset []
 	}
 	v.upsert(r)
 	return nil
+}
+
+// removeTableRow removes the manifest row of table id from the view when
+// there is one and returns it (ok false: no such table row).
+func removeTableRow(ctx context.Context, v *view, id Ident) (Row, bool, error) {
+	if err := checkTableIdent(id); err != nil {
+		return Row{}, false, err
+	}
+	objectID := id.ObjectID()
+	r, ok, err := v.get(ctx, objectID)
+	if err != nil || !ok || r.ObjectType != ObjectTypeTable {
+		return Row{}, false, err
+	}
+	v.remove(objectID)
+	return r, true, nil
 }

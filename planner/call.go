@@ -35,6 +35,14 @@ func (s *Session) stringArg(c *sqlparse.Call, i int, what string) (string, error
 	return v, nil
 }
 
+// onlyTableArg is the table name of a procedure that takes just that.
+func (s *Session) onlyTableArg(c *sqlparse.Call) (catalog.Ident, error) {
+	if err := wantArgs(c, 1, 1, "(table name)"); err != nil {
+		return nil, err
+	}
+	return s.tableArg(c, 0)
+}
+
 func (s *Session) tableArg(c *sqlparse.Call, i int) (catalog.Ident, error) {
 	v, err := s.stringArg(c, i, "table name")
 	if err != nil {
@@ -82,10 +90,7 @@ func (s *Session) call(ctx context.Context, c *sqlparse.Call) (*Result, error) {
 		}
 		return rowsResult(tableCols, [][]any{{displayName(id), info.URI}}), nil
 	case "deregister_table":
-		if err := wantArgs(c, 1, 1, "(table name)"); err != nil {
-			return nil, err
-		}
-		id, err := s.tableArg(c, 0)
+		id, err := s.onlyTableArg(c)
 		if err != nil {
 			return nil, err
 		}
@@ -101,10 +106,7 @@ func (s *Session) call(ctx context.Context, c *sqlparse.Call) (*Result, error) {
 		}
 		return rowsResult(tableCols, [][]any{{displayName(id), info.URI}}), nil
 	case "declare_table":
-		if err := wantArgs(c, 1, 1, "(table name)"); err != nil {
-			return nil, err
-		}
-		id, err := s.tableArg(c, 0)
+		id, err := s.onlyTableArg(c)
 		if err != nil {
 			return nil, err
 		}
