@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -51,46 +50,8 @@ func runPeer(ctx context.Context, suite string, args any, out any) error {
 	return nil
 }
 
-// fixtureDir returns the generated fixture name from the shared fixture cache
-// (peer.CacheDir), generating it with gen-fixtures.mjs when it is missing,
-// under the same lock file the test helpers use.
+// fixtureDir returns the generated fixture name from the shared fixture cache,
+// generating it with the peer when it is missing (peer.Generated).
 func fixtureDir(ctx context.Context, name string) (string, error) {
-	cache, err := peer.CacheDir()
-	if err != nil {
-		return "", err
-	}
-	final := filepath.Join(cache, name)
-	if _, err := os.Stat(final); err == nil {
-		return final, nil
-	}
-	if err := peer.Available(); err != nil {
-		return "", err
-	}
-	if err := os.MkdirAll(cache, 0o755); err != nil {
-		return "", err
-	}
-	unlock, err := lockFile(filepath.Join(cache, name+".lock"))
-	if err != nil {
-		return "", err
-	}
-	defer unlock()
-	if _, err := os.Stat(final); err == nil {
-		return final, nil
-	}
-	dir, err := peer.Dir()
-	if err != nil {
-		return "", err
-	}
-	fmt.Fprintf(os.Stderr, "generating fixture %s with the peer into %s (once per machine)...\n", name, cache)
-	cmd := exec.CommandContext(ctx, "node", filepath.Join(dir, "gen-fixtures.mjs"), cache, name)
-	cmd.Dir = dir
-	cmd.Stdout = os.Stderr
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("gen-fixtures.mjs %s: %w", name, err)
-	}
-	if _, err := os.Stat(final); err != nil {
-		return "", err
-	}
-	return final, nil
+	return peer.Generated(name)
 }

@@ -98,6 +98,16 @@ func CacheDir() (string, error) {
 	return filepath.Join(base, hex.EncodeToString(h.Sum(nil))[:16]), nil
 }
 
+// Generated returns the cached generated fixture name (outside tests, e.g.
+// for the bench command), generating it with the peer under a file lock if
+// it is missing, so that parallel processes generate each fixture once.
+func Generated(name string) (string, error) {
+	if err := Available(); err != nil {
+		return "", err
+	}
+	return generated(name)
+}
+
 // generated returns the cached fixture, generating it under a file lock if it is missing, so
 // that parallel test binaries generate each fixture once.
 func generated(name string) (string, error) {
