@@ -62,7 +62,7 @@ var ErrObjectExists = errors.New("object already exists")
 
 // RootDir is the catalog root directory on the object store, as the catalog
 // uses it (markers, table directories, V1 listing). Paths are relative to the
-// root, slash-separated. StoreDir adapts a manifest/storage.Store.
+// root, slash-separated. StoreDir adapts a storage.Store.
 type RootDir interface {
 	// URI is the root URI (file:///..., s3://bucket/prefix, memory://name).
 	URI() string

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/lancecat/lancecat/manifest/storage"
+	"github.com/lancecat/lancecat/storage"
 )
 
-// StoreDir adapts a manifest/storage.Store rooted at the catalog directory
+// StoreDir adapts a storage.Store rooted at the catalog directory
 // to RootDir.
 func StoreDir(s storage.Store) RootDir { return storeDir{s} }
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/lancecat/lancecat/catalog/lancestore"
 	"github.com/lancecat/lancecat/conformance/peer"
-	"github.com/lancecat/lancecat/manifest/dataset"
+	"github.com/lancecat/lancecat/lance/dataset"
 	"github.com/lancecat/lancecat/planner"
 	"github.com/lancecat/lancecat/sqlparse"
 )

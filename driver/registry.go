@@ -7,7 +7,7 @@ import (
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/catalog/lancestore"
-	"github.com/lancecat/lancecat/manifest/storage"
+	"github.com/lancecat/lancecat/storage"
 )
 
 // A handle is one open catalog shared by every connector (and so every

@@ -14,8 +14,8 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 
 	"github.com/lancecat/lancecat/catalog"
-	"github.com/lancecat/lancecat/manifest/dataset"
-	"github.com/lancecat/lancecat/manifest/index"
+	"github.com/lancecat/lancecat/lance/dataset"
+	"github.com/lancecat/lancecat/lance/index"
 	"github.com/lancecat/lancecat/sqlparse"
 )
 
@@ -33,7 +33,7 @@ import (
 // literals, * or one COUNT.
 //
 // Execution: one scan of the table's latest version through
-// manifest/dataset (narrowed by one scalar-index lookup when a conjunct of
+// lance/dataset (narrowed by one scalar-index lookup when a conjunct of
 // WHERE is column = literal, IN or LIKE 'prefix%' on an indexed column; see
 // IndexLookup and ScalarIndexes), reading only the columns the query uses. Without WHERE
 // and ORDER BY, LIMIT and OFFSET are pushed into the scan; with WHERE and no

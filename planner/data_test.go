@@ -13,14 +13,14 @@ import (
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/catalog/lancestore"
-	"github.com/lancecat/lancecat/manifest/dataset"
+	"github.com/lancecat/lancecat/lance/dataset"
 	"github.com/lancecat/lancecat/sqlparse"
 )
 
 var dataSeq atomic.Int64
 
 // newDataFixture is a session on a Lance-backed catalog in memory (real
-// Lance datasets, so SELECT and INSERT run through manifest/dataset).
+// Lance datasets, so SELECT and INSERT run through lance/dataset).
 func newDataFixture(t *testing.T, opts Options) *fixture {
 	t.Helper()
 	uri := fmt.Sprintf("memory://planner-data-%d/lake", dataSeq.Add(1))

@@ -5,7 +5,7 @@
 // information_schema views (with WHERE conditions on schema and table names
 // pushed down to catalog lookups), SELECT over table data and INSERT ...
 // VALUES (data.go, insert.go: Lance datasets read and appended through
-// manifest/dataset on Options.Store; the value mapping is in values.go). It
+// lance/dataset on Options.Store; the value mapping is in values.go). It
 // knows nothing about database/sql (the driver adapts its results).
 //
 // A Session is one connection's state: the current namespace set by USE and

@@ -9,8 +9,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/lancecat/lancecat/manifest/dataset"
-	"github.com/lancecat/lancecat/manifest/index"
+	"github.com/lancecat/lancecat/lance/dataset"
+	"github.com/lancecat/lancecat/lance/index"
 )
 
 // IndexOp is the kind of predicate a scalar index may answer.
@@ -92,7 +92,7 @@ type IndexLookup interface {
 }
 
 // ScalarIndexes is the IndexLookup over the dataset's own Lance scalar
-// indices (manifest/index): BTREE answers =, IN and string prefixes, BITMAP
+// indices (lance/index): BTREE answers =, IN and string prefixes, BITMAP
 // answers = and IN. It serves a predicate only where the index's ordering
 // agrees exactly with the planner's comparison (MySQL semantics): integer
 // columns against integer literals, strings and binaries against string

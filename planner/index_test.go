@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/lancecat/lancecat/catalog"
-	"github.com/lancecat/lancecat/manifest/dataset"
-	"github.com/lancecat/lancecat/manifest/index"
+	"github.com/lancecat/lancecat/lance/dataset"
+	"github.com/lancecat/lancecat/lance/index"
 )
 
 // TestIndexDDL: CREATE INDEX, SHOW INDEX and DROP INDEX on a user table,
@@ -37,7 +37,7 @@ func TestIndexDDL(t *testing.T) {
 	if got := f.rows(`SHOW INDEX FROM t WHERE Index_type = 'BITMAP'`); len(got) != 1 || got[0][2] != "flag_bm" {
 		t.Fatalf("SHOW INDEX WHERE: %v", got)
 	}
-	// The index is the one manifest/index reads, with the kind asked for.
+	// The index is the one lance/index reads, with the kind asked for.
 	_, ds, err := f.s.openTableData(context.Background(), []string{"a", "b", "t"})
 	if err != nil {
 		t.Fatal(err)

@@ -11,8 +11,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lancecat/lancecat/catalog"
-	"github.com/lancecat/lancecat/manifest/dataset"
-	"github.com/lancecat/lancecat/manifest/index"
+	"github.com/lancecat/lancecat/lance/dataset"
+	"github.com/lancecat/lancecat/lance/index"
 	"github.com/lancecat/lancecat/sqlparse"
 )
 
@@ -21,7 +21,7 @@ import (
 //	CREATE INDEX [IF NOT EXISTS] name ON [ns.]t (col) [USING BTREE|BITMAP|LABEL_LIST]
 //	DROP INDEX [IF EXISTS] name ON [ns.]t
 //
-// CREATE INDEX builds a Lance scalar index (manifest/index) over every
+// CREATE INDEX builds a Lance scalar index (lance/index) over every
 // fragment of the table's latest version and commits a new version of the
 // table's dataset that registers it; DROP INDEX commits a version without
 // it (the index files stay for older versions, as in Lance). Neither
@@ -123,7 +123,7 @@ func checkIndexable(kind index.Kind, f arrow.Field) error {
 	return errorf(catalog.CodeUnsupported, "not supported: a %s index on %s (%s): indexable types are integers, floats, strings, binaries, booleans, dates and times", kind, sqlparse.QuoteIdent(f.Name), SQLType(f))
 }
 
-// indexError maps manifest/index and manifest/dataset errors to catalog codes.
+// indexError maps lance/index and lance/dataset errors to catalog codes.
 func indexError(id catalog.Ident, name string, err error) error {
 	code := catalog.CodeInternal
 	switch {

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/lancecat/lancecat/catalog"
-	"github.com/lancecat/lancecat/manifest/storage"
+	"github.com/lancecat/lancecat/storage"
 	"github.com/lancecat/lancecat/sqlparse"
 )
 

@@ -13,7 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
 	"github.com/lancecat/lancecat/catalog"
-	"github.com/lancecat/lancecat/manifest/storage"
+	"github.com/lancecat/lancecat/storage"
 )
 
 // MemDatasets is a fake of catalog.Datasets that keeps a stand-in for each

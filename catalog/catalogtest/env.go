@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/lancecat/lancecat/catalog"
-	"github.com/lancecat/lancecat/manifest/storage"
+	"github.com/lancecat/lancecat/storage"
 )
 
 // Env is one catalog root on a fresh memory:// store with its fakes. Open

@@ -1,6 +1,6 @@
 // Package lancestore is the Lance-backed persistence of a directory catalog:
 // it implements catalog.ManifestTable over the `__manifest` Lance table and
-// catalog.Datasets over Lance datasets, both through manifest/dataset, and
+// catalog.Datasets over Lance datasets, both through lance/dataset, and
 // wires them into catalog.Open for a root URI.
 //
 // Every catalog write is a copy-on-write rewrite of `__manifest` into a new
@@ -9,7 +9,7 @@
 // ManifestChange.BuildIndices (the default) the rewrite is staged
 // (dataset.StageOverwrite), the three scalar indices the reference keeps
 // (object_id_btree, object_type_bitmap, base_objects_label_list) are built
-// over the staged version with manifest/index, and data and indices are
+// over the staged version with lance/index, and data and indices are
 // committed in one version; staged files of a commit that does not land are
 // deleted.
 //

@@ -13,8 +13,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lancecat/lancecat/catalog"
-	"github.com/lancecat/lancecat/manifest/dataset"
-	"github.com/lancecat/lancecat/manifest/index"
+	"github.com/lancecat/lancecat/lance/dataset"
+	"github.com/lancecat/lancecat/lance/index"
 )
 
 // The three scalar indices the reference keeps on `__manifest`, rebuilt

@@ -7,7 +7,7 @@ import (
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/conformance/peer"
-	"github.com/lancecat/lancecat/manifest/storage"
+	"github.com/lancecat/lancecat/storage"
 )
 
 // Benchmarks of index building and read push-down (numbers, never

@@ -12,8 +12,8 @@ import (
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/conformance/peer"
-	"github.com/lancecat/lancecat/manifest/dataset"
-	"github.com/lancecat/lancecat/manifest/storage"
+	"github.com/lancecat/lancecat/lance/dataset"
+	"github.com/lancecat/lancecat/storage"
 )
 
 func openStore(t *testing.T, dir string) storage.Store {

@@ -12,9 +12,9 @@ import (
 	"testing"
 
 	"github.com/lancecat/lancecat/catalog"
-	"github.com/lancecat/lancecat/manifest/dataset"
-	"github.com/lancecat/lancecat/manifest/index"
-	"github.com/lancecat/lancecat/manifest/storage"
+	"github.com/lancecat/lancecat/lance/dataset"
+	"github.com/lancecat/lancecat/lance/index"
+	"github.com/lancecat/lancecat/storage"
 )
 
 func strp(s string) *string { return &s }

@@ -12,9 +12,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/lancecat/lancecat/catalog"
-	"github.com/lancecat/lancecat/manifest/dataset"
-	"github.com/lancecat/lancecat/manifest/lanceschema"
-	"github.com/lancecat/lancecat/manifest/storage"
+	"github.com/lancecat/lancecat/lance/dataset"
+	lanceschema "github.com/lancecat/lancecat/lance/schema"
+	"github.com/lancecat/lancecat/storage"
 )
 
 // Column names of the `__manifest` table.

@@ -7,8 +7,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/lancecat/lancecat/catalog"
-	"github.com/lancecat/lancecat/manifest/dataset"
-	"github.com/lancecat/lancecat/manifest/storage"
+	"github.com/lancecat/lancecat/lance/dataset"
+	"github.com/lancecat/lancecat/storage"
 )
 
 // TestPrimaryKeyMigration: a `__manifest` without the primary-key metadata

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/lancecat/lancecat/catalog"
-	"github.com/lancecat/lancecat/manifest/storage"
+	"github.com/lancecat/lancecat/storage"
 )
 
 // Options configures OpenCatalog. Catalog holds the catalog options; its

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/lancecat/lancecat/catalog"
-	"github.com/lancecat/lancecat/manifest/dataset"
-	"github.com/lancecat/lancecat/manifest/storage"
+	"github.com/lancecat/lancecat/lance/dataset"
+	"github.com/lancecat/lancecat/storage"
 )
 
 // vacuum deletes what old versions of the dataset under dir left behind.

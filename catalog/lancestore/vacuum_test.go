@@ -9,7 +9,7 @@ import (
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/conformance/peer"
-	"github.com/lancecat/lancecat/manifest/dataset"
+	"github.com/lancecat/lancecat/lance/dataset"
 )
 
 func dirBytes(t *testing.T, c *Catalog, prefix string) (files int, bytes int64) {

@@ -15,8 +15,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/lancecat/lancecat/internal/arrowjson"
-	"github.com/lancecat/lancecat/manifest/dataset"
-	"github.com/lancecat/lancecat/manifest/storage"
+	"github.com/lancecat/lancecat/lance/dataset"
+	"github.com/lancecat/lancecat/storage"
 )
 
 type datasetFlags struct {

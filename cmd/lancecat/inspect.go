@@ -8,9 +8,9 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/lancecat/lancecat/manifest/dataset"
-	"github.com/lancecat/lancecat/manifest/index"
-	"github.com/lancecat/lancecat/manifest/lanceschema"
+	"github.com/lancecat/lancecat/lance/dataset"
+	"github.com/lancecat/lancecat/lance/index"
+	lanceschema "github.com/lancecat/lancecat/lance/schema"
 )
 
 // The `dataset inspect` document. Field order is fixed (struct order).

@@ -10,7 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/lancecat/lancecat/internal/arrowjson"
-	"github.com/lancecat/lancecat/manifest/index"
+	"github.com/lancecat/lancecat/lance/index"
 )
 
 // lookupFlags are the flags of `lancecat dataset lookup`.

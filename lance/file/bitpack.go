@@ -1,0 +1,107 @@
+package lancefile
+
+import (
+	"encoding/binary"
+
+	"github.com/lancecat/lancecat/lance/file/internal/codec"
+)
+
+// flChunk is the number of values of one FastLanes chunk (codec has the
+// layout).
+const flChunk = codec.FastLanesChunk
+
+// unpackFastLanes decodes one 1024-value chunk of width w from packed (words
+// of t bits, little endian) into out.
+func unpackFastLanes(t, w uint64, packed []byte, out *[flChunk]uint64) {
+	codec.UnpackFastLanes(t, w, packed, out[:])
+}
+
+func putUint(dst []byte, bits uint64, i uint64, v uint64) {
+	switch bits {
+	case 8:
+		dst[i] = byte(v)
+	case 16:
+		binary.LittleEndian.PutUint16(dst[2*i:], uint16(v))
+	case 32:
+		binary.LittleEndian.PutUint32(dst[4*i:], uint32(v))
+	case 64:
+		binary.LittleEndian.PutUint64(dst[8*i:], v)
+	}
+}
+
+// decodeInlineBitpacking decodes n values of t bits from chunks of
+// [bit width as one t-bit word][1024*w/t packed words].
+func decodeInlineBitpacking(t uint64, buf []byte, n uint64) (*block, error) {
+	if t != 8 && t != 16 && t != 32 && t != 64 {
+		return nil, corruptf("inline bitpacking of %d-bit values", t)
+	}
+	bytesPer := t / 8
+	if n > maxItems || (n+flChunk-1)/flChunk*bytesPer > uint64(len(buf)) {
+		return nil, corruptf("inline bitpacking: %d values in %d bytes", n, len(buf))
+	}
+	out := make([]byte, n*bytesPer)
+	var tmp [flChunk]uint64
+	var done uint64
+	for done < n {
+		if uint64(len(buf)) < bytesPer {
+			return nil, corruptf("inline bitpacking: truncated chunk header")
+		}
+		w := uintAt(buf, t, 0)
+		if w > t {
+			return nil, corruptf("inline bitpacking: width %d > %d", w, t)
+		}
+		size := flChunk * w / 8
+		buf = buf[bytesPer:]
+		if uint64(len(buf)) < size {
+			return nil, corruptf("inline bitpacking: chunk needs %d bytes, has %d", size, len(buf))
+		}
+		unpackFastLanes(t, w, buf[:size], &tmp)
+		buf = buf[size:]
+		m := min(n-done, flChunk)
+		for i := uint64(0); i < m; i++ {
+			putUint(out, t, done+i, tmp[i])
+		}
+		done += m
+	}
+	return &block{n: n, bits: t, data: out}, nil
+}
+
+// decodeOutOfLineBitpacking decodes n t-bit values packed at width w in
+// 1024-value chunks; the tail is either packed (padded) or stored raw.
+func decodeOutOfLineBitpacking(t, w uint64, buf []byte, n uint64) (*block, error) {
+	if t != 8 && t != 16 && t != 32 && t != 64 || w > t {
+		return nil, corruptf("out-of-line bitpacking %d of %d bits", w, t)
+	}
+	bytesPer := t / 8
+	wordsPerChunk := (flChunk*w + t - 1) / t
+	whole := n / flChunk
+	tail := n % flChunk
+	words := uint64(len(buf)) / bytesPer
+	if n > maxItems || whole*wordsPerChunk > words {
+		return nil, corruptf("out-of-line bitpacking: %d values in %d bytes", n, len(buf))
+	}
+	tailRaw := tail > 0 && words == whole*wordsPerChunk+tail
+	if tail > 0 && !tailRaw && words < (whole+1)*wordsPerChunk {
+		return nil, corruptf("out-of-line bitpacking: %d values in %d bytes", n, len(buf))
+	}
+	out := make([]byte, n*bytesPer)
+	var tmp [flChunk]uint64
+	for c := uint64(0); c < whole; c++ {
+		unpackFastLanes(t, w, buf[c*wordsPerChunk*bytesPer:(c+1)*wordsPerChunk*bytesPer], &tmp)
+		for i := uint64(0); i < flChunk; i++ {
+			putUint(out, t, c*flChunk+i, tmp[i])
+		}
+	}
+	if tail > 0 {
+		start := whole * wordsPerChunk * bytesPer
+		if tailRaw {
+			copy(out[whole*flChunk*bytesPer:], buf[start:start+tail*bytesPer])
+		} else {
+			unpackFastLanes(t, w, buf[start:start+wordsPerChunk*bytesPer], &tmp)
+			for i := uint64(0); i < tail; i++ {
+				putUint(out, t, whole*flChunk+i, tmp[i])
+			}
+		}
+	}
+	return &block{n: n, bits: t, data: out}, nil
+}

@@ -1,0 +1,102 @@
+package lancefile
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/lancecat/lancecat/storage"
+)
+
+// Source is random access to the bytes of one file.
+type Source interface {
+	// ReadRange returns exactly length bytes at offset.
+	ReadRange(ctx context.Context, offset, length int64) ([]byte, error)
+	// Size is the file size in bytes.
+	Size() int64
+}
+
+// BytesSource serves a file held in memory.
+type BytesSource []byte
+
+// ReadRange implements Source.
+func (b BytesSource) ReadRange(_ context.Context, offset, length int64) ([]byte, error) {
+	if offset < 0 || length < 0 || offset > int64(len(b)) || length > int64(len(b))-offset {
+		return nil, fmt.Errorf("%w: range %d+%d outside %d bytes", ErrCorrupt, offset, length, len(b))
+	}
+	return b[offset : offset+length : offset+length], nil
+}
+
+// Size implements Source.
+func (b BytesSource) Size() int64 { return int64(len(b)) }
+
+type storeSource struct {
+	store storage.Store
+	path  string
+	size  int64
+}
+
+// NewStoreSource serves path of store. A size <= 0 is looked up with Stat.
+func NewStoreSource(ctx context.Context, store storage.Store, path string, size int64) (Source, error) {
+	if size <= 0 {
+		info, err := store.Stat(ctx, path)
+		if err != nil {
+			return nil, fmt.Errorf("lancefile: stat %s: %w", path, err)
+		}
+		size = info.Size
+	}
+	return &storeSource{store: store, path: path, size: size}, nil
+}
+
+func (s *storeSource) ReadRange(ctx context.Context, offset, length int64) ([]byte, error) {
+	if length == 0 {
+		return nil, nil
+	}
+	b, err := s.store.ReadRange(ctx, s.path, offset, length)
+	if err != nil {
+		return nil, fmt.Errorf("lancefile: read %s [%d,+%d): %w", s.path, offset, length, err)
+	}
+	if int64(len(b)) != length {
+		return nil, fmt.Errorf("%w: short read of %s: %d of %d bytes", ErrCorrupt, s.path, len(b), length)
+	}
+	return b, nil
+}
+
+func (s *storeSource) Size() int64 { return s.size }
+
+// Stats counts the I/O and decoding work of a Reader.
+type Stats struct {
+	BytesRead     int64 // bytes fetched from the Source
+	Reads         int64 // ReadRange calls on the Source
+	PagesDecoded  int64 // pages (or page parts) decoded
+	ChunksDecoded int64 // mini-block chunks decoded
+}
+
+type counters struct {
+	bytesRead, reads, pages, chunks atomic.Int64
+}
+
+func (c *counters) snapshot() Stats {
+	return Stats{BytesRead: c.bytesRead.Load(), Reads: c.reads.Load(), PagesDecoded: c.pages.Load(), ChunksDecoded: c.chunks.Load()}
+}
+
+// read fetches [off, off+n) from the source after checking it lies in the file.
+func (r *Reader) read(ctx context.Context, off, n uint64) ([]byte, error) {
+	size := uint64(r.src.Size())
+	if off > size || n > size-off {
+		return nil, corruptf("range %d+%d outside file of %d bytes", off, n, size)
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	b, err := r.src.ReadRange(ctx, int64(off), int64(n))
+	if err != nil {
+		return nil, err
+	}
+	if uint64(len(b)) != n {
+		return nil, corruptf("short read: %d of %d bytes", len(b), n)
+	}
+	r.stats.reads.Add(1)
+	r.stats.bytesRead.Add(int64(n))
+	return b, nil
+}
