@@ -16,8 +16,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/lancecat/lancecat/catalog"
-	"github.com/lancecat/lancecat/catalog/lancestore"
 	"github.com/lancecat/lancecat/conformance/peer"
+	"github.com/lancecat/lancecat/manifest"
 )
 
 const raceNamespace = "race"
@@ -47,7 +47,7 @@ func TestMain(m *testing.M) {
 // lancecatRaceWorker mirrors conformance/peer/race-worker.mjs in Go.
 func lancecatRaceWorker(root, worker string, count int) error {
 	ctx := context.Background()
-	c, err := lancestore.OpenCatalog(ctx, root, lancestore.Options{})
+	c, err := manifest.OpenCatalog(ctx, root, manifest.Options{})
 	if err != nil {
 		return err
 	}
@@ -101,7 +101,7 @@ func TestMixedProcessCatalogRace(t *testing.T) {
 	}
 	ctx := context.Background()
 	root := t.TempDir()
-	c, err := lancestore.OpenCatalog(ctx, root, lancestore.Options{})
+	c, err := manifest.OpenCatalog(ctx, root, manifest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func TestMixedProcessCatalogRace(t *testing.T) {
 		t.Errorf("peer lists %d tables, want the %d kept ones; extra %v missing %v", len(pt.Tables), len(want), diff(pt.Tables, want), diff(want, pt.Tables))
 	}
 	// No duplicate object ids in __manifest.
-	snap, err := lancestore.NewManifestTable(c.Store).Latest(ctx)
+	snap, err := manifest.NewManifestTable(c.Store).Latest(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

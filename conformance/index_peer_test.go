@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lancecat/lancecat/catalog/lancestore"
 	"github.com/lancecat/lancecat/conformance/peer"
 	"github.com/lancecat/lancecat/lance/dataset"
+	"github.com/lancecat/lancecat/manifest"
 	"github.com/lancecat/lancecat/planner"
 	"github.com/lancecat/lancecat/sqlparse"
 )
@@ -53,7 +53,7 @@ func TestIndexedFixtureSelect(t *testing.T) {
 	defer cancel()
 	dir := peer.FixtureCopy(t, "indexed")
 	root := filepath.Dir(dir)
-	lc, err := lancestore.OpenCatalog(ctx, root, lancestore.Options{})
+	lc, err := manifest.OpenCatalog(ctx, root, manifest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/lancecat/lancecat/catalog"
-	"github.com/lancecat/lancecat/catalog/lancestore"
+	"github.com/lancecat/lancecat/manifest"
 	"github.com/lancecat/lancecat/storage"
 )
 
@@ -102,7 +102,7 @@ func openHandles() int {
 }
 
 // openCatalog is the one place where the driver obtains a catalog: the
-// Lance-backed directory catalog of catalog/lancestore, on every URI
+// Lance-backed directory catalog of manifest, on every URI
 // (memory:// included, so in-memory catalogs hold real Lance bytes).
 // memory:// catalogs are discarded when their last handle closes.
 func openCatalog(ctx context.Context, cfg Config) (*catalog.Catalog, storage.Store, func() error, error) {
@@ -112,7 +112,7 @@ func openCatalog(ctx context.Context, cfg Config) (*catalog.Catalog, storage.Sto
 	if err := ctx.Err(); err != nil {
 		return nil, nil, nil, err
 	}
-	opts := lancestore.Options{
+	opts := manifest.Options{
 		Catalog: catalog.Options{
 			Mode:           cfg.Mode,
 			SkipIndexBuild: cfg.SkipIndexBuild,
@@ -125,7 +125,7 @@ func openCatalog(ctx context.Context, cfg Config) (*catalog.Catalog, storage.Sto
 		},
 		Storage: storage.Options{ReadOnly: cfg.ReadOnly, StorageOptions: cfg.StorageOptions},
 	}
-	lc, err := lancestore.OpenCatalog(ctx, cfg.URI, opts)
+	lc, err := manifest.OpenCatalog(ctx, cfg.URI, opts)
 	if err != nil {
 		if errors.Is(err, storage.ErrInvalidURI) || errors.Is(err, storage.ErrInvalidOption) {
 			return nil, nil, nil, errNoPos(&catalog.Error{Code: catalog.CodeInvalidInput, Message: "open catalog " + cfg.URI, Cause: err})

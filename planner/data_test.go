@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/lancecat/lancecat/catalog"
-	"github.com/lancecat/lancecat/catalog/lancestore"
 	"github.com/lancecat/lancecat/lance/dataset"
+	"github.com/lancecat/lancecat/manifest"
 	"github.com/lancecat/lancecat/sqlparse"
 )
 
@@ -24,7 +24,7 @@ var dataSeq atomic.Int64
 func newDataFixture(t *testing.T, opts Options) *fixture {
 	t.Helper()
 	uri := fmt.Sprintf("memory://planner-data-%d/lake", dataSeq.Add(1))
-	lc, err := lancestore.OpenCatalog(context.Background(), uri, lancestore.Options{})
+	lc, err := manifest.OpenCatalog(context.Background(), uri, manifest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

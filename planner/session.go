@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/lancecat/lancecat/catalog"
-	"github.com/lancecat/lancecat/storage"
 	"github.com/lancecat/lancecat/sqlparse"
+	"github.com/lancecat/lancecat/storage"
 )
 
 // Options configures a Session.

@@ -11,7 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/lancecat/lancecat/catalog"
-	"github.com/lancecat/lancecat/catalog/lancestore"
+	"github.com/lancecat/lancecat/manifest"
 )
 
 // catalogConfig configures the catalog suite.
@@ -105,7 +105,7 @@ func seedRows(size int) []catalog.Row {
 
 // seedLancecat creates namespaces "bench" and other_0.. through the catalog
 // API, then writes the size table entries in one `__manifest` commit.
-func seedLancecat(ctx context.Context, c *lancestore.Catalog, size, namespaces int) error {
+func seedLancecat(ctx context.Context, c *manifest.Catalog, size, namespaces int) error {
 	if err := c.CreateNamespace(ctx, catalog.Ident{"bench"}, nil); err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func seedLancecat(ctx context.Context, c *lancestore.Catalog, size, namespaces i
 			return err
 		}
 	}
-	mt := lancestore.NewManifestTable(c.Store)
+	mt := manifest.NewManifestTable(c.Store)
 	snap, err := mt.Latest(ctx)
 	if err != nil {
 		return err
@@ -126,7 +126,7 @@ func seedLancecat(ctx context.Context, c *lancestore.Catalog, size, namespaces i
 // lancecatCatalog runs the catalog operations at one size on a fresh catalog
 // in dir, in the same order as bench-peer.mjs.
 func lancecatCatalog(ctx context.Context, dir string, size, ops, namespaces int) (*catalogRun, error) {
-	c, err := lancestore.OpenCatalog(ctx, dir, lancestore.Options{})
+	c, err := manifest.OpenCatalog(ctx, dir, manifest.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -275,9 +275,9 @@ func futureVacuum(keepVersionFiles bool) catalog.VacuumOptions {
 
 // lancecatCreates creates n tables one by one in namespace "bench" of a fresh
 // catalog in dir.
-func lancecatCreates(ctx context.Context, dir string, n int, opts lancestore.Options) (*lancestore.Catalog, bytesRun, error) {
+func lancecatCreates(ctx context.Context, dir string, n int, opts manifest.Options) (*manifest.Catalog, bytesRun, error) {
 	var r bytesRun
-	c, err := lancestore.OpenCatalog(ctx, dir, opts)
+	c, err := manifest.OpenCatalog(ctx, dir, opts)
 	if err != nil {
 		return nil, r, err
 	}
@@ -318,7 +318,7 @@ func lancecatCreates(ctx context.Context, dir string, n int, opts lancestore.Opt
 func lancecatBytes(ctx context.Context, workDir string, n, autoEvery int, logf func(string, ...any)) (*lancecatBytesResult, error) {
 	res := &lancecatBytesResult{}
 	dir := filepath.Join(workDir, "lancecat-bytes")
-	c, r, err := lancecatCreates(ctx, dir, n, lancestore.Options{})
+	c, r, err := lancecatCreates(ctx, dir, n, manifest.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -349,7 +349,7 @@ func lancecatBytes(ctx context.Context, workDir string, n, autoEvery int, logf f
 	}
 
 	if autoEvery > 0 {
-		opts := lancestore.Options{Catalog: catalog.Options{
+		opts := manifest.Options{Catalog: catalog.Options{
 			AutoVacuumEvery: autoEvery,
 			// A clock far ahead: every superseded version is eligible at
 			// each run (retention 0 in effect).

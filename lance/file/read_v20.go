@@ -9,8 +9,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/lancecat/lancecat/lance/internal/pb/file2pb"
 	"github.com/lancecat/lancecat/lance/file/internal/enc20"
+	"github.com/lancecat/lancecat/lance/internal/pb/file2pb"
 	lanceschema "github.com/lancecat/lancecat/lance/schema"
 )
 

@@ -18,9 +18,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/lancecat/lancecat/lance/file/internal/enc20"
 	"github.com/lancecat/lancecat/lance/internal/pb/file2pb"
 	"github.com/lancecat/lancecat/lance/internal/pb/tablepb"
-	"github.com/lancecat/lancecat/lance/file/internal/enc20"
 	lanceschema "github.com/lancecat/lancecat/lance/schema"
 )
 

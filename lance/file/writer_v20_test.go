@@ -31,9 +31,9 @@ import (
 	"github.com/lancecat/lancecat/conformance/peer"
 	"github.com/lancecat/lancecat/internal/arrowjson"
 	"github.com/lancecat/lancecat/lance/dataset"
-	"github.com/lancecat/lancecat/lance/internal/pb/file2pb"
 	lancefile "github.com/lancecat/lancecat/lance/file"
 	"github.com/lancecat/lancecat/lance/file/internal/enc20"
+	"github.com/lancecat/lancecat/lance/internal/pb/file2pb"
 	lanceschema "github.com/lancecat/lancecat/lance/schema"
 	"github.com/lancecat/lancecat/storage"
 )

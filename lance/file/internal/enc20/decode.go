@@ -8,8 +8,8 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 
-	"github.com/lancecat/lancecat/lance/internal/pb/enc20pb"
 	"github.com/lancecat/lancecat/lance/file/internal/codec"
+	"github.com/lancecat/lancecat/lance/internal/pb/enc20pb"
 )
 
 // maxDepth bounds the nesting of array encodings.

@@ -37,8 +37,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
-	"github.com/lancecat/lancecat/lance/internal/pb/enc20pb"
 	"github.com/lancecat/lancecat/lance/file/internal/codec"
+	"github.com/lancecat/lancecat/lance/internal/pb/enc20pb"
 	lanceschema "github.com/lancecat/lancecat/lance/schema"
 )
 

@@ -18,8 +18,8 @@ import (
 
 	"github.com/lancecat/lancecat/conformance/peer"
 	"github.com/lancecat/lancecat/internal/arrowjson"
-	"github.com/lancecat/lancecat/lance/internal/pb/tablepb"
 	lancefile "github.com/lancecat/lancecat/lance/file"
+	"github.com/lancecat/lancecat/lance/internal/pb/tablepb"
 )
 
 // latestManifest decodes the newest _versions/*.manifest of a dataset.

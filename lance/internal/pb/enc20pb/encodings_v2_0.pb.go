@@ -2165,7 +2165,7 @@ const file_encodings_v2_0_proto_rawDesc = "" +
 	"\n" +
 	"zone_index\x18\x02 \x01(\v2\x1a.lance.encodings.ZoneIndexH\x00R\tzoneIndex\x12+\n" +
 	"\x04blob\x18\x03 \x01(\v2\x15.lance.encodings.BlobH\x00R\x04blobB\x11\n" +
-	"\x0fcolumn_encodingB;Z9github.com/lancecat/lancecat/manifest/internal/pb/enc20pbb\x06proto3"
+	"\x0fcolumn_encodingB8Z6github.com/lancecat/lancecat/lance/internal/pb/enc20pbb\x06proto3"
 
 var (
 	file_encodings_v2_0_proto_rawDescOnce sync.Once

@@ -1997,7 +1997,7 @@ const file_encodings_v2_1_proto_rawDesc = "" +
 	"\x11CompressionScheme\x12%\n" +
 	"!COMPRESSION_ALGORITHM_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19COMPRESSION_ALGORITHM_LZ4\x10\x01\x12\x1e\n" +
-	"\x1aCOMPRESSION_ALGORITHM_ZSTD\x10\x02B;Z9github.com/lancecat/lancecat/manifest/internal/pb/enc21pbb\x06proto3"
+	"\x1aCOMPRESSION_ALGORITHM_ZSTD\x10\x02B8Z6github.com/lancecat/lancecat/lance/internal/pb/enc21pbb\x06proto3"
 
 var (
 	file_encodings_v2_1_proto_rawDescOnce sync.Once

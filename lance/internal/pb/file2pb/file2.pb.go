@@ -391,7 +391,7 @@ const file_file2_proto_rawDesc = "" +
 	"\fbuffer_sizes\x18\x02 \x03(\x04R\vbufferSizes\x12\x16\n" +
 	"\x06length\x18\x03 \x01(\x04R\x06length\x123\n" +
 	"\bencoding\x18\x04 \x01(\v2\x17.lance.file.v2.EncodingR\bencoding\x12\x1a\n" +
-	"\bpriority\x18\x05 \x01(\x04R\bpriorityB;Z9github.com/lancecat/lancecat/manifest/internal/pb/file2pbb\x06proto3"
+	"\bpriority\x18\x05 \x01(\x04R\bpriorityB8Z6github.com/lancecat/lancecat/lance/internal/pb/file2pbb\x06proto3"
 
 var (
 	file_file2_proto_rawDescOnce sync.Once

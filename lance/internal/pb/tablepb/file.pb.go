@@ -600,7 +600,7 @@ const file_file_proto_rawDesc = "" +
 	"VAR_BINARY\x10\x02\x12\x0e\n" +
 	"\n" +
 	"DICTIONARY\x10\x03\x12\a\n" +
-	"\x03RLE\x10\x04B;Z9github.com/lancecat/lancecat/manifest/internal/pb/tablepbb\x06proto3"
+	"\x03RLE\x10\x04B8Z6github.com/lancecat/lancecat/lance/internal/pb/tablepbb\x06proto3"
 
 var (
 	file_file_proto_rawDescOnce sync.Once

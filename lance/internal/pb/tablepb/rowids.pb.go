@@ -754,7 +754,7 @@ const file_rowids_proto_rawDesc = "" +
 	"\x04runs\x18\x01 \x03(\v2!.lance.table.RowDatasetVersionRunR\x04runs\"]\n" +
 	"\x14RowDatasetVersionRun\x12+\n" +
 	"\x04span\x18\x01 \x01(\v2\x17.lance.table.U64SegmentR\x04span\x12\x18\n" +
-	"\aversion\x18\x02 \x01(\x04R\aversionB;Z9github.com/lancecat/lancecat/manifest/internal/pb/tablepbb\x06proto3"
+	"\aversion\x18\x02 \x01(\x04R\aversionB8Z6github.com/lancecat/lancecat/lance/internal/pb/tablepbb\x06proto3"
 
 var (
 	file_rowids_proto_rawDescOnce sync.Once

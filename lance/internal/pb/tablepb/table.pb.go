@@ -1715,7 +1715,7 @@ const file_table_proto_rawDesc = "" +
 	"\x15LabelListIndexDetails\"\x13\n" +
 	"\x11NGramIndexDetails\"\x15\n" +
 	"\x13ZoneMapIndexDetails\"\x14\n" +
-	"\x12VectorIndexDetailsB;Z9github.com/lancecat/lancecat/manifest/internal/pb/tablepbb\x06proto3"
+	"\x12VectorIndexDetailsB8Z6github.com/lancecat/lancecat/lance/internal/pb/tablepbb\x06proto3"
 
 var (
 	file_table_proto_rawDescOnce sync.Once

@@ -1680,7 +1680,7 @@ const file_transaction_proto_rawDesc = "" +
 	"UpdateMode\x12\x10\n" +
 	"\fREWRITE_ROWS\x10\x00\x12\x13\n" +
 	"\x0fREWRITE_COLUMNS\x10\x01B\v\n" +
-	"\toperationJ\x06\b\xc8\x01\x10\xc9\x01J\x06\b\xca\x01\x10\xcb\x01B;Z9github.com/lancecat/lancecat/manifest/internal/pb/tablepbb\x06proto3"
+	"\toperationJ\x06\b\xc8\x01\x10\xc9\x01J\x06\b\xca\x01\x10\xcb\x01B8Z6github.com/lancecat/lancecat/lance/internal/pb/tablepbb\x06proto3"
 
 var (
 	file_transaction_proto_rawDescOnce sync.Once

@@ -1,4 +1,4 @@
-package lancestore
+package manifest
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 // Benchmarks of index building and read push-down (numbers, never
 // assertions):
 //
-//	go test ./catalog/lancestore -run '^$' -bench 'ManifestCommit|ColdRead|WarmRead' -benchtime 20x
+//	go test ./manifest -run '^$' -bench 'ManifestCommit|ColdRead|WarmRead' -benchtime 20x
 
 // BenchmarkManifestCommit: one catalog rewrite (upsert of one row) at 500
 // and 5,000 entries, with and without building the three indices.

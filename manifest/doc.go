@@ -1,4 +1,4 @@
-// Package lancestore is the Lance-backed persistence of a directory catalog:
+// Package manifest is the Lance-backed persistence of a directory catalog:
 // it implements catalog.ManifestTable over the `__manifest` Lance table and
 // catalog.Datasets over Lance datasets, both through lance/dataset, and
 // wires them into catalog.Open for a root URI.
@@ -27,4 +27,4 @@
 // needs dataset.Append + dataset.Delete in one commit and indices that
 // report the uncovered fragment, and periodic compaction back into one
 // fragment. commitRows is the single place to switch.
-package lancestore
+package manifest

@@ -1,4 +1,4 @@
-package lancestore
+package manifest
 
 import (
 	"context"
@@ -467,7 +467,7 @@ func (s *snapshot) fetch(ctx context.Context, cand *index.RowSet, uncovered []ui
 	return out, nil
 }
 
-var errStopScan = errors.New("lancestore: enough rows")
+var errStopScan = errors.New("manifest: enough rows")
 
 func addresses(fragID uint64, lows *roaring.Bitmap) []uint64 {
 	out := make([]uint64, 0, lows.GetCardinality())

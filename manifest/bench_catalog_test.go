@@ -1,4 +1,4 @@
-package lancestore_test
+package manifest_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/lancecat/lancecat/catalog"
-	"github.com/lancecat/lancecat/catalog/lancestore"
+	"github.com/lancecat/lancecat/manifest"
 )
 
 // Benchmarks of the catalog operations on the Lance-backed persistence, at
@@ -17,7 +17,7 @@ import (
 // from `go run ./conformance/bench catalog`. Write operations grow the catalog
 // by one entry per iteration, so pin the count for comparable runs:
 //
-//	go test ./catalog/lancestore -run '^$' -bench CatalogOps -benchtime 50x
+//	go test ./manifest -run '^$' -bench CatalogOps -benchtime 50x
 
 func benchSchema() *arrow.Schema {
 	return arrow.NewSchema([]arrow.Field{
@@ -29,10 +29,10 @@ func benchSchema() *arrow.Schema {
 // seededCatalog opens a catalog on local disk with namespaces "bench" and
 // other_0..2 and size table entries in "bench" (written in one `__manifest`
 // commit), plus one real table bench.real.
-func seededCatalog(b *testing.B, size int) *lancestore.Catalog {
+func seededCatalog(b *testing.B, size int) *manifest.Catalog {
 	b.Helper()
 	ctx := context.Background()
-	c, err := lancestore.OpenCatalog(ctx, b.TempDir(), lancestore.Options{})
+	c, err := manifest.OpenCatalog(ctx, b.TempDir(), manifest.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func seededCatalog(b *testing.B, size int) *lancestore.Catalog {
 		loc := fmt.Sprintf("%08x_%s", uint32(i+1)*2654435761, id)
 		rows[i] = catalog.Row{ObjectID: id, ObjectType: "table", Location: &loc}
 	}
-	mt := lancestore.NewManifestTable(c.Store)
+	mt := manifest.NewManifestTable(c.Store)
 	snap, err := mt.Latest(ctx)
 	if err != nil {
 		b.Fatal(err)

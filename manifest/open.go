@@ -1,4 +1,4 @@
-package lancestore
+package manifest
 
 import (
 	"context"
