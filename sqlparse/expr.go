@@ -116,27 +116,27 @@ type Unary struct {
 type BinaryOp int
 
 const (
-	OpAnd    BinaryOp = iota + 1 // AND, &&
-	OpOr                         // OR, ||
-	OpXor                        // XOR (logical)
-	OpEQ                         // =
-	OpNE                         // <>, !=
-	OpLT                         // <
-	OpLE                         // <=
-	OpGT                         // >
-	OpGE                         // >=
-	OpNullEQ                     // <=> (NULL-safe equality)
-	OpAdd                        // +
-	OpSub                        // -
-	OpMul                        // *
-	OpDiv                        // /
-	OpIntDiv                     // DIV
-	OpMod                        // %, MOD
-	OpBitAnd                     // &
-	OpBitOr                      // |
-	OpBitXor                     // ^
-	OpShiftLeft                  // <<
-	OpShiftRight                 // >>
+	OpAnd        BinaryOp = iota + 1 // AND, &&
+	OpOr                             // OR, ||
+	OpXor                            // XOR (logical)
+	OpEQ                             // =
+	OpNE                             // <>, !=
+	OpLT                             // <
+	OpLE                             // <=
+	OpGT                             // >
+	OpGE                             // >=
+	OpNullEQ                         // <=> (NULL-safe equality)
+	OpAdd                            // +
+	OpSub                            // -
+	OpMul                            // *
+	OpDiv                            // /
+	OpIntDiv                         // DIV
+	OpMod                            // %, MOD
+	OpBitAnd                         // &
+	OpBitOr                          // |
+	OpBitXor                         // ^
+	OpShiftLeft                      // <<
+	OpShiftRight                     // >>
 )
 
 var binaryOpText = map[BinaryOp]string{
@@ -193,7 +193,7 @@ type Between struct {
 }
 
 // Like is X [NOT] LIKE|ILIKE Pattern [ESCAPE 'c']. Escape is the escape character: '\\' unless
-// an ESCAPE clause names another, 0 for ESCAPE '' (no escape character).
+// an ESCAPE clause names another, 0 for ESCAPE ” (no escape character).
 type Like struct {
 	exprPos
 	X, Pattern      Expr
