@@ -368,10 +368,17 @@ func (c *converter) expr(e ast.ExprNode) (Expr, error) {
 		if n.Schema.O != "" {
 			return nil, c.notSupportedAt(n, "qualified function name %s.%s", n.Schema.O, n.FnName.O)
 		}
-		if specialSyntaxFuncs[n.FnName.L] {
+		switch {
+		case n.FnName.L == ast.DateLiteral || n.FnName.L == ast.TimeLiteral || n.FnName.L == ast.TimestampLiteral:
+			return nil, c.notSupportedAt(n, "DATE, TIME and TIMESTAMP literals")
+		case specialSyntaxFuncs[n.FnName.L]:
 			return nil, c.notSupportedAt(n, "function %s", strings.ToUpper(n.FnName.O))
 		}
-		f := &FuncCall{exprPos: c.exprPos(n), Name: n.FnName.O, Args: []Expr{}}
+		name := n.FnName.O
+		if n.Tp == ast.FuncCallExprTypeKeyword {
+			name = strings.ToUpper(name) // a function named by a keyword (CONCAT, IF, LEFT, ...)
+		}
+		f := &FuncCall{exprPos: c.exprPos(n), Name: name, Args: []Expr{}}
 		for _, a := range n.Args {
 			v, err := c.expr(a)
 			if err != nil {

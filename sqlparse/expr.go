@@ -210,8 +210,9 @@ type Regexp struct {
 }
 
 // FuncCall is a function call: name(args), an aggregate such as COUNT(*), COUNT(DISTINCT x),
-// SUM(x), or CALL-free scalar functions such as LOWER(x). Name is as written (compare with
-// strings.EqualFold). Aggregate is set for the aggregate functions (COUNT, SUM, AVG, MIN, MAX,
+// SUM(x), or scalar functions such as LOWER(x). Name is as written, upper-cased for the
+// functions whose names are SQL keywords (CONCAT, IF, LEFT, ...); compare it with
+// strings.EqualFold. Aggregate is set for the aggregate functions (COUNT, SUM, AVG, MIN, MAX,
 // GROUP_CONCAT, BIT_AND, STDDEV, ... as the MySQL grammar knows them). Star is COUNT(*) (then
 // Args is empty); Distinct is an aggregate's DISTINCT.
 type FuncCall struct {
@@ -247,10 +248,7 @@ type ColumnPosition struct {
 }
 
 func (e *ColumnRef) String() string {
-	if len(e.Qualifier) == 0 {
-		return e.Column
-	}
-	return strings.Join(append(append([]string(nil), e.Qualifier...), e.Column), ".")
+	return append(append(Name(nil), e.Qualifier...), e.Column).String()
 }
 
 func (e *Literal) String() string {
