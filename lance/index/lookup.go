@@ -87,4 +87,3 @@ func QueryFromFlags(ds *dataset.Dataset, name string, f LookupFlags) (Query, err
 		return In(vs...), nil
 	}
 }
-

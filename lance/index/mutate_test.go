@@ -3,11 +3,10 @@ package index
 import (
 	"context"
 	"errors"
-	"reflect"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
-
 
 	"github.com/lancecat/lancecat/conformance/peer"
 	"github.com/lancecat/lancecat/lance/dataset"
