@@ -185,6 +185,8 @@ func StatementKind(st sqlparse.Statement) string {
 		return "ROLLBACK"
 	case *sqlparse.Select:
 		return "SELECT"
+	case *sqlparse.Insert:
+		return "INSERT"
 	case *sqlparse.Explain:
 		return "EXPLAIN"
 	case *sqlparse.Unsupported:
@@ -210,10 +212,8 @@ func modeOf(st sqlparse.Statement) txMode {
 		return txRead // unknown procedures fail as unsupported anyway
 	case *sqlparse.Begin, *sqlparse.Commit, *sqlparse.Rollback:
 		return txControl
-	case *sqlparse.Unsupported:
-		if isInsert(n) {
-			return txRefuse // appends commit to the table dataset, not to `__manifest`
-		}
+	case *sqlparse.Insert:
+		return txRefuse // appends commit to the table dataset, not to `__manifest`
 	}
 	return txRead
 }
@@ -296,10 +296,9 @@ func (s *Session) Exec(ctx context.Context, st sqlparse.Statement) (*Result, err
 		return p.run(ctx, s)
 	case *sqlparse.Explain:
 		return s.explain(ctx, n)
+	case *sqlparse.Insert:
+		return s.insert(ctx, n)
 	case *sqlparse.Unsupported:
-		if isInsert(n) {
-			return s.insert(ctx, n)
-		}
 		return nil, errorf(catalog.CodeUnsupported, "not supported: %s", n.Kind)
 	}
 	return nil, errorf(catalog.CodeUnsupported, "not supported: %s", StatementKind(st))
