@@ -4,12 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 
-	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/lance/dataset"
@@ -30,20 +27,22 @@ import (
 // CodeUnsupported naming the expression. The select list holds columns,
 // literals, * or one COUNT.
 //
-// Execution: one scan of the table's latest version through
-// lance/dataset (narrowed by one scalar-index lookup when a conjunct of
-// WHERE is column = literal, IN or LIKE 'prefix%' on an indexed column; see
-// IndexLookup and ScalarIndexes), reading only the columns the query uses. Without WHERE
-// and ORDER BY, LIMIT and OFFSET are pushed into the scan; with WHERE and no
-// ORDER BY the scan stops once LIMIT rows matched. WHERE is evaluated on
+// Execution (datarun.go): one lance/scan scanner over the table's latest
+// version (narrowed by one scalar index when a conjunct of WHERE is column
+// = literal, IN or LIKE 'prefix%' on an indexed column; see IndexLookup and
+// ScalarIndexes), reading only the columns the query uses. Without WHERE
+// and ORDER BY, LIMIT and OFFSET are pushed into the scan; with WHERE and
+// no ORDER BY the scan stops once LIMIT rows matched. WHERE is evaluated on
 // each row of the Arrow batches. COUNT(*) without WHERE is answered from
-// the manifest's row counts (no data read). ORDER BY sorts in memory (NULLs
-// first, as MySQL); at most Options.MaxRows rows may be sorted or returned
-// (DefaultMaxRows), beyond which the query fails with a message naming the
-// limit. Comparisons follow MySQL: a number against a string compares
-// numerically; a date/time column against a string literal parses the
-// literal ('2024-01-02', '2024-01-02 10:00:00.5', RFC 3339); decimals
-// compare as float64 (exact only to ~15 significant digits).
+// the manifest's row counts (no data read). Results without ORDER BY
+// stream, with no row cap. ORDER BY (NULLs first, as MySQL) with LIMIT is a
+// top-k keeping LIMIT+OFFSET rows; otherwise it sorts in memory at most
+// Options.MaxRows rows (DefaultMaxRows, the sort budget), beyond which the
+// query fails with a message naming the limit. Comparisons follow MySQL: a
+// number against a string compares numerically; a date/time column against
+// a string literal parses the literal ('2024-01-02', '2024-01-02
+// 10:00:00.5', RFC 3339); decimals compare as float64 (exact only to ~15
+// significant digits).
 
 // DefaultMaxRows is the default of Options.MaxRows.
 const DefaultMaxRows = 1_000_000
@@ -478,7 +477,11 @@ func (p *dataPlan) Explain() []string {
 			}
 			keys = append(keys, k)
 		}
-		add(fmt.Sprintf("Sort %s (in memory, at most %d rows)", strings.Join(keys, ", "), p.maxRows))
+		if k := p.limit + p.offset; p.limit >= 0 && k <= int64(p.maxRows) {
+			add(fmt.Sprintf("Sort %s (top-k: keeps %d rows)", strings.Join(keys, ", "), k))
+		} else {
+			add(fmt.Sprintf("Sort %s (in memory, at most %d rows)", strings.Join(keys, ", "), p.maxRows))
+		}
 	}
 	switch {
 	case p.countStar && p.where == nil && p.countCol < 0:
@@ -573,179 +576,6 @@ func fragList(ids []uint64) string {
 	return "[" + strings.Join(parts, ", ") + "]"
 }
 
-var errStopScan = errors.New("stop scan")
-
 func (p *dataPlan) tooMany() error {
-	return errorf(catalog.CodeInvalidInput, "query over %s would materialize more than %d rows (the in-memory limit for results and ORDER BY); add a LIMIT or a narrower WHERE", displayName(p.id), p.maxRows)
-}
-
-// run executes the plan.
-func (p *dataPlan) run(ctx context.Context, s *Session) (*Result, error) {
-	if p.countStar && p.where == nil && p.countCol < 0 {
-		n, err := p.ds.CountRows(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return rowsResult(p.outCols, [][]any{{int64(n)}}), nil
-	}
-	if p.limit == 0 && !p.countStar {
-		return rowsResult(p.outCols, nil), nil
-	}
-	opts := dataset.ScanOptions{}
-	for _, c := range p.read {
-		opts.Columns = append(opts.Columns, p.schema.Field(c).Name)
-	}
-	if p.pushLimit {
-		opts.Offset = uint64(p.offset)
-		if p.limit > 0 {
-			opts.Limit = uint64(p.limit)
-		}
-	}
-	// An index lookup narrows the scan to the fragments holding the rows it
-	// returns, plus the fragments it does not cover (scanned in full).
-	var keep *roaring64.Bitmap
-	var scanAll map[uint64]bool
-	if p.indexes != nil {
-		for _, pred := range p.indexable {
-			ans, err := p.indexes.Lookup(ctx, p.ds, pred)
-			if err != nil {
-				return nil, err
-			}
-			if ans == nil {
-				continue
-			}
-			keep = roaring64.New()
-			keep.AddMany(ans.Rows)
-			frags := map[uint64]bool{}
-			for _, a := range ans.Rows {
-				frags[a>>32] = true
-			}
-			scanAll = map[uint64]bool{}
-			for _, id := range ans.Uncovered {
-				frags[id] = true
-				scanAll[id] = true
-			}
-			opts.Fragments = []uint64{}
-			for _, f := range p.ds.Fragments() {
-				if frags[f.ID] {
-					opts.Fragments = append(opts.Fragments, f.ID)
-				}
-			}
-			opts.WithRowAddress = true
-			break
-		}
-		if keep != nil && len(opts.Fragments) == 0 {
-			if p.countStar {
-				return rowsResult(p.outCols, [][]any{{int64(0)}}), nil
-			}
-			return rowsResult(p.outCols, nil), nil
-		}
-	}
-	var rows [][]any
-	var count int64
-	skip := int64(0)
-	if !p.pushLimit && len(p.order) == 0 {
-		skip = p.offset
-	}
-	width := p.schema.NumFields()
-	err := p.ds.Scan(ctx, opts, func(rec arrow.RecordBatch) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		readers := make([]valueReader, len(p.read))
-		for j, c := range p.read {
-			r, err := readerFor(p.schema.Field(c), rec.Column(j))
-			if err != nil {
-				return err
-			}
-			readers[j] = r
-		}
-		var addrs *array.Uint64
-		if keep != nil {
-			addrs, _ = rec.Column(int(rec.NumCols()) - 1).(*array.Uint64)
-		}
-		for r := 0; r < int(rec.NumRows()); r++ {
-			if addrs != nil && !keep.Contains(addrs.Value(r)) && !scanAll[addrs.Value(r)>>32] {
-				continue
-			}
-			row := make([]any, width)
-			for j, c := range p.read {
-				v, err := readers[j](r)
-				if err != nil {
-					return err
-				}
-				row[c] = v
-			}
-			if p.where != nil {
-				ok, err := p.env.matches(p.where, row)
-				if err != nil {
-					return err
-				}
-				if !ok {
-					continue
-				}
-			}
-			if p.countStar {
-				if p.countCol < 0 || row[p.countCol] != nil {
-					count++
-				}
-				continue
-			}
-			if skip > 0 {
-				skip--
-				continue
-			}
-			if len(rows) >= p.maxRows {
-				return p.tooMany()
-			}
-			rows = append(rows, row)
-			if len(p.order) == 0 && p.limit >= 0 && int64(len(rows)) >= p.limit {
-				return errStopScan
-			}
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, errStopScan) {
-		return nil, err
-	}
-	if p.countStar {
-		return rowsResult(p.outCols, [][]any{{count}}), nil
-	}
-	if len(p.order) > 0 {
-		sort.SliceStable(rows, func(a, b int) bool {
-			for _, o := range p.order {
-				c := compareNullsFirst(rows[a][o.col], rows[b][o.col])
-				if o.desc {
-					c = -c
-				}
-				if c != 0 {
-					return c < 0
-				}
-			}
-			return false
-		})
-		if p.offset > 0 {
-			if p.offset >= int64(len(rows)) {
-				rows = nil
-			} else {
-				rows = rows[p.offset:]
-			}
-		}
-		if p.limit >= 0 && int64(len(rows)) > p.limit {
-			rows = rows[:p.limit]
-		}
-	}
-	out := make([][]any, len(rows))
-	for i, r := range rows {
-		o := make([]any, len(p.fields))
-		for j, f := range p.fields {
-			v, err := p.env.eval(f.expr, r)
-			if err != nil {
-				return nil, err
-			}
-			o[j] = v
-		}
-		out[i] = o
-	}
-	return rowsResult(p.outCols, out), nil
+	return errorf(catalog.CodeInvalidInput, "ORDER BY over %s would sort more than %d rows in memory (Options.MaxRows, the sort budget); add a LIMIT (a top-k keeps only LIMIT+OFFSET rows) or a narrower WHERE", displayName(p.id), p.maxRows)
 }

@@ -20,9 +20,10 @@ type Options struct {
 	// the table datasets through it; without it they fail with a clear
 	// error.
 	Store storage.Store
-	// MaxRows bounds the rows a query materializes: the result set, and the
-	// rows an ORDER BY sorts in memory (0: DefaultMaxRows). A query that
-	// would exceed it fails with CodeInvalidInput, naming the limit.
+	// MaxRows is the sort budget: the rows an ORDER BY without LIMIT (or
+	// whose LIMIT+OFFSET exceeds it) sorts in memory (0: DefaultMaxRows). A
+	// query that would exceed it fails with CodeInvalidInput, naming the
+	// limit. Scans without ORDER BY stream and are not bounded by it.
 	MaxRows int
 	// Indexes answers scalar-index lookups for predicates the planner can
 	// push to an index (nil: ScalarIndexes, the tables' own Lance scalar
