@@ -27,7 +27,9 @@ func (e *exprPos) Pos() Pos { return e.P }
 func (e *exprPos) expr()    {}
 
 // ColumnRef is a column reference: `col`, `t.col`, `prod.ml.events.col`. Qualifier is the table
-// name before the column (nil when unqualified), with multi-part names restored.
+// name before the column (nil when unqualified), with multi-part names restored. A column named
+// outside an expression (INSERT's column list, an assignment's target) has the statement's
+// position.
 type ColumnRef struct {
 	exprPos
 	Qualifier Name
