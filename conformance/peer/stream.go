@@ -54,12 +54,12 @@ func StreamTable(t testing.TB, rows int) string {
 // StreamRead is the peer's read of the stream table: t.query().select(["id", "s"]).toArrow(),
 // timed from the call to the returned table (opening the table excluded).
 type StreamRead struct {
-	Rows        int64   `json:"rows"`
-	Seconds     float64 `json:"seconds"`
-	CPUSeconds  float64 `json:"cpuSeconds"` // user+system CPU of the read
+	Rows       int64   `json:"rows"`
+	Seconds    float64 `json:"seconds"`
+	CPUSeconds float64 `json:"cpuSeconds"` // user+system CPU of the read
 
-	MaxRSSBytes int64   `json:"maxRSSBytes"`
-	IDSum       string  `json:"idSum"`
+	MaxRSSBytes int64  `json:"maxRSSBytes"`
+	IDSum       string `json:"idSum"`
 }
 
 // ReadStreamTable runs the peer's read of the stream table at dir in a fresh node process.
