@@ -408,3 +408,37 @@ func TestSelectSeesLatestVersion(t *testing.T) {
 		t.Fatalf("no store: %v", err)
 	}
 }
+
+// TestTopKMatchesFullSort: ORDER BY ... LIMIT (a top-k heap) returns the
+// slice of the full sort (with its tie order) for every LIMIT and OFFSET;
+// results without ORDER BY stream.
+func TestTopKMatchesFullSort(t *testing.T) {
+	f := whereTable(t, Options{})
+	for _, order := range []string{"score, name", "name DESC", "flag, day DESC", "big"} {
+		all := ids(t, f.rows("SELECT id FROM w ORDER BY "+order))
+		for limit := 0; limit <= 7; limit++ {
+			for offset := 0; offset <= 7; offset++ {
+				q := fmt.Sprintf("SELECT id FROM w ORDER BY %s LIMIT %d OFFSET %d", order, limit, offset)
+				want := all[min(offset, len(all)):]
+				want = want[:min(limit, len(want))]
+				if got := ids(t, f.rows(q)); !reflect.DeepEqual(got, want) && (len(got) != 0 || len(want) != 0) {
+					t.Fatalf("%s: %v, want %v (full sort %v)", q, got, want, all)
+				}
+			}
+		}
+	}
+	st, err := sqlparse.Parse("SELECT id FROM w WHERE id > 2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := f.s.Exec(context.Background(), st[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Streamed() || res.Rows != nil {
+		t.Fatal("a data SELECT without ORDER BY is materialized")
+	}
+	if err := res.Collect(); err != nil || len(res.Rows) != 4 {
+		t.Fatalf("Collect: %v %v", res.Rows, err)
+	}
+}
