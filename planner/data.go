@@ -94,6 +94,8 @@ type dataPlan struct {
 	// indexable are conjuncts of WHERE a scalar index could answer.
 	indexable []IndexPredicate
 	maxRows   int
+	spill     string // Options.SpillDir
+	noSpill   bool
 	indexes   IndexLookup
 }
 
@@ -140,7 +142,7 @@ func (s *Session) planDataSelect(ctx context.Context, st *sqlparse.Select, name 
 	if err != nil {
 		return nil, err
 	}
-	p := &dataPlan{id: id, ds: ds, schema: schema, limit: -1, countCol: -1, maxRows: s.opts.MaxRows, indexes: s.opts.Indexes}
+	p := &dataPlan{id: id, ds: ds, schema: schema, limit: -1, countCol: -1, maxRows: s.opts.MaxRows, spill: s.opts.SpillDir, noSpill: s.opts.NoSpill, indexes: s.opts.Indexes}
 	if p.maxRows <= 0 {
 		p.maxRows = DefaultMaxRows
 	}

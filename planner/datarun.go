@@ -20,8 +20,10 @@ import (
 // Results stream: without ORDER BY, rows are produced batch by batch as
 // the consumer pulls them, with no cap. ORDER BY with LIMIT keeps a top-k
 // heap of LIMIT+OFFSET rows. A full ORDER BY sorts in memory within the
-// sort budget Options.MaxRows (rows), and fails with CodeInvalidInput
-// beyond it; it does not spill to disk.
+// sort budget Options.MaxRows (rows); beyond it, sorted runs of that many
+// rows spill to temporary files that are merged as the result streams
+// (spill.go), or, with Options.NoSpill, the query fails with
+// CodeInvalidInput.
 
 // run executes the plan.
 func (p *dataPlan) run(ctx context.Context, s *Session) (*Result, error) {
@@ -266,34 +268,61 @@ func (p *dataPlan) topK(ctx context.Context, sc *scan.Scanner) (*Result, error) 
 	return p.finish(h.rows)
 }
 
-// sortAll answers ORDER BY without LIMIT within the sort budget.
+// sortAll answers ORDER BY without a top-k: in memory up to the sort
+// budget, beyond it through sorted runs on disk (spill.go) unless NoSpill.
 func (p *dataPlan) sortAll(ctx context.Context, sc *scan.Scanner) (*Result, error) {
 	var rows []sortedRow
 	var seq int64
+	var sp *spiller
 	for row, err := range p.matching(ctx, sc) {
 		if err != nil {
+			if sp != nil {
+				sp.remove()
+			}
 			return nil, err
 		}
 		if len(rows) >= p.maxRows {
-			return nil, p.tooMany()
+			if p.noSpill {
+				return nil, p.tooMany()
+			}
+			if sp == nil {
+				sp = &spiller{p: p, dir: p.spillDir()}
+			}
+			if err := sp.writeRun(rows); err != nil {
+				sp.remove()
+				return nil, err
+			}
+			rows = rows[:0]
 		}
 		rows = append(rows, sortedRow{row: slices.Clone(row), seq: seq})
 		seq++
 	}
-	return p.finish(rows)
+	if sp == nil {
+		return p.finish(rows)
+	}
+	if len(rows) > 0 {
+		if err := sp.writeRun(rows); err != nil {
+			sp.remove()
+			return nil, err
+		}
+	}
+	return streamResult(p.outCols, sp.merge()), nil
+}
+
+// cmpRows is less as a three-way comparison.
+func (p *dataPlan) cmpRows(a, b sortedRow) int {
+	switch {
+	case p.less(a, b):
+		return -1
+	case p.less(b, a):
+		return 1
+	}
+	return 0
 }
 
 // finish sorts rows, applies OFFSET and LIMIT and projects.
 func (p *dataPlan) finish(rows []sortedRow) (*Result, error) {
-	slices.SortFunc(rows, func(a, b sortedRow) int {
-		switch {
-		case p.less(a, b):
-			return -1
-		case p.less(b, a):
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(rows, p.cmpRows)
 	if p.offset > 0 {
 		rows = rows[min(int64(len(rows)), p.offset):]
 	}
