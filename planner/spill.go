@@ -184,4 +184,3 @@ func (p *dataPlan) spillDir() string {
 	}
 	return os.TempDir()
 }
-
