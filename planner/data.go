@@ -233,6 +233,7 @@ func (s *Session) planDataSelect(ctx context.Context, st *sqlparse.Select, name 
 			p.read = append(p.read, i)
 		}
 	}
+	p.keep = p.read // what a spilled sort writes
 	if len(p.read) == 0 && !(p.countStar && p.where == nil) {
 		// Only the row count matters (SELECT 1 FROM t): read the first column.
 		p.read = []int{0}

@@ -38,7 +38,12 @@ type selectPipeline struct {
 	// scan when nothing filters or orders).
 	pushLimit bool
 	maxRows   int    // sort budget (rows)
-	source    string // names the source in errors
+	spillDir  string // Options.SpillDir
+	noSpill   bool   // Options.NoSpill: fail at the budget instead
+	// keep lists the row positions a spilled sort writes (nil: all); the
+	// others are nil in rows read back.
+	keep   []int
+	source string // names the source in errors
 }
 
 // selectField is one item of the select list.
@@ -260,38 +265,66 @@ func (p *selectPipeline) topK(ctx context.Context, rows iter.Seq2[[]any, error])
 	return p.finish(h.rows)
 }
 
-// sortAll answers ORDER BY without LIMIT within the sort budget.
+// sortAll answers ORDER BY without a top-k: in memory up to the sort
+// budget, beyond it through sorted runs on disk (spill.go) unless noSpill.
 func (p *selectPipeline) sortAll(ctx context.Context, rows iter.Seq2[[]any, error]) (*Result, error) {
 	var kept []sortedRow
 	var seq int64
+	var sp *spiller
+	fail := func(err error) (*Result, error) {
+		if sp != nil {
+			sp.remove()
+		}
+		return nil, err
+	}
 	for row, err := range p.matching(ctx, rows) {
 		if err != nil {
-			return nil, err
+			return fail(err)
 		}
 		if len(kept) >= p.maxRows {
-			return nil, p.tooMany()
+			if p.noSpill {
+				return fail(p.tooMany())
+			}
+			if sp == nil {
+				sp = &spiller{p: p, dir: p.spillDirectory()}
+			}
+			if err := sp.writeRun(kept); err != nil {
+				return fail(err)
+			}
+			kept = kept[:0]
 		}
 		r, err := p.keyed(row, seq)
 		if err != nil {
-			return nil, err
+			return fail(err)
 		}
 		kept = append(kept, r)
 		seq++
 	}
-	return p.finish(kept)
+	if sp == nil {
+		return p.finish(kept)
+	}
+	if len(kept) > 0 {
+		if err := sp.writeRun(kept); err != nil {
+			return fail(err)
+		}
+	}
+	return streamResult(p.outCols, sp.merge()), nil
+}
+
+// cmpRows is less as a three-way comparison.
+func (p *selectPipeline) cmpRows(a, b sortedRow) int {
+	switch {
+	case p.less(a, b):
+		return -1
+	case p.less(b, a):
+		return 1
+	}
+	return 0
 }
 
 // finish sorts rows, applies OFFSET and LIMIT and projects.
 func (p *selectPipeline) finish(rows []sortedRow) (*Result, error) {
-	slices.SortFunc(rows, func(a, b sortedRow) int {
-		switch {
-		case p.less(a, b):
-			return -1
-		case p.less(b, a):
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(rows, p.cmpRows)
 	if p.offset > 0 {
 		rows = rows[min(int64(len(rows)), p.offset):]
 	}
@@ -321,9 +354,9 @@ func sliceRows(rows [][]any) iter.Seq2[[]any, error] {
 }
 
 // newPipeline starts the pipeline of a query over source (named in errors):
-// no LIMIT, the session's sort budget.
+// no LIMIT, the session's sort budget and spill settings.
 func (s *Session) newPipeline(source string) selectPipeline {
-	p := selectPipeline{limit: -1, maxRows: s.opts.MaxRows, source: source}
+	p := selectPipeline{limit: -1, maxRows: s.opts.MaxRows, spillDir: s.opts.SpillDir, noSpill: s.opts.NoSpill, source: source}
 	if p.maxRows <= 0 {
 		p.maxRows = DefaultMaxRows
 	}

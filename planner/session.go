@@ -21,10 +21,14 @@ type Options struct {
 	// error.
 	Store storage.Store
 	// MaxRows is the sort budget: the rows an ORDER BY without LIMIT (or
-	// whose LIMIT+OFFSET exceeds it) sorts in memory (0: DefaultMaxRows). A
-	// query that would exceed it fails with CodeInvalidInput, naming the
+	// whose LIMIT+OFFSET exceeds it) keeps in memory (0: DefaultMaxRows).
+	// Beyond it, sorted runs of MaxRows rows spill to temporary files in
+	// SpillDir (default os.TempDir()) and are merged as the result is read;
+	// with NoSpill such a query fails with CodeInvalidInput, naming the
 	// limit. Scans without ORDER BY stream and are not bounded by it.
-	MaxRows int
+	MaxRows  int
+	SpillDir string
+	NoSpill  bool
 	// Indexes answers scalar-index lookups for predicates the planner can
 	// push to an index (nil: ScalarIndexes, the tables' own Lance scalar
 	// indices). See IndexLookup.
