@@ -47,6 +47,10 @@ import (
 // DefaultMaxRows is the default of Options.MaxRows.
 const DefaultMaxRows = 1_000_000
 
+// DefaultSortMemory is the default of Options.SortMemory: 32 MiB of
+// buffered rows per sort run.
+const DefaultSortMemory = 32 << 20
+
 // queryPlan is a planned SELECT.
 type queryPlan interface {
 	run(ctx context.Context, s *Session) (*Result, error)
@@ -92,11 +96,12 @@ type dataPlan struct {
 	// pushLimit: LIMIT/OFFSET go into the scan.
 	pushLimit bool
 	// indexable are conjuncts of WHERE a scalar index could answer.
-	indexable []IndexPredicate
-	maxRows   int
-	spill     string // Options.SpillDir
-	noSpill   bool
-	indexes   IndexLookup
+	indexable  []IndexPredicate
+	maxRows    int
+	spill      string // Options.SpillDir
+	noSpill    bool
+	sortMemory int64
+	indexes    IndexLookup
 }
 
 type dataOrderKey struct {
@@ -142,7 +147,7 @@ func (s *Session) planDataSelect(ctx context.Context, st *sqlparse.Select, name 
 	if err != nil {
 		return nil, err
 	}
-	p := &dataPlan{id: id, ds: ds, schema: schema, limit: -1, countCol: -1, maxRows: s.opts.MaxRows, spill: s.opts.SpillDir, noSpill: s.opts.NoSpill, indexes: s.opts.Indexes}
+	p := &dataPlan{id: id, ds: ds, schema: schema, limit: -1, countCol: -1, maxRows: s.opts.MaxRows, spill: s.opts.SpillDir, noSpill: s.opts.NoSpill, sortMemory: s.opts.SortMemory, indexes: s.opts.Indexes}
 	if p.maxRows <= 0 {
 		p.maxRows = DefaultMaxRows
 	}

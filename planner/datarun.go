@@ -6,6 +6,7 @@ import (
 	"errors"
 	"iter"
 	"slices"
+	"time"
 
 	"github.com/lancecat/lancecat/lance/index"
 	"github.com/lancecat/lancecat/lance/scan"
@@ -20,8 +21,8 @@ import (
 // Results stream: without ORDER BY, rows are produced batch by batch as
 // the consumer pulls them, with no cap. ORDER BY with LIMIT keeps a top-k
 // heap of LIMIT+OFFSET rows. A full ORDER BY sorts in memory within the
-// sort budget Options.MaxRows (rows); beyond it, sorted runs of that many
-// rows spill to temporary files that are merged as the result streams
+// sort budget (Options.MaxRows rows and Options.SortMemory bytes); beyond
+// it, sorted runs spill to temporary files that are merged as the result streams
 // (spill.go), or, with Options.NoSpill, the query fails with
 // CodeInvalidInput.
 
@@ -272,7 +273,7 @@ func (p *dataPlan) topK(ctx context.Context, sc *scan.Scanner) (*Result, error) 
 // budget, beyond it through sorted runs on disk (spill.go) unless NoSpill.
 func (p *dataPlan) sortAll(ctx context.Context, sc *scan.Scanner) (*Result, error) {
 	var rows []sortedRow
-	var seq int64
+	var seq, bytes int64
 	var sp *spiller
 	for row, err := range p.matching(ctx, sc) {
 		if err != nil {
@@ -281,7 +282,7 @@ func (p *dataPlan) sortAll(ctx context.Context, sc *scan.Scanner) (*Result, erro
 			}
 			return nil, err
 		}
-		if len(rows) >= p.maxRows {
+		if len(rows) >= p.maxRows || (!p.noSpill && p.sortMemory > 0 && bytes >= p.sortMemory) {
 			if p.noSpill {
 				return nil, p.tooMany()
 			}
@@ -292,9 +293,10 @@ func (p *dataPlan) sortAll(ctx context.Context, sc *scan.Scanner) (*Result, erro
 				sp.remove()
 				return nil, err
 			}
-			rows = rows[:0]
+			rows, bytes = rows[:0], 0
 		}
 		rows = append(rows, sortedRow{row: slices.Clone(row), seq: seq})
+		bytes += rowBytes(row)
 		seq++
 	}
 	if sp == nil {
@@ -307,6 +309,26 @@ func (p *dataPlan) sortAll(ctx context.Context, sc *scan.Scanner) (*Result, erro
 		}
 	}
 	return streamResult(p.outCols, sp.merge()), nil
+}
+
+// rowBytes estimates the memory a buffered row holds: its slot slice and
+// the values boxed in it.
+func rowBytes(row []any) int64 {
+	n := int64(48 + 16*len(row))
+	for _, v := range row {
+		switch x := v.(type) {
+		case nil, bool:
+		case string:
+			n += 16 + int64(len(x))
+		case []byte:
+			n += 24 + int64(len(x))
+		case time.Time:
+			n += 24
+		default:
+			n += 8
+		}
+	}
+	return n
 }
 
 // cmpRows is less as a three-way comparison.
