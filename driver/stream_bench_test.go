@@ -77,6 +77,8 @@ func BenchmarkStream2_5M(b *testing.B) {
 		{"SelectAll", "SELECT id, s FROM t", streamRows, streamRows},
 		{"OrderByLimit10", "SELECT id, s FROM t ORDER BY s DESC LIMIT 10", 10, streamRows},
 		{"WhereLimit", "SELECT id, s FROM t WHERE id >= 2000000 LIMIT 1000", 1000, 2_001_000},
+		// Beyond the sort budget (1,000,000 rows): runs spill to disk.
+		{"OrderByAll", "SELECT id, s FROM t ORDER BY s DESC", streamRows, streamRows},
 	} {
 		b.Run(q.name, func(b *testing.B) {
 			runtime.GC()

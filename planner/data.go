@@ -47,6 +47,10 @@ import (
 // DefaultMaxRows is the default of Options.MaxRows.
 const DefaultMaxRows = 1_000_000
 
+// DefaultSortMemory is the default of Options.SortMemory: 32 MiB of
+// buffered rows per sort run.
+const DefaultSortMemory = 32 << 20
+
 // queryPlan is a planned SELECT.
 type queryPlan interface {
 	run(ctx context.Context, s *Session) (*Result, error)

@@ -451,6 +451,7 @@ func TestSortSpills(t *testing.T) {
 	mem := whereTable(t, Options{})
 	dir := t.TempDir()
 	spill := &fixture{t: t, s: NewSession(mem.s.Catalog(), Options{Store: mem.s.opts.Store, MaxRows: 2, SpillDir: dir})}
+	byBytes := &fixture{t: t, s: NewSession(mem.s.Catalog(), Options{Store: mem.s.opts.Store, SortMemory: 300, SpillDir: dir})}
 	for _, q := range []string{
 		"SELECT id, name, day, big FROM w ORDER BY score, name",
 		"SELECT * FROM w ORDER BY name DESC",
@@ -461,6 +462,9 @@ func TestSortSpills(t *testing.T) {
 		want, got := mem.rows(q), spill.rows(q)
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s:\nspilled   %v\nin memory %v", q, got, want)
+		}
+		if got := byBytes.rows(q); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s (byte budget):\nspilled   %v\nin memory %v", q, got, want)
 		}
 		if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 			t.Fatalf("%s left %d files in the spill directory", q, len(ents))

@@ -5,6 +5,7 @@ import (
 	"context"
 	"iter"
 	"slices"
+	"time"
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/sqlparse"
@@ -36,10 +37,11 @@ type selectPipeline struct {
 	offset    int64
 	// pushLimit: the source applies OFFSET and LIMIT itself (pushed into a
 	// scan when nothing filters or orders).
-	pushLimit bool
-	maxRows   int    // sort budget (rows)
-	spillDir  string // Options.SpillDir
-	noSpill   bool   // Options.NoSpill: fail at the budget instead
+	pushLimit  bool
+	maxRows    int    // sort budget (rows)
+	sortMemory int64  // Options.SortMemory: bytes a sort buffers before spilling
+	spillDir   string // Options.SpillDir
+	noSpill    bool   // Options.NoSpill: fail at the budget instead
 	// keep lists the row positions a spilled sort writes (nil: all); the
 	// others are nil in rows read back.
 	keep   []int
@@ -269,7 +271,7 @@ func (p *selectPipeline) topK(ctx context.Context, rows iter.Seq2[[]any, error])
 // budget, beyond it through sorted runs on disk (spill.go) unless noSpill.
 func (p *selectPipeline) sortAll(ctx context.Context, rows iter.Seq2[[]any, error]) (*Result, error) {
 	var kept []sortedRow
-	var seq int64
+	var seq, bytes int64
 	var sp *spiller
 	fail := func(err error) (*Result, error) {
 		if sp != nil {
@@ -281,7 +283,7 @@ func (p *selectPipeline) sortAll(ctx context.Context, rows iter.Seq2[[]any, erro
 		if err != nil {
 			return fail(err)
 		}
-		if len(kept) >= p.maxRows {
+		if len(kept) >= p.maxRows || (!p.noSpill && p.sortMemory > 0 && bytes >= p.sortMemory) {
 			if p.noSpill {
 				return fail(p.tooMany())
 			}
@@ -291,13 +293,14 @@ func (p *selectPipeline) sortAll(ctx context.Context, rows iter.Seq2[[]any, erro
 			if err := sp.writeRun(kept); err != nil {
 				return fail(err)
 			}
-			kept = kept[:0]
+			kept, bytes = kept[:0], 0
 		}
 		r, err := p.keyed(row, seq)
 		if err != nil {
 			return fail(err)
 		}
 		kept = append(kept, r)
+		bytes += rowBytes(row) + int64(24+16*len(r.keys)) // key values share the row's
 		seq++
 	}
 	if sp == nil {
@@ -309,6 +312,26 @@ func (p *selectPipeline) sortAll(ctx context.Context, rows iter.Seq2[[]any, erro
 		}
 	}
 	return streamResult(p.outCols, sp.merge()), nil
+}
+
+// rowBytes estimates the memory a buffered row holds: its slot slice and
+// the values boxed in it.
+func rowBytes(row []any) int64 {
+	n := int64(48 + 16*len(row))
+	for _, v := range row {
+		switch x := v.(type) {
+		case nil, bool:
+		case string:
+			n += 16 + int64(len(x))
+		case []byte:
+			n += 24 + int64(len(x))
+		case time.Time:
+			n += 24
+		default:
+			n += 8
+		}
+	}
+	return n
 }
 
 // cmpRows is less as a three-way comparison.
@@ -356,7 +379,8 @@ func sliceRows(rows [][]any) iter.Seq2[[]any, error] {
 // newPipeline starts the pipeline of a query over source (named in errors):
 // no LIMIT, the session's sort budget and spill settings.
 func (s *Session) newPipeline(source string) selectPipeline {
-	p := selectPipeline{limit: -1, maxRows: s.opts.MaxRows, spillDir: s.opts.SpillDir, noSpill: s.opts.NoSpill, source: source}
+	p := selectPipeline{limit: -1, maxRows: s.opts.MaxRows, sortMemory: s.opts.SortMemory,
+		spillDir: s.opts.SpillDir, noSpill: s.opts.NoSpill, source: source}
 	if p.maxRows <= 0 {
 		p.maxRows = DefaultMaxRows
 	}

@@ -26,9 +26,13 @@ type Options struct {
 	// SpillDir (default os.TempDir()) and are merged as the result is read;
 	// with NoSpill such a query fails with CodeInvalidInput, naming the
 	// limit. Scans without ORDER BY stream and are not bounded by it.
-	MaxRows  int
-	SpillDir string
-	NoSpill  bool
+	MaxRows int
+	// SortMemory bounds, in estimated bytes, the rows such a sort buffers
+	// before spilling a run (0: DefaultSortMemory). It does not apply with
+	// NoSpill.
+	SortMemory int64
+	SpillDir   string
+	NoSpill    bool
 	// Indexes answers scalar-index lookups for predicates the planner can
 	// push to an index (nil: ScalarIndexes, the tables' own Lance scalar
 	// indices). See IndexLookup.
@@ -65,6 +69,9 @@ func NewSession(cat *catalog.Catalog, opts Options) *Session {
 	ns := append(catalog.Ident{}, opts.Namespace...)
 	if opts.MaxRows <= 0 {
 		opts.MaxRows = DefaultMaxRows
+	}
+	if opts.SortMemory <= 0 {
+		opts.SortMemory = DefaultSortMemory
 	}
 	switch {
 	case opts.NoIndexes:
