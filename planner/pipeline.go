@@ -33,6 +33,9 @@ type selectPipeline struct {
 	countStar bool
 	countArg  sqlparse.Expr
 	order     []orderKey
+	// orderCols holds, per ORDER BY key, its row position when it is a
+	// plain column, else -1 (resolved on first use).
+	orderCols []int
 	limit     int64 // -1: none
 	offset    int64
 	// pushLimit: the source applies OFFSET and LIMIT itself (pushed into a
@@ -201,14 +204,38 @@ type sortedRow struct {
 // keyed evaluates the ORDER BY keys of a row, keeping a copy of the row.
 func (p *selectPipeline) keyed(row []any, seq int64) (sortedRow, error) {
 	keys := make([]any, len(p.order))
-	for i, o := range p.order {
-		v, err := p.env.eval(o.expr, row)
-		if err != nil {
-			return sortedRow{}, err
-		}
-		keys[i] = v
+	if err := p.keysInto(keys, row); err != nil {
+		return sortedRow{}, err
 	}
 	return sortedRow{row: slices.Clone(row), keys: keys, seq: seq}, nil
+}
+
+// keysInto evaluates the ORDER BY keys of row into dst. A key that is a
+// plain column is read from its position, resolved once (orderCols).
+func (p *selectPipeline) keysInto(dst, row []any) error {
+	if p.orderCols == nil {
+		p.orderCols = make([]int, len(p.order))
+		for i, o := range p.order {
+			p.orderCols[i] = -1
+			if ref, ok := o.expr.(*sqlparse.ColumnRef); ok {
+				if c, err := p.env.column(ref); err == nil {
+					p.orderCols[i] = c
+				}
+			}
+		}
+	}
+	for i, o := range p.order {
+		if c := p.orderCols[i]; c >= 0 {
+			dst[i] = row[c]
+			continue
+		}
+		v, err := p.env.eval(o.expr, row)
+		if err != nil {
+			return err
+		}
+		dst[i] = v
+	}
+	return nil
 }
 
 // less orders rows by the ORDER BY keys (NULLs first), then arrival.
@@ -242,25 +269,31 @@ func (h *worstFirst) Pop() any {
 }
 
 // topK answers ORDER BY ... LIMIT n OFFSET m keeping n+m rows in a heap.
+// A row is copied only when it enters the heap, into the slices of the row
+// it evicts once the heap is full.
 func (p *selectPipeline) topK(ctx context.Context, rows iter.Seq2[[]any, error]) (*Result, error) {
 	k := int(p.limit + p.offset)
 	h := &worstFirst{p: p, rows: make([]sortedRow, 0, k)}
+	keys := make([]any, len(p.order))
 	var seq int64
 	for row, err := range p.matching(ctx, rows) {
 		if err != nil {
 			return nil, err
 		}
-		cand, err := p.keyed(row, seq)
-		if err != nil {
+		if err := p.keysInto(keys, row); err != nil {
 			return nil, err
 		}
+		cand := sortedRow{row: row, keys: keys, seq: seq}
 		seq++
 		if h.Len() < k {
-			heap.Push(h, cand)
+			heap.Push(h, sortedRow{row: slices.Clone(row), keys: slices.Clone(keys), seq: cand.seq})
 			continue
 		}
 		if p.less(cand, h.rows[0]) {
-			h.rows[0] = cand
+			top := &h.rows[0]
+			top.row = append(top.row[:0], row...)
+			top.keys = append(top.keys[:0], keys...)
+			top.seq = cand.seq
 			heap.Fix(h, 0)
 		}
 	}
