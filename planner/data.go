@@ -92,7 +92,9 @@ type dataPlan struct {
 	indexes   IndexLookup
 }
 
-// openTableData opens the latest version of a table's dataset.
+// openTableData opens the latest version of a table's dataset through the
+// catalog (catalog.Catalog.OpenTable); the catalog's Datasets must be the
+// Lance-backed one (manifest.Datasets), whose datasets expose Lance().
 func (s *Session) openTableData(ctx context.Context, name sqlparse.Name) (catalog.Ident, *dataset.Dataset, error) {
 	id, err := s.tableIdent(name)
 	if err != nil {
@@ -101,21 +103,18 @@ func (s *Session) openTableData(ctx context.Context, name sqlparse.Name) (catalo
 	if s.opts.Store == nil {
 		return nil, nil, errorf(catalog.CodeUnsupported, "not supported: reading or writing table data without the catalog's object store (planner.Options.Store)")
 	}
-	d, err := s.cat.DescribeTable(ctx, id, catalog.DescribeTableOptions{MetadataOnly: true})
-	if err != nil {
-		return nil, nil, err
-	}
-	if d.DeclaredOnly {
+	h, err := s.cat.OpenTable(ctx, id, 0)
+	if errors.Is(err, catalog.ErrDatasetNotFound) {
 		return nil, nil, errorf(catalog.CodeInvalidTableState, "table %s is declared but has no data yet", displayName(id))
 	}
-	ds, err := dataset.Open(ctx, s.opts.Store, d.Location, dataset.OpenOptions{})
 	if err != nil {
-		if errors.Is(err, dataset.ErrNotFound) {
-			return nil, nil, &catalog.Error{Code: catalog.CodeTableNotFound, Message: fmt.Sprintf("table %s has no dataset at %s", displayName(id), d.URI), Cause: err}
-		}
 		return nil, nil, err
 	}
-	return id, ds, nil
+	l, ok := h.(interface{ Lance() *dataset.Dataset })
+	if !ok {
+		return nil, nil, errorf(catalog.CodeUnsupported, "not supported: reading table data from a %T (the catalog's Datasets is not Lance-backed)", h)
+	}
+	return id, l.Lance(), nil
 }
 
 func (s *Session) planDataSelect(ctx context.Context, st *sqlparse.Select, name sqlparse.Name) (*dataPlan, error) {
