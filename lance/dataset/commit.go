@@ -31,6 +31,10 @@ type commitRequest struct {
 	// staged are files written before the commit (data files); they are
 	// deleted when the commit does not land.
 	staged []string
+	// written are other files the caller wrote for this commit (index
+	// files of CreateIndex) that are synced with the staged ones but not
+	// deleted when the commit does not land.
+	written []string
 }
 
 // rebaseCompatible lists, per operation, the operations a concurrent commit
@@ -74,7 +78,7 @@ func commit(ctx context.Context, store storage.Store, dir string, scheme NamingS
 			p := joinPath(dir, transactionsDir, name)
 			b, err := deterministic.Marshal(tx)
 			if err == nil {
-				err = store.Put(ctx, p, b)
+				err = storage.PutDeferred(ctx, store, p, b)
 			}
 			if err != nil {
 				cleanup()
@@ -89,6 +93,14 @@ func commit(ctx context.Context, store storage.Store, dir string, scheme NamingS
 		if err != nil {
 			cleanup()
 			return nil, err
+		}
+		// Every file this version refers to and writes is made durable
+		// together (one round of parallel fsyncs on local disk, nothing on
+		// object stores) before the version file publishes them, so a
+		// published version never points at a file a crash can lose.
+		if err := storage.SyncAll(ctx, store, append(slices.Clone(staged), req.written...)); err != nil {
+			cleanup()
+			return nil, fmt.Errorf("dataset: sync the files of version %d: %w", next.Version, err)
 		}
 		path := joinPath(dir, versionsDir, manifestFileName(scheme, next.Version))
 		err = store.PutIfAbsent(ctx, path, file)
