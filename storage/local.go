@@ -47,6 +47,14 @@ const writeChunk = 4 << 20
 
 func (s *localStore) URI() string { return s.uri }
 
+// Durability reports the store's durability setting.
+func (s *localStore) Durability() Durability {
+	if s.noSync {
+		return DurabilityNone
+	}
+	return DurabilityFull
+}
+
 func (s *localStore) Location(path string) string { return joinLocation(s.uri, path) }
 
 func (s *localStore) Close() error {
