@@ -400,11 +400,12 @@ func (s *localStore) mkdirs(dir string) error {
 // syncWorkers bounds the concurrent fsyncs of one Sync.
 const syncWorkers = 16
 
-// syncFiles fsyncs the files, then the directories holding them and every directory this
-// store created on their way that is not synced yet, all in parallel. A failed file sync is
-// an error (the data may not be durable); directory syncs are best effort, as some file
-// systems refuse to fsync directories.
-func (s *localStore) syncFiles(ctx context.Context, files []string, dirs []string) error {
+// syncFiles fsyncs the files, the directories holding them, the dirs, and every directory
+// this store created on their way that is not synced yet, all in parallel; bare files are
+// fsynced without their directory (a temporary file about to be linked elsewhere in it). A
+// failed file sync is an error (the data may not be durable); directory syncs are best
+// effort, as some file systems refuse to fsync directories.
+func (s *localStore) syncFiles(ctx context.Context, files, bare, dirs []string) error {
 	if s.noSync {
 		return ctx.Err()
 	}
@@ -435,8 +436,11 @@ func (s *localStore) syncFiles(ctx context.Context, files []string, dirs []strin
 		path string
 		dir  bool
 	}
-	jobs := make([]job, 0, len(files)+len(dirSet))
+	jobs := make([]job, 0, len(files)+len(bare)+len(dirSet))
 	for _, f := range files {
+		jobs = append(jobs, job{f, false})
+	}
+	for _, f := range bare {
 		jobs = append(jobs, job{f, false})
 	}
 	for d := range dirSet {
@@ -483,7 +487,7 @@ func (s *localStore) syncFiles(ctx context.Context, files []string, dirs []strin
 // syncDir makes a rename or link in dir durable (and the directories created for it).
 // It is best effort: the object is already visible when this runs.
 func (s *localStore) syncDir(dir string) {
-	_ = s.syncFiles(context.Background(), nil, []string{dir})
+	_ = s.syncFiles(context.Background(), nil, nil, []string{dir})
 }
 
 // PutUnsynced implements Syncer: Put without any fsync.
@@ -503,7 +507,7 @@ func (s *localStore) Sync(ctx context.Context, paths []string) error {
 		}
 		files[i] = s.osPath(p)
 	}
-	return s.syncFiles(ctx, files, nil)
+	return s.syncFiles(ctx, files, nil, nil)
 }
 
 func (s *localStore) prepareWrite(ctx context.Context, op, path string) (string, error) {
@@ -540,16 +544,33 @@ func (s *localStore) put(ctx context.Context, path string, data []byte, sync boo
 }
 
 func (s *localStore) PutIfAbsent(ctx context.Context, path string, data []byte) error {
+	return s.PutIfAbsentAfterSync(ctx, path, data, nil)
+}
+
+// PutIfAbsentAfterSync implements Syncer: the temporary file and the synced objects are
+// fsynced in one parallel round before the link publishes the object.
+func (s *localStore) PutIfAbsentAfterSync(ctx context.Context, path string, data []byte, synced []string) error {
 	final, err := s.prepareWrite(ctx, "put-if-absent", path)
 	if err != nil {
 		return err
+	}
+	others := make([]string, len(synced))
+	for i, p := range synced {
+		if err := validatePath(p); err != nil {
+			return fmt.Errorf("put-if-absent %q: sync: %w", path, err)
+		}
+		others[i] = s.osPath(p)
 	}
 	// Cheap early answer for the common lost race; the link below is what decides.
 	if _, err := os.Lstat(final); err == nil {
 		return fmt.Errorf("put-if-absent %q: %w", path, ErrAlreadyExists)
 	}
-	tmp, err := s.writeTemp(ctx, final, data, true)
+	tmp, err := s.writeTemp(ctx, final, data, false)
 	if err != nil {
+		return fmt.Errorf("put-if-absent %q: %w", path, err)
+	}
+	if err := s.syncFiles(ctx, others, []string{tmp}, nil); err != nil {
+		os.Remove(tmp)
 		return fmt.Errorf("put-if-absent %q: %w", path, err)
 	}
 	err = createFromTemp(tmp, final)

@@ -59,6 +59,13 @@ type Syncer interface {
 	// Sync makes the objects at paths durable: their contents, their
 	// directory entries, and the entries of directories created for them.
 	Sync(ctx context.Context, paths []string) error
+	// PutIfAbsentAfterSync is PutIfAbsent (durable, as always) that
+	// first makes the objects at synced durable, syncing them together
+	// with the new object's content, so that the new object becomes
+	// visible only once everything it refers to is durable: a commit's
+	// files and its version file cost one round of parallel fsyncs, then
+	// one for the version's directory entry.
+	PutIfAbsentAfterSync(ctx context.Context, path string, data []byte, synced []string) error
 }
 
 // PutDeferred writes an object that a later commit publishes. On a Syncer it
@@ -81,4 +88,14 @@ func SyncAll(ctx context.Context, s Store, paths []string) error {
 		return sy.Sync(ctx, paths)
 	}
 	return ctx.Err()
+}
+
+// PutIfAbsentAfterSync publishes an object that refers to objects written
+// with PutDeferred: they are made durable before the new object exists
+// (Syncer.PutIfAbsentAfterSync); on other stores it is PutIfAbsent.
+func PutIfAbsentAfterSync(ctx context.Context, s Store, path string, data []byte, synced []string) error {
+	if sy, ok := s.(Syncer); ok {
+		return sy.PutIfAbsentAfterSync(ctx, path, data, synced)
+	}
+	return s.PutIfAbsent(ctx, path, data)
 }

@@ -166,3 +166,60 @@ func TestNonSyncerStoresFallBack(t *testing.T) {
 		t.Fatalf("PutDeferred on a read-only store: %v, want ErrReadOnly", err)
 	}
 }
+
+// TestLocalPutIfAbsentAfterSync: the referenced objects and the new object's
+// content are fsynced while the new object does not exist yet; only its
+// directory entry is synced after it appears.
+func TestLocalPutIfAbsentAfterSync(t *testing.T) {
+	ctx := context.Background()
+	root := filepath.Join(t.TempDir(), "root")
+	s := newLocalStore(root, DurabilityFull)
+	files := []string{"t/data/a.lance", "t/_indices/u/x.lance"}
+	for _, p := range files {
+		if err := PutDeferred(ctx, s, p, []byte(p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	final := filepath.Join(root, "t/_versions/1.manifest")
+	var mu sync.Mutex
+	var before, after []string
+	s.fsync = func(f *os.File) error {
+		_, err := os.Lstat(final)
+		mu.Lock()
+		if err == nil {
+			after = append(after, f.Name())
+		} else {
+			before = append(before, f.Name())
+		}
+		mu.Unlock()
+		return f.Sync()
+	}
+	if err := PutIfAbsentAfterSync(ctx, s, "t/_versions/1.manifest", []byte("v1"), files); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range files {
+		if !slices.Contains(before, filepath.Join(root, p)) {
+			t.Errorf("%s not synced before the version appeared (before: %v, after: %v)", p, before, after)
+		}
+	}
+	temp := slices.IndexFunc(before, func(n string) bool { return isTempName(filepath.Base(n)) })
+	if temp < 0 {
+		t.Errorf("the version's content was not synced before it appeared: %v", before)
+	}
+	if !slices.Contains(after, filepath.Join(root, "t/_versions")) {
+		t.Errorf("the version's directory was not synced after the link: %v", after)
+	}
+	if b, err := s.Read(ctx, "t/_versions/1.manifest"); err != nil || string(b) != "v1" {
+		t.Fatalf("read: %q, %v", b, err)
+	}
+	if err := PutIfAbsentAfterSync(ctx, s, "t/_versions/1.manifest", []byte("v2"), files); !errors.Is(err, ErrAlreadyExists) {
+		t.Fatalf("second publish: %v, want ErrAlreadyExists", err)
+	}
+	// A file that cannot be made durable stops the publish.
+	if err := PutIfAbsentAfterSync(ctx, s, "t/_versions/2.manifest", []byte("v2"), []string{"t/data/missing.lance"}); err == nil {
+		t.Fatal("published although a referenced file could not be synced")
+	}
+	if _, err := s.Stat(ctx, "t/_versions/2.manifest"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("version 2 exists after a failed sync: %v", err)
+	}
+}

@@ -95,15 +95,12 @@ func commit(ctx context.Context, store storage.Store, dir string, scheme NamingS
 			return nil, err
 		}
 		// Every file this version refers to and writes is made durable
-		// together (one round of parallel fsyncs on local disk, nothing on
-		// object stores) before the version file publishes them, so a
-		// published version never points at a file a crash can lose.
-		if err := storage.SyncAll(ctx, store, append(slices.Clone(staged), req.written...)); err != nil {
-			cleanup()
-			return nil, fmt.Errorf("dataset: sync the files of version %d: %w", next.Version, err)
-		}
+		// together with the version file's content (one round of parallel
+		// fsyncs on local disk, nothing on object stores) before the
+		// version file is created, so a published version never points at
+		// a file a crash can lose.
 		path := joinPath(dir, versionsDir, manifestFileName(scheme, next.Version))
-		err = store.PutIfAbsent(ctx, path, file)
+		err = storage.PutIfAbsentAfterSync(ctx, store, path, file, append(slices.Clone(staged), req.written...))
 		if err == nil {
 			return landed(ctx, store, dir, scheme, path, int64(len(file)), next), nil
 		}

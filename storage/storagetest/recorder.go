@@ -79,6 +79,14 @@ func (r *Recorder) Sync(ctx context.Context, paths []string) error {
 	return ctx.Err()
 }
 
+// PutIfAbsentAfterSync logs a sync of each of synced, then a publish.
+func (r *Recorder) PutIfAbsentAfterSync(ctx context.Context, path string, data []byte, synced []string) error {
+	if err := r.Sync(ctx, synced); err != nil {
+		return err
+	}
+	return r.PutIfAbsent(ctx, path, data)
+}
+
 // Events returns the log so far.
 func (r *Recorder) Events() []Event {
 	r.mu.Lock()
