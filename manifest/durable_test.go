@@ -2,8 +2,10 @@ package manifest
 
 import (
 	"context"
+	"fmt"
 	"path"
 	"testing"
+	"time"
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/lance/dataset"
@@ -91,5 +93,62 @@ func TestCatalogCommitsSyncBeforePublishing(t *testing.T) {
 	}
 	if n := rec.Count(storagetest.Write); n != 0 {
 		t.Errorf("%d files written with a synchronous Put, want 0", n)
+	}
+}
+
+// TestVacuumMemoFollowsTheWindow: the files each version refers to are
+// memoized across vacuums for the versions still kept, and forgotten with
+// them, while what the latest version needs stays readable.
+func TestVacuumMemoFollowsTheWindow(t *testing.T) {
+	ctx := context.Background()
+	st, err := storage.Open(ctx, "memory://", storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	mt := NewManifestTable(st)
+	cat, err := catalog.Open(ctx, catalog.Options{Root: catalog.StoreDir(st), Manifest: mt, Datasets: NewDatasets(st), AutoVacuumEvery: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	create := func(from, to int) {
+		t.Helper()
+		for i := from; i < to; i++ {
+			if err := cat.CreateNamespace(ctx, catalog.Ident{fmt.Sprintf("ns%02d", i)}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	memo := func() int {
+		mt.refs.mu.Lock()
+		defer mt.refs.mu.Unlock()
+		return len(mt.refs.files)
+	}
+	create(0, 10)
+	rep, err := mt.Vacuum(ctx, catalog.VacuumOptions{Retention: time.Hour, KeepVersionFiles: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	versions, err := dataset.ListVersions(ctx, st, catalog.ManifestDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.FilesRemoved != 0 || memo() != len(versions) {
+		t.Fatalf("inside the window: %+v, memo of %d versions, want all %d", rep, memo(), len(versions))
+	}
+	create(10, 15)
+	rep, err = mt.Vacuum(ctx, catalog.VacuumOptions{Retention: time.Minute, Now: time.Now().Add(time.Hour), KeepVersionFiles: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.FilesRemoved == 0 || rep.VersionsRemoved != 0 || memo() != 1 {
+		t.Fatalf("past the window: %+v, memo of %d versions, want 1 (the latest)", rep, memo())
+	}
+	if versions, _ = dataset.ListVersions(ctx, st, catalog.ManifestDir); len(versions) != 16 {
+		t.Fatalf("%d version files left, want all 16 kept", len(versions))
+	}
+	page, err := cat.ListNamespaces(ctx, nil, catalog.ListOptions{})
+	if err != nil || len(page.Names) != 15 {
+		t.Fatalf("after vacuum: %v %v", page.Names, err)
 	}
 }
