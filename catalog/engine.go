@@ -203,6 +203,9 @@ func (c *Catalog) run(ctx context.Context, ops ...op) error {
 		if !ch.Empty() && !c.created {
 			if err := c.opts.Manifest.Create(ctx); err != nil {
 				cleanup()
+				if errors.Is(err, ErrCommitOutcomeUnknown) {
+					return newErr(CodeServiceUnavailable, err, "creation of %s may or may not have landed", ManifestDir)
+				}
 				return asCatalogError(err, "create %s table", ManifestDir)
 			}
 			c.created = true

@@ -93,6 +93,9 @@ func (m *ManifestTable) Create(ctx context.Context) error {
 	if err == nil || errors.Is(err, dataset.ErrAlreadyExists) {
 		return nil
 	}
+	if errors.Is(err, dataset.ErrCommitOutcomeUnknown) {
+		return fmt.Errorf("create %s: %w: %w", catalog.ManifestDir, catalog.ErrCommitOutcomeUnknown, err)
+	}
 	return fmt.Errorf("create %s: %w", catalog.ManifestDir, err)
 }
 
