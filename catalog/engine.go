@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"sort"
+
+	"github.com/lancecat/lancecat/internal/failpoint"
 )
 
 // op is one catalog mutation. The engine plans every op of a mutation
@@ -233,11 +235,14 @@ func (c *Catalog) run(ctx context.Context, ops ...op) error {
 			}
 			return nil
 		}
+		failpoint.Inject("catalog/side-effects-made")
 		_, err = c.opts.Manifest.Commit(ctx, snap.Version(), ch)
 		switch {
 		case err == nil:
+			failpoint.Inject("catalog/manifest-committed")
 			for _, f := range v.post {
 				f(context.WithoutCancel(ctx))
+				failpoint.Inject("catalog/post-commit-step")
 			}
 			c.afterCommit(context.WithoutCancel(ctx))
 			return nil

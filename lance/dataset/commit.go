@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/lancecat/lancecat/internal/failpoint"
 	"github.com/lancecat/lancecat/lance/internal/pb/tablepb"
 	"github.com/lancecat/lancecat/storage"
 )
@@ -91,8 +92,10 @@ func commit(ctx context.Context, store storage.Store, dir string, scheme NamingS
 			return nil, err
 		}
 		path := joinPath(dir, versionsDir, manifestFileName(scheme, next.Version))
+		failpoint.Inject("dataset/files-staged")
 		err = store.PutIfAbsent(ctx, path, file)
 		if err == nil {
+			failpoint.Inject("dataset/version-published")
 			return landed(ctx, store, dir, scheme, path, int64(len(file)), next), nil
 		}
 		// Whatever the error, the version file may be ours: a write whose
