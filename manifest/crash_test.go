@@ -62,10 +62,10 @@ func crashMutations() []crashMutation {
 // crashCase is one crashed catalog, checked by lancecat at once and by the reference afterwards
 // (one node process for every case).
 type crashCase struct {
-	name    string
-	root    string
-	ns      []string            // lancecat's root namespaces after vacuum
-	tables  map[string][]string // lancecat's tables of the root ("") and of each root namespace
+	name   string
+	root   string
+	ns     []string            // lancecat's root namespaces after vacuum
+	tables map[string][]string // lancecat's tables of the root ("") and of each root namespace
 	// declared are the dotted names of declared-only tables (no data: nothing to open).
 	declared map[string]bool
 	checked  bool
