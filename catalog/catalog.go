@@ -80,6 +80,9 @@ type RootDir interface {
 	Delete(ctx context.Context, path string) error
 	// DeletePrefix deletes every object under dir and returns the count.
 	DeletePrefix(ctx context.Context, dir string) (int, error)
+	// NewestModTime is the latest modification time of the objects under
+	// dir (zero when there are none).
+	NewestModTime(ctx context.Context, dir string) (time.Time, error)
 }
 
 // Options configures Open.
@@ -273,8 +276,10 @@ func (c *Catalog) sleepBackoff(ctx context.Context, n int) error {
 
 // Vacuum deletes the files of old `__manifest` versions (see VacuumOptions:
 // the latest version is always kept, a version must have been superseded for
-// longer than the retention window). Only the `__manifest` table is
-// vacuumed; table datasets have their own cleanup.
+// longer than the retention window), and the top-level directories that no
+// `__manifest` row owns and that were not written to within the window
+// (debris of writers that died mid-mutation; see vacuumOrphanDirs). Table
+// datasets' own old versions have their own cleanup.
 func (c *Catalog) Vacuum(ctx context.Context, opts VacuumOptions) (VacuumReport, error) {
 	if err := c.checkWritable(); err != nil {
 		return VacuumReport{}, err
@@ -298,6 +303,13 @@ func (c *Catalog) Vacuum(ctx context.Context, opts VacuumOptions) (VacuumReport,
 	rep, err := c.opts.Manifest.Vacuum(ctx, opts)
 	if err != nil {
 		return rep, asCatalogError(err, "vacuum %s", ManifestDir)
+	}
+	now := opts.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	if err := c.vacuumOrphanDirs(ctx, snap, now.Add(-opts.Retention), &rep); err != nil {
+		return rep, asCatalogError(err, "vacuum orphan table directories")
 	}
 	return rep, nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"sort"
+
+	"github.com/lancecat/lancecat/internal/failpoint"
 )
 
 // op is one catalog mutation. The engine plans every op of a mutation
@@ -203,6 +205,9 @@ func (c *Catalog) run(ctx context.Context, ops ...op) error {
 		if !ch.Empty() && !c.created {
 			if err := c.opts.Manifest.Create(ctx); err != nil {
 				cleanup()
+				if errors.Is(err, ErrCommitOutcomeUnknown) {
+					return newErr(CodeServiceUnavailable, err, "creation of %s may or may not have landed", ManifestDir)
+				}
 				return asCatalogError(err, "create %s table", ManifestDir)
 			}
 			c.created = true
@@ -230,11 +235,14 @@ func (c *Catalog) run(ctx context.Context, ops ...op) error {
 			}
 			return nil
 		}
+		failpoint.Inject("catalog/side-effects-made")
 		_, err = c.opts.Manifest.Commit(ctx, snap.Version(), ch)
 		switch {
 		case err == nil:
+			failpoint.Inject("catalog/manifest-committed")
 			for _, f := range v.post {
 				f(context.WithoutCancel(ctx))
+				failpoint.Inject("catalog/post-commit-step")
 			}
 			c.afterCommit(context.WithoutCancel(ctx))
 			return nil

@@ -237,8 +237,10 @@ const DefaultVacuumRetention = time.Hour
 type VacuumReport struct {
 	VersionsRemoved int   // version files deleted
 	FilesRemoved    int   // files deleted in total (version, data, index files)
-	BytesRemoved    int64 // their total size
+	BytesRemoved    int64 // their total size (of the `__manifest` files)
 	OldestKept      uint64
+	// OrphanDirsRemoved counts root directories no catalog entry owned.
+	OrphanDirsRemoved int
 }
 
 // DatasetInfo describes one version of a Lance dataset.

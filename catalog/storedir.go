@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/lancecat/lancecat/storage"
 )
@@ -49,4 +51,18 @@ func (d storeDir) Delete(ctx context.Context, path string) error { return d.s.De
 
 func (d storeDir) DeletePrefix(ctx context.Context, dir string) (int, error) {
 	return d.s.DeletePrefix(ctx, dir)
+}
+
+func (d storeDir) NewestModTime(ctx context.Context, dir string) (time.Time, error) {
+	objs, err := d.s.List(ctx, strings.TrimSuffix(dir, "/")+"/")
+	if err != nil {
+		return time.Time{}, err
+	}
+	var newest time.Time
+	for _, o := range objs {
+		if o.ModTime.After(newest) {
+			newest = o.ModTime
+		}
+	}
+	return newest, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/lancecat/lancecat/catalog"
+	"github.com/lancecat/lancecat/internal/failpoint"
 	"github.com/lancecat/lancecat/lance/dataset"
 	lanceschema "github.com/lancecat/lancecat/lance/schema"
 	"github.com/lancecat/lancecat/storage"
@@ -95,6 +96,9 @@ func (m *ManifestTable) Create(ctx context.Context) error {
 	if err == nil || errors.Is(err, dataset.ErrAlreadyExists) {
 		return nil
 	}
+	if errors.Is(err, dataset.ErrCommitOutcomeUnknown) {
+		return fmt.Errorf("create %s: %w: %w", catalog.ManifestDir, catalog.ErrCommitOutcomeUnknown, err)
+	}
 	return fmt.Errorf("create %s: %w", catalog.ManifestDir, err)
 }
 
@@ -166,6 +170,7 @@ func commitRows(ctx context.Context, ds *dataset.Dataset, rec arrow.RecordBatch,
 		return nil, err
 	}
 	metas, err := buildManifestIndices(ctx, st)
+	failpoint.Inject("manifest/indices-written")
 	if err != nil {
 		if aerr := st.Abort(ctx); aerr != nil {
 			err = errors.Join(err, fmt.Errorf("clean up staged files: %w", aerr))

@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -34,12 +35,32 @@ func vacuum(ctx context.Context, store storage.Store, dir string, opts catalog.V
 	}
 
 	versions, err := dataset.ListVersions(ctx, store, dir)
-	if err != nil {
+	if err != nil && !errors.Is(err, dataset.ErrNotFound) {
 		return rep, err
 	}
 	objs, err := store.List(ctx, dir+"/")
 	if err != nil {
 		return rep, err
+	}
+	if len(versions) == 0 {
+		// No version landed: what is there was staged by a first write that
+		// died before committing (files younger than the window may belong to
+		// one in flight).
+		now := opts.Now
+		if now.IsZero() {
+			now = time.Now()
+		}
+		cutoff := now.Add(-retention)
+		for _, o := range objs {
+			if o.ModTime.Before(cutoff) {
+				if err := store.Delete(ctx, o.Path); err != nil {
+					return rep, fmt.Errorf("vacuum: delete %s: %w", o.Path, err)
+				}
+				rep.FilesRemoved++
+				rep.BytesRemoved += o.Size
+			}
+		}
+		return rep, nil
 	}
 	modTime := make(map[string]time.Time, len(objs))
 	for _, o := range objs {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/memblob"
 	"gocloud.dev/gcerrors"
@@ -23,6 +24,8 @@ type blobStore struct {
 	uri         string
 	closeBucket bool // false for shared memory buckets
 	closed      atomic.Bool
+	// azure is the container client of an az:// store: PutIfAbsent goes through it (azure_put.go).
+	azure *container.Client
 }
 
 // deleteWorkers bounds the concurrent requests of DeletePrefix.
@@ -224,6 +227,9 @@ func (s *blobStore) PutIfAbsent(ctx context.Context, path string, data []byte) e
 	key, err := s.key(ctx, "put-if-absent", path)
 	if err != nil {
 		return err
+	}
+	if s.azure != nil {
+		return azurePutIfAbsent(ctx, s.azure, key, path, data)
 	}
 	opts := writeOpts
 	opts.IfNotExist = true

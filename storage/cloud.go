@@ -322,5 +322,7 @@ func openAzure(ctx context.Context, containerName, prefix string, so storageOpti
 	if err != nil {
 		return nil, fmt.Errorf("az://%s: %w", containerName, err)
 	}
-	return newCloudStore(b, "az", containerName, prefix), nil
+	st := newCloudStore(b, "az", containerName, prefix)
+	st.azure = client
+	return st, nil
 }

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/lancecat/lancecat/internal/testservers"
 )
 
 // backend opens fresh, empty stores of one kind for the shared suite.
@@ -23,25 +25,57 @@ type backend struct {
 	fresh func(t *testing.T) (s Store, dir string)
 	// reopen opens another handle on the same root (a different client for object stores).
 	reopen func(t *testing.T, s Store, opts Options) Store
+	// options are the storage options that reach the backend's server (nil for local and memory).
+	options func(t *testing.T) map[string]string
 }
 
-var s3PrefixCounter atomic.Int64
+var cloudPrefixCounter atomic.Int64
 
-func suiteBackends() []backend {
-	reopen := func(extra func() map[string]string) func(t *testing.T, s Store, opts Options) Store {
-		return func(t *testing.T, s Store, opts Options) Store {
+// cloudBackend runs the suite on an object-store emulator (internal/testservers) of one scheme,
+// each store on a fresh prefix of the server's bucket.
+func cloudBackend(name string, server func(testing.TB) *testservers.Server) backend {
+	return backend{
+		name: name,
+		fresh: func(t *testing.T) (Store, string) {
+			srv := server(t)
+			return openCloudTest(t, srv, fmt.Sprintf("suite-%d", cloudPrefixCounter.Add(1))), ""
+		},
+		reopen: func(t *testing.T, s Store, opts Options) Store {
 			t.Helper()
-			if extra != nil {
-				opts.StorageOptions = extra()
-			}
+			opts.StorageOptions = server(t).StorageOptions
 			r, err := Open(context.Background(), s.URI(), opts)
 			if err != nil {
 				t.Fatalf("reopen %s: %v", s.URI(), err)
 			}
 			t.Cleanup(func() { r.Close() })
 			return r
-		}
+		},
+		options: func(t *testing.T) map[string]string { return server(t).StorageOptions },
 	}
+}
+
+// openCloudTest opens a store on prefix of the test server's bucket.
+func openCloudTest(t *testing.T, srv *testservers.Server, prefix string) Store {
+	t.Helper()
+	s, err := Open(context.Background(), srv.URI(prefix), Options{StorageOptions: srv.StorageOptions})
+	if err != nil {
+		t.Fatalf("open %s: %v", srv.URI(prefix), err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func suiteBackends() []backend {
+	reopen := func(t *testing.T, s Store, opts Options) Store {
+		t.Helper()
+		r, err := Open(context.Background(), s.URI(), opts)
+		if err != nil {
+			t.Fatalf("reopen %s: %v", s.URI(), err)
+		}
+		t.Cleanup(func() { r.Close() })
+		return r
+	}
+	noOptions := func(*testing.T) map[string]string { return nil }
 	return []backend{
 		{
 			name: "local",
@@ -54,7 +88,8 @@ func suiteBackends() []backend {
 				t.Cleanup(func() { assertNoForeignFiles(t, dir) })
 				return s, dir
 			},
-			reopen: reopen(nil),
+			reopen:  reopen,
+			options: noOptions,
 		},
 		{
 			name: "memory",
@@ -65,15 +100,12 @@ func suiteBackends() []backend {
 				}
 				return s, ""
 			},
-			reopen: reopen(nil),
+			reopen:  reopen,
+			options: noOptions,
 		},
-		{
-			name: "s3",
-			fresh: func(t *testing.T) (Store, string) {
-				return openS3Test(t, fmt.Sprintf("suite-%d", s3PrefixCounter.Add(1))), ""
-			},
-			reopen: reopen(func() map[string]string { return s3Server.options() }),
-		},
+		cloudBackend("s3", testservers.S3),
+		cloudBackend("az", testservers.Azure),
+		cloudBackend("gs", testservers.GCS),
 	}
 }
 
@@ -543,11 +575,7 @@ var suiteCases = []suiteCase{
 		if want := strings.TrimSuffix(s.URI(), "/") + "/t.lance"; loc != want {
 			t.Errorf("Location(t.lance) = %q, want %q", loc, want)
 		}
-		var so map[string]string
-		if strings.HasPrefix(loc, "s3://") {
-			so = s3Server.options()
-		}
-		sub, err := Open(ctx, loc, Options{StorageOptions: so})
+		sub, err := Open(ctx, loc, Options{StorageOptions: b.options(t)})
 		if err != nil {
 			t.Fatalf("Open(%q): %v", loc, err)
 		}

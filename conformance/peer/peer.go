@@ -2,7 +2,7 @@
 // @lancedb/lancedb Node package under conformance/peer) for lancecat's conformance tests, and
 // provides the fixtures those tests are proven on.
 //
-// Tests call Require to skip (or, with LANCECAT_REQUIRE_PEER=1, fail) when node or the installed
+// Tests call Require to skip (or, with LANCECAT_REQUIRE_PEER=1 or CI=true, fail) when node or the installed
 // node_modules are missing; Op runs one peer.mjs operation; Dump prints the peer's read of a
 // dataset (JSONL.md); Fixture and FixtureCopy hand out peer-written fixtures.
 package peer
@@ -20,10 +20,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/lancecat/lancecat/internal/testenv"
 )
 
 // RequireEnv is the environment variable that turns a missing peer into a test failure.
-const RequireEnv = "LANCECAT_REQUIRE_PEER"
+const RequireEnv = testenv.RequireEnv
 
 // ErrUnavailable is wrapped by Available's error when the peer cannot run here.
 var ErrUnavailable = errors.New("reference peer unavailable")
@@ -103,14 +105,14 @@ func Available() error {
 }
 
 // Require skips the test, loudly, when the peer is unavailable; with LANCECAT_REQUIRE_PEER=1
-// in the environment it fails the test instead.
+// or CI=true in the environment (testenv.Strict) it fails the test instead.
 func Require(t testing.TB) {
 	t.Helper()
 	err := Available()
 	if err == nil {
 		return
 	}
-	if os.Getenv(RequireEnv) == "1" {
+	if testenv.Strict() {
 		t.Fatal("PEER REQUIRED BUT UNAVAILABLE (" + RequireEnv + "=1): " + err.Error())
 		return
 	}

@@ -94,6 +94,29 @@ async function run(op, raw) {
       const r = await db.dropNamespace(ns(a), { mode: a.mode, behavior: a.behavior });
       return J({ properties: r.properties ?? null });
     }
+    case "catalogTrees": {
+      // {"uris": [dir, ...]}: for each catalog, its root namespaces, and the tables of the root
+      // and of each root namespace, opening every table; one node start for many catalogs.
+      const out = [];
+      for (const uri of a.uris ?? []) {
+        const entry = { uri, namespaces: [], tables: {}, openErrors: [], error: null };
+        try {
+          const db = await lancedb.connect(uri);
+          entry.namespaces = (await db.listNamespaces([])).namespaces;
+          for (const n of [null, ...entry.namespaces]) {
+            const path = n === null ? [] : [n];
+            const names = await db.tableNames(path);
+            entry.tables[n ?? ""] = names;
+            for (const name of names) {
+              try { await (await db.openTable(name, path)).countRows(); }
+              catch (e) { entry.openErrors.push(`${[...path, name].join(".")}: ${e.message ?? e}`); }
+            }
+          }
+        } catch (e) { entry.error = String(e.message ?? e); }
+        out.push(entry);
+      }
+      return J({ catalogs: out });
+    }
     case "tableNames": {
       const db = await connect(a);
       const o = {};

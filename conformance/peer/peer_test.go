@@ -41,6 +41,7 @@ func fmtArgs(args []any) string {
 func TestRequireSkipsLoudlyWithoutNode(t *testing.T) {
 	t.Setenv("PATH", "")
 	t.Setenv(RequireEnv, "")
+	t.Setenv("CI", "")
 	f := &fakeTB{TB: t}
 	Require(f)
 	if !f.skipped || f.failed {
@@ -59,6 +60,7 @@ func TestRequireSkipsLoudlyWithoutNode(t *testing.T) {
 func TestRequireFailsWhenPeerRequired(t *testing.T) {
 	t.Setenv("PATH", "")
 	t.Setenv(RequireEnv, "1")
+	t.Setenv("CI", "")
 	f := &fakeTB{TB: t}
 	Require(f)
 	if !f.failed || f.skipped {

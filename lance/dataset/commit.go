@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/lancecat/lancecat/internal/failpoint"
 	"github.com/lancecat/lancecat/lance/internal/pb/tablepb"
 	"github.com/lancecat/lancecat/storage"
 )
@@ -100,21 +101,28 @@ func commit(ctx context.Context, store storage.Store, dir string, scheme NamingS
 		// version file is created, so a published version never points at
 		// a file a crash can lose.
 		path := joinPath(dir, versionsDir, manifestFileName(scheme, next.Version))
+		failpoint.Inject("dataset/files-staged")
 		err = storage.PutIfAbsentAfterSync(ctx, store, path, file, append(slices.Clone(staged), req.written...))
 		if err == nil {
+			failpoint.Inject("dataset/version-published")
 			return landed(ctx, store, dir, scheme, path, int64(len(file)), next), nil
 		}
-		if !errors.Is(err, storage.ErrAlreadyExists) {
-			switch ok, verr := isOurs(ctx, store, path, tx.Uuid); {
-			case verr == nil && ok:
-				return landed(ctx, store, dir, scheme, path, int64(len(file)), next), nil
-			case verr == nil:
-				cleanup()
-				return nil, fmt.Errorf("dataset: commit version %d of %s: %w", next.Version, store.Location(dir), err)
-			}
+		// Whatever the error, the version file may be ours: a write whose
+		// acknowledgement was lost, or a retried request whose first attempt
+		// landed and that then saw its own write as a conflict (412). Treating
+		// our own version as failed or as someone else's would delete the files
+		// it references.
+		ours, verr := isOurs(ctx, store, path, tx.Uuid)
+		switch {
+		case verr == nil && ours:
+			return landed(ctx, store, dir, scheme, path, int64(len(file)), next), nil
+		case verr != nil:
 			// When we cannot tell whether the version landed, keep the staged
 			// files: deleting files of a landed commit would corrupt it.
-			return nil, fmt.Errorf("%w: version %d of %s: %w", ErrCommitOutcomeUnknown, next.Version, store.Location(dir), err)
+			return nil, fmt.Errorf("%w: version %d of %s: %w (checking it: %v)", ErrCommitOutcomeUnknown, next.Version, store.Location(dir), err, verr)
+		case !errors.Is(err, storage.ErrAlreadyExists):
+			cleanup()
+			return nil, fmt.Errorf("dataset: commit version %d of %s: %w", next.Version, store.Location(dir), err)
 		}
 		// Someone else committed this version.
 		if base == nil {

@@ -541,9 +541,12 @@ func newDataFileName() string {
 // most maxRowsPerFile rows each) and returns the fragments (ids unset) and
 // the store paths written.
 func writeFragments(ctx context.Context, store storage.Store, dir string, schema *lanceschema.Schema, version string, records []arrow.RecordBatch) (frags []*Fragment, staged []string, err error) {
+	// written is kept apart from the named result: `return nil, nil, err`
+	// clears staged before this cleanup runs.
+	var written []string
 	defer func() {
 		if err != nil {
-			for _, p := range staged {
+			for _, p := range written {
 				_ = store.Delete(context.WithoutCancel(ctx), p)
 			}
 			staged = nil
@@ -583,10 +586,12 @@ func writeFragments(ctx context.Context, store storage.Store, dir string, schema
 		}
 		name := newDataFileName()
 		p := joinPath(dir, dataDir, name)
+		// Staged before the write: a Put that fails may still have landed (a lost
+		// acknowledgement), and the cleanup must remove it then too.
+		written = append(written, p)
 		if err := storage.PutDeferred(ctx, store, p, buf.Bytes()); err != nil {
 			return fmt.Errorf("dataset: write data file: %w", err)
 		}
-		staged = append(staged, p)
 		if sum.NumRows != uint64(rows) {
 			return fmt.Errorf("dataset: data file writer reports %d rows, wrote %d", sum.NumRows, rows)
 		}
@@ -632,7 +637,7 @@ func writeFragments(ctx context.Context, store storage.Store, dir string, schema
 	if err := finish(); err != nil {
 		return nil, nil, err
 	}
-	return frags, staged, nil
+	return frags, written, nil
 }
 
 // conformRecord matches rec's columns to the target schema by name and

@@ -29,6 +29,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/lancecat/lancecat/conformance/peer"
+	"github.com/lancecat/lancecat/internal/testenv"
 	"github.com/lancecat/lancecat/lance/internal/pb/tablepb"
 )
 
@@ -264,11 +265,11 @@ func rdTrunc(s string) string {
 }
 
 // rdPeerLines is the peer's read (dump.mjs) of the dataset at dir. With the peer unavailable (and
-// LANCECAT_REQUIRE_PEER unset), a committed fixture compares with its stored peer read
+// testenv.Strict false), a committed fixture compares with its stored peer read
 // <expected>.expected.jsonl instead; without one the test is skipped (peer.Require).
 func rdPeerLines(t *testing.T, dir, expected string, opts peer.DumpOptions) []string {
 	t.Helper()
-	if err := peer.Available(); err != nil && expected != "" && os.Getenv(peer.RequireEnv) != "1" {
+	if err := peer.Available(); err != nil && expected != "" && !testenv.Strict() {
 		lines, lerr := peer.ExpectedLines(expected)
 		if lerr != nil {
 			t.Fatalf("stored peer read of %s: %v", expected, lerr)
