@@ -112,6 +112,14 @@ type ColumnDef struct {
 	Comment    *string // nil when no COMMENT
 	PrimaryKey bool    // column-level PRIMARY KEY
 	Pos        Pos     // position of the column name
+	// AutoIncrement is AUTO_INCREMENT (also implied by the SERIAL type): the
+	// planner assigns the values on INSERT.
+	AutoIncrement bool
+	// Default is the DEFAULT clause; nil when there is none.
+	Default *ColumnDefault
+	// Unique is the column's own UNIQUE [KEY] (also implied by SERIAL).
+	// CREATE TABLE also lists it in Indexes.
+	Unique bool
 }
 
 // CreateTable is CREATE TABLE [IF NOT EXISTS] name (columns..., [PRIMARY KEY (cols)]) [COMMENT
@@ -124,8 +132,11 @@ type CreateTable struct {
 	// PrimaryKey lists the primary key columns in key order, whether declared on a column or as a
 	// table constraint; nil when there is none.
 	PrimaryKey []string
-	Comment    *string
-	Like       Name
+	// Indexes are the KEY / INDEX / UNIQUE clauses and the columns' own
+	// UNIQUE options, in source order.
+	Indexes []IndexDef
+	Comment *string
+	Like    Name
 }
 
 // DropTable is DROP TABLE [IF EXISTS] t1, t2, ...
