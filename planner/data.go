@@ -127,24 +127,30 @@ func (s *Session) openTableData(ctx context.Context, name sqlparse.Name) (catalo
 	if err != nil {
 		return nil, nil, err
 	}
+	ds, err := s.openTableID(ctx, id)
+	return id, ds, err
+}
+
+// openTableID opens the latest version of table id's dataset.
+func (s *Session) openTableID(ctx context.Context, id catalog.Ident) (*dataset.Dataset, error) {
 	if s.opts.Store == nil {
-		return nil, nil, errorf(catalog.CodeUnsupported, "not supported: reading or writing table data without the catalog's object store (planner.Options.Store)")
+		return nil, errorf(catalog.CodeUnsupported, "not supported: reading or writing table data without the catalog's object store (planner.Options.Store)")
 	}
 	d, err := s.cat.DescribeTable(ctx, id, catalog.DescribeTableOptions{MetadataOnly: true})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if d.DeclaredOnly {
-		return nil, nil, errorf(catalog.CodeInvalidTableState, "table %s is declared but has no data yet", displayName(id))
+		return nil, errorf(catalog.CodeInvalidTableState, "table %s is declared but has no data yet", displayName(id))
 	}
 	ds, err := dataset.Open(ctx, s.opts.Store, d.Location, dataset.OpenOptions{})
 	if err != nil {
 		if errors.Is(err, dataset.ErrNotFound) {
-			return nil, nil, &catalog.Error{Code: catalog.CodeTableNotFound, Message: fmt.Sprintf("table %s has no dataset at %s", displayName(id), d.URI), Cause: err}
+			return nil, &catalog.Error{Code: catalog.CodeTableNotFound, Message: fmt.Sprintf("table %s has no dataset at %s", displayName(id), d.URI), Cause: err}
 		}
-		return nil, nil, err
+		return nil, err
 	}
-	return id, ds, nil
+	return ds, nil
 }
 
 func (s *Session) planDataSelect(ctx context.Context, st *sqlparse.Select, sel *ast.SelectStmt, name sqlparse.Name) (*dataPlan, error) {

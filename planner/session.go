@@ -53,6 +53,15 @@ type txState struct {
 	// the IF [NOT] EXISTS checks of later statements of the transaction.
 	createdNS, droppedNS         map[string]bool
 	createdTables, droppedTables map[string]bool
+	// indexes are CREATE TABLE's index clauses, built after the commit.
+	indexes []pendingIndexes
+}
+
+// pendingIndexes are the declared indices of a table created in a
+// transaction.
+type pendingIndexes struct {
+	id   catalog.Ident
+	defs []declaredIndex
 }
 
 // NewSession starts a session on cat.
@@ -116,7 +125,20 @@ func (s *Session) Commit(ctx context.Context) error {
 	if t.batch.Len() == 0 {
 		return nil
 	}
-	return t.batch.Commit(ctx)
+	if err := t.batch.Commit(ctx); err != nil {
+		return err
+	}
+	// The tables exist now: build the indices their CREATE TABLE declared
+	// (a Lance index is a commit of the table's dataset, not of `__manifest`).
+	for _, p := range t.indexes {
+		if exists, _ := s.tableExists(ctx, p.id); !exists {
+			continue
+		}
+		if err := s.buildDeclaredIndexes(ctx, p.id, p.defs); err != nil {
+			return fmt.Errorf("the transaction was committed, but the indices of table %s were not built: %w", displayName(p.id), err)
+		}
+	}
+	return nil
 }
 
 // Rollback discards the open transaction (a no-op without one).
