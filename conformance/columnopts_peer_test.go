@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"sort"
 	"testing"
@@ -103,5 +104,88 @@ func TestColumnOptionsPeer(t *testing.T) {
 	var n int64
 	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM users WHERE email = 'ann@x'").Scan(&n); err != nil || n != 1 {
 		t.Errorf("lancecat reads the peer's rows through the index: %d, %v", n, err)
+	}
+}
+
+// TestAutoIncrementWithPeerAppending: lancecat INSERTs assign AUTO_INCREMENT
+// ids while the peer appends rows to the same table at the same time; the
+// ids lancecat handed out are distinct and consecutive per statement,
+// LastInsertId is each statement's first id, and the peer reads every row,
+// DEFAULTs applied.
+func TestAutoIncrementWithPeerAppending(t *testing.T) {
+	peer.Require(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	root := t.TempDir()
+	db, err := sql.Open("lancecat", root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, "CREATE TABLE ev (id BIGINT AUTO_INCREMENT, who VARCHAR(8) NOT NULL, n INT DEFAULT 5, PRIMARY KEY (id))"); err != nil {
+		t.Fatal(err)
+	}
+	const peerAdds, lcInserts = 4, 12
+	peerDone := make(chan error, 1)
+	go func() {
+		for i := 0; i < peerAdds; i++ {
+			add := map[string]any{"uri": root, "name": "ev", "rows": []map[string]any{{"id": -1 - i, "who": "peer", "n": i}}}
+			if err := peer.Op(ctx, t, "add", add, nil); err != nil {
+				peerDone <- err
+				return
+			}
+		}
+		peerDone <- nil
+	}()
+	var firsts []int64
+	for i := 0; i < lcInserts; i++ {
+		res, err := db.ExecContext(ctx, "INSERT INTO ev (who) VALUES ('lc'), ('lc')")
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, err := res.LastInsertId()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := res.RowsAffected(); n != 2 {
+			t.Errorf("RowsAffected %d, want 2", n)
+		}
+		firsts = append(firsts, id)
+	}
+	if err := <-peerDone; err != nil {
+		t.Fatal(err)
+	}
+	var q struct {
+		Rows []struct {
+			ID  json.Number `json:"id"`
+			Who string      `json:"who"`
+			N   json.Number `json:"n"`
+		} `json:"rows"`
+	}
+	if err := peer.Op(ctx, t, "query", map[string]any{"uri": root, "name": "ev"}, &q); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	lc := 0
+	for _, r := range q.Rows {
+		if r.Who != "lc" {
+			continue
+		}
+		lc++
+		if seen[r.ID.String()] {
+			t.Errorf("id %s handed out twice", r.ID)
+		}
+		seen[r.ID.String()] = true
+		if r.N.String() != "5" {
+			t.Errorf("row %s: n = %s, want the DEFAULT 5", r.ID, r.N)
+		}
+	}
+	if lc != 2*lcInserts || len(q.Rows) != 2*lcInserts+peerAdds {
+		t.Errorf("peer reads %d rows (%d of lancecat's), want %d (%d)", len(q.Rows), lc, 2*lcInserts+peerAdds, 2*lcInserts)
+	}
+	for i, first := range firsts {
+		if !seen[fmt.Sprint(first)] || !seen[fmt.Sprint(first+1)] {
+			t.Errorf("statement %d: LastInsertId %d, but ids %d and %d are not both lancecat's rows", i, first, first, first+1)
+		}
 	}
 }

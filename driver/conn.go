@@ -20,6 +20,8 @@ type Conn struct {
 	sess         *planner.Session
 	closed       bool
 	ownConnector *Connector // set when opened by Driver.Open: closed with the conn
+	// lastInsertID is what the last run's INSERTs assigned (see result).
+	lastInsertID int64
 }
 
 var (
@@ -157,6 +159,7 @@ func (c *Conn) run(ctx context.Context, query string, args []driver.NamedValue) 
 	}
 	var sets []*planner.Result
 	var affected int64
+	c.lastInsertID = 0
 	for st, perr := range sqlparse.Statements(text) {
 		if perr != nil {
 			return nil, 0, newError(perr, sqlparse.Pos{}, "")
@@ -172,15 +175,19 @@ func (c *Conn) run(ctx context.Context, query string, args []driver.NamedValue) 
 			sets = append(sets, res)
 		}
 		affected += res.RowsAffected
+		if res.LastInsertID != 0 {
+			c.lastInsertID = res.LastInsertID
+		}
 	}
 	return sets, affected, nil
 }
 
-type result struct{ affected int64 }
+// result is an Exec's outcome: the rows affected by its statements and the
+// first AUTO_INCREMENT value the last INSERT that assigned any assigned (0:
+// none), as MySQL reports them.
+type result struct{ affected, lastInsertID int64 }
 
-func (r result) LastInsertId() (int64, error) {
-	return 0, errNoPos(&catalog.Error{Code: catalog.CodeUnsupported, Message: "not supported: LastInsertId"})
-}
+func (r result) LastInsertId() (int64, error) { return r.lastInsertID, nil }
 func (r result) RowsAffected() (int64, error) { return r.affected, nil }
 
 // ExecContext runs a statement or a script.
@@ -189,7 +196,7 @@ func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.Name
 	if err != nil {
 		return nil, err
 	}
-	return result{n}, nil
+	return result{n, c.lastInsertID}, nil
 }
 
 // QueryContext runs a statement or a script and returns the result sets of

@@ -60,6 +60,9 @@ type Result struct {
 	// for NULL; rows of table data also time.Time, []byte and uint64.
 	Rows         [][]any
 	RowsAffected int64
+	// LastInsertID is the first AUTO_INCREMENT value an INSERT assigned (0:
+	// none), as MySQL's LAST_INSERT_ID().
+	LastInsertID int64
 }
 
 // HasRows reports whether the statement produces a result set.

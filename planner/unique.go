@@ -70,16 +70,17 @@ func checkUniqueAgainst(ctx context.Context, ds *dataset.Dataset, name string, k
 
 // checkUniqueColumns enforces every UNIQUE column of schema for the rows
 // of rec about to be appended to ds.
-func checkUniqueColumns(ctx context.Context, ds *dataset.Dataset, schema *arrow.Schema, rec arrow.RecordBatch, skip func(uint64) bool) error {
+// skipCols are columns known not to collide (freshly assigned ids).
+func checkUniqueColumns(ctx context.Context, ds *dataset.Dataset, schema *arrow.Schema, rec arrow.RecordBatch, skipCols map[int]bool) error {
 	for i, f := range schema.Fields() {
-		if !isUnique(f) {
+		if !isUnique(f) || skipCols[i] {
 			continue
 		}
 		keys, err := checkUniqueBatch(rec, i)
 		if err != nil {
 			return err
 		}
-		if err := checkUniqueAgainst(ctx, ds, f.Name, keys, skip); err != nil {
+		if err := checkUniqueAgainst(ctx, ds, f.Name, keys, nil); err != nil {
 			return err
 		}
 	}

@@ -17,4 +17,13 @@ CREATE TABLE e7 (a INT, KEY k (a), KEY k (a));
 CREATE TABLE e8 (a INT, b INT, FOREIGN KEY (a) REFERENCES users (id));
 CREATE TABLE e9 (a INT ON UPDATE CURRENT_TIMESTAMP);
 CREATE UNIQUE INDEX idx_email2 ON users (email);
+-- INSERT applies DEFAULTs, assigns AUTO_INCREMENT ids and enforces UNIQUE.
+INSERT INTO users (email) VALUES ('a@x'), ('b@x');
+INSERT INTO users (id, email, age, note) VALUES (10, 'c@x', DEFAULT, NULL);
+INSERT INTO users (email) VALUES ('d@x');
+SELECT id, email, age, note FROM users ORDER BY id;
+INSERT INTO users (email) VALUES ('a@x');
+INSERT INTO users (email) VALUES ('e@x'), ('e@x');
+INSERT INTO users (email, age) VALUES ('f@x', 'old');
+SELECT COUNT(*) FROM users;
 SHOW TABLES;
