@@ -42,6 +42,7 @@ type Session struct {
 	defaultNS catalog.Ident
 	ns        catalog.Ident
 	tx        *txState
+	vars      map[string]string // session variables set by SET (variables.go)
 }
 
 // txState is an open transaction: the catalog changes collected so far, to
@@ -96,6 +97,7 @@ func (s *Session) Reset() {
 		s.tx = nil
 	}
 	s.ns = append(catalog.Ident{}, s.defaultNS...)
+	s.vars = nil
 }
 
 // Begin opens a transaction. Catalog changes made until Commit are applied
@@ -205,6 +207,10 @@ func StatementKind(st sqlparse.Statement) string {
 		return "COMMIT"
 	case *sqlparse.Rollback:
 		return "ROLLBACK"
+	case *sqlparse.Set:
+		return "SET"
+	case *sqlparse.ShowVariables:
+		return "SHOW VARIABLES"
 	case *sqlparse.Select:
 		return "SELECT"
 	case *sqlparse.Explain:
@@ -310,6 +316,10 @@ func (s *Session) Exec(ctx context.Context, st sqlparse.Statement) (*Result, err
 		return s.dropIndex(ctx, n)
 	case *sqlparse.Call:
 		return s.call(ctx, n)
+	case *sqlparse.Set:
+		return s.set(ctx, n)
+	case *sqlparse.ShowVariables:
+		return s.showVariables(ctx, n)
 	case *sqlparse.Select:
 		p, err := s.planQuery(ctx, n)
 		if err != nil {

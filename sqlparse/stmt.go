@@ -8,7 +8,7 @@ import (
 // Statement is one parsed SQL statement. Concrete types: *Use, *CreateSchema, *DropSchema,
 // *AlterSchema, *CreateTable, *DropTable, *RenameTable, *AlterTable, *ShowSchemas, *ShowTables,
 // *ShowCreateTable, *ShowCreateSchema, *ShowColumns, *ShowTableStatus, *ShowIndex, *CreateIndex,
-// *DropIndex, *Call, *Begin, *Commit, *Rollback, *Select, *Explain, *Unsupported.
+// *DropIndex, *Call, *Begin, *Commit, *Rollback, *Set, *ShowVariables, *Select, *Explain, *Unsupported.
 type Statement interface {
 	// Position is where the statement starts in the original script.
 	Position() Pos

@@ -27,3 +27,11 @@ INSERT INTO users (email) VALUES ('e@x'), ('e@x');
 INSERT INTO users (email, age) VALUES ('f@x', 'old');
 SELECT COUNT(*) FROM users;
 SHOW TABLES;
+-- Session statements.
+SET NAMES utf8mb4;
+SET SESSION sql_mode = 'STRICT_TRANS_TABLES', time_zone = '+00:00';
+SHOW VARIABLES LIKE 'sql_mode';
+SELECT DATABASE(), VERSION();
+SET NAMES latin1;
+SET GLOBAL sql_mode = '';
+SET autocommit = 0;
