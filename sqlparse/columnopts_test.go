@@ -95,3 +95,28 @@ func TestCreateUniqueIndex(t *testing.T) {
 		t.Errorf("got %+v", ci)
 	}
 }
+
+func TestParseSet(t *testing.T) {
+	st, err := ParseOne("SET NAMES 'utf8mb4' COLLATE 'utf8mb4_bin', SESSION sql_mode = ANSI, @@global.x = 2, @u = 'v', y = DEFAULT")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := st.(*Set).Vars
+	want := []SetVar{
+		{Name: "names", Value: "utf8mb4", Collation: "utf8mb4_bin"},
+		{Name: "sql_mode", Value: "ANSI"},
+		{Scope: ScopeGlobal, Name: "x", Value: int64(2)},
+		{Scope: ScopeUser, Name: "u", Value: "v"},
+		{Name: "y", Default: true},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("SET:\n got %+v\nwant %+v", got, want)
+	}
+	sv, err := ParseOne("SHOW GLOBAL VARIABLES LIKE 'v%'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := sv.(*ShowVariables); !s.Global || s.Like == nil || *s.Like != "v%" {
+		t.Errorf("SHOW VARIABLES: %+v", s)
+	}
+}
