@@ -13,6 +13,7 @@ import (
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/lance/dataset"
+	"github.com/lancecat/lancecat/lance/index"
 	"github.com/lancecat/lancecat/manifest"
 	"github.com/lancecat/lancecat/sqlparse"
 )
@@ -289,11 +290,19 @@ func TestSelectOrderLimitCount(t *testing.T) {
 	f.fails("SELECT DISTINCT id FROM w", catalog.CodeUnsupported, "DISTINCT")
 }
 
-// TestSelectMaxRows: materialized results and in-memory sorts are bounded.
+// TestSelectMaxRows: a full ORDER BY sorts within the sort budget
+// (MaxRows); scans stream without a cap and ORDER BY ... LIMIT keeps only
+// LIMIT+OFFSET rows (a top-k), so neither is bounded by it.
 func TestSelectMaxRows(t *testing.T) {
 	f := whereTable(t, Options{MaxRows: 4})
-	f.fails("SELECT id FROM w ORDER BY id LIMIT 1", catalog.CodeInvalidInput, "more than 4 rows")
-	f.fails("SELECT id FROM w", catalog.CodeInvalidInput, "more than 4 rows")
+	f.fails("SELECT id FROM w ORDER BY id", catalog.CodeInvalidInput, "more than 4 rows")
+	f.fails("SELECT id FROM w ORDER BY id LIMIT 3 OFFSET 2", catalog.CodeInvalidInput, "more than 4 rows")
+	if got := ids(t, f.rows("SELECT id FROM w")); len(got) != 6 {
+		t.Fatal(got)
+	}
+	if got := ids(t, f.rows("SELECT id FROM w ORDER BY id DESC LIMIT 2 OFFSET 1")); !reflect.DeepEqual(got, []int64{5, 4}) {
+		t.Fatal(got)
+	}
 	if got := ids(t, f.rows("SELECT id FROM w LIMIT 4")); len(got) != 4 {
 		t.Fatal(got)
 	}
@@ -332,10 +341,10 @@ func TestExplainDataSelect(t *testing.T) {
 	}
 }
 
-// fakeIndex answers lookups from a fixed map of predicate text to row
-// addresses and records what it was asked.
+// fakeIndex serves fixed index queries for predicates (by their text) and
+// records what it was asked.
 type fakeIndex struct {
-	answers map[string][]uint64
+	answers map[string]index.Query
 	asked   []string
 }
 
@@ -346,27 +355,29 @@ func (x *fakeIndex) Choose(_ *dataset.Dataset, p IndexPredicate) string {
 	return ""
 }
 
-func (x *fakeIndex) Lookup(_ context.Context, _ *dataset.Dataset, p IndexPredicate) (*IndexAnswer, error) {
+func (x *fakeIndex) Serve(_ *dataset.Dataset, p IndexPredicate) (string, index.Query, bool) {
 	x.asked = append(x.asked, p.String())
-	a, ok := x.answers[p.String()]
-	if !ok {
-		return nil, nil
-	}
-	return &IndexAnswer{Rows: a}, nil
+	q, ok := x.answers[p.String()]
+	return "", q, ok
 }
 
 // TestIndexLookupHook: the planner asks the hook about indexable
-// conjuncts, reads only the rows it returns, and still applies the WHERE.
+// conjuncts, reads only the rows the served predicate selects, and still
+// applies the WHERE.
 func TestIndexLookupHook(t *testing.T) {
-	ix := &fakeIndex{answers: map[string][]uint64{
-		// Fragment 1 (the second INSERT), rows 0 and 1: ids 3 and 4; and a
-		// row of fragment 0 that the rest of WHERE rejects.
-		"id IN (3, 4, 1)": {1 << 32, 1<<32 | 1, 0},
-		"name = 'none'":   {},
+	ix := &fakeIndex{answers: map[string]index.Query{
+		// A narrower predicate than the conjunct (id 1 is left out), so
+		// that the result shows the scan used it; id > 1 then drops nothing
+		// more, and WHERE is still applied.
+		"id IN (3, 4, 1)": index.In(int64(3), int64(4)),
+		"name = 'none'":   index.Eq("none"),
 	}}
 	f := whereTable(t, Options{Indexes: ix})
 	if got := ids(t, f.rows("SELECT id FROM w WHERE id IN (3, 4, 1) AND id > 1")); !reflect.DeepEqual(got, []int64{3, 4}) {
 		t.Fatalf("got %v", got)
+	}
+	if got := ids(t, f.rows("SELECT id FROM w WHERE id IN (3, 4, 1)")); !reflect.DeepEqual(got, []int64{3, 4}) {
+		t.Fatalf("the served predicate did not narrow the scan: got %v", got)
 	}
 	if got := f.rows("SELECT COUNT(*) FROM w WHERE name = 'none'"); got[0][0] != int64(0) {
 		t.Fatalf("got %v", got)
@@ -375,7 +386,7 @@ func TestIndexLookupHook(t *testing.T) {
 	if got := ids(t, f.rows("SELECT id FROM w WHERE name LIKE 'al%'")); !reflect.DeepEqual(got, []int64{1, 4}) {
 		t.Fatalf("got %v", got)
 	}
-	want := []string{"id IN (3, 4, 1)", "name = 'none'", "name LIKE prefix 'al'"}
+	want := []string{"id IN (3, 4, 1)", "id IN (3, 4, 1)", "name = 'none'", "name LIKE prefix 'al'"}
 	if !reflect.DeepEqual(ix.asked, want) {
 		t.Fatalf("asked %q, want %q", ix.asked, want)
 	}

@@ -10,8 +10,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/sqlparse"
-	"github.com/pingcap/tidb/pkg/parser/ast"
-	"github.com/pingcap/tidb/pkg/parser/opcode"
 )
 
 // The information_schema views. Every name value (SCHEMA_NAME,
@@ -98,62 +96,46 @@ func (v *infoView) plainColumns() []Column {
 }
 
 // selectPlan is a planned SELECT over an information_schema view (or with
-// no FROM clause).
+// no FROM clause: one row with no columns): the view's rows, listed from
+// the catalog with the pushed-down conditions, feed the shared
+// selectPipeline.
 type selectPlan struct {
-	view  *infoView // nil: SELECT without FROM
-	env   *rowEnv   // over the view's columns
-	where ast.ExprNode
+	selectPipeline           // over the view's columns
+	view           *infoView // nil: SELECT without FROM
 	// Push-down: nil means "all"; an empty non-nil slice means "none".
 	namespaces []catalog.Ident
 	names      []string
 	level      describeLevel
-	fields     []selectField
-	countStar  bool
-	order      []orderKey
-	limit      int64 // -1: none
-	offset     int64
-}
-
-type selectField struct {
-	col  Column
-	expr ast.ExprNode
-}
-
-type orderKey struct {
-	expr ast.ExprNode
-	desc bool
 }
 
 func notSupportedSelect(what string) error {
 	return errorf(catalog.CodeUnsupported, "not supported: %s", what)
 }
 
-func (s *Session) planSelect(st *sqlparse.Select) (*selectPlan, error) {
-	sel := st.SelectStmt()
-	if sel == nil {
-		return nil, notSupportedSelect("set operations (UNION, EXCEPT, INTERSECT)")
-	}
+// checkSelectShape refuses the query forms no SELECT pipeline runs.
+func checkSelectShape(st *sqlparse.Select) error {
 	switch {
-	case sel.Kind != ast.SelectStmtKindSelect:
-		return nil, notSupportedSelect("TABLE and VALUES statements")
-	case sel.With != nil:
-		return nil, notSupportedSelect("WITH (common table expressions)")
-	case sel.GroupBy != nil || sel.Having != nil || len(sel.WindowSpecs) > 0:
-		return nil, notSupportedSelect("GROUP BY, HAVING and window functions")
-	case sel.Distinct:
-		return nil, notSupportedSelect("SELECT DISTINCT")
-	case sel.LockInfo != nil && sel.LockInfo.LockType != ast.SelectLockNone:
-		return nil, notSupportedSelect("SELECT ... FOR UPDATE / SHARE")
-	case sel.SelectIntoOpt != nil:
-		return nil, notSupportedSelect("SELECT ... INTO")
+	case len(st.SetOps) > 0:
+		return notSupportedSelect("set operations (UNION, EXCEPT, INTERSECT)")
+	case st.GroupBy != nil || st.Having != nil:
+		return notSupportedSelect("GROUP BY, HAVING and window functions")
+	case st.Distinct:
+		return notSupportedSelect("SELECT DISTINCT")
 	}
-	p := &selectPlan{limit: -1}
-	if sel.From != nil {
-		tn, err := singleTable(sel.From)
+	return nil
+}
+
+func (s *Session) planSelect(st *sqlparse.Select) (*selectPlan, error) {
+	if err := checkSelectShape(st); err != nil {
+		return nil, err
+	}
+	p := &selectPlan{selectPipeline: s.newPipeline("a SELECT without FROM")}
+	if st.From != nil {
+		ts, err := singleTable(st.From)
 		if err != nil {
 			return nil, err
 		}
-		name := st.Names.Table(tn)
+		name := ts.Table
 		if len(name) == 2 && strings.EqualFold(name[0], "information_schema") {
 			if v, ok := infoViews[strings.ToLower(name[1])]; ok {
 				p.view = v
@@ -163,35 +145,37 @@ func (s *Session) planSelect(st *sqlparse.Select) (*selectPlan, error) {
 			if len(name) >= 2 && strings.EqualFold(name[0], "information_schema") {
 				return nil, errorf(catalog.CodeUnsupported, "not supported: information_schema.%s (views: schemata, tables, columns)", strings.ToLower(name[len(name)-1]))
 			}
-			return nil, errorf(catalog.CodeUnsupported, "not supported: SELECT from table data (%s); only information_schema.schemata, .tables and .columns can be queried yet", sqlparse.Name(name))
+			return nil, errorf(catalog.CodeUnsupported, "not supported: SELECT from table data (%s); only information_schema.schemata, .tables and .columns can be queried yet", name)
 		}
-		p.env = newRowEnv(p.view.plainColumns(), st.Names)
+		p.env = newRowEnv(p.view.plainColumns())
 		p.level = p.view.minLevel
+		p.source = "information_schema." + p.view.name
 	} else {
-		p.env = newRowEnv(nil, st.Names)
+		p.env = newRowEnv(nil)
 	}
 	p.env.session = s
 	// Fields.
 	used := map[string]bool{}
-	for _, f := range sel.Fields.Fields {
-		if f.WildCard != nil {
+	for _, f := range st.Items {
+		if f.Star {
 			if p.view == nil {
 				return nil, errorf(catalog.CodeInvalidInput, "SELECT * needs a FROM clause")
 			}
 			for _, c := range p.view.columns {
-				p.fields = append(p.fields, selectField{col: c.Column, expr: &ast.ColumnNameExpr{Name: &ast.ColumnName{Name: ast.NewCIStr(c.Name)}}})
+				p.fields = append(p.fields, selectField{col: c.Column, expr: &sqlparse.ColumnRef{Column: c.Name}})
+				p.outCols = append(p.outCols, c.Column)
 				used[strings.ToLower(c.Name)] = true
 			}
 			continue
 		}
-		if agg, ok := f.Expr.(*ast.AggregateFuncExpr); ok {
-			if strings.EqualFold(agg.F, "count") && len(sel.Fields.Fields) == 1 && !agg.Distinct {
+		if agg, ok := f.Expr.(*sqlparse.FuncCall); ok && agg.Aggregate {
+			if strings.EqualFold(agg.Name, "count") && len(st.Items) == 1 && !agg.Distinct {
 				p.countStar = true
-				label := f.AsName.O
+				label := f.Alias
 				if label == "" {
 					label = fieldText(f)
 				}
-				p.fields = append(p.fields, selectField{col: bigint(label)})
+				p.outCols = append(p.outCols, bigint(label))
 				continue
 			}
 			return nil, notSupportedSelect("aggregate functions other than a lone COUNT(*)")
@@ -201,50 +185,49 @@ func (s *Session) planSelect(st *sqlparse.Select) (*selectPlan, error) {
 			return nil, err
 		}
 		p.fields = append(p.fields, selectField{col: col, expr: f.Expr})
+		p.outCols = append(p.outCols, col)
 		markColumns(f.Expr, used, p.env)
 	}
-	if sel.Where != nil {
+	if st.Where != nil {
 		if p.view == nil {
 			return nil, notSupportedSelect("WHERE without FROM")
 		}
-		p.where = sel.Where
-		if err := p.env.check(sel.Where); err != nil {
+		p.where = st.Where
+		if err := p.env.check(st.Where); err != nil {
 			return nil, err
 		}
-		markColumns(sel.Where, used, p.env)
-		p.pushDown(sel.Where)
+		markColumns(st.Where, used, p.env)
+		p.pushDown(st.Where)
 	}
-	if sel.OrderBy != nil {
-		for _, item := range sel.OrderBy.Items {
-			e := item.Expr
-			// ORDER BY <alias> or ORDER BY <position>.
-			if cn, ok := e.(*ast.ColumnNameExpr); ok {
-				for _, f := range p.fields {
-					if strings.EqualFold(f.col.Name, cn.Name.Name.O) && f.expr != nil {
-						e = f.expr
-						break
-					}
+	for _, item := range st.OrderBy {
+		e := item.Expr
+		// ORDER BY <alias> or ORDER BY <position>.
+		if ref, ok := e.(*sqlparse.ColumnRef); ok {
+			for _, f := range p.fields {
+				if strings.EqualFold(f.col.Name, ref.Column) && f.expr != nil {
+					e = f.expr
+					break
 				}
-			} else if pos, ok := e.(*ast.PositionExpr); ok && pos.P == nil {
-				if pos.N < 1 || pos.N > len(p.fields) || p.fields[pos.N-1].expr == nil {
-					return nil, errorf(catalog.CodeInvalidInput, "ORDER BY position %d is out of range", pos.N)
-				}
-				e = p.fields[pos.N-1].expr
 			}
-			if err := p.env.check(e); err != nil {
-				return nil, err
+		} else if pos, ok := e.(*sqlparse.ColumnPosition); ok {
+			if pos.N < 1 || pos.N > len(p.fields) || p.fields[pos.N-1].expr == nil {
+				return nil, errorf(catalog.CodeInvalidInput, "ORDER BY position %d is out of range", pos.N)
 			}
-			markColumns(e, used, p.env)
-			p.order = append(p.order, orderKey{expr: e, desc: item.Desc})
+			e = p.fields[pos.N-1].expr
 		}
+		if err := p.env.check(e); err != nil {
+			return nil, err
+		}
+		markColumns(e, used, p.env)
+		p.order = append(p.order, orderKey{expr: e, desc: item.Desc})
 	}
-	if sel.Limit != nil {
+	if st.Limit != nil {
 		var err error
-		if p.limit, err = limitValue(sel.Limit.Count); err != nil {
+		if p.limit, err = limitValue(st.Limit.Count); err != nil {
 			return nil, err
 		}
-		if sel.Limit.Offset != nil {
-			if p.offset, err = limitValue(sel.Limit.Offset); err != nil {
+		if st.Limit.Offset != nil {
+			if p.offset, err = limitValue(st.Limit.Offset); err != nil {
 				return nil, err
 			}
 		}
@@ -259,10 +242,9 @@ func (s *Session) planSelect(st *sqlparse.Select) (*selectPlan, error) {
 	return p, nil
 }
 
-func limitValue(e ast.ExprNode) (int64, error) {
-	ve, ok := e.(ast.ValueExpr)
-	if ok {
-		switch v := ve.GetValue().(type) {
+func limitValue(e sqlparse.Expr) (int64, error) {
+	if l, ok := e.(*sqlparse.Literal); ok {
+		switch v := l.Value.(type) {
 		case int64:
 			if v >= 0 {
 				return v, nil
@@ -276,20 +258,21 @@ func limitValue(e ast.ExprNode) (int64, error) {
 	return 0, errorf(catalog.CodeInvalidInput, "LIMIT and OFFSET must be non-negative integers")
 }
 
-func fieldText(f *ast.SelectField) string {
-	if t := strings.TrimSpace(f.Text()); t != "" {
+// fieldText is the label of an unaliased select item: its text as written.
+func fieldText(f sqlparse.SelectItem) string {
+	if t := strings.TrimSpace(f.Text); t != "" {
 		return t
 	}
 	if f.Expr != nil {
-		return restore(f.Expr)
+		return f.Expr.String()
 	}
 	return "?"
 }
 
-func (p *selectPlan) fieldColumn(f *ast.SelectField) (Column, error) {
-	label := f.AsName.O
-	if cn, ok := f.Expr.(*ast.ColumnNameExpr); ok {
-		i, err := p.env.column(cn.Name)
+func (p *selectPlan) fieldColumn(f sqlparse.SelectItem) (Column, error) {
+	label := f.Alias
+	if ref, ok := f.Expr.(*sqlparse.ColumnRef); ok {
+		i, err := p.env.column(ref)
 		if err != nil {
 			return Column{}, err
 		}
@@ -317,38 +300,35 @@ func (p *selectPlan) fieldColumn(f *ast.SelectField) (Column, error) {
 	return varcharNull(label), nil
 }
 
-func markColumns(e ast.ExprNode, used map[string]bool, env *rowEnv) {
-	e.Accept(&visitor{enter: func(n ast.Node) bool {
-		if cn, ok := n.(*ast.ColumnNameExpr); ok {
-			if i, err := env.column(cn.Name); err == nil {
+func markColumns(e sqlparse.Expr, used map[string]bool, env *rowEnv) {
+	sqlparse.Inspect(e, func(n sqlparse.Expr) bool {
+		if ref, ok := n.(*sqlparse.ColumnRef); ok {
+			if i, err := env.column(ref); err == nil {
 				used[strings.ToLower(env.cols[i].Name)] = true
 			}
 		}
 		return true
-	}})
+	})
 }
 
-func singleTable(from *ast.TableRefsClause) (*ast.TableName, error) {
-	j := from.TableRefs
-	if j == nil || j.Right != nil {
-		return nil, notSupportedSelect("joins")
-	}
-	ts, ok := j.Left.(*ast.TableSource)
+// singleTable returns the one table a query reads, refusing joins and
+// subqueries in FROM.
+func singleTable(from sqlparse.FromItem) (*sqlparse.TableSource, error) {
+	ts, ok := from.(*sqlparse.TableSource)
 	if !ok {
 		return nil, notSupportedSelect("joins")
 	}
-	tn, ok := ts.Source.(*ast.TableName)
-	if !ok {
+	if ts.Subquery != nil {
 		return nil, notSupportedSelect("subqueries in FROM")
 	}
-	return tn, nil
+	return ts, nil
 }
 
 // pushDown finds conjuncts of where that restrict the namespace or table
 // name column to literal values (col = 'v', 'v' = col, col IN ('a', 'b'))
 // and turns them into direct catalog lookups. The full WHERE is still
 // evaluated on every row produced, so push-down never changes the result.
-func (p *selectPlan) pushDown(where ast.ExprNode) {
+func (p *selectPlan) pushDown(where sqlparse.Expr) {
 	for _, c := range conjuncts(where) {
 		col, vals, ok := p.equalityOn(c)
 		if !ok {
@@ -372,53 +352,44 @@ func (p *selectPlan) pushDown(where ast.ExprNode) {
 	}
 }
 
-func conjuncts(e ast.ExprNode) []ast.ExprNode {
+// conjuncts splits a condition into its top-level AND operands.
+func conjuncts(e sqlparse.Expr) []sqlparse.Expr {
 	switch n := e.(type) {
-	case *ast.ParenthesesExpr:
-		return conjuncts(n.Expr)
-	case *ast.BinaryOperationExpr:
-		if n.Op == opcode.LogicAnd {
+	case *sqlparse.Paren:
+		return conjuncts(n.X)
+	case *sqlparse.Binary:
+		if n.Op == sqlparse.OpAnd {
 			return append(conjuncts(n.L), conjuncts(n.R)...)
 		}
 	}
-	return []ast.ExprNode{e}
+	return []sqlparse.Expr{e}
 }
 
-func stripParens(e ast.ExprNode) ast.ExprNode {
-	for {
-		p, ok := e.(*ast.ParenthesesExpr)
-		if !ok {
-			return e
-		}
-		e = p.Expr
-	}
-}
-
-func stringLiteral(e ast.ExprNode) (string, bool) {
-	ve, ok := stripParens(e).(ast.ValueExpr)
+func stringLiteral(e sqlparse.Expr) (string, bool) {
+	l, ok := sqlparse.StripParens(e).(*sqlparse.Literal)
 	if !ok {
 		return "", false
 	}
-	s, ok := ve.GetValue().(string)
+	s, ok := l.Value.(string)
 	return s, ok
 }
 
-func (p *selectPlan) columnOf(e ast.ExprNode) (string, bool) {
-	cn, ok := stripParens(e).(*ast.ColumnNameExpr)
+func (p *selectPlan) columnOf(e sqlparse.Expr) (string, bool) {
+	ref, ok := sqlparse.StripParens(e).(*sqlparse.ColumnRef)
 	if !ok {
 		return "", false
 	}
-	i, err := p.env.column(cn.Name)
+	i, err := p.env.column(ref)
 	if err != nil {
 		return "", false
 	}
 	return p.env.cols[i].Name, true
 }
 
-func (p *selectPlan) equalityOn(e ast.ExprNode) (string, []string, bool) {
-	switch n := stripParens(e).(type) {
-	case *ast.BinaryOperationExpr:
-		if n.Op != opcode.EQ {
+func (p *selectPlan) equalityOn(e sqlparse.Expr) (string, []string, bool) {
+	switch n := sqlparse.StripParens(e).(type) {
+	case *sqlparse.Binary:
+		if n.Op != sqlparse.OpEQ {
 			return "", nil, false
 		}
 		if col, ok := p.columnOf(n.L); ok {
@@ -431,11 +402,11 @@ func (p *selectPlan) equalityOn(e ast.ExprNode) (string, []string, bool) {
 				return col, []string{v}, true
 			}
 		}
-	case *ast.PatternInExpr:
-		if n.Not || n.Sel != nil {
+	case *sqlparse.InList:
+		if n.Not || n.Subquery != nil {
 			return "", nil, false
 		}
-		col, ok := p.columnOf(n.Expr)
+		col, ok := p.columnOf(n.X)
 		if !ok {
 			return "", nil, false
 		}
@@ -521,7 +492,7 @@ func (p *selectPlan) Explain() []string {
 	if len(p.order) > 0 {
 		var keys []string
 		for _, o := range p.order {
-			k := restore(o.expr)
+			k := o.expr.String()
 			if o.desc {
 				k += " DESC"
 			}
@@ -539,7 +510,7 @@ func (p *selectPlan) Explain() []string {
 		add("Project " + strings.Join(names, ", "))
 	}
 	if p.where != nil {
-		add("Filter " + restore(p.where))
+		add("Filter " + p.where.String())
 	}
 	if p.view == nil {
 		add("OneRow")
@@ -615,103 +586,24 @@ func (s *Session) explain(ctx context.Context, st *sqlparse.Explain) (*Result, e
 	return rowsResult([]Column{varchar("plan")}, rows), nil
 }
 
-// run executes the plan.
+// run executes the plan: the view's rows (materialized by the catalog
+// listing) go through the pipeline, and the result is materialized too.
 func (p *selectPlan) run(ctx context.Context, s *Session) (*Result, error) {
-	var rows [][]any
-	var err error
-	if p.view == nil {
-		rows = [][]any{{}}
-	} else if rows, err = p.scan(ctx, s); err != nil {
+	rows := [][]any{{}}
+	if p.view != nil {
+		var err error
+		if rows, err = p.scan(ctx, s); err != nil {
+			return nil, err
+		}
+	}
+	res, err := p.execute(ctx, sliceRows(rows))
+	if err != nil {
 		return nil, err
 	}
-	if p.where != nil {
-		kept := rows[:0]
-		for _, r := range rows {
-			ok, err := p.env.matches(p.where, r)
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				kept = append(kept, r)
-			}
-		}
-		rows = kept
+	if err := res.Collect(); err != nil {
+		return nil, err
 	}
-	cols := make([]Column, len(p.fields))
-	for i, f := range p.fields {
-		cols[i] = f.col
-	}
-	if p.countStar {
-		return rowsResult(cols, [][]any{{int64(len(rows))}}), nil
-	}
-	if len(p.order) > 0 {
-		var sortErr error
-		keys := make([][]any, len(rows))
-		for i, r := range rows {
-			keys[i] = make([]any, len(p.order))
-			for j, o := range p.order {
-				v, err := p.env.eval(o.expr, r)
-				if err != nil && sortErr == nil {
-					sortErr = err
-				}
-				keys[i][j] = v
-			}
-		}
-		if sortErr != nil {
-			return nil, sortErr
-		}
-		idx := make([]int, len(rows))
-		for i := range idx {
-			idx[i] = i
-		}
-		sort.SliceStable(idx, func(a, b int) bool {
-			for j, o := range p.order {
-				c := compareNullsFirst(keys[idx[a]][j], keys[idx[b]][j])
-				if o.desc {
-					c = -c
-				}
-				if c != 0 {
-					return c < 0
-				}
-			}
-			return false
-		})
-		sorted := make([][]any, len(rows))
-		for i, k := range idx {
-			sorted[i] = rows[k]
-		}
-		rows = sorted
-	}
-	if p.offset > 0 {
-		if p.offset >= int64(len(rows)) {
-			rows = nil
-		} else {
-			rows = rows[p.offset:]
-		}
-	}
-	if p.limit >= 0 && int64(len(rows)) > p.limit {
-		rows = rows[:p.limit]
-	}
-	out := make([][]any, 0, len(rows))
-	for _, r := range rows {
-		o := make([]any, len(p.fields))
-		for i, f := range p.fields {
-			v, err := p.env.eval(f.expr, r)
-			if err != nil {
-				return nil, err
-			}
-			if b, ok := v.(bool); ok { // MySQL booleans are integers
-				if b {
-					v = int64(1)
-				} else {
-					v = int64(0)
-				}
-			}
-			o[i] = v
-		}
-		out = append(out, o)
-	}
-	return rowsResult(cols, out), nil
+	return res, nil
 }
 
 func compareNullsFirst(a, b any) int {

@@ -20,9 +20,10 @@ type Options struct {
 	// the table datasets through it; without it they fail with a clear
 	// error.
 	Store storage.Store
-	// MaxRows bounds the rows a query materializes: the result set, and the
-	// rows an ORDER BY sorts in memory (0: DefaultMaxRows). A query that
-	// would exceed it fails with CodeInvalidInput, naming the limit.
+	// MaxRows is the sort budget: the rows an ORDER BY without LIMIT (or
+	// whose LIMIT+OFFSET exceeds it) sorts in memory (0: DefaultMaxRows). A
+	// query that would exceed it fails with CodeInvalidInput, naming the
+	// limit. Scans without ORDER BY stream and are not bounded by it.
 	MaxRows int
 	// Indexes answers scalar-index lookups for predicates the planner can
 	// push to an index (nil: ScalarIndexes, the tables' own Lance scalar
@@ -213,6 +214,8 @@ func StatementKind(st sqlparse.Statement) string {
 		return "SHOW VARIABLES"
 	case *sqlparse.Select:
 		return "SELECT"
+	case *sqlparse.Insert:
+		return "INSERT"
 	case *sqlparse.Explain:
 		return "EXPLAIN"
 	case *sqlparse.Unsupported:
@@ -238,10 +241,8 @@ func modeOf(st sqlparse.Statement) txMode {
 		return txRead // unknown procedures fail as unsupported anyway
 	case *sqlparse.Begin, *sqlparse.Commit, *sqlparse.Rollback:
 		return txControl
-	case *sqlparse.Unsupported:
-		if isInsert(n) {
-			return txRefuse // appends commit to the table dataset, not to `__manifest`
-		}
+	case *sqlparse.Insert:
+		return txRefuse // appends commit to the table dataset, not to `__manifest`
 	}
 	return txRead
 }
@@ -328,10 +329,9 @@ func (s *Session) Exec(ctx context.Context, st sqlparse.Statement) (*Result, err
 		return p.run(ctx, s)
 	case *sqlparse.Explain:
 		return s.explain(ctx, n)
+	case *sqlparse.Insert:
+		return s.insert(ctx, n)
 	case *sqlparse.Unsupported:
-		if isInsert(n) {
-			return s.insert(ctx, n)
-		}
 		return nil, errorf(catalog.CodeUnsupported, "not supported: %s", n.Kind)
 	}
 	return nil, errorf(catalog.CodeUnsupported, "not supported: %s", StatementKind(st))
