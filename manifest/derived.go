@@ -48,73 +48,126 @@ func (s *snapshot) derived() bool {
 	return !s.loaded && s.parent != nil
 }
 
-// canDerive reports whether a child of s can be answered without I/O.
-func (s *snapshot) canDerive() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.loaded || s.parent != nil
-}
-
 // derive returns the snapshot of next, the version s's version became with
-// delta applied. s must be loaded or derived (canDerive).
+// delta applied. The chain ends at a loaded snapshot (answered from memory)
+// or a lazy one (answered through its indices); past maxDeriveDepth the
+// first is materialized and the second replaced by a lazy snapshot of next.
 func (s *snapshot) derive(next *dataset.Dataset, delta *rowDelta) *snapshot {
 	s.mu.Lock()
 	depth := s.depth + 1
-	if s.loaded {
+	if s.loaded || s.parent == nil {
 		depth = 1
 	}
 	s.mu.Unlock()
 	child := &snapshot{ds: next, parent: s, delta: delta, depth: depth}
 	if depth > maxDeriveDepth {
-		child.materialize()
+		if _, lazyRoot := child.root(); lazyRoot {
+			return newSnapshot(next)
+		}
+		// A loaded root: no I/O, the context is never used.
+		_ = child.materialize(context.Background())
 	}
 	return child
 }
 
-// lookupDerived finds objectID through the chain of deltas.
-func (s *snapshot) lookupDerived(objectID string) (catalog.Row, uint64, bool) {
-	for p := s; p != nil; {
+// root returns the snapshot the chain from s ends at and whether it is
+// lazy (not loaded).
+func (s *snapshot) root() (*snapshot, bool) {
+	p := s
+	for {
 		p.mu.Lock()
-		if p.loaded {
-			var hit *addressedRow
-			if idx := p.byID[objectID]; len(idx) > 0 {
-				hit = &addressedRow{row: p.rows[idx[0]], addr: p.addrs[idx[0]]}
-			}
-			p.mu.Unlock()
-			if hit == nil {
-				return catalog.Row{}, 0, false
-			}
-			return hit.row, hit.addr, true
-		}
-		parent, delta := p.parent, p.delta
+		loaded, parent := p.loaded, p.parent
 		p.mu.Unlock()
-		if r, ok := delta.added[objectID]; ok {
-			return r.row, r.addr, true
+		if loaded {
+			return p, false
 		}
-		if delta.removed[objectID] {
-			return catalog.Row{}, 0, false
+		if parent == nil {
+			return p, true
 		}
 		p = parent
 	}
-	return catalog.Row{}, 0, false
+}
+
+// walk resolves objectID through the chain of deltas: the row when a
+// delta or a loaded snapshot settles it (found reports whether it
+// exists), or the lazy root that must answer (settled false).
+func (s *snapshot) walk(objectID string) (r addressedRow, found, settled bool, root *snapshot) {
+	for p := s; ; {
+		p.mu.Lock()
+		if p.loaded {
+			idx := p.byID[objectID]
+			if len(idx) > 0 {
+				r = addressedRow{row: p.rows[idx[0]], addr: p.addrs[idx[0]]}
+			}
+			p.mu.Unlock()
+			return r, len(idx) > 0, true, nil
+		}
+		parent, delta := p.parent, p.delta
+		p.mu.Unlock()
+		if parent == nil {
+			return r, false, false, p
+		}
+		if a, ok := delta.added[objectID]; ok {
+			return a, true, true, nil
+		}
+		if delta.removed[objectID] {
+			return r, false, true, nil
+		}
+		p = parent
+	}
+}
+
+// direct returns a lazy snapshot of s's version (read through its indices),
+// made once.
+func (s *snapshot) direct() *snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lazy == nil {
+		s.lazy = newSnapshot(s.ds)
+	}
+	return s.lazy
+}
+
+// getDerived answers Get on a derived snapshot.
+func (s *snapshot) getDerived(ctx context.Context, objectID string) (catalog.Row, bool, error) {
+	r, found, settled, root := s.walk(objectID)
+	if !settled {
+		return root.Get(ctx, objectID)
+	}
+	if !found {
+		return catalog.Row{}, false, nil
+	}
+	return r.row.Clone(), true, nil
 }
 
 // materialize computes the rows of a derived snapshot in storage order
-// (fragment order of its version, then offset) and cuts the chain.
-func (s *snapshot) materialize() {
-	// The chain from s up to the nearest loaded snapshot, newest first.
-	var chain []*rowDelta
-	root := s
-	for {
-		root.mu.Lock()
-		if root.loaded {
-			break // unlocked below
+// (fragment order of its version, then offset) and cuts the chain. A lazy
+// root is decoded whole first.
+func (s *snapshot) materialize(ctx context.Context) error {
+	root, lazy := s.root()
+	if lazy {
+		if _, _, err := root.all(ctx); err != nil {
+			return err
 		}
-		chain = append(chain, root.delta)
-		next := root.parent
-		root.mu.Unlock()
-		root = next
 	}
+	// The deltas from s up to root, newest first.
+	var chain []*rowDelta
+	for p := s; p != root; {
+		p.mu.Lock()
+		if p.loaded { // materialized meanwhile
+			p.mu.Unlock()
+			if p == s {
+				return nil
+			}
+			root = p
+			break
+		}
+		chain = append(chain, p.delta)
+		next := p.parent
+		p.mu.Unlock()
+		p = next
+	}
+	root.mu.Lock()
 	rootRows, rootAddrs := root.rows, root.addrs
 	root.mu.Unlock()
 	// Fold the deltas oldest first.
@@ -179,6 +232,7 @@ func (s *snapshot) materialize() {
 		s.indexRows()
 	}
 	s.mu.Unlock()
+	return nil
 }
 
 // appendRowAddresses appends the _rowaddr column of a scan batch.
@@ -201,10 +255,23 @@ func appendRowAddresses(addrs []uint64, rec arrow.RecordBatch) ([]uint64, error)
 func (s *snapshot) locate(ctx context.Context, ids []string) ([]uint64, error) {
 	var out []uint64
 	if s.derived() {
+		var rootIDs []string
+		var root *snapshot
 		for _, id := range ids {
-			if _, addr, ok := s.lookupDerived(id); ok {
-				out = append(out, addr)
+			r, found, settled, rt := s.walk(id)
+			switch {
+			case !settled:
+				rootIDs, root = append(rootIDs, id), rt
+			case found:
+				out = append(out, r.addr)
 			}
+		}
+		if len(rootIDs) > 0 {
+			more, err := root.locate(ctx, rootIDs)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, more...)
 		}
 		return out, nil
 	}

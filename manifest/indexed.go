@@ -115,7 +115,8 @@ type snapshot struct {
 	// once the snapshot is loaded.
 	parent  *snapshot
 	delta   *rowDelta
-	depth   int                     // derived snapshots between this one and a loaded one
+	depth   int                     // derived snapshots between this one and its root
+	lazy    *snapshot               // reads of a derived snapshot through its version's indices
 	indices map[string]*index.Index // opened indices; nil entry: unusable
 	// rowsDecoded counts rows decoded from storage (full decode included):
 	// tests check that a point lookup does not decode the table.
@@ -164,7 +165,9 @@ func (s *snapshot) indexRows() {
 // all returns every row of the version, decoding them on first use.
 func (s *snapshot) all(ctx context.Context) ([]catalog.Row, map[string][]int, error) {
 	if s.derived() {
-		s.materialize() // takes s.mu itself
+		if err := s.materialize(ctx); err != nil { // takes s.mu itself
+			return nil, nil, err
+		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -253,10 +256,7 @@ func (s *snapshot) Metadata() map[string]string {
 // rows, or in memory when the version is decoded or has no usable index.
 func (s *snapshot) Get(ctx context.Context, objectID string) (catalog.Row, bool, error) {
 	if s.derived() {
-		if r, _, ok := s.lookupDerived(objectID); ok {
-			return r.Clone(), true, nil
-		}
-		return catalog.Row{}, false, nil
+		return s.getDerived(ctx, objectID)
 	}
 	rows, byID, loaded := s.ifLoaded()
 	if !loaded && s.promote() {
@@ -308,6 +308,13 @@ func (s *snapshot) Get(ctx context.Context, objectID string) (catalog.Row, bool,
 // (their hits intersected). The rows come back in storage order, as a
 // full decode returns them, so a Limit cuts at the same rows.
 func (s *snapshot) Scan(ctx context.Context, f catalog.RowFilter) ([]catalog.Row, error) {
+	if s.derived() {
+		if _, lazy := s.root(); lazy {
+			// Materializing would decode the whole root version: read this
+			// version through its own indices instead.
+			return s.direct().Scan(ctx, f)
+		}
+	}
 	if rows, _, loaded := s.ifLoaded(); loaded || s.derived() || s.promote() {
 		if !loaded {
 			var err error

@@ -327,9 +327,6 @@ func (m *ManifestTable) commitIncremental(ctx context.Context, ds *dataset.Datas
 	if err != nil {
 		return nil, nil, err
 	}
-	if !snap.canDerive() {
-		return next, nil, nil
-	}
 	delta := &rowDelta{removed: make(map[string]bool, len(ids)), added: make(map[string]addressedRow, len(upserts))}
 	for _, id := range ids {
 		delta.removed[id] = true
@@ -375,7 +372,7 @@ func (m *ManifestTable) mergeTiers(ctx context.Context, ds *dataset.Dataset, sna
 	if err != nil {
 		return nil, nil
 	}
-	if snap == nil || !snap.canDerive() {
+	if snap == nil {
 		return next, nil
 	}
 	frag := newFragmentOf(ds, next)
