@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/lance/dataset"
@@ -279,4 +280,36 @@ func TestDerivedSnapshotChains(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestVacuumUnderDerivedSnapshot: a writer whose snapshot chain starts at
+// a lazily read version keeps answering after a vacuum removed that
+// version's files.
+func TestVacuumUnderDerivedSnapshot(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	seed, _ := newTable(t, dir)
+	seedRows(t, seed, true)
+	// The version the next writer starts from has a deletion file and an
+	// uncovered fragment, both superseded by its own commits.
+	upsert(t, seed, []catalog.Row{tableRow("ns0$root")}, "ns3$t3")
+	mt, store := newTable(t, dir)
+	for i := 0; i < 6; i++ { // deletions in the seeded fragment, a tier merge
+		upsert(t, mt, []catalog.Row{tableRow(fmt.Sprintf("ns0$v%d", i))}, fmt.Sprintf("ns1$t%d", i))
+	}
+	rep, err := mt.Vacuum(ctx, catalog.VacuumOptions{Retention: time.Minute, Now: time.Now().Add(time.Hour)})
+	if err != nil || rep.FilesRemoved == 0 {
+		t.Fatalf("vacuum: %+v %v", rep, err)
+	}
+	snap, err := mt.Latest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"ns2$t2", "ns0$root", "ns0$v0", "ns0$v5"} {
+		if _, ok, err := snap.Get(ctx, id); err != nil || !ok {
+			t.Fatalf("Get(%s) after vacuum: %v %v", id, ok, err)
+		}
+	}
+	upsert(t, mt, []catalog.Row{tableRow("ns0$after")}, "ns2$t2")
+	checkWriterMatchesLinear(t, mt, store)
 }

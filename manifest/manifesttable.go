@@ -687,7 +687,20 @@ func appendValue(fb array.Builder, f arrow.Field, r catalog.Row) error {
 
 // Vacuum deletes old versions' files (see vacuum.go).
 func (m *ManifestTable) Vacuum(ctx context.Context, opts catalog.VacuumOptions) (catalog.VacuumReport, error) {
-	return vacuum(ctx, m.store, m.dir, opts)
+	rep, err := vacuum(ctx, m.store, m.dir, opts)
+	if rep.VersionsRemoved > 0 || rep.FilesRemoved > 0 {
+		// A derived snapshot whose chain ends at a lazily read old version
+		// still reads that version's files, which may just have gone:
+		// start again from the latest version.
+		m.mu.Lock()
+		if c := m.cached; c != nil && c.derived() {
+			if _, lazy := c.root(); lazy {
+				m.cached = nil
+			}
+		}
+		m.mu.Unlock()
+	}
+	return rep, err
 }
 
 // emptySnapshot stands for a catalog whose `__manifest` does not exist yet.
