@@ -216,6 +216,10 @@ func StatementKind(st sqlparse.Statement) string {
 		return "SELECT"
 	case *sqlparse.Insert:
 		return "INSERT"
+	case *sqlparse.Delete:
+		return "DELETE"
+	case *sqlparse.Update:
+		return "UPDATE"
 	case *sqlparse.Explain:
 		return "EXPLAIN"
 	case *sqlparse.Unsupported:
@@ -241,8 +245,8 @@ func modeOf(st sqlparse.Statement) txMode {
 		return txRead // unknown procedures fail as unsupported anyway
 	case *sqlparse.Begin, *sqlparse.Commit, *sqlparse.Rollback:
 		return txControl
-	case *sqlparse.Insert:
-		return txRefuse // appends commit to the table dataset, not to `__manifest`
+	case *sqlparse.Insert, *sqlparse.Delete, *sqlparse.Update:
+		return txRefuse // row changes commit to the table dataset, not to `__manifest`
 	}
 	return txRead
 }
@@ -331,6 +335,10 @@ func (s *Session) Exec(ctx context.Context, st sqlparse.Statement) (*Result, err
 		return s.explain(ctx, n)
 	case *sqlparse.Insert:
 		return s.insert(ctx, n)
+	case *sqlparse.Delete:
+		return s.deleteRows(ctx, n)
+	case *sqlparse.Update:
+		return s.updateRows(ctx, n)
 	case *sqlparse.Unsupported:
 		return nil, errorf(catalog.CodeUnsupported, "not supported: %s", n.Kind)
 	}

@@ -35,3 +35,11 @@ SELECT DATABASE(), VERSION();
 SET NAMES latin1;
 SET GLOBAL sql_mode = '';
 SET autocommit = 0;
+-- DELETE and UPDATE.
+UPDATE users SET age = 30, note = DEFAULT WHERE email LIKE 'a%' OR id = 10;
+DELETE FROM users WHERE id = 2;
+SELECT id, email, age, note FROM users ORDER BY id;
+UPDATE users SET email = 'd@x' WHERE id = 1;
+UPDATE users SET nosuch = 1;
+UPDATE users SET age = age + 1;
+DELETE FROM information_schema.tables;
