@@ -41,8 +41,10 @@ func TestDeleteUpdate(t *testing.T) {
 	f.fails("DELETE FROM t WHERE nosuch = 1", catalog.CodeInvalidInput, "unknown column nosuch")
 	f.fails("UPDATE t SET n = 1, n = 2", catalog.CodeInvalidInput, "assigned twice")
 	f.fails("UPDATE t SET name = NULL, id = NULL WHERE id = 1", catalog.CodeInvalidInput, "NOT NULL")
-	f.fails("BEGIN; DELETE FROM t", catalog.CodeInvalidInput, "cannot be part of a transaction")
+	f.exec("START TRANSACTION READ ONLY")
+	f.fails("DELETE FROM t", catalog.CodeInvalidInput, "READ ONLY")
 	f.exec("ROLLBACK")
+
 	if res := f.exec("DELETE FROM t"); res.RowsAffected != 3 {
 		t.Errorf("DELETE all affected %d", res.RowsAffected)
 	}

@@ -160,6 +160,7 @@ const (
 	txRead    txMode = iota // reads only: allowed anywhere
 	txJoin                  // a catalog change that joins the transaction's batch
 	txRefuse                // a change that cannot be part of an atomic catalog commit
+	txImmediate             // a row change: applied at once, also inside a transaction (see Exec)
 	txControl               // BEGIN, COMMIT, ROLLBACK
 )
 
@@ -246,7 +247,7 @@ func modeOf(st sqlparse.Statement) txMode {
 	case *sqlparse.Begin, *sqlparse.Commit, *sqlparse.Rollback:
 		return txControl
 	case *sqlparse.Insert, *sqlparse.Delete, *sqlparse.Update:
-		return txRefuse // row changes commit to the table dataset, not to `__manifest`
+		return txImmediate // row changes commit to the table dataset, not to `__manifest`
 	}
 	return txRead
 }
@@ -254,12 +255,22 @@ func modeOf(st sqlparse.Statement) txMode {
 // IsWrite reports whether the statement changes the catalog.
 func IsWrite(st sqlparse.Statement) bool {
 	m := modeOf(st)
-	return m == txJoin || m == txRefuse
+	return m == txJoin || m == txRefuse || m == txImmediate
 }
 
 // Exec runs one statement. Inside a transaction, catalog changes are
 // collected and applied by COMMIT (errors they would raise are raised
 // there); statements that cannot join an atomic catalog commit are refused.
+//
+// INSERT, UPDATE and DELETE inside a transaction are applied at once, each
+// as its own Lance commit of the table's dataset, as MySQL does for a
+// non-transactional table engine (MyISAM): Lance cannot commit several
+// datasets and `__manifest` atomically, and clients that wrap every write in
+// BEGIN ... COMMIT (GORM's default transaction, goose's migrations) need
+// their rows written and their ids back. ROLLBACK does not undo them. They
+// are refused on a table the open transaction creates, drops or renames
+// (it does not exist yet for them: COMMIT first) and in a READ ONLY
+// transaction.
 func (s *Session) Exec(ctx context.Context, st sqlparse.Statement) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -272,6 +283,13 @@ func (s *Session) Exec(ctx context.Context, st sqlparse.Statement) (*Result, err
 		case txJoin:
 			if s.tx.readOnly {
 				return nil, errorf(catalog.CodeInvalidInput, "%s is not allowed in a READ ONLY transaction", StatementKind(st))
+			}
+		case txImmediate:
+			if s.tx.readOnly {
+				return nil, errorf(catalog.CodeInvalidInput, "%s is not allowed in a READ ONLY transaction", StatementKind(st))
+			}
+			if err := s.checkRowChangeInTx(st); err != nil {
+				return nil, err
 			}
 		}
 	}
@@ -360,3 +378,27 @@ func (s *Session) tableIdent(n sqlparse.Name) (catalog.Ident, error) {
 // namespaceIdent resolves a namespace name: always the full path from the
 // root (as database names in MySQL).
 func namespaceIdent(n sqlparse.Name) catalog.Ident { return append(catalog.Ident{}, n...) }
+
+// checkRowChangeInTx refuses a row change on a table the open transaction
+// creates, drops or renames.
+func (s *Session) checkRowChangeInTx(st sqlparse.Statement) error {
+	var name sqlparse.Name
+	switch n := st.(type) {
+	case *sqlparse.Insert:
+		name = n.Table
+	case *sqlparse.Delete:
+		name = n.Table
+	case *sqlparse.Update:
+		name = n.Table
+	}
+	id, err := s.tableIdent(name)
+	if err != nil {
+		return err
+	}
+	oid := id.ObjectID()
+	if s.tx.createdTables[oid] || s.tx.droppedTables[oid] {
+		return errorf(catalog.CodeInvalidInput,
+			"%s on table %s, which this transaction creates, drops or renames: COMMIT first (row changes are applied at once, catalog changes at COMMIT)", StatementKind(st), displayName(id))
+	}
+	return nil
+}

@@ -43,3 +43,13 @@ UPDATE users SET email = 'd@x' WHERE id = 1;
 UPDATE users SET nosuch = 1;
 UPDATE users SET age = age + 1;
 DELETE FROM information_schema.tables;
+-- Row changes inside a transaction apply at once (a non-transactional engine, as MyISAM).
+BEGIN;
+INSERT INTO users (email) VALUES ('tx@x');
+CREATE TABLE made_in_tx (id INT);
+INSERT INTO made_in_tx VALUES (1);
+ROLLBACK;
+SELECT id, email FROM users WHERE email = 'tx@x';
+START TRANSACTION READ ONLY;
+DELETE FROM users;
+ROLLBACK;
