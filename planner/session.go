@@ -157,11 +157,11 @@ func (s *Session) Rollback() error {
 type txMode int
 
 const (
-	txRead    txMode = iota // reads only: allowed anywhere
-	txJoin                  // a catalog change that joins the transaction's batch
-	txRefuse                // a change that cannot be part of an atomic catalog commit
-	txImmediate             // a row change: applied at once, also inside a transaction (see Exec)
-	txControl               // BEGIN, COMMIT, ROLLBACK
+	txRead      txMode = iota // reads only: allowed anywhere
+	txJoin                    // a catalog change that joins the transaction's batch
+	txRefuse                  // a change that cannot be part of an atomic catalog commit
+	txImmediate               // a row change: applied at once, also inside a transaction (see Exec)
+	txControl                 // BEGIN, COMMIT, ROLLBACK
 )
 
 // StatementKind names a statement for messages: "CREATE TABLE", "SHOW TABLES".
