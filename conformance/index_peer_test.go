@@ -29,7 +29,7 @@ func sessionExec(ctx context.Context, t *testing.T, s *planner.Session, q string
 	}
 	res, err := s.Exec(ctx, st)
 	if err == nil {
-		err = res.Collect() // a SELECT over table data streams
+		err = res.Collect() // data SELECTs stream
 	}
 	if err != nil {
 		t.Fatalf("%s: %v", q, err)

@@ -160,3 +160,39 @@ func TestArrowFromConnErrors(t *testing.T) {
 		t.Fatal("NewArrowFromConn(nil): no error")
 	}
 }
+
+// TestRowsStream reads a data SELECT of several cursor batches in full and
+// stops another one early: the connection is usable again after Close.
+func TestRowsStream(t *testing.T) {
+	db := openDB(t, "")
+	db.SetMaxOpenConns(1)
+	mustExec(t, db, "CREATE TABLE t (id BIGINT NOT NULL)")
+	for chunk := 0; chunk < 3; chunk++ {
+		var vals []string
+		for i := 0; i < 1000; i++ {
+			vals = append(vals, fmt.Sprintf("(%d)", chunk*1000+i))
+		}
+		mustExec(t, db, "INSERT INTO t VALUES "+strings.Join(vals, ", "))
+	}
+	rows := sqlQuery(t, db, "SELECT id FROM t")
+	if len(rows) != 3000 {
+		t.Fatalf("%d rows, want 3000", len(rows))
+	}
+	for i, r := range rows {
+		if r[0] != int64(i) {
+			t.Fatalf("row %d: %v", i, r[0])
+		}
+	}
+	rs, err := db.Query("SELECT id FROM t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 5 && rs.Next(); i++ {
+	}
+	if err := rs.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := sqlQuery(t, db, "SELECT id FROM t ORDER BY id DESC LIMIT 2"); len(got) != 2 || got[0][0] != int64(2999) {
+		t.Fatalf("after an early Close: %v", got)
+	}
+}

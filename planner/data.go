@@ -47,6 +47,10 @@ import (
 // DefaultMaxRows is the default of Options.MaxRows.
 const DefaultMaxRows = 1_000_000
 
+// DefaultSortMemory is the default of Options.SortMemory: 32 MiB of
+// buffered rows per sort run.
+const DefaultSortMemory = 32 << 20
+
 // queryPlan is a planned SELECT.
 type queryPlan interface {
 	run(ctx context.Context, s *Session) (*Result, error)
@@ -88,7 +92,9 @@ type dataPlan struct {
 	indexes   IndexLookup
 }
 
-// openTableData opens the latest version of a table's dataset.
+// openTableData opens the latest version of a table's dataset through the
+// catalog (catalog.Catalog.OpenTable); the catalog's Datasets must be the
+// Lance-backed one (manifest.Datasets), whose datasets expose Lance().
 func (s *Session) openTableData(ctx context.Context, name sqlparse.Name) (catalog.Ident, *dataset.Dataset, error) {
 	id, err := s.tableIdent(name)
 	if err != nil {
@@ -103,21 +109,18 @@ func (s *Session) openTableID(ctx context.Context, id catalog.Ident) (*dataset.D
 	if s.opts.Store == nil {
 		return nil, errorf(catalog.CodeUnsupported, "not supported: reading or writing table data without the catalog's object store (planner.Options.Store)")
 	}
-	d, err := s.cat.DescribeTable(ctx, id, catalog.DescribeTableOptions{MetadataOnly: true})
-	if err != nil {
-		return nil, err
-	}
-	if d.DeclaredOnly {
+	h, err := s.cat.OpenTable(ctx, id, 0)
+	if errors.Is(err, catalog.ErrDatasetNotFound) {
 		return nil, errorf(catalog.CodeInvalidTableState, "table %s is declared but has no data yet", displayName(id))
 	}
-	ds, err := dataset.Open(ctx, s.opts.Store, d.Location, dataset.OpenOptions{})
 	if err != nil {
-		if errors.Is(err, dataset.ErrNotFound) {
-			return nil, &catalog.Error{Code: catalog.CodeTableNotFound, Message: fmt.Sprintf("table %s has no dataset at %s", displayName(id), d.URI), Cause: err}
-		}
 		return nil, err
 	}
-	return ds, nil
+	l, ok := h.(interface{ Lance() *dataset.Dataset })
+	if !ok {
+		return nil, errorf(catalog.CodeUnsupported, "not supported: reading table data from a %T (the catalog's Datasets is not Lance-backed)", h)
+	}
+	return l.Lance(), nil
 }
 
 func (s *Session) planDataSelect(ctx context.Context, st *sqlparse.Select, name sqlparse.Name) (*dataPlan, error) {
@@ -239,6 +242,7 @@ func (s *Session) planDataSelect(ctx context.Context, st *sqlparse.Select, name 
 			p.read = append(p.read, i)
 		}
 	}
+	p.keep = p.read // what a spilled sort writes
 	if len(p.read) == 0 && !(p.countStar && p.where == nil) {
 		// Only the row count matters (SELECT 1 FROM t): read the first column.
 		p.read = []int{0}

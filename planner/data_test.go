@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -300,11 +301,11 @@ func TestSelectOrderLimitCount(t *testing.T) {
 	f.fails("SELECT DISTINCT id FROM w", catalog.CodeUnsupported, "DISTINCT")
 }
 
-// TestSelectMaxRows: a full ORDER BY sorts within the sort budget
-// (MaxRows); scans stream without a cap and ORDER BY ... LIMIT keeps only
+// TestSelectMaxRows: with NoSpill, a full ORDER BY sorts within the sort
+// budget (MaxRows) or fails; scans stream without a cap and ORDER BY ... LIMIT keeps only
 // LIMIT+OFFSET rows (a top-k), so neither is bounded by it.
 func TestSelectMaxRows(t *testing.T) {
-	f := whereTable(t, Options{MaxRows: 4})
+	f := whereTable(t, Options{MaxRows: 4, NoSpill: true})
 	f.fails("SELECT id FROM w ORDER BY id", catalog.CodeInvalidInput, "more than 4 rows")
 	f.fails("SELECT id FROM w ORDER BY id LIMIT 3 OFFSET 2", catalog.CodeInvalidInput, "more than 4 rows")
 	if got := ids(t, f.rows("SELECT id FROM w")); len(got) != 6 {
@@ -416,5 +417,87 @@ func TestSelectSeesLatestVersion(t *testing.T) {
 	}
 	if _, err := NewSession(f.s.Catalog(), Options{}).Exec(context.Background(), st[0]); err == nil || !errors.Is(err, catalog.ErrUnsupported) && !strings.Contains(err.Error(), "Options.Store") {
 		t.Fatalf("no store: %v", err)
+	}
+}
+
+// TestTopKMatchesFullSort: ORDER BY ... LIMIT (a top-k heap) returns the
+// slice of the full sort (with its tie order) for every LIMIT and OFFSET;
+// results without ORDER BY stream.
+func TestTopKMatchesFullSort(t *testing.T) {
+	f := whereTable(t, Options{})
+	for _, order := range []string{"score, name", "name DESC", "flag, day DESC", "big"} {
+		all := ids(t, f.rows("SELECT id FROM w ORDER BY "+order))
+		for limit := 0; limit <= 7; limit++ {
+			for offset := 0; offset <= 7; offset++ {
+				q := fmt.Sprintf("SELECT id FROM w ORDER BY %s LIMIT %d OFFSET %d", order, limit, offset)
+				want := all[min(offset, len(all)):]
+				want = want[:min(limit, len(want))]
+				if got := ids(t, f.rows(q)); !reflect.DeepEqual(got, want) && (len(got) != 0 || len(want) != 0) {
+					t.Fatalf("%s: %v, want %v (full sort %v)", q, got, want, all)
+				}
+			}
+		}
+	}
+	st, err := sqlparse.Parse("SELECT id FROM w WHERE id > 2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := f.s.Exec(context.Background(), st[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Streamed() || res.Rows != nil {
+		t.Fatal("a data SELECT without ORDER BY is materialized")
+	}
+	if err := res.Collect(); err != nil || len(res.Rows) != 4 {
+		t.Fatalf("Collect: %v %v", res.Rows, err)
+	}
+}
+
+// TestSortSpills: beyond the sort budget a full ORDER BY sorts runs on
+// disk and merges them: the same rows as the in-memory sort, for every
+// OFFSET and LIMIT, and no file left behind.
+func TestSortSpills(t *testing.T) {
+	mem := whereTable(t, Options{})
+	dir := t.TempDir()
+	spill := &fixture{t: t, s: NewSession(mem.s.Catalog(), Options{Store: mem.s.opts.Store, MaxRows: 2, SpillDir: dir})}
+	byBytes := &fixture{t: t, s: NewSession(mem.s.Catalog(), Options{Store: mem.s.opts.Store, SortMemory: 300, SpillDir: dir})}
+	for _, q := range []string{
+		"SELECT id, name, day, big FROM w ORDER BY score, name",
+		"SELECT * FROM w ORDER BY name DESC",
+		"SELECT id FROM w ORDER BY flag, day DESC LIMIT 4 OFFSET 1",
+		"SELECT id FROM w WHERE id > 1 ORDER BY big LIMIT 10",
+		"SELECT id FROM w ORDER BY id LIMIT 1 OFFSET 5",
+	} {
+		want, got := mem.rows(q), spill.rows(q)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s:\nspilled   %v\nin memory %v", q, got, want)
+		}
+		if got := byBytes.rows(q); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s (byte budget):\nspilled   %v\nin memory %v", q, got, want)
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+			t.Fatalf("%s left %d files in the spill directory", q, len(ents))
+		}
+	}
+	// A result closed before its end removes its runs too.
+	st, err := sqlparse.Parse("SELECT id FROM w ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := spill.s.Exec(context.Background(), st[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(dir); !res.Streamed() || len(ents) == 0 {
+		t.Fatalf("sorting 6 rows with a budget of 2 did not spill (%d files)", len(ents))
+	}
+	c := res.Cursor()
+	if _, err := c.Next(); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("Close left %d files in the spill directory", len(ents))
 	}
 }

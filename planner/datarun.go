@@ -15,7 +15,9 @@ import (
 // pushed as a scan predicate through the index the IndexLookup names. They
 // feed the selectPipeline (pipeline.go), which evaluates the whole WHERE on
 // every row, streams unordered results, keeps a top-k for ORDER BY ...
-// LIMIT and sorts within the budget Options.MaxRows otherwise.
+// LIMIT and sorts within the budget (Options.MaxRows rows and
+// Options.SortMemory bytes) otherwise, spilling sorted runs beyond it
+// (spill.go) unless Options.NoSpill.
 
 // run executes the plan.
 func (p *dataPlan) run(ctx context.Context, s *Session) (*Result, error) {

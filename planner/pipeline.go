@@ -5,6 +5,7 @@ import (
 	"context"
 	"iter"
 	"slices"
+	"time"
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/sqlparse"
@@ -32,13 +33,22 @@ type selectPipeline struct {
 	countStar bool
 	countArg  sqlparse.Expr
 	order     []orderKey
+	// orderCols holds, per ORDER BY key, its row position when it is a
+	// plain column, else -1 (resolved on first use).
+	orderCols []int
 	limit     int64 // -1: none
 	offset    int64
 	// pushLimit: the source applies OFFSET and LIMIT itself (pushed into a
 	// scan when nothing filters or orders).
-	pushLimit bool
-	maxRows   int    // sort budget (rows)
-	source    string // names the source in errors
+	pushLimit  bool
+	maxRows    int    // sort budget (rows)
+	sortMemory int64  // Options.SortMemory: bytes a sort buffers before spilling
+	spillDir   string // Options.SpillDir
+	noSpill    bool   // Options.NoSpill: fail at the budget instead
+	// keep lists the row positions a spilled sort writes (nil: all); the
+	// others are nil in rows read back.
+	keep   []int
+	source string // names the source in errors
 }
 
 // selectField is one item of the select list.
@@ -91,8 +101,9 @@ func (p *selectPipeline) execute(ctx context.Context, rows iter.Seq2[[]any, erro
 // matching yields the rows that satisfy WHERE.
 func (p *selectPipeline) matching(ctx context.Context, rows iter.Seq2[[]any, error]) iter.Seq2[[]any, error] {
 	return func(yield func([]any, error) bool) {
+		n := 0
 		for row, err := range rows {
-			if err == nil {
+			if n++; err == nil && n%1024 == 0 { // ctx.Err takes a lock: not on every row
 				err = ctx.Err()
 			}
 			if err != nil {
@@ -194,14 +205,38 @@ type sortedRow struct {
 // keyed evaluates the ORDER BY keys of a row, keeping a copy of the row.
 func (p *selectPipeline) keyed(row []any, seq int64) (sortedRow, error) {
 	keys := make([]any, len(p.order))
-	for i, o := range p.order {
-		v, err := p.env.eval(o.expr, row)
-		if err != nil {
-			return sortedRow{}, err
-		}
-		keys[i] = v
+	if err := p.keysInto(keys, row); err != nil {
+		return sortedRow{}, err
 	}
 	return sortedRow{row: slices.Clone(row), keys: keys, seq: seq}, nil
+}
+
+// keysInto evaluates the ORDER BY keys of row into dst. A key that is a
+// plain column is read from its position, resolved once (orderCols).
+func (p *selectPipeline) keysInto(dst, row []any) error {
+	if p.orderCols == nil {
+		p.orderCols = make([]int, len(p.order))
+		for i, o := range p.order {
+			p.orderCols[i] = -1
+			if ref, ok := o.expr.(*sqlparse.ColumnRef); ok {
+				if c, err := p.env.column(ref); err == nil {
+					p.orderCols[i] = c
+				}
+			}
+		}
+	}
+	for i, o := range p.order {
+		if c := p.orderCols[i]; c >= 0 {
+			dst[i] = row[c]
+			continue
+		}
+		v, err := p.env.eval(o.expr, row)
+		if err != nil {
+			return err
+		}
+		dst[i] = v
+	}
+	return nil
 }
 
 // less orders rows by the ORDER BY keys (NULLs first), then arrival.
@@ -235,63 +270,118 @@ func (h *worstFirst) Pop() any {
 }
 
 // topK answers ORDER BY ... LIMIT n OFFSET m keeping n+m rows in a heap.
+// A row is copied only when it enters the heap, into the slices of the row
+// it evicts once the heap is full.
 func (p *selectPipeline) topK(ctx context.Context, rows iter.Seq2[[]any, error]) (*Result, error) {
 	k := int(p.limit + p.offset)
 	h := &worstFirst{p: p, rows: make([]sortedRow, 0, k)}
+	keys := make([]any, len(p.order))
 	var seq int64
 	for row, err := range p.matching(ctx, rows) {
 		if err != nil {
 			return nil, err
 		}
-		cand, err := p.keyed(row, seq)
-		if err != nil {
+		if err := p.keysInto(keys, row); err != nil {
 			return nil, err
 		}
+		cand := sortedRow{row: row, keys: keys, seq: seq}
 		seq++
 		if h.Len() < k {
-			heap.Push(h, cand)
+			heap.Push(h, sortedRow{row: slices.Clone(row), keys: slices.Clone(keys), seq: cand.seq})
 			continue
 		}
 		if p.less(cand, h.rows[0]) {
-			h.rows[0] = cand
+			top := &h.rows[0]
+			top.row = append(top.row[:0], row...)
+			top.keys = append(top.keys[:0], keys...)
+			top.seq = cand.seq
 			heap.Fix(h, 0)
 		}
 	}
 	return p.finish(h.rows)
 }
 
-// sortAll answers ORDER BY without LIMIT within the sort budget.
+// sortAll answers ORDER BY without a top-k: in memory up to the sort
+// budget, beyond it through sorted runs on disk (spill.go) unless noSpill.
 func (p *selectPipeline) sortAll(ctx context.Context, rows iter.Seq2[[]any, error]) (*Result, error) {
 	var kept []sortedRow
-	var seq int64
+	var seq, bytes int64
+	var sp *spiller
+	fail := func(err error) (*Result, error) {
+		if sp != nil {
+			sp.remove()
+		}
+		return nil, err
+	}
 	for row, err := range p.matching(ctx, rows) {
 		if err != nil {
-			return nil, err
+			return fail(err)
 		}
-		if len(kept) >= p.maxRows {
-			return nil, p.tooMany()
+		if len(kept) >= p.maxRows || (!p.noSpill && p.sortMemory > 0 && bytes >= p.sortMemory) {
+			if p.noSpill {
+				return fail(p.tooMany())
+			}
+			if sp == nil {
+				sp = &spiller{p: p, dir: p.spillDirectory()}
+			}
+			if err := sp.writeRun(kept); err != nil {
+				return fail(err)
+			}
+			kept, bytes = kept[:0], 0
 		}
 		r, err := p.keyed(row, seq)
 		if err != nil {
-			return nil, err
+			return fail(err)
 		}
 		kept = append(kept, r)
+		bytes += rowBytes(row) + int64(24+16*len(r.keys)) // key values share the row's
 		seq++
 	}
-	return p.finish(kept)
+	if sp == nil {
+		return p.finish(kept)
+	}
+	if len(kept) > 0 {
+		if err := sp.writeRun(kept); err != nil {
+			return fail(err)
+		}
+	}
+	return streamResult(p.outCols, sp.merge()), nil
+}
+
+// rowBytes estimates the memory a buffered row holds: its slot slice and
+// the values boxed in it.
+func rowBytes(row []any) int64 {
+	n := int64(48 + 16*len(row))
+	for _, v := range row {
+		switch x := v.(type) {
+		case nil, bool:
+		case string:
+			n += 16 + int64(len(x))
+		case []byte:
+			n += 24 + int64(len(x))
+		case time.Time:
+			n += 24
+		default:
+			n += 8
+		}
+	}
+	return n
+}
+
+// cmpRows is less as a three-way comparison.
+func (p *selectPipeline) cmpRows(a, b sortedRow) int {
+	switch {
+	case p.less(a, b):
+		return -1
+	case p.less(b, a):
+		return 1
+	}
+	return 0
 }
 
 // finish sorts rows, applies OFFSET and LIMIT and projects.
 func (p *selectPipeline) finish(rows []sortedRow) (*Result, error) {
-	slices.SortFunc(rows, func(a, b sortedRow) int {
-		switch {
-		case p.less(a, b):
-			return -1
-		case p.less(b, a):
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(rows, p.cmpRows)
 	if p.offset > 0 {
 		rows = rows[min(int64(len(rows)), p.offset):]
 	}
@@ -321,9 +411,10 @@ func sliceRows(rows [][]any) iter.Seq2[[]any, error] {
 }
 
 // newPipeline starts the pipeline of a query over source (named in errors):
-// no LIMIT, the session's sort budget.
+// no LIMIT, the session's sort budget and spill settings.
 func (s *Session) newPipeline(source string) selectPipeline {
-	p := selectPipeline{limit: -1, maxRows: s.opts.MaxRows, source: source}
+	p := selectPipeline{limit: -1, maxRows: s.opts.MaxRows, sortMemory: s.opts.SortMemory,
+		spillDir: s.opts.SpillDir, noSpill: s.opts.NoSpill, source: source}
 	if p.maxRows <= 0 {
 		p.maxRows = DefaultMaxRows
 	}

@@ -21,10 +21,18 @@ type Options struct {
 	// error.
 	Store storage.Store
 	// MaxRows is the sort budget: the rows an ORDER BY without LIMIT (or
-	// whose LIMIT+OFFSET exceeds it) sorts in memory (0: DefaultMaxRows). A
-	// query that would exceed it fails with CodeInvalidInput, naming the
+	// whose LIMIT+OFFSET exceeds it) keeps in memory (0: DefaultMaxRows).
+	// Beyond it, sorted runs of MaxRows rows spill to temporary files in
+	// SpillDir (default os.TempDir()) and are merged as the result is read;
+	// with NoSpill such a query fails with CodeInvalidInput, naming the
 	// limit. Scans without ORDER BY stream and are not bounded by it.
 	MaxRows int
+	// SortMemory bounds, in estimated bytes, the rows such a sort buffers
+	// before spilling a run (0: DefaultSortMemory). It does not apply with
+	// NoSpill.
+	SortMemory int64
+	SpillDir   string
+	NoSpill    bool
 	// Indexes answers scalar-index lookups for predicates the planner can
 	// push to an index (nil: ScalarIndexes, the tables' own Lance scalar
 	// indices). See IndexLookup.
@@ -71,6 +79,9 @@ func NewSession(cat *catalog.Catalog, opts Options) *Session {
 	ns := append(catalog.Ident{}, opts.Namespace...)
 	if opts.MaxRows <= 0 {
 		opts.MaxRows = DefaultMaxRows
+	}
+	if opts.SortMemory <= 0 {
+		opts.SortMemory = DefaultSortMemory
 	}
 	switch {
 	case opts.NoIndexes:

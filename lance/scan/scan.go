@@ -1,9 +1,10 @@
 // Package scan is the one reader of filtered rows of a Lance dataset
 // version. A Scanner takes the columns to return, predicates on single
 // columns (ANDed), a limit and an offset; it picks a scalar index that can
-// answer one predicate (lance/index), reads only the rows the index returns
-// from the fragments it covers, scans the fragments it does not cover, skips
-// deleted rows and checks every other predicate on the rows it reads.
+// answer the most selective predicate (lance/index), intersects the answers
+// of indices on the other predicates, reads only the rows left from the
+// fragments every used index covers, scans the other fragments, skips
+// deleted rows and checks every remaining predicate on the rows it reads.
 // Results stream as Arrow record batches of bounded size: memory does not
 // grow with the table.
 //
@@ -110,8 +111,13 @@ type Scanner struct {
 	// columns out lacks (the names the underlying scan reads).
 	out, read []string
 	preds     []boundPredicate
-	// choice is the index chosen from the manifest (nil: none).
+	// choice is the index chosen from the manifest (nil: none); extra are
+	// indices on other predicates whose answers are intersected with it
+	// (not with Options.Index).
 	choice *choice
+	extra  []choice
+	// used lists the predicates an index answered in the last search.
+	used []int
 	// searched caches the index answer (searchedOK false: not searched yet).
 	searched   *index.Result
 	searchedOK bool
@@ -179,6 +185,9 @@ func New(ds *dataset.Dataset, opts Options) (*Scanner, error) {
 		return s, nil
 	}
 	s.choice = s.chooseIndex()
+	if s.choice != nil && opts.Index == "" {
+		s.extra = s.otherIndices(s.choice.pred)
+	}
 	if opts.Index != "" && s.choice == nil {
 		for _, info := range index.Describe(ds) {
 			if info.Name == opts.Index {
@@ -235,6 +244,25 @@ func (s *Scanner) chooseIndex() *choice {
 	return best
 }
 
+// otherIndices lists, for each predicate but skip, the first index that
+// answers it.
+func (s *Scanner) otherIndices(skip int) []choice {
+	var out []choice
+	infos := index.Describe(s.ds)
+	for i, p := range s.preds {
+		if i == skip {
+			continue
+		}
+		for _, info := range infos {
+			if len(info.Columns) == 1 && info.Columns[0] == p.Column && answers(info.Kind, p.Query.Op) {
+				out = append(out, choice{name: info.Name, kind: info.Kind, pred: i})
+				break
+			}
+		}
+	}
+	return out
+}
+
 // search asks the chosen index once. A nil result means no index is used:
 // none was chosen, or it cannot serve this dataset (stable row ids, an
 // unsupported value type), in which case s.fallback says why.
@@ -260,11 +288,50 @@ func (s *Scanner) search(ctx context.Context) (*index.Result, error) {
 }
 
 func (s *Scanner) doSearch(ctx context.Context) (*index.Result, error) {
-	ix, err := index.Open(ctx, s.ds, s.choice.name)
+	res, err := searchOne(ctx, s.ds, *s.choice, s.preds)
 	if err != nil {
 		return nil, err
 	}
-	return ix.Search(ctx, s.preds[s.choice.pred].Query)
+	s.used = []int{s.choice.pred}
+	// Intersect the answers of indices on other predicates. A fragment one
+	// of them does not cover is scanned with every predicate, so hits there
+	// are dropped. An index that cannot serve is skipped: its predicate
+	// stays residual.
+	unc := map[uint64]bool{}
+	for _, id := range res.Uncovered {
+		unc[id] = true
+	}
+	for _, c := range s.extra {
+		more, err := searchOne(ctx, s.ds, c, s.preds)
+		if errors.Is(err, index.ErrUnsupported) || errors.Is(err, index.ErrBadQuery) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		res.Rows.And(more.Rows)
+		for _, id := range more.Uncovered {
+			unc[id] = true
+		}
+		s.used = append(s.used, c.pred)
+	}
+	if len(s.used) > 1 {
+		res.Uncovered = res.Uncovered[:0]
+		for id := range unc {
+			res.Uncovered = append(res.Uncovered, id)
+		}
+		slices.Sort(res.Uncovered)
+		res.Rows.RetainGroups(func(hi uint32) bool { return !unc[uint64(hi)] })
+	}
+	return res, nil
+}
+
+func searchOne(ctx context.Context, ds *dataset.Dataset, c choice, preds []boundPredicate) (*index.Result, error) {
+	ix, err := index.Open(ctx, ds, c.name)
+	if err != nil {
+		return nil, err
+	}
+	return ix.Search(ctx, preds[c.pred].Query)
 }
 
 // Plan is how a Scanner reads: what EXPLAIN prints.
@@ -272,6 +339,9 @@ type Plan struct {
 	// Index is the name of the index used ("" for none), IndexKind its kind
 	// (BTREE, BITMAP, LABEL_LIST) and IndexPredicate the predicate it answers.
 	Index, IndexKind, IndexPredicate string
+	// AlsoIndices describe the indices on other predicates whose answers
+	// are intersected with Index's ("KIND "name" answers predicate").
+	AlsoIndices []string
 	// Residual are the predicates checked on every row read (with an index:
 	// on the rows of covered fragments the other predicates, on uncovered
 	// fragments all of them).
@@ -295,6 +365,9 @@ func (p *Plan) Lines() []string {
 	var out []string
 	if p.Index != "" {
 		out = append(out, fmt.Sprintf("index %s %q answers %s", p.IndexKind, p.Index, p.IndexPredicate))
+		for _, a := range p.AlsoIndices {
+			out = append(out, "intersected with index "+a)
+		}
 		out = append(out, fmt.Sprintf("covered fragments %s, read %s", fragList(p.Covered), fragList(p.HitFragments)))
 		out = append(out, "uncovered fragments scanned "+fragList(p.Scanned))
 	} else {
@@ -350,8 +423,13 @@ func (s *Scanner) Plan(ctx context.Context) (*Plan, error) {
 	} else {
 		c := s.choice
 		p.Index, p.IndexKind, p.IndexPredicate = c.name, c.kind.String(), s.preds[c.pred].String()
+		for _, e := range s.extra {
+			if slices.Contains(s.used, e.pred) {
+				p.AlsoIndices = append(p.AlsoIndices, fmt.Sprintf("%s %q answers %s", e.kind, e.name, s.preds[e.pred]))
+			}
+		}
 		for i, bp := range s.preds {
-			if i != c.pred || len(res.Uncovered) > 0 {
+			if !slices.Contains(s.used, i) || len(res.Uncovered) > 0 {
 				p.Residual = append(p.Residual, bp.String())
 			}
 		}
@@ -438,7 +516,7 @@ func (r *run) run(ctx context.Context) error {
 	}
 	var residual []int
 	for i := range s.preds {
-		if i != s.choice.pred {
+		if !slices.Contains(s.used, i) {
 			residual = append(residual, i)
 		}
 	}

@@ -240,14 +240,22 @@ func TestScanCatalogManifest(t *testing.T) {
 		{"object_id", []Predicate{Eq("object_id", someID)}, "object_id_btree", ""},
 		{"prefix", []Predicate{Prefix("object_id", ns+"$")}, "object_id_btree", ""},
 		{"type", []Predicate{Eq("object_type", "namespace")}, "object_type_bitmap", ""},
-		{"labels", []Predicate{HasAny("base_objects", ns)}, "", ""},
+		// Two indices: the bitmap answers the type, the BTREE's prefix
+		// hits are intersected with it.
+		{"type_and_prefix", []Predicate{Prefix("object_id", ns+"$"), Eq("object_type", "table")}, "object_type_bitmap", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, plan := collect(t, ds, Options{Columns: []string{"object_id", "object_type"}, Predicates: tc.preds}, "object_id")
 			if tc.index != "" && plan.Index != tc.index {
 				t.Fatalf("plan uses %q, want %q: %v", plan.Index, tc.index, plan.Lines())
 			}
+			if tc.name == "type_and_prefix" && len(plan.AlsoIndices) != 1 {
+				t.Fatalf("plan intersects %v, want the object_id index too: %v", plan.AlsoIndices, plan.Lines())
+			}
 			want, _ := collect(t, ds, Options{Columns: []string{"object_id"}, Predicates: tc.preds, NoIndices: true}, "object_id")
+			if len(want) == 0 {
+				t.Fatalf("case %s matches no row", tc.name)
+			}
 			if !slices.Equal(got, want) {
 				t.Fatalf("indexed %d rows, full scan %d", len(got), len(want))
 			}
