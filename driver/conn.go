@@ -20,6 +20,8 @@ type Conn struct {
 	sess         *planner.Session
 	closed       bool
 	ownConnector *Connector // set when opened by Driver.Open: closed with the conn
+	// lastInsertID is what the last run's INSERTs assigned (see result).
+	lastInsertID int64
 }
 
 var (
@@ -158,6 +160,7 @@ func (c *Conn) run(ctx context.Context, query string, args []driver.NamedValue) 
 	var sets []*planner.Result
 	var stmts []sqlparse.Statement
 	var affected int64
+	c.lastInsertID = 0
 	fail := func(err error) ([]*planner.Result, []sqlparse.Statement, int64, error) {
 		for _, s := range sets {
 			s.Close()
@@ -180,15 +183,19 @@ func (c *Conn) run(ctx context.Context, query string, args []driver.NamedValue) 
 			stmts = append(stmts, st)
 		}
 		affected += res.RowsAffected
+		if res.LastInsertID != 0 {
+			c.lastInsertID = res.LastInsertID
+		}
 	}
 	return sets, stmts, affected, nil
 }
 
-type result struct{ affected int64 }
+// result is an Exec's outcome: the rows affected by its statements and the
+// first AUTO_INCREMENT value the last INSERT that assigned any assigned (0:
+// none), as MySQL reports them.
+type result struct{ affected, lastInsertID int64 }
 
-func (r result) LastInsertId() (int64, error) {
-	return 0, errNoPos(&catalog.Error{Code: catalog.CodeUnsupported, Message: "not supported: LastInsertId"})
-}
+func (r result) LastInsertId() (int64, error) { return r.lastInsertID, nil }
 func (r result) RowsAffected() (int64, error) { return r.affected, nil }
 
 // ExecContext runs a statement or a script.
@@ -200,7 +207,7 @@ func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.Name
 	for _, s := range sets {
 		s.Close() // Exec discards rows: do not read them
 	}
-	return result{n}, nil
+	return result{n, c.lastInsertID}, nil
 }
 
 // QueryContext runs a statement or a script and returns the result sets of

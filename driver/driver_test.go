@@ -142,7 +142,7 @@ func TestErrorsAndSentinels(t *testing.T) {
 	if !errors.Is(err, lancecat.ErrNamespaceExists) {
 		t.Fatal(err)
 	}
-	_, err = db.Exec("UPDATE t SET a = 1")
+	_, err = db.Exec("UPDATE t SET a = 1 LIMIT 1")
 	if !errors.Is(err, lancecat.ErrNotSupported) || !strings.Contains(err.Error(), "UPDATE") {
 		t.Fatal(err)
 	}

@@ -3,15 +3,66 @@
 // catalog.Datasets over Lance datasets, both through lance/dataset, and
 // wires them into catalog.Open for a root URI.
 //
-// Every catalog write is a copy-on-write rewrite of `__manifest` into a new
-// version committed with put-if-absent, as the reference implementation
-// does, so the peer (Rust Lance) reads every version lancecat writes. With
-// ManifestChange.BuildIndices (the default) the rewrite is staged
-// (dataset.StageOverwrite), the three scalar indices the reference keeps
-// (object_id_btree, object_type_bitmap, base_objects_label_list) are built
-// over the staged version with lance/index, and data and indices are
-// committed in one version; staged files of a commit that does not land are
-// deleted.
+// # Write path
+//
+// Every catalog write commits one new version of `__manifest` with a
+// put-if-absent of its version file on top of exactly the version the
+// catalog planned on (dataset.RowChangeOptions.ExactBase, and overwrites
+// never rebase): a concurrent commit of any kind is a
+// catalog.ErrCommitConflict and the catalog re-plans the change on the new
+// version, because its existence and uniqueness checks read the old one.
+// That is the reference's own discipline, so lancecat and the peer writing
+// one catalog serialize on version numbers.
+//
+// A commit takes one of two shapes (ManifestTable.Commit):
+//
+//   - Incremental (the common case): the upserted rows are written as one
+//     small fragment, and the rows they replace plus the deleted rows get
+//     deletion-file updates; their row addresses come from the snapshot
+//     (BTREE lookups plus a scan of the object_id column of fragments no
+//     index covers, or memory). dataset.Update records it as Lance would:
+//     Append, Delete, or Update {removed_fragment_ids, updated_fragments,
+//     new_fragments}. The three indices are left as they are: their
+//     fragment bitmaps do not cover the new fragment (every Lance reader,
+//     the peer included, scans uncovered fragments) and rows they point at
+//     that were deleted are filtered by the deletion files. The peer reads,
+//     lists and describes such versions and folds them back into one
+//     fragment with its next write (incremental_peer_test.go).
+//   - Full rewrite (dataset.StageOverwrite, the three indices built over
+//     the staged rows, one Overwrite version), as the reference writes
+//     every change: when the rows outside index coverage plus the deleted
+//     rows would exceed max(WriteOptions.RewriteMinRows,
+//     live rows / WriteOptions.RewriteDivisor) (defaults 1,000 and 20, i.e.
+//     5%), when the table metadata changes (root namespace properties), on
+//     the primary-key migration, when the base version has no object_id
+//     index (an empty catalog's first commit), and always with
+//     WriteOptions.AlwaysRewrite. Why those defaults: a reader in another
+//     process scans every uncovered row on each lookup at a few
+//     microseconds a row, so 1,000 rows keep a cold lookup near the
+//     reference's; a full rewrite costs ~2.5 us a row, so paying it once
+//     per live/20 changes adds ~50 us to each commit at any catalog size.
+//
+// Between full rewrites, uncovered fragments are merged in size tiers
+// (log-structured): a fragment's tier is floor(log_F(live rows)) with
+// F = WriteOptions.MergeFanout (default 4); once F fragments share a tier,
+// they and every smaller uncovered fragment are rewritten into one with
+// dataset.RewriteFragments, a Lance Rewrite commit (one group, no index
+// touched) made right after the change lands. So at most (F-1) fragments
+// per tier stay uncovered, each row is rewritten O(log_F) times before the
+// next full rewrite, and no commit pays O(catalog) more often than once
+// per 5% of the catalog changed. A merge that loses a race is skipped (the
+// catalog is valid either way) and tried again after the next commit.
+//
+// Crash safety: data, deletion and index files are written before the
+// version file that references them; a commit that does not land deletes
+// what it staged, one whose outcome is unknown keeps it.
+//
+// The writer keeps the rows of the versions it commits in memory without
+// re-reading them: an incremental commit's snapshot is the previous one
+// plus a delta (derived.go), walked by lookups and materialized in storage
+// order by listings, so the commit stays O(change) in memory as well.
+//
+// # Read path
 //
 // Reads push down to those indices (indexed.go): a snapshot answers Get
 // with the BTREE and Scan with the BTREE prefix, BITMAP and LABEL_LIST
@@ -19,12 +70,4 @@
 // fragments no index covers (rows another client appended); versions
 // without usable indices, broad listings and long-lived use of one version
 // fall back to decoding the whole table once.
-//
-// Where an incremental write path plugs in: ManifestTable.Commit rewrites
-// every row (O(catalog size)). The peer also accepts an appended one-row
-// fragment plus a deletion file for the replaced row (see
-// shared/notes/lance-facts.md), which would make a commit O(change); it
-// needs dataset.Append + dataset.Delete in one commit and indices that
-// report the uncovered fragment, and periodic compaction back into one
-// fragment. commitRows is the single place to switch.
 package manifest

@@ -105,10 +105,18 @@ const promoteFactor = 256
 type snapshot struct {
 	ds *dataset.Dataset
 
-	mu      sync.Mutex
-	loaded  bool // rows/byID hold every row of the version
-	rows    []catalog.Row
-	byID    map[string][]int
+	mu     sync.Mutex
+	loaded bool // rows/byID/addrs hold every row of the version
+	rows   []catalog.Row
+	byID   map[string][]int
+	addrs  []uint64 // row address of each of rows
+	// A snapshot this process derived from its own commit (see derive):
+	// parent's rows with delta applied, answered without I/O; nil parent
+	// once the snapshot is loaded.
+	parent  *snapshot
+	delta   *rowDelta
+	depth   int                     // derived snapshots between this one and its root
+	lazy    *snapshot               // reads of a derived snapshot through its version's indices
 	indices map[string]*index.Index // opened indices; nil entry: unusable
 	// rowsDecoded counts rows decoded from storage (full decode included):
 	// tests check that a point lookup does not decode the table.
@@ -132,10 +140,17 @@ func (s *snapshot) promote() bool {
 
 func newSnapshot(ds *dataset.Dataset) *snapshot { return &snapshot{ds: ds} }
 
-// loadedSnapshot is a snapshot whose rows are known (the rows a commit
-// just wrote).
+// loadedSnapshot is a snapshot whose rows are known (the rows a full
+// rewrite just wrote, in fragment order from the first row of the first
+// fragment).
 func loadedSnapshot(ds *dataset.Dataset, rows []catalog.Row) *snapshot {
 	s := &snapshot{ds: ds, rows: rows, loaded: true}
+	s.addrs = make([]uint64, 0, len(rows))
+	for _, f := range ds.Fragments() {
+		for off := uint64(0); off < f.PhysicalRows && len(s.addrs) < len(rows); off++ {
+			s.addrs = append(s.addrs, f.ID<<32|off)
+		}
+	}
 	s.indexRows()
 	return s
 }
@@ -149,25 +164,32 @@ func (s *snapshot) indexRows() {
 
 // all returns every row of the version, decoding them on first use.
 func (s *snapshot) all(ctx context.Context) ([]catalog.Row, map[string][]int, error) {
+	if s.derived() {
+		if err := s.materialize(ctx); err != nil { // takes s.mu itself
+			return nil, nil, err
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.loaded {
 		return s.rows, s.byID, nil
 	}
 	var rows []catalog.Row
-	err := s.ds.Scan(ctx, dataset.ScanOptions{}, func(rec arrow.RecordBatch) error {
+	var addrs []uint64
+	err := s.ds.Scan(ctx, dataset.ScanOptions{WithRowAddress: true}, func(rec arrow.RecordBatch) error {
 		rs, err := rowsOf(rec)
 		if err != nil {
 			return err
 		}
 		rows = append(rows, rs...)
-		return nil
+		addrs, err = appendRowAddresses(addrs, rec)
+		return err
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("read %s version %d: %w", catalog.ManifestDir, s.ds.Version(), err)
 	}
 	s.rowsDecoded.Add(int64(len(rows)))
-	s.rows, s.loaded = rows, true
+	s.rows, s.addrs, s.loaded = rows, addrs, true
 	s.indexRows()
 	return s.rows, s.byID, nil
 }
@@ -233,6 +255,9 @@ func (s *snapshot) Metadata() map[string]string {
 // Get looks object_id up in the BTREE (Eq), fetching only the matching
 // rows, or in memory when the version is decoded or has no usable index.
 func (s *snapshot) Get(ctx context.Context, objectID string) (catalog.Row, bool, error) {
+	if s.derived() {
+		return s.getDerived(ctx, objectID)
+	}
 	rows, byID, loaded := s.ifLoaded()
 	if !loaded && s.promote() {
 		var err error
@@ -283,7 +308,14 @@ func (s *snapshot) Get(ctx context.Context, objectID string) (catalog.Row, bool,
 // (their hits intersected). The rows come back in storage order, as a
 // full decode returns them, so a Limit cuts at the same rows.
 func (s *snapshot) Scan(ctx context.Context, f catalog.RowFilter) ([]catalog.Row, error) {
-	if rows, _, loaded := s.ifLoaded(); loaded || s.promote() {
+	if s.derived() {
+		if _, lazy := s.root(); lazy {
+			// Materializing would decode the whole root version: read this
+			// version through its own indices instead.
+			return s.direct().Scan(ctx, f)
+		}
+	}
+	if rows, _, loaded := s.ifLoaded(); loaded || s.derived() || s.promote() {
 		if !loaded {
 			var err error
 			if rows, _, err = s.all(ctx); err != nil {

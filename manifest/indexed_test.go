@@ -64,12 +64,17 @@ func seedRows(t *testing.T, mt *ManifestTable, buildIndices bool) uint64 {
 
 func newTable(t *testing.T, uri string) (*ManifestTable, storage.Store) {
 	t.Helper()
+	return newTableWith(t, uri, WriteOptions{})
+}
+
+func newTableWith(t *testing.T, uri string, opts WriteOptions) (*ManifestTable, storage.Store) {
+	t.Helper()
 	store, err := storage.Open(context.Background(), uri, storage.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	mt := NewManifestTable(store)
+	mt := NewManifestTableWith(store, opts)
 	if err := mt.Create(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -134,10 +139,11 @@ func checkManifestIndices(t *testing.T, ds *dataset.Dataset) {
 
 // TestCommitBuildsIndicesInSameVersion: with BuildIndices (the driver's
 // default) every rewrite commits the three indices over its own rows in the
-// same version; without it the version has none.
+// same version; without it the version has none. (AlwaysRewrite: the
+// incremental shape is tested in incremental_test.go.)
 func TestCommitBuildsIndicesInSameVersion(t *testing.T) {
 	ctx := context.Background()
-	mt, store := newTable(t, t.TempDir())
+	mt, store := newTableWith(t, t.TempDir(), WriteOptions{AlwaysRewrite: true})
 	v := seedRows(t, mt, true)
 	ds, err := dataset.Open(ctx, store, catalog.ManifestDir, dataset.OpenOptions{})
 	if err != nil {
@@ -252,9 +258,9 @@ func checkNoOrphans(t *testing.T, store storage.Store) {
 func TestLostCommitDeletesStagedIndexFiles(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	mt, store := newTable(t, dir)
+	mt, store := newTableWith(t, dir, WriteOptions{AlwaysRewrite: true})
 	base := seedRows(t, mt, true)
-	other, _ := newTable(t, dir)
+	other, _ := newTableWith(t, dir, WriteOptions{AlwaysRewrite: true})
 	if _, err := other.Commit(ctx, base, &catalog.ManifestChange{Deletes: []string{"ns1$t1"}, BuildIndices: true}); err != nil {
 		t.Fatal(err)
 	}

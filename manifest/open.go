@@ -15,6 +15,8 @@ type Options struct {
 	// DataStorageVersion is the Lance file version of tables created
 	// through the catalog ("" = 2.1, the peer's default).
 	DataStorageVersion string
+	// Write shapes the `__manifest` commits (incremental by default).
+	Write WriteOptions
 }
 
 // Catalog is an open Lance directory catalog and the store under it.
@@ -32,7 +34,7 @@ func OpenCatalog(ctx context.Context, uri string, opts Options) (*Catalog, error
 	}
 	co := opts.Catalog
 	co.Root = catalog.StoreDir(store)
-	co.Manifest = NewManifestTable(store)
+	co.Manifest = NewManifestTableWith(store, opts.Write)
 	ds := NewDatasets(store)
 	ds.DataStorageVersion = opts.DataStorageVersion
 	co.Datasets = ds

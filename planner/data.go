@@ -100,21 +100,27 @@ func (s *Session) openTableData(ctx context.Context, name sqlparse.Name) (catalo
 	if err != nil {
 		return nil, nil, err
 	}
+	ds, err := s.openTableID(ctx, id)
+	return id, ds, err
+}
+
+// openTableID opens the latest version of table id's dataset.
+func (s *Session) openTableID(ctx context.Context, id catalog.Ident) (*dataset.Dataset, error) {
 	if s.opts.Store == nil {
-		return nil, nil, errorf(catalog.CodeUnsupported, "not supported: reading or writing table data without the catalog's object store (planner.Options.Store)")
+		return nil, errorf(catalog.CodeUnsupported, "not supported: reading or writing table data without the catalog's object store (planner.Options.Store)")
 	}
 	h, err := s.cat.OpenTable(ctx, id, 0)
 	if errors.Is(err, catalog.ErrDatasetNotFound) {
-		return nil, nil, errorf(catalog.CodeInvalidTableState, "table %s is declared but has no data yet", displayName(id))
+		return nil, errorf(catalog.CodeInvalidTableState, "table %s is declared but has no data yet", displayName(id))
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	l, ok := h.(interface{ Lance() *dataset.Dataset })
 	if !ok {
-		return nil, nil, errorf(catalog.CodeUnsupported, "not supported: reading table data from a %T (the catalog's Datasets is not Lance-backed)", h)
+		return nil, errorf(catalog.CodeUnsupported, "not supported: reading table data from a %T (the catalog's Datasets is not Lance-backed)", h)
 	}
-	return id, l.Lance(), nil
+	return l.Lance(), nil
 }
 
 func (s *Session) planDataSelect(ctx context.Context, st *sqlparse.Select, name sqlparse.Name) (*dataPlan, error) {

@@ -139,10 +139,20 @@ func TestInsertErrors(t *testing.T) {
 	if got := f.rows(`SELECT COUNT(*) FROM t`); got[0][0] != int64(0) {
 		t.Fatalf("failed INSERTs wrote rows: %v", got)
 	}
-	// Inside a transaction INSERT is refused (it cannot join the catalog commit).
+	// Inside a transaction INSERT applies at once (ROLLBACK cannot undo it),
+	// except on a table the transaction creates, and in READ ONLY ones.
 	f.exec(`BEGIN`)
-	f.fails(`INSERT INTO t (id) VALUES (1)`, catalog.CodeInvalidInput, "INSERT cannot be part of a transaction")
+	f.exec(`INSERT INTO t (id) VALUES (1)`)
+	f.exec(`CREATE TABLE fresh (id INT)`)
+	f.fails(`INSERT INTO fresh (id) VALUES (1)`, catalog.CodeInvalidInput, "COMMIT first")
 	f.exec(`ROLLBACK`)
+	f.exec(`START TRANSACTION READ ONLY`)
+	f.fails(`INSERT INTO t (id) VALUES (2)`, catalog.CodeInvalidInput, "READ ONLY")
+	f.exec(`ROLLBACK`)
+	if got := f.rows(`SELECT id FROM t`); len(got) != 1 || got[0][0] != int64(1) {
+		t.Fatalf("INSERT in a rolled-back transaction: %v", got)
+	}
+	f.exec(`DELETE FROM t`)
 	// Declared tables have no data to append to.
 	f.exec(`CALL declare_table('decl')`)
 	f.fails(`INSERT INTO decl VALUES (1)`, catalog.CodeInvalidTableState, "declared")

@@ -3,6 +3,7 @@ package planner
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/lancecat/lancecat/catalog"
@@ -192,6 +193,7 @@ func (s *Session) createTable(ctx context.Context, st *sqlparse.CreateTable) (*R
 	}
 	var schema *arrow.Schema
 	var props map[string]string
+	var indexes []declaredIndex // CREATE TABLE's index clauses, built once the table exists
 	if len(st.Like) > 0 {
 		src, err := s.tableIdent(st.Like)
 		if err != nil {
@@ -213,6 +215,9 @@ func (s *Session) createTable(ctx context.Context, st *sqlparse.CreateTable) (*R
 		if schema, err = schemaFor(st); err != nil {
 			return nil, err
 		}
+		if schema, indexes, err = resolveIndexes(st, schema); err != nil {
+			return nil, err
+		}
 		props = map[string]string{}
 		if st.Comment != nil {
 			props[CommentKey] = *st.Comment
@@ -230,14 +235,20 @@ func (s *Session) createTable(ctx context.Context, st *sqlparse.CreateTable) (*R
 		s.tx.batch.CreateTable(id, schema, opts)
 		s.tx.createdTables[id.ObjectID()] = true
 		delete(s.tx.droppedTables, id.ObjectID())
+		if len(indexes) > 0 {
+			s.tx.indexes = append(s.tx.indexes, pendingIndexes{id: id, defs: indexes})
+		}
 		return okResult(0), nil
 	}
 	_, err = s.cat.CreateTable(ctx, id, schema, opts)
 	if err != nil && st.IfNotExists && errors.Is(err, catalog.ErrTableAlreadyExists) {
-		err = nil
+		return okResult(0), nil
 	}
 	if err != nil {
 		return nil, err
+	}
+	if err := s.buildDeclaredIndexes(ctx, id, indexes); err != nil {
+		return nil, fmt.Errorf("table %s was created, but its indices were not: %w", displayName(id), err)
 	}
 	return okResult(0), nil
 }

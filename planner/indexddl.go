@@ -77,6 +77,11 @@ func (s *Session) createIndex(ctx context.Context, st *sqlparse.CreateIndex) (*R
 	if err := checkIndexable(kind, *field); err != nil {
 		return nil, err
 	}
+	if st.Unique {
+		if err := checkColumnUnique(ctx, ds, *field, st.Name); err != nil {
+			return nil, err
+		}
+	}
 	// The index directory is named first, so a failed build or commit can
 	// remove what it wrote.
 	dirID := uuid.NewString()
@@ -88,9 +93,16 @@ func (s *Session) createIndex(ctx context.Context, st *sqlparse.CreateIndex) (*R
 		cleanup()
 		return nil, indexError(id, st.Name, err)
 	}
-	if _, err := ds.CommitIndices(ctx, []*dataset.IndexMetadata{meta}, nil); err != nil {
+	ds, err = ds.CommitIndices(ctx, []*dataset.IndexMetadata{meta}, nil)
+	if err != nil {
 		cleanup()
 		return nil, indexError(id, st.Name, err)
+	}
+	if st.Unique {
+		// After the index commit: a failure here leaves an ordinary index.
+		if err := markUnique(ctx, id, ds, field.Name, st.Name); err != nil {
+			return nil, err
+		}
 	}
 	return okResult(0), nil
 }
@@ -152,8 +164,17 @@ func (s *Session) dropIndex(ctx context.Context, st *sqlparse.DropIndex) (*Resul
 		}
 		return nil, errorf(catalog.CodeTableIndexNotFound, "table %s has no index named %s", displayName(id), sqlparse.QuoteIdent(st.Name))
 	}
-	if _, err := ds.CommitIndices(ctx, nil, removed); err != nil {
+	ds, err = ds.CommitIndices(ctx, nil, removed)
+	if err != nil {
 		return nil, indexError(id, st.Name, err)
+	}
+	// Dropping a UNIQUE index ends its enforcement.
+	for _, f := range ds.Schema().Fields {
+		if f.Metadata[UniqueKey] == st.Name {
+			if _, err := ds.UpdateFieldMetadata(ctx, f.ID, nil, []string{UniqueKey}); err != nil {
+				return nil, fmt.Errorf("drop UNIQUE from %s: %w", sqlparse.QuoteIdent(f.Name), err)
+			}
+		}
 	}
 	return okResult(0), nil
 }
@@ -175,10 +196,16 @@ func (s *Session) lanceIndexRows(ctx context.Context, id catalog.Ident, d catalo
 	for _, info := range index.Describe(ds) {
 		for i, c := range info.Columns {
 			null := ""
-			if f := ds.Schema().Field(c); f != nil && f.Nullable {
-				null = "YES"
+			nonUnique := int64(1)
+			if f := ds.Schema().Field(c); f != nil {
+				if f.Nullable {
+					null = "YES"
+				}
+				if f.Metadata[UniqueKey] == info.Name {
+					nonUnique = 0
+				}
 			}
-			rows = append(rows, []any{id.Name(), int64(1), info.Name, int64(i + 1), c, null, info.Kind.String(),
+			rows = append(rows, []any{id.Name(), nonUnique, info.Name, int64(i + 1), c, null, info.Kind.String(),
 				fmt.Sprintf("Lance scalar index (%d segment(s))", len(info.Segments)), fragList(info.Covered), fragList(info.Uncovered)})
 		}
 	}

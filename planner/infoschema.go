@@ -79,6 +79,7 @@ var infoViews = map[string]*infoView{
 			vcol(varchar("DATA_TYPE"), describeFull),
 			vcol(varchar("COLUMN_TYPE"), describeFull),
 			vcol(varchar("COLUMN_KEY"), describeFull),
+			vcol(varchar("EXTRA"), describeFull),
 			vcol(varchar("COLUMN_COMMENT"), describeFull),
 			vcol(varchar("ARROW_TYPE"), describeFull),
 			vcol(varcharNull("FIELD_METADATA"), describeFull),
@@ -673,13 +674,11 @@ func (p *selectPlan) scan(ctx context.Context, s *Session) ([][]any, error) {
 				continue
 			}
 			for i, f := range d.Schema.Fields() {
-				key := ""
-				if _, ok := primaryKeyPosition(f); ok {
-					key = "PRI"
-				}
+				// COLUMN_KEY says PRI and UNI (from the schema); MUL would
+				// need every table's index list, which this view does not read.
 				comment, _ := fieldMeta(f, CommentKey)
-				rows = append(rows, []any{"def", schema, id.Name(), f.Name, int64(i + 1), nil, yesNo(f.Nullable),
-					dataTypeName(f), SQLType(f), key, comment, f.Type.String(), fieldMetadataJSON(f)})
+				rows = append(rows, []any{"def", schema, id.Name(), f.Name, int64(i + 1), defaultText(f), yesNo(f.Nullable),
+					dataTypeName(f), SQLType(f), columnKey(f, nil), extraText(f), comment, f.Type.String(), fieldMetadataJSON(f)})
 			}
 		}
 	}

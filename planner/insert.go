@@ -3,6 +3,7 @@ package planner
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -23,8 +24,10 @@ import (
 // INSERT INTO [ns.]table [(col, ...)] VALUES (literal, ...), (...)
 //
 // appends the rows as one new fragment through dataset.Append (one Lance
-// commit on the table's dataset). Columns left out of the column list are
-// NULL (an error for a NOT NULL column). Values are literals (placeholders
+// commit on the table's dataset). Columns left out of the column list, or
+// given as DEFAULT, take the column's DEFAULT, or NULL (an error for a NOT
+// NULL column); AUTO_INCREMENT columns get fresh values (see autoinc.go) and
+// UNIQUE columns are checked (unique.go). Values are literals (placeholders
 // are bound as literals by the driver), optionally signed, converted to the
 // column's Arrow type; a value that does not fit is an error naming the
 // column and row, and nothing is written:
@@ -95,6 +98,10 @@ func (s *Session) insert(ctx context.Context, n *sqlparse.Insert) (*Result, erro
 	}
 	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
 	defer b.Release()
+	fill, err := newInsertFill(schema)
+	if err != nil {
+		return nil, err
+	}
 	for r, list := range n.Rows {
 		if len(list) != len(targets) {
 			return nil, errorf(catalog.CodeInvalidInput, "row %d has %d values for %d columns", r+1, len(list), len(targets))
@@ -105,17 +112,19 @@ func (s *Session) insert(ctx context.Context, n *sqlparse.Insert) (*Result, erro
 		}
 		for i, f := range schema.Fields() {
 			var v any
-			if e := given[i]; e != nil {
-				if _, isDefault := e.(*sqlparse.Default); !isDefault {
-					if v, err = insertLiteral(e); err != nil {
-						return nil, errorf(catalog.CodeInvalidInput, "row %d, column %s: %v", r+1, sqlparse.QuoteIdent(f.Name), err)
-					}
+			e := given[i]
+			_, isDefault := e.(*sqlparse.Default)
+			if e != nil && !isDefault {
+				if v, err = insertLiteral(e); err != nil {
+					return nil, errorf(catalog.CodeInvalidInput, "row %d, column %s: %v", r+1, sqlparse.QuoteIdent(f.Name), err)
 				}
 			}
-			if v == nil && !f.Nullable {
-				return nil, errorf(catalog.CodeInvalidInput, "row %d: column %s is NOT NULL and has no value", r+1, sqlparse.QuoteIdent(f.Name))
-			}
-			if err := appendValue(b.Field(i), f, v); err != nil {
+			// Omitted columns and DEFAULT take the column's DEFAULT (NULL
+			// without one); the AUTO_INCREMENT column is filled below.
+			if _, err := fill.appendColumn(b.Field(i), f, i, e != nil && !isDefault, v); err != nil {
+				if errors.Is(err, errNoValue) {
+					return nil, errorf(catalog.CodeInvalidInput, "row %d: column %s is NOT NULL and has no value", r+1, sqlparse.QuoteIdent(f.Name))
+				}
 				return nil, errorf(catalog.CodeInvalidInput, "row %d, column %s (%s): %v", r+1, sqlparse.QuoteIdent(f.Name), SQLType(f), err)
 			}
 		}
@@ -123,12 +132,7 @@ func (s *Session) insert(ctx context.Context, n *sqlparse.Insert) (*Result, erro
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	if _, err := ds.Append(ctx, []arrow.RecordBatch{rec}); err != nil {
-		return nil, fmt.Errorf("insert into %s: %w", displayName(id), err)
-	}
-	return okResult(int64(len(n.Rows))), nil
+	return s.appendRows(ctx, id, ds, schema, b, fill, int64(len(n.Rows)))
 }
 
 // insertLiteral reads a value of VALUES: nil, int64, uint64, float64,

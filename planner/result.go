@@ -69,6 +69,9 @@ type Result struct {
 	// for a streamed result until Collect.
 	Rows         [][]any
 	RowsAffected int64
+	// LastInsertID is the first AUTO_INCREMENT value an INSERT assigned (0:
+	// none), as MySQL's LAST_INSERT_ID().
+	LastInsertID int64
 	// stream is the cursor of a streamed result (nil: materialized).
 	stream RowCursor
 }

@@ -51,6 +51,7 @@ type Session struct {
 	defaultNS catalog.Ident
 	ns        catalog.Ident
 	tx        *txState
+	vars      map[string]string // session variables set by SET (variables.go)
 }
 
 // txState is an open transaction: the catalog changes collected so far, to
@@ -62,6 +63,15 @@ type txState struct {
 	// the IF [NOT] EXISTS checks of later statements of the transaction.
 	createdNS, droppedNS         map[string]bool
 	createdTables, droppedTables map[string]bool
+	// indexes are CREATE TABLE's index clauses, built after the commit.
+	indexes []pendingIndexes
+}
+
+// pendingIndexes are the declared indices of a table created in a
+// transaction.
+type pendingIndexes struct {
+	id   catalog.Ident
+	defs []declaredIndex
 }
 
 // NewSession starts a session on cat.
@@ -99,6 +109,7 @@ func (s *Session) Reset() {
 		s.tx = nil
 	}
 	s.ns = append(catalog.Ident{}, s.defaultNS...)
+	s.vars = nil
 }
 
 // Begin opens a transaction. Catalog changes made until Commit are applied
@@ -128,7 +139,20 @@ func (s *Session) Commit(ctx context.Context) error {
 	if t.batch.Len() == 0 {
 		return nil
 	}
-	return t.batch.Commit(ctx)
+	if err := t.batch.Commit(ctx); err != nil {
+		return err
+	}
+	// The tables exist now: build the indices their CREATE TABLE declared
+	// (a Lance index is a commit of the table's dataset, not of `__manifest`).
+	for _, p := range t.indexes {
+		if exists, _ := s.tableExists(ctx, p.id); !exists {
+			continue
+		}
+		if err := s.buildDeclaredIndexes(ctx, p.id, p.defs); err != nil {
+			return fmt.Errorf("the transaction was committed, but the indices of table %s were not built: %w", displayName(p.id), err)
+		}
+	}
+	return nil
 }
 
 // Rollback discards the open transaction (a no-op without one).
@@ -144,10 +168,11 @@ func (s *Session) Rollback() error {
 type txMode int
 
 const (
-	txRead    txMode = iota // reads only: allowed anywhere
-	txJoin                  // a catalog change that joins the transaction's batch
-	txRefuse                // a change that cannot be part of an atomic catalog commit
-	txControl               // BEGIN, COMMIT, ROLLBACK
+	txRead      txMode = iota // reads only: allowed anywhere
+	txJoin                    // a catalog change that joins the transaction's batch
+	txRefuse                  // a change that cannot be part of an atomic catalog commit
+	txImmediate               // a row change: applied at once, also inside a transaction (see Exec)
+	txControl                 // BEGIN, COMMIT, ROLLBACK
 )
 
 // StatementKind names a statement for messages: "CREATE TABLE", "SHOW TABLES".
@@ -195,10 +220,18 @@ func StatementKind(st sqlparse.Statement) string {
 		return "COMMIT"
 	case *sqlparse.Rollback:
 		return "ROLLBACK"
+	case *sqlparse.Set:
+		return "SET"
+	case *sqlparse.ShowVariables:
+		return "SHOW VARIABLES"
 	case *sqlparse.Select:
 		return "SELECT"
 	case *sqlparse.Insert:
 		return "INSERT"
+	case *sqlparse.Delete:
+		return "DELETE"
+	case *sqlparse.Update:
+		return "UPDATE"
 	case *sqlparse.Explain:
 		return "EXPLAIN"
 	case *sqlparse.Unsupported:
@@ -224,8 +257,8 @@ func modeOf(st sqlparse.Statement) txMode {
 		return txRead // unknown procedures fail as unsupported anyway
 	case *sqlparse.Begin, *sqlparse.Commit, *sqlparse.Rollback:
 		return txControl
-	case *sqlparse.Insert:
-		return txRefuse // appends commit to the table dataset, not to `__manifest`
+	case *sqlparse.Insert, *sqlparse.Delete, *sqlparse.Update:
+		return txImmediate // row changes commit to the table dataset, not to `__manifest`
 	}
 	return txRead
 }
@@ -233,12 +266,22 @@ func modeOf(st sqlparse.Statement) txMode {
 // IsWrite reports whether the statement changes the catalog.
 func IsWrite(st sqlparse.Statement) bool {
 	m := modeOf(st)
-	return m == txJoin || m == txRefuse
+	return m == txJoin || m == txRefuse || m == txImmediate
 }
 
 // Exec runs one statement. Inside a transaction, catalog changes are
 // collected and applied by COMMIT (errors they would raise are raised
 // there); statements that cannot join an atomic catalog commit are refused.
+//
+// INSERT, UPDATE and DELETE inside a transaction are applied at once, each
+// as its own Lance commit of the table's dataset, as MySQL does for a
+// non-transactional table engine (MyISAM): Lance cannot commit several
+// datasets and `__manifest` atomically, and clients that wrap every write in
+// BEGIN ... COMMIT (GORM's default transaction, goose's migrations) need
+// their rows written and their ids back. ROLLBACK does not undo them. They
+// are refused on a table the open transaction creates, drops or renames
+// (it does not exist yet for them: COMMIT first) and in a READ ONLY
+// transaction.
 func (s *Session) Exec(ctx context.Context, st sqlparse.Statement) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -251,6 +294,13 @@ func (s *Session) Exec(ctx context.Context, st sqlparse.Statement) (*Result, err
 		case txJoin:
 			if s.tx.readOnly {
 				return nil, errorf(catalog.CodeInvalidInput, "%s is not allowed in a READ ONLY transaction", StatementKind(st))
+			}
+		case txImmediate:
+			if s.tx.readOnly {
+				return nil, errorf(catalog.CodeInvalidInput, "%s is not allowed in a READ ONLY transaction", StatementKind(st))
+			}
+			if err := s.checkRowChangeInTx(st); err != nil {
+				return nil, err
 			}
 		}
 	}
@@ -300,6 +350,10 @@ func (s *Session) Exec(ctx context.Context, st sqlparse.Statement) (*Result, err
 		return s.dropIndex(ctx, n)
 	case *sqlparse.Call:
 		return s.call(ctx, n)
+	case *sqlparse.Set:
+		return s.set(ctx, n)
+	case *sqlparse.ShowVariables:
+		return s.showVariables(ctx, n)
 	case *sqlparse.Select:
 		p, err := s.planQuery(ctx, n)
 		if err != nil {
@@ -310,6 +364,10 @@ func (s *Session) Exec(ctx context.Context, st sqlparse.Statement) (*Result, err
 		return s.explain(ctx, n)
 	case *sqlparse.Insert:
 		return s.insert(ctx, n)
+	case *sqlparse.Delete:
+		return s.deleteRows(ctx, n)
+	case *sqlparse.Update:
+		return s.updateRows(ctx, n)
 	case *sqlparse.Unsupported:
 		return nil, errorf(catalog.CodeUnsupported, "not supported: %s", n.Kind)
 	}
@@ -331,3 +389,27 @@ func (s *Session) tableIdent(n sqlparse.Name) (catalog.Ident, error) {
 // namespaceIdent resolves a namespace name: always the full path from the
 // root (as database names in MySQL).
 func namespaceIdent(n sqlparse.Name) catalog.Ident { return append(catalog.Ident{}, n...) }
+
+// checkRowChangeInTx refuses a row change on a table the open transaction
+// creates, drops or renames.
+func (s *Session) checkRowChangeInTx(st sqlparse.Statement) error {
+	var name sqlparse.Name
+	switch n := st.(type) {
+	case *sqlparse.Insert:
+		name = n.Table
+	case *sqlparse.Delete:
+		name = n.Table
+	case *sqlparse.Update:
+		name = n.Table
+	}
+	id, err := s.tableIdent(name)
+	if err != nil {
+		return err
+	}
+	oid := id.ObjectID()
+	if s.tx.createdTables[oid] || s.tx.droppedTables[oid] {
+		return errorf(catalog.CodeInvalidInput,
+			"%s on table %s, which this transaction creates, drops or renames: COMMIT first (row changes are applied at once, catalog changes at COMMIT)", StatementKind(st), displayName(id))
+	}
+	return nil
+}

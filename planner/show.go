@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/lancecat/lancecat/catalog"
+	"github.com/lancecat/lancecat/lance/index"
 	lanceschema "github.com/lancecat/lancecat/lance/schema"
 	"github.com/lancecat/lancecat/sqlparse"
 )
@@ -192,6 +193,10 @@ func (s *Session) showColumns(ctx context.Context, st *sqlparse.ShowColumns) (*R
 	if err != nil {
 		return nil, err
 	}
+	indexed, err := s.indexedColumns(ctx, d)
+	if err != nil {
+		return nil, err
+	}
 	cols := []Column{varchar("Field"), varchar("Type"), varchar("Null"), varchar("Key"), varcharNull("Default"), varchar("Extra")}
 	if st.Full {
 		cols = append(cols, varchar("Comment"))
@@ -199,11 +204,7 @@ func (s *Session) showColumns(ctx context.Context, st *sqlparse.ShowColumns) (*R
 	var rows [][]any
 	if d.Schema != nil {
 		for _, f := range d.Schema.Fields() {
-			key := ""
-			if _, ok := primaryKeyPosition(f); ok {
-				key = "PRI"
-			}
-			row := []any{f.Name, SQLType(f), yesNo(f.Nullable), key, nil, ""}
+			row := []any{f.Name, SQLType(f), yesNo(f.Nullable), columnKey(f, indexed), defaultText(f), extraText(f)}
 			if st.Full {
 				c, _ := fieldMeta(f, CommentKey)
 				row = append(row, c)
@@ -225,6 +226,9 @@ var knownFieldMeta = map[string]bool{
 	lanceschema.PrimaryKeyKey:             true,
 	lanceschema.ArrowExtensionNameKey:     true,
 	lanceschema.ArrowExtensionMetadataKey: true,
+	AutoIncrementKey:                      true,
+	DefaultKey:                            true,
+	UniqueKey:                             true,
 }
 
 // CreateTableSQL renders a CREATE TABLE statement for a table. Types SQL
@@ -232,6 +236,12 @@ var knownFieldMeta = map[string]bool{
 // documents the schema faithfully but does not run). Field metadata and
 // table properties that have no SQL clause are printed in comments.
 func CreateTableSQL(id catalog.Ident, d catalog.TableDescription) string {
+	return createTableSQL(id, d, nil)
+}
+
+// createTableSQL is CreateTableSQL with the table's Lance indices rendered
+// as KEY / UNIQUE KEY clauses.
+func createTableSQL(id catalog.Ident, d catalog.TableDescription, indices []index.Info) string {
 	var b strings.Builder
 	if d.DeclaredOnly || d.Schema == nil {
 		b.WriteString("-- table " + displayName(id) + " is declared: it has no data and no schema yet\n")
@@ -241,10 +251,17 @@ func CreateTableSQL(id catalog.Ident, d catalog.TableDescription) string {
 	b.WriteString("CREATE TABLE " + displayName(id) + " (\n")
 	fields := d.Schema.Fields()
 	pk := primaryKeyOf(d.Schema)
+	keys := indexClauses(d.Schema, indices)
 	for i, f := range fields {
 		b.WriteString("  " + sqlparse.QuoteIdent(f.Name) + " " + SQLType(f))
 		if !f.Nullable {
 			b.WriteString(" NOT NULL")
+		}
+		if isAutoIncrement(f) {
+			b.WriteString(" AUTO_INCREMENT")
+		}
+		if text, ok := fieldMeta(f, DefaultKey); ok {
+			b.WriteString(" DEFAULT " + text)
 		}
 		if c, ok := fieldMeta(f, CommentKey); ok {
 			b.WriteString(" COMMENT " + quoteString(c))
@@ -252,7 +269,7 @@ func CreateTableSQL(id catalog.Ident, d catalog.TableDescription) string {
 		if extra := otherMeta(f); extra != "" {
 			b.WriteString(" /* metadata: " + extra + " */")
 		}
-		if i < len(fields)-1 || len(pk) > 0 {
+		if i < len(fields)-1 || len(pk) > 0 || len(keys) > 0 {
 			b.WriteString(",")
 		}
 		b.WriteString("\n")
@@ -262,7 +279,18 @@ func CreateTableSQL(id catalog.Ident, d catalog.TableDescription) string {
 		for i, n := range pk {
 			quoted[i] = sqlparse.QuoteIdent(n)
 		}
-		b.WriteString("  PRIMARY KEY (" + strings.Join(quoted, ", ") + ")\n")
+		b.WriteString("  PRIMARY KEY (" + strings.Join(quoted, ", ") + ")")
+		if len(keys) > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("\n")
+	}
+	for i, k := range keys {
+		b.WriteString("  " + k)
+		if i < len(keys)-1 {
+			b.WriteString(",")
+		}
+		b.WriteString("\n")
 	}
 	b.WriteString(")")
 	if c, ok := d.Properties[CommentKey]; ok {
@@ -307,8 +335,12 @@ func (s *Session) showCreateTable(ctx context.Context, st *sqlparse.ShowCreateTa
 	if err != nil {
 		return nil, err
 	}
+	indices, err := s.tableIndices(ctx, d)
+	if err != nil {
+		return nil, err
+	}
 	cols := []Column{varchar("Table"), varchar("Create Table")}
-	return rowsResult(cols, [][]any{{id.Name(), CreateTableSQL(id, d)}}), nil
+	return rowsResult(cols, [][]any{{id.Name(), createTableSQL(id, d, indices)}}), nil
 }
 
 // CreateSchemaSQL renders a CREATE SCHEMA statement for a namespace.

@@ -36,6 +36,13 @@ func fieldForColumn(cd sqlparse.ColumnDef) (arrow.Field, error) {
 	if cd.Comment != nil {
 		md[CommentKey] = *cd.Comment
 	}
+	opts, err := columnOptionMeta(cd, arrow.Field{Name: cd.Name, Type: dt, Nullable: cd.Nullable, Metadata: metadataOf(md)})
+	if err != nil {
+		return arrow.Field{}, err
+	}
+	for k, v := range opts {
+		md[k] = v
+	}
 	f := arrow.Field{Name: cd.Name, Type: dt, Nullable: cd.Nullable}
 	if len(md) > 0 {
 		f.Metadata = metadataOf(md)

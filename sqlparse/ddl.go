@@ -234,6 +234,22 @@ func (c *converter) columnDef(def *ast.ColumnDef, span *colSpan) (ColumnDef, err
 		case ast.ColumnOptionPrimaryKey:
 			cd.PrimaryKey = true
 			cd.Nullable = false
+		case ast.ColumnOptionAutoIncrement:
+			if cd.Type.Kind != KindInt && cd.Type.Kind != KindUint {
+				return cd, c.sc.errAt(at, ErrSyntax, fmt.Sprintf("AUTO_INCREMENT column %s must have an integer type, not %s", cd.Name, cd.Type.SQL))
+			}
+			cd.AutoIncrement = true
+		case ast.ColumnOptionDefaultValue:
+			d, err := defaultOf(opt.Expr)
+			if err != nil {
+				return cd, c.notSupported(at, "DEFAULT of column %s: %v (a literal or CURRENT_TIMESTAMP)", cd.Name, err)
+			}
+			if d.CurrentTimestamp && cd.Type.Kind != KindDatetime && cd.Type.Kind != KindTimestamp {
+				return cd, c.sc.errAt(at, ErrSyntax, fmt.Sprintf("DEFAULT CURRENT_TIMESTAMP needs a DATETIME or TIMESTAMP column; %s is %s", cd.Name, cd.Type.SQL))
+			}
+			cd.Default = &d
+		case ast.ColumnOptionUniqKey:
+			cd.Unique = true
 		case ast.ColumnOptionComment:
 			v, err := literalValue(opt.Expr)
 			s, ok := v.(string)
@@ -248,6 +264,9 @@ func (c *converter) columnDef(def *ast.ColumnDef, span *colSpan) (ColumnDef, err
 			}
 			return cd, c.notSupported(at, "column %s for column %s", name, cd.Name)
 		}
+	}
+	if cd.AutoIncrement && cd.Default != nil {
+		return cd, c.sc.errAt(at, ErrSyntax, fmt.Sprintf("AUTO_INCREMENT column %s cannot have a DEFAULT", cd.Name))
 	}
 	if sawNull && (sawNotNull || cd.PrimaryKey) {
 		return cd, c.sc.errAt(at, ErrSyntax, fmt.Sprintf("column %s is declared both NULL and NOT NULL", cd.Name))
@@ -294,9 +313,8 @@ func (c *converter) columnType(ft *types.FieldType, span *colSpan, at int) (Colu
 	case mysql.TypeInt24, mysql.TypeLong:
 		return intType(arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Uint32)
 	case mysql.TypeLonglong:
-		if first == "SERIAL" {
-			return unsupported()
-		}
+		// SERIAL is BIGINT UNSIGNED NOT NULL AUTO_INCREMENT UNIQUE: TiDB sets the
+		// flag and adds the options.
 		return intType(arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Uint64)
 	case mysql.TypeFloat:
 		if unsigned {
@@ -425,9 +443,19 @@ func (c *converter) convertCreateTable(n *ast.CreateTableStmt) (Statement, error
 		}
 		st.Columns = append(st.Columns, cd)
 	}
+	for _, cd := range st.Columns {
+		if cd.Unique {
+			st.Indexes = append(st.Indexes, IndexDef{Name: cd.Name, Column: cd.Name, Unique: true})
+		}
+	}
 	for _, con := range n.Constraints {
 		if con.Tp != ast.ConstraintPrimaryKey {
-			return nil, c.notSupported(c.start(), "table constraint %s (only PRIMARY KEY)", constraintName(con.Tp))
+			def, err := c.indexConstraint(con, st.Columns)
+			if err != nil {
+				return nil, err
+			}
+			st.Indexes = append(st.Indexes, def)
+			continue
 		}
 		if st.PrimaryKey != nil {
 			return nil, c.sc.errAt(c.start(), ErrSyntax, "multiple primary keys defined")
@@ -541,6 +569,9 @@ func (c *converter) convertAlterTable(n *ast.AlterTableStmt) (Statement, error) 
 				}
 				if cd.PrimaryKey {
 					return nil, c.notSupported(cd.Pos.Offset, "adding a PRIMARY KEY column")
+				}
+				if cd.AutoIncrement || cd.Unique {
+					return nil, c.notSupported(cd.Pos.Offset, "adding an AUTO_INCREMENT or UNIQUE column (existing rows have no values for it)")
 				}
 				st.Actions = append(st.Actions, &AddColumn{IfNotExists: sp.IfNotExists, Column: cd})
 			}

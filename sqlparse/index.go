@@ -5,9 +5,11 @@ import "strings"
 // CreateIndex is CREATE INDEX [IF NOT EXISTS] name [USING kind] ON table (column) [USING kind]:
 // a Lance scalar index on one column of a table. Using is the index type as written, upper-cased
 // ("BTREE", "BITMAP", "LABEL_LIST", ...), or "" when the statement names none; the planner
-// decides which types exist. UNIQUE, FULLTEXT and SPATIAL indexes are refused by the parser.
+// decides which types exist. CREATE UNIQUE INDEX sets Unique (the planner enforces it on its own
+// writes); FULLTEXT and SPATIAL indexes are refused by the parser.
 type CreateIndex struct {
 	stmtBase
+	Unique      bool
 	IfNotExists bool
 	Name        string
 	Table       Name
@@ -48,11 +50,11 @@ func (p *ownParser) parseUsingKind() (string, error) {
 
 // parseCreateIndex parses what follows CREATE [UNIQUE|FULLTEXT|SPATIAL] INDEX.
 func (p *ownParser) parseCreateIndex(modifier string) (Statement, error) {
-	if modifier != "" {
+	if modifier != "" && modifier != "UNIQUE" {
 		return nil, p.errAt(p.toks[0].start, ErrNotSupported,
-			"not supported: CREATE %s INDEX (Lance scalar indices are BTREE, BITMAP or LABEL_LIST and enforce nothing)", modifier)
+			"not supported: CREATE %s INDEX (Lance scalar indices are BTREE, BITMAP or LABEL_LIST)", modifier)
 	}
-	st := &CreateIndex{stmtBase: p.base}
+	st := &CreateIndex{stmtBase: p.base, Unique: modifier == "UNIQUE"}
 	st.IfNotExists = p.accept("IF", "NOT", "EXISTS")
 	var err error
 	if st.Name, err = p.parseIndexName(); err != nil {

@@ -38,7 +38,6 @@ func TestParseIndexErrors(t *testing.T) {
 		column   int
 		contains string
 	}{
-		{"CREATE UNIQUE INDEX i ON t (c)", ErrNotSupported, 1, "CREATE UNIQUE INDEX"},
 		{"CREATE FULLTEXT INDEX i ON t (c)", ErrNotSupported, 1, "CREATE FULLTEXT INDEX"},
 		{"CREATE INDEX i ON t (a, b)", ErrNotSupported, 23, "several columns"},
 		{"CREATE INDEX i ON t (a(10))", ErrNotSupported, 23, "prefix lengths"},

@@ -365,6 +365,13 @@ func (p *ownParser) parseShow() (Statement, bool, error) {
 	case t.is("INDEX") || t.is("INDEXES") || t.is("KEYS"):
 		p.i++
 		st, err = p.parseShowIndex()
+	case t.is("VARIABLES") || ((t.is("SESSION") || t.is("GLOBAL") || t.is("LOCAL")) && p.peekAt(1).is("VARIABLES")):
+		global := t.is("GLOBAL")
+		if !t.is("VARIABLES") {
+			p.i++
+		}
+		p.i++
+		st, err = p.parseShowVariables(global)
 	case t.is("CREATE") && p.peekAt(1).is("TABLE"):
 		p.i += 2
 		var name Name

@@ -5,7 +5,8 @@ import "github.com/apache/arrow-go/v18/arrow"
 // Statement is one parsed SQL statement. Concrete types: *Use, *CreateSchema, *DropSchema,
 // *AlterSchema, *CreateTable, *DropTable, *RenameTable, *AlterTable, *ShowSchemas, *ShowTables,
 // *ShowCreateTable, *ShowCreateSchema, *ShowColumns, *ShowTableStatus, *ShowIndex, *CreateIndex,
-// *DropIndex, *Call, *Begin, *Commit, *Rollback, *Select, *Insert, *Explain, *Unsupported.
+// *DropIndex, *Call, *Begin, *Commit, *Rollback, *Set, *ShowVariables, *Select, *Insert, *Delete, *Update, *Explain,
+// *Unsupported.
 type Statement interface {
 	// Position is where the statement starts in the original script.
 	Position() Pos
@@ -109,6 +110,14 @@ type ColumnDef struct {
 	Comment    *string // nil when no COMMENT
 	PrimaryKey bool    // column-level PRIMARY KEY
 	Pos        Pos     // position of the column name
+	// AutoIncrement is AUTO_INCREMENT (also implied by the SERIAL type): the
+	// planner assigns the values on INSERT.
+	AutoIncrement bool
+	// Default is the DEFAULT clause; nil when there is none.
+	Default *ColumnDefault
+	// Unique is the column's own UNIQUE [KEY] (also implied by SERIAL).
+	// CREATE TABLE also lists it in Indexes.
+	Unique bool
 }
 
 // CreateTable is CREATE TABLE [IF NOT EXISTS] name (columns..., [PRIMARY KEY (cols)]) [COMMENT
@@ -121,8 +130,11 @@ type CreateTable struct {
 	// PrimaryKey lists the primary key columns in key order, whether declared on a column or as a
 	// table constraint; nil when there is none.
 	PrimaryKey []string
-	Comment    *string
-	Like       Name
+	// Indexes are the KEY / INDEX / UNIQUE clauses and the columns' own
+	// UNIQUE options, in source order.
+	Indexes []IndexDef
+	Comment *string
+	Like    Name
 }
 
 // DropTable is DROP TABLE [IF EXISTS] t1, t2, ...

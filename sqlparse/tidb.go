@@ -289,6 +289,12 @@ func (c *converter) convert(node ast.StmtNode) (Statement, error) {
 		return c.convertAlterTable(n)
 	case *ast.CallStmt:
 		return c.convertCall(n)
+	case *ast.SetStmt:
+		return c.convertSet(n)
+	case *ast.DeleteStmt:
+		return c.deleteStmt(n)
+	case *ast.UpdateStmt:
+		return c.updateStmt(n)
 	case *ast.BeginStmt:
 		if n.Mode != "" || n.CausalConsistencyOnly || n.AsOf != nil {
 			return nil, c.notSupported(c.start(), "transaction options of %s", statementKind(c.toks))

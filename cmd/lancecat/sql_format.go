@@ -71,12 +71,24 @@ func (f *jsonlFormatter) row(vals []any) error {
 		}
 		b = appendJSONString(b, c.name)
 		b = append(b, ':')
+		if s, ok := vals[i].(string); ok && nestedDBTypes[c.dbType] && json.Valid([]byte(s)) {
+			// The driver returns nested values as JSON text: nest it.
+			b = append(b, s...)
+			continue
+		}
 		b = appendJSON(b, vals[i], c.dbType)
 	}
 	b = append(b, '}', '\n')
 	f.buf = b
 	_, err := f.w.Write(b)
 	return err
+}
+
+// nestedDBTypes are the column types whose values the driver returns as
+// JSON text (planner/values.go): JSON Lines nests them, as `dataset cat`
+// does; csv and table keep the text.
+var nestedDBTypes = map[string]bool{
+	"VECTOR": true, "LIST": true, "LARGE_LIST": true, "FIXED_SIZE_LIST": true, "STRUCT": true, "MAP": true, "JSON": true,
 }
 
 func appendJSONString(dst []byte, s string) []byte {

@@ -420,3 +420,21 @@ INSERT INTO a.t VALUES
 		}
 	}
 }
+
+// TestJSONLNestsNestedValues: --format jsonl nests vector values (JSON text
+// from the driver) instead of quoting them; csv keeps the text.
+func TestJSONLNestsNestedValues(t *testing.T) {
+	uri := t.TempDir()
+	script := "CREATE TABLE v (id INT, e VECTOR(2), s VARCHAR(5)); INSERT INTO v VALUES (1, '[0.5, 1]', '[1]'), (2, NULL, NULL); SELECT id, e, s FROM v ORDER BY id"
+	code, out, errs := runSQLCLI("", "--uri", uri, "--format", "jsonl", "-c", script)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if want := "{\"id\":1,\"e\":[0.5,1],\"s\":\"[1]\"}\n{\"id\":2,\"e\":null,\"s\":null}\n"; out != want {
+		t.Errorf("jsonl:\n%s\nwant\n%s", out, want)
+	}
+	code, out, errs = runSQLCLI("", "--uri", uri, "--format", "csv", "-c", "SELECT e FROM v WHERE id = 1")
+	if code != 0 || out != "e\n\"[0.5,1]\"\n" {
+		t.Errorf("csv (exit %d, %s):\n%s", code, errs, out)
+	}
+}

@@ -32,6 +32,13 @@ type commitRequest struct {
 	// staged are files written before the commit (data files); they are
 	// deleted when the commit does not land.
 	staged []string
+	// exact: never rebase (a concurrent commit is a conflict).
+	exact bool
+	// modified lists the existing fragments the operation modifies or
+	// removes: a concurrent commit that touched any of them conflicts even
+	// when its operation is compatible (Lance's rule for Update and
+	// Rewrite).
+	modified []uint64
 	// written are other files the caller wrote for this commit (index
 	// files of CreateIndex) that are synced with the staged ones but not
 	// deleted when the commit does not land.
@@ -41,7 +48,11 @@ type commitRequest struct {
 // rebaseCompatible lists, per operation, the operations a concurrent commit
 // may have done for ours to be rebuilt on top of it.
 var rebaseCompatible = map[string][]string{
-	"Append":       {"Append", "Delete", "CreateIndex", "UpdateConfig", "Rewrite", "ReserveFragments", "Update", "DataReplacement"},
+	"Append": {"Append", "Delete", "CreateIndex", "UpdateConfig", "Rewrite", "ReserveFragments", "Update", "DataReplacement"},
+	// Update and Rewrite: the fragment-touching operations only when they
+	// left commitRequest.modified alone (checked in rebaseTarget).
+	"Update":       {"Append", "CreateIndex", "UpdateConfig", "ReserveFragments", "Project", "Delete", "Update", "Rewrite", "DataReplacement"},
+	"Rewrite":      {"Append", "UpdateConfig", "ReserveFragments", "Delete", "Update", "Rewrite"},
 	"Delete":       {"Append", "Delete", "CreateIndex", "UpdateConfig"},
 	"UpdateConfig": {"Append", "Delete", "CreateIndex", "Rewrite", "ReserveFragments", "Update", "DataReplacement"},
 	"CreateIndex":  {"Append", "Delete", "UpdateConfig"},
@@ -130,11 +141,11 @@ func commit(ctx context.Context, store storage.Store, dir string, scheme NamingS
 			return nil, fmt.Errorf("%w: %w: %s (version 1 exists)", ErrAlreadyExists, ErrCommitConflict, store.Location(dir))
 		}
 		allowed := rebaseCompatible[req.op]
-		if allowed == nil || attempt >= maxCommitAttempts {
+		if req.exact || allowed == nil || attempt >= maxCommitAttempts {
 			cleanup()
 			return nil, fmt.Errorf("%w: version %d of %s was committed by another writer", ErrCommitConflict, next.Version, store.Location(dir))
 		}
-		newBase, err := rebaseTarget(ctx, store, dir, base, allowed)
+		newBase, err := rebaseTarget(ctx, store, dir, base, allowed, req.modified)
 		if err != nil {
 			cleanup()
 			return nil, err
@@ -174,8 +185,9 @@ func isOurs(ctx context.Context, store storage.Store, path, txUUID string) (bool
 }
 
 // rebaseTarget loads the latest version and checks that every commit after
-// base did an operation in allowed and kept the schema's fields.
-func rebaseTarget(ctx context.Context, store storage.Store, dir string, base *Manifest, allowed []string) (*Manifest, error) {
+// base did an operation in allowed, touched none of the modified fragments
+// and kept the schema's fields.
+func rebaseTarget(ctx context.Context, store storage.Store, dir string, base *Manifest, allowed []string, modified []uint64) (*Manifest, error) {
 	latest, err := Open(ctx, store, dir, OpenOptions{})
 	if err != nil {
 		return nil, err
@@ -199,6 +211,11 @@ func rebaseTarget(ctx context.Context, store storage.Store, dir string, base *Ma
 				op = tx.Operation
 			}
 			return nil, fmt.Errorf("%w: version %d of %s did a concurrent %s", ErrCommitConflict, v, store.Location(dir), op)
+		}
+		for _, id := range touchedFragments(tx) {
+			if slices.Contains(modified, id) {
+				return nil, fmt.Errorf("%w: version %d of %s did a concurrent %s of fragment %d", ErrCommitConflict, v, store.Location(dir), tx.Operation, id)
+			}
 		}
 	}
 	if !sameFields(base, latest.manifest) {

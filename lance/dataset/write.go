@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/google/uuid"
@@ -115,41 +114,6 @@ func checkSchema(s *lanceschema.Schema) error {
 		}
 	}
 	return nil
-}
-
-// Append adds records as new fragments. It rebases over concurrent commits
-// that do not conflict with an append.
-func (d *Dataset) Append(ctx context.Context, records []arrow.RecordBatch) (*Dataset, error) {
-	if err := d.manifest.checkWritable(); err != nil {
-		return nil, err
-	}
-	if err := checkWriteFormat(d.manifest.DataFormat.Version); err != nil {
-		return nil, err
-	}
-	frags, staged, err := writeFragments(ctx, d.store, d.dir, d.manifest.Schema, d.manifest.DataFormat.Version, records)
-	if err != nil {
-		return nil, err
-	}
-	if len(frags) == 0 {
-		return d, nil
-	}
-	req := commitRequest{op: "Append", staged: staged, build: func(ctx context.Context, base *Manifest, stage func(string)) (*Manifest, *tablepb.Transaction, error) {
-		next := nextFrom(base)
-		fresh := make([]*Fragment, len(frags))
-		for i, f := range frags {
-			fresh[i] = f.clone()
-		}
-		assignIDs(fresh, base.NextFragmentID())
-		next.Fragments = append(next.Fragments, fresh...)
-		ap := &tablepb.Transaction_Append{}
-		for _, f := range fresh {
-			pf := f.proto()
-			pf.Id = 0 // ids are assigned when the manifest is built
-			ap.Fragments = append(ap.Fragments, pf)
-		}
-		return next, &tablepb.Transaction{Operation: &tablepb.Transaction_Append_{Append: ap}}, nil
-	}}
-	return commit(ctx, d.store, d.dir, d.loc.Scheme, d.manifest, req)
 }
 
 // Overwrite replaces every row with records. A nil schema keeps the
@@ -393,78 +357,6 @@ func (d *Dataset) updateConfig(ctx context.Context, config, schemaMD, tableMD *m
 			TableMetadataUpdates:  tableMD.proto(),
 		}
 		return next, &tablepb.Transaction{Operation: &tablepb.Transaction_UpdateConfig_{UpdateConfig: uc}}, nil
-	}}
-	return commit(ctx, d.store, d.dir, d.loc.Scheme, d.manifest, req)
-}
-
-// Delete marks rows deleted by their row addresses (fragment id << 32 |
-// offset), writing new deletion files; a fragment left with no live rows is
-// removed. Deleting an already deleted row is not an error; an address
-// outside the dataset is. It rebases over concurrent appends and deletes.
-func (d *Dataset) Delete(ctx context.Context, rowAddresses []uint64) (*Dataset, error) {
-	if len(rowAddresses) == 0 {
-		return d, nil
-	}
-	byFrag := map[uint64]*roaring.Bitmap{}
-	for _, a := range rowAddresses {
-		id := a >> 32
-		bm := byFrag[id]
-		if bm == nil {
-			bm = roaring.New()
-			byFrag[id] = bm
-		}
-		bm.Add(uint32(a))
-	}
-	req := commitRequest{op: "Delete", build: func(ctx context.Context, base *Manifest, stage func(string)) (*Manifest, *tablepb.Transaction, error) {
-		next := nextFrom(base)
-		del := &tablepb.Transaction_Delete{}
-		var kept []*Fragment
-		found := 0
-		for _, f := range next.Fragments {
-			rows := byFrag[f.ID]
-			if rows == nil {
-				kept = append(kept, f)
-				continue
-			}
-			found++
-			if f.PhysicalRows == 0 || uint64(rows.Maximum()) >= f.PhysicalRows {
-				return nil, nil, invalidf("row address %d is outside fragment %d (%d rows)", f.ID<<32|uint64(rows.Maximum()), f.ID, f.PhysicalRows)
-			}
-			old, err := readDeletionVector(ctx, d.store, d.dir, f)
-			if err != nil {
-				return nil, nil, err
-			}
-			merged := roaring.Or(old, rows)
-			if merged.GetCardinality() == old.GetCardinality() {
-				kept = append(kept, f) // nothing new to delete here
-				continue
-			}
-			if merged.GetCardinality() >= f.PhysicalRows {
-				del.DeletedFragmentIds = append(del.DeletedFragmentIds, f.ID)
-				continue
-			}
-			typ, b, err := encodeDeletionVector(merged)
-			if err != nil {
-				return nil, nil, err
-			}
-			f.Deletion = &DeletionFile{Type: typ, ReadVersion: base.Version, ID: randomU64(), NumDeleted: merged.GetCardinality()}
-			p := deletionFilePath(d.dir, f.ID, f.Deletion)
-			if err := storage.PutDeferred(ctx, d.store, p, b); err != nil {
-				return nil, nil, fmt.Errorf("dataset: write deletion file: %w", err)
-			}
-			stage(p)
-			del.UpdatedFragments = append(del.UpdatedFragments, f.proto())
-			kept = append(kept, f)
-		}
-		if found != len(byFrag) {
-			for id := range byFrag {
-				if !slices.ContainsFunc(next.Fragments, func(f *Fragment) bool { return f.ID == id }) {
-					return nil, nil, invalidf("row address in fragment %d, which version %d does not have", id, base.Version)
-				}
-			}
-		}
-		next.Fragments = kept
-		return next, &tablepb.Transaction{Operation: &tablepb.Transaction_Delete_{Delete: del}}, nil
 	}}
 	return commit(ctx, d.store, d.dir, d.loc.Scheme, d.manifest, req)
 }

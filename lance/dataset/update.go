@@ -1,0 +1,314 @@
+package dataset
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/lancecat/lancecat/lance/internal/pb/tablepb"
+	"github.com/lancecat/lancecat/storage"
+)
+
+// RowChangeOptions configures Update and RewriteFragments.
+type RowChangeOptions struct {
+	// ExactBase commits on top of exactly this version: a concurrent commit
+	// of the next version is an ErrCommitConflict instead of a rebase. A
+	// caller whose change was decided by reading this version (a catalog
+	// checking that a name is free) needs it: Lance's rebase rules only
+	// protect the rows a commit touches, not what it read.
+	ExactBase bool
+}
+
+// Append adds records as new fragments. It rebases over concurrent commits
+// that do not conflict with an append.
+func (d *Dataset) Append(ctx context.Context, records []arrow.RecordBatch) (*Dataset, error) {
+	return d.Update(ctx, records, nil, RowChangeOptions{})
+}
+
+// Delete marks rows deleted by their row addresses (fragment id << 32 |
+// offset), writing new deletion files; a fragment left with no live rows is
+// removed. Deleting an already deleted row is not an error; an address
+// outside the dataset is. It rebases over concurrent appends and deletes.
+func (d *Dataset) Delete(ctx context.Context, rowAddresses []uint64) (*Dataset, error) {
+	return d.Update(ctx, nil, rowAddresses, RowChangeOptions{})
+}
+
+// Update appends records as new fragments and deletes the rows at
+// rowAddresses (new or extended deletion files; a fragment left without
+// live rows is removed) in one version. The transaction is the one Lance
+// records for that shape: Append when nothing is deleted, Delete when
+// nothing is added, otherwise Update {removed_fragment_ids,
+// updated_fragments, new_fragments} in REWRITE_ROWS mode. Indices are kept
+// as they are: their fragment bitmaps do not cover the new fragments
+// (readers scan those) and deleted rows are filtered by the deletion files;
+// an index left covering no fragment is dropped, as Lance does.
+//
+// Unless opts.ExactBase, it rebases on a concurrent commit as Lance's
+// conflict resolver allows: an Update over Append, CreateIndex,
+// UpdateConfig, ReserveFragments and Project, and over Update, Delete,
+// Rewrite and DataReplacement commits that touched none of the fragments it
+// modifies; anything else (Overwrite, Restore, Merge, a shared fragment) is
+// an ErrCommitConflict.
+func (d *Dataset) Update(ctx context.Context, records []arrow.RecordBatch, rowAddresses []uint64, opts RowChangeOptions) (*Dataset, error) {
+	if err := d.manifest.checkWritable(); err != nil {
+		return nil, err
+	}
+	byFrag := map[uint64]*roaring.Bitmap{}
+	for _, a := range rowAddresses {
+		id := a >> 32
+		bm := byFrag[id]
+		if bm == nil {
+			bm = roaring.New()
+			byFrag[id] = bm
+		}
+		bm.Add(uint32(a))
+	}
+	var frags []*Fragment
+	var staged []string
+	if len(records) > 0 {
+		if err := checkWriteFormat(d.manifest.DataFormat.Version); err != nil {
+			return nil, err
+		}
+		var err error
+		frags, staged, err = writeFragments(ctx, d.store, d.dir, d.manifest.Schema, d.manifest.DataFormat.Version, records)
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(frags) == 0 && len(byFrag) == 0 {
+		return d, nil
+	}
+	op := "Update"
+	switch {
+	case len(byFrag) == 0:
+		op = "Append"
+	case len(frags) == 0:
+		op = "Delete"
+	}
+	req := commitRequest{op: op, staged: staged, exact: opts.ExactBase, build: func(ctx context.Context, base *Manifest, stage func(string)) (*Manifest, *tablepb.Transaction, error) {
+		next := nextFrom(base)
+		var removed []uint64
+		var updated []*Fragment
+		kept := next.Fragments[:0:0]
+		found := 0
+		for _, f := range next.Fragments {
+			rows := byFrag[f.ID]
+			if rows == nil {
+				kept = append(kept, f)
+				continue
+			}
+			found++
+			if f.PhysicalRows == 0 || uint64(rows.Maximum()) >= f.PhysicalRows {
+				return nil, nil, invalidf("row address %d is outside fragment %d (%d rows)", f.ID<<32|uint64(rows.Maximum()), f.ID, f.PhysicalRows)
+			}
+			old, err := readDeletionVector(ctx, d.store, d.dir, f)
+			if err != nil {
+				return nil, nil, err
+			}
+			merged := roaring.Or(old, rows)
+			if merged.GetCardinality() == old.GetCardinality() {
+				kept = append(kept, f) // nothing new to delete here
+				continue
+			}
+			if merged.GetCardinality() >= f.PhysicalRows {
+				removed = append(removed, f.ID)
+				continue
+			}
+			typ, b, err := encodeDeletionVector(merged)
+			if err != nil {
+				return nil, nil, err
+			}
+			f.Deletion = &DeletionFile{Type: typ, ReadVersion: base.Version, ID: randomU64(), NumDeleted: merged.GetCardinality()}
+			p := deletionFilePath(d.dir, f.ID, f.Deletion)
+			if err := storage.PutDeferred(ctx, d.store, p, b); err != nil {
+				return nil, nil, fmt.Errorf("dataset: write deletion file: %w", err)
+			}
+			stage(p)
+			updated = append(updated, f)
+			kept = append(kept, f)
+		}
+		if found != len(byFrag) {
+			for id := range byFrag {
+				if !slices.ContainsFunc(next.Fragments, func(f *Fragment) bool { return f.ID == id }) {
+					return nil, nil, invalidf("row address in fragment %d, which version %d does not have", id, base.Version)
+				}
+			}
+		}
+		fresh := make([]*Fragment, len(frags))
+		for i, f := range frags {
+			fresh[i] = f.clone()
+		}
+		assignIDs(fresh, base.NextFragmentID())
+		next.Fragments = append(kept, fresh...)
+		if len(removed) > 0 {
+			next.Indices = indicesCoveringAny(next.Indices, next.Fragments)
+		}
+		var tx *tablepb.Transaction
+		switch op {
+		case "Append":
+			ap := &tablepb.Transaction_Append{}
+			for _, f := range fresh {
+				pf := f.proto()
+				pf.Id = 0 // ids are assigned when the manifest is built
+				ap.Fragments = append(ap.Fragments, pf)
+			}
+			tx = &tablepb.Transaction{Operation: &tablepb.Transaction_Append_{Append: ap}}
+		case "Delete":
+			del := &tablepb.Transaction_Delete{DeletedFragmentIds: removed}
+			for _, f := range updated {
+				del.UpdatedFragments = append(del.UpdatedFragments, f.proto())
+			}
+			tx = &tablepb.Transaction{Operation: &tablepb.Transaction_Delete_{Delete: del}}
+		default:
+			up := &tablepb.Transaction_Update{RemovedFragmentIds: removed, UpdateMode: tablepb.Transaction_REWRITE_ROWS}
+			for _, f := range updated {
+				up.UpdatedFragments = append(up.UpdatedFragments, f.proto())
+			}
+			for _, f := range fresh {
+				up.NewFragments = append(up.NewFragments, f.proto())
+			}
+			tx = &tablepb.Transaction{Operation: &tablepb.Transaction_Update_{Update: up}}
+		}
+		return next, tx, nil
+	}}
+	if op == "Update" {
+		// Lance rebases an Update only over commits that left the fragments
+		// it modifies alone (it would have to merge deletion vectors
+		// otherwise).
+		for id := range byFrag {
+			req.modified = append(req.modified, id)
+		}
+	}
+	return commit(ctx, d.store, d.dir, d.loc.Scheme, d.manifest, req)
+}
+
+// indicesCoveringAny drops the indices whose fragment bitmap covers none of
+// frags (their fragments were all removed), as Lance does on commit.
+func indicesCoveringAny(ixs []*IndexMetadata, frags []*Fragment) []*IndexMetadata {
+	return slices.DeleteFunc(ixs, func(ix *IndexMetadata) bool {
+		if ix.FragmentBitmap == nil {
+			return false // coverage unknown: keep
+		}
+		return !slices.ContainsFunc(frags, func(f *Fragment) bool {
+			return f.ID <= uint64(^uint32(0)) && ix.FragmentBitmap.Contains(uint32(f.ID))
+		})
+	})
+}
+
+// RewriteFragments compacts the live rows of the given fragments into one
+// new fragment, placed where the first of them was (a Rewrite transaction
+// with one group, as Lance's compaction commits). Deleted rows are dropped,
+// so the new fragment has no deletion file. No index may cover the
+// fragments (the rewrite would need remapped indices); that is an
+// ErrInvalidArgument. Unless opts.ExactBase it rebases over concurrent
+// commits that left those fragments alone (Append, Delete, Update, Rewrite,
+// UpdateConfig, ReserveFragments).
+func (d *Dataset) RewriteFragments(ctx context.Context, ids []uint64, opts RowChangeOptions) (*Dataset, error) {
+	if err := d.manifest.checkWritable(); err != nil {
+		return nil, err
+	}
+	if err := checkWriteFormat(d.manifest.DataFormat.Version); err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return d, nil
+	}
+	order := make([]uint64, 0, len(ids)) // ids in manifest order
+	for _, f := range d.manifest.Fragments {
+		if slices.Contains(ids, f.ID) && !slices.Contains(order, f.ID) {
+			order = append(order, f.ID)
+		}
+	}
+	if len(order) != len(slices.Compact(slices.Sorted(slices.Values(ids)))) {
+		return nil, invalidf("rewrite of fragments %v: version %d lacks some", ids, d.manifest.Version)
+	}
+	for _, ix := range d.manifest.Indices {
+		for _, id := range order {
+			if ix.FragmentBitmap == nil || (id <= uint64(^uint32(0)) && ix.FragmentBitmap.Contains(uint32(id))) {
+				return nil, invalidf("rewrite of fragment %d: index %q covers it", id, ix.Name)
+			}
+		}
+	}
+	recs, err := d.ScanAll(ctx, ScanOptions{Fragments: order})
+	if err != nil {
+		return nil, err
+	}
+	frags, staged, err := writeFragments(ctx, d.store, d.dir, d.manifest.Schema, d.manifest.DataFormat.Version, recs)
+	for _, r := range recs {
+		r.Release()
+	}
+	if err != nil {
+		return nil, err
+	}
+	req := commitRequest{op: "Rewrite", staged: staged, exact: opts.ExactBase, modified: order, build: func(ctx context.Context, base *Manifest, stage func(string)) (*Manifest, *tablepb.Transaction, error) {
+		next := nextFrom(base)
+		fresh := make([]*Fragment, len(frags))
+		for i, f := range frags {
+			fresh[i] = f.clone()
+		}
+		assignIDs(fresh, base.NextFragmentID())
+		group := &tablepb.Transaction_Rewrite_RewriteGroup{}
+		var out []*Fragment
+		placed := false
+		for _, f := range next.Fragments {
+			if !slices.Contains(order, f.ID) {
+				out = append(out, f)
+				continue
+			}
+			group.OldFragments = append(group.OldFragments, f.proto())
+			if !placed {
+				out = append(out, fresh...)
+				placed = true
+			}
+		}
+		if len(group.OldFragments) != len(order) {
+			return nil, nil, fmt.Errorf("%w: fragments of the rewrite were removed concurrently", ErrCommitConflict)
+		}
+		for _, f := range fresh {
+			group.NewFragments = append(group.NewFragments, f.proto())
+		}
+		next.Fragments = out
+		rw := &tablepb.Transaction_Rewrite{Groups: []*tablepb.Transaction_Rewrite_RewriteGroup{group}}
+		return next, &tablepb.Transaction{Operation: &tablepb.Transaction_Rewrite_{Rewrite: rw}}, nil
+	}}
+	return commit(ctx, d.store, d.dir, d.loc.Scheme, d.manifest, req)
+}
+
+// touchedFragments lists the existing fragments a transaction modified or
+// removed (deletion files, rewrites, replaced data), for the rebase rules
+// that depend on fragment overlap.
+func touchedFragments(tx *Transaction) []uint64 {
+	if tx == nil || tx.raw == nil {
+		return nil
+	}
+	var ids []uint64
+	switch op := tx.raw.GetOperation().(type) {
+	case *tablepb.Transaction_Delete_:
+		for _, f := range op.Delete.GetUpdatedFragments() {
+			ids = append(ids, f.GetId())
+		}
+		ids = append(ids, op.Delete.GetDeletedFragmentIds()...)
+	case *tablepb.Transaction_Update_:
+		for _, f := range op.Update.GetUpdatedFragments() {
+			ids = append(ids, f.GetId())
+		}
+		ids = append(ids, op.Update.GetRemovedFragmentIds()...)
+	case *tablepb.Transaction_Rewrite_:
+		for _, f := range op.Rewrite.GetOldFragments() {
+			ids = append(ids, f.GetId())
+		}
+		for _, g := range op.Rewrite.GetGroups() {
+			for _, f := range g.GetOldFragments() {
+				ids = append(ids, f.GetId())
+			}
+		}
+	case *tablepb.Transaction_DataReplacement_:
+		for _, r := range op.DataReplacement.GetReplacements() {
+			ids = append(ids, r.GetFragmentId())
+		}
+	}
+	return ids
+}

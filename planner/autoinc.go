@@ -1,0 +1,272 @@
+package planner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"strconv"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/lancecat/lancecat/catalog"
+	"github.com/lancecat/lancecat/lance/dataset"
+	"github.com/lancecat/lancecat/sqlparse"
+)
+
+// AUTO_INCREMENT values: where the counter lives and why it is safe.
+//
+// The next value of each AUTO_INCREMENT column is kept in the table's Lance
+// table metadata (manifest table_metadata) under
+//
+//	lancecat:auto_increment_next.<field id> = "<next value>"
+//
+// An INSERT that needs k values first reserves them with an UpdateConfig
+// commit that reads the counter from the version it commits on and writes
+// counter+k (dataset.UpdateTableMetadataFunc), then appends its rows. Two
+// lancecat writers reserving at once race for the same version file
+// (put-if-absent): the loser either rebuilds on top of a concurrent Append,
+// Delete or index change (re-reading the counter, unchanged by those) or
+// fails with a commit conflict against the winner's UpdateConfig and
+// retries from the latest version. So a range is handed out once. A peer
+// (LanceDB) append does not touch the counter: its rows keep whatever ids
+// it wrote. The counter starts at max(column)+1 when it is first created,
+// and lancecat moves it past explicit values its own INSERTs write (as
+// MySQL does); values the peer writes above the counter later are not seen,
+// so a peer that writes ids itself should not share the column with
+// lancecat's AUTO_INCREMENT. Reserved values an INSERT does not use (it
+// failed after reserving) are skipped, as in MySQL.
+
+// autoIncrementKeyPrefix prefixes the table metadata key of a counter.
+const autoIncrementKeyPrefix = "lancecat:auto_increment_next."
+
+func autoIncrementKey(fieldID int32) string {
+	return autoIncrementKeyPrefix + strconv.Itoa(int(fieldID))
+}
+
+// maxReserveAttempts bounds the retries of a reservation that conflicts
+// with concurrent reservations.
+const maxReserveAttempts = 20
+
+// errNoValue: a NOT NULL column without DEFAULT got no value.
+var errNoValue = errors.New("NOT NULL and has no value")
+
+// insertFill supplies the values an INSERT leaves to the table: DEFAULTs
+// and AUTO_INCREMENT ids.
+type insertFill struct {
+	now      time.Time // CURRENT_TIMESTAMP of the statement
+	defaults []*sqlparse.ColumnDefault
+	auto     int // index of the AUTO_INCREMENT column, -1 if none
+	// For the AUTO_INCREMENT column, per row: the explicit value or nil
+	// (assign one).
+	autoValues []*big.Int
+}
+
+func newInsertFill(schema *arrow.Schema) (*insertFill, error) {
+	fill := &insertFill{now: time.Now(), defaults: make([]*sqlparse.ColumnDefault, schema.NumFields()), auto: -1}
+	for i, f := range schema.Fields() {
+		d, err := columnDefault(f)
+		if err != nil {
+			return nil, err
+		}
+		fill.defaults[i] = d
+		if isAutoIncrement(f) && isIntegerType(f.Type) {
+			if fill.auto >= 0 {
+				return nil, errorf(catalog.CodeInvalidInput, "table has two AUTO_INCREMENT columns (%s and %s)", sqlparse.QuoteIdent(schema.Field(fill.auto).Name), sqlparse.QuoteIdent(f.Name))
+			}
+			fill.auto = i
+		}
+	}
+	return fill, nil
+}
+
+// appendColumn appends row's value of column i. given says whether the
+// statement gave a value (not DEFAULT); v is that value. It reports false
+// when the column is the AUTO_INCREMENT one (appended later by finishAuto).
+func (fill *insertFill) appendColumn(fb array.Builder, f arrow.Field, i int, given bool, v any) (bool, error) {
+	if i == fill.auto {
+		var explicit *big.Int
+		if given && v != nil {
+			n, ok := integerOf(v)
+			if !ok {
+				return false, fmt.Errorf("%s is not an integer", describeLiteral(v))
+			}
+			if n.Sign() != 0 { // 0 asks for a value, as in MySQL
+				explicit = n
+			}
+		}
+		fill.autoValues = append(fill.autoValues, explicit)
+		return false, nil
+	}
+	if !given {
+		if d := fill.defaults[i]; d != nil {
+			return true, appendDefault(fb, f, d, fill.now)
+		}
+		v = nil
+	}
+	if v == nil && !f.Nullable {
+		return false, errNoValue
+	}
+	return true, appendValue(fb, f, v)
+}
+
+// finishAuto reserves the ids the rows need and appends the AUTO_INCREMENT
+// column. It returns the dataset after the reservation, the first assigned
+// id (0 if none) and whether every value was assigned here.
+func (fill *insertFill) finishAuto(ctx context.Context, ds *dataset.Dataset, b *array.RecordBuilder, schema *arrow.Schema) (*dataset.Dataset, uint64, bool, error) {
+	if fill.auto < 0 {
+		return ds, 0, false, nil
+	}
+	f := schema.Field(fill.auto)
+	need := 0
+	floor := new(big.Int)
+	for _, v := range fill.autoValues {
+		if v == nil {
+			need++
+		} else if v.Sign() > 0 && v.Cmp(floor) >= 0 {
+			floor.Add(v, big.NewInt(1))
+		}
+	}
+	var first uint64
+	if need > 0 || floor.Sign() > 0 {
+		var err error
+		ds, first, err = reserveIDs(ctx, ds, f, need, floor)
+		if err != nil {
+			return nil, 0, false, err
+		}
+	}
+	fb := b.Field(fill.auto)
+	next := first
+	for r, v := range fill.autoValues {
+		if v == nil {
+			v = new(big.Int).SetUint64(next)
+			next++
+		}
+		if err := appendInteger(fb, v); err != nil {
+			return nil, 0, false, errorf(catalog.CodeInvalidInput, "row %d, column %s (%s): %v", r+1, sqlparse.QuoteIdent(f.Name), SQLType(f), err)
+		}
+	}
+	if need == 0 {
+		first = 0
+	}
+	return ds, first, need == len(fill.autoValues), nil
+}
+
+// reserveIDs reserves n consecutive values of column f (at least floor)
+// and returns the first one.
+func reserveIDs(ctx context.Context, ds *dataset.Dataset, f arrow.Field, n int, floor *big.Int) (*dataset.Dataset, uint64, error) {
+	lf := ds.Schema().Field(f.Name)
+	if lf == nil {
+		return nil, 0, errorf(catalog.CodeTableColumnNotFound, "no column %s", sqlparse.QuoteIdent(f.Name))
+	}
+	key := autoIncrementKey(lf.ID)
+	if !floor.IsUint64() {
+		return nil, 0, errorf(catalog.CodeInvalidInput, "AUTO_INCREMENT value %s is out of range", floor)
+	}
+	low := floor.Uint64()
+	if n == 0 {
+		// Only explicit values: move the counter past them if needed.
+		if text, ok := ds.Manifest().TableMetadata[key]; ok {
+			if cur, err := strconv.ParseUint(text, 10, 64); err == nil && cur >= low {
+				return ds, 0, nil
+			}
+		}
+	}
+	for attempt := 1; ; attempt++ {
+		var start uint64
+		if _, ok := ds.Manifest().TableMetadata[key]; !ok {
+			// First reservation: start after the largest value already there
+			// (rows written before, by lancecat or by another writer).
+			m, err := columnMax(ctx, ds, f.Name)
+			if err != nil {
+				return nil, 0, err
+			}
+			start = m + 1
+		}
+		var first uint64
+		next, err := ds.UpdateTableMetadataFunc(ctx, func(cur map[string]string) (map[string]string, error) {
+			v := start
+			if text, ok := cur[key]; ok {
+				p, err := strconv.ParseUint(text, 10, 64)
+				if err != nil {
+					return nil, fmt.Errorf("table metadata %s = %q is not a counter: %w", key, text, err)
+				}
+				v = p
+			}
+			v = max(v, low, 1)
+			if v+uint64(n) < v {
+				return nil, errorf(catalog.CodeInvalidInput, "AUTO_INCREMENT column %s is exhausted", sqlparse.QuoteIdent(f.Name))
+			}
+			first = v
+			return map[string]string{key: strconv.FormatUint(v+uint64(n), 10)}, nil
+		})
+		if err == nil {
+			return next, first, nil
+		}
+		if !errors.Is(err, dataset.ErrCommitConflict) || attempt >= maxReserveAttempts {
+			return nil, 0, fmt.Errorf("reserve AUTO_INCREMENT values of %s: %w", sqlparse.QuoteIdent(f.Name), err)
+		}
+		if ds, err = ds.Latest(ctx); err != nil {
+			return nil, 0, err
+		}
+	}
+}
+
+// columnMax is the largest non-negative value of an integer column (0 for
+// an empty table).
+func columnMax(ctx context.Context, ds *dataset.Dataset, name string) (uint64, error) {
+	var m uint64
+	err := ds.Scan(ctx, dataset.ScanOptions{Columns: []string{name}}, func(rec arrow.RecordBatch) error {
+		arr := rec.Column(0)
+		read, err := readerFor(arrow.Field{Name: name, Type: arr.DataType()}, arr)
+		if err != nil {
+			return err
+		}
+		for i := 0; i < arr.Len(); i++ {
+			v, err := read(i)
+			if err != nil {
+				return err
+			}
+			switch x := v.(type) {
+			case int64:
+				if x > 0 && uint64(x) > m {
+					m = uint64(x)
+				}
+			case uint64:
+				m = max(m, x)
+			}
+		}
+		return nil
+	})
+	return m, err
+}
+
+// appendRows finishes an INSERT's rows (AUTO_INCREMENT ids), enforces the
+// UNIQUE columns and appends them as one Lance version. The result carries
+// RowsAffected and, when ids were assigned, the first one (LastInsertID, as
+// MySQL reports it).
+func (s *Session) appendRows(ctx context.Context, id catalog.Ident, ds *dataset.Dataset, schema *arrow.Schema, b *array.RecordBuilder, fill *insertFill, nrows int64) (*Result, error) {
+	ds, first, allAssigned, err := fill.finishAuto(ctx, ds, b, schema)
+	if err != nil {
+		return nil, err
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	skip := map[int]bool{}
+	if allAssigned {
+		skip[fill.auto] = true // fresh ids cannot collide
+	}
+	if err := checkUniqueColumns(ctx, ds, schema, rec, skip); err != nil {
+		return nil, err
+	}
+	if _, err := ds.Append(ctx, []arrow.RecordBatch{rec}); err != nil {
+		return nil, fmt.Errorf("insert into %s: %w", displayName(id), err)
+	}
+	res := okResult(nrows)
+	if first > 0 {
+		res.LastInsertID = int64(first)
+	}
+	return res, nil
+}

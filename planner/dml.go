@@ -1,0 +1,309 @@
+package planner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/lancecat/lancecat/catalog"
+	"github.com/lancecat/lancecat/lance/dataset"
+	"github.com/lancecat/lancecat/sqlparse"
+)
+
+// DELETE FROM t [WHERE ...] and UPDATE t SET col = expr, ... [WHERE ...]
+// are Lance versions of the table's dataset, the operations Lance itself
+// uses: DELETE writes deletion files for the matching rows (a Delete
+// transaction); UPDATE deletes the matching rows and appends their new
+// versions in one commit (lance/dataset Update: deletion files plus new
+// fragments, an Update transaction in REWRITE_ROWS mode). Both read the
+// latest version, evaluate WHERE on every live row (the WHERE grammar of
+// SELECT over table data) and rebase over concurrent commits as Lance's
+// rules allow (a concurrent append is fine; a concurrent change of the
+// same fragments is a ConcurrentModification error).
+//
+// UPDATE evaluates SET expressions on the row as it was (MySQL evaluates
+// left to right on the changing row; lancecat's SET expressions are
+// literals, column references and DEFAULT, where the two agree except for
+// a column assigned and then read in one statement). It keeps UNIQUE
+// columns unique and the matching rows in memory (bounded by MaxRows).
+// Neither can be part of a transaction.
+
+// dmlTarget opens a DELETE/UPDATE table and checks its WHERE.
+func (s *Session) dmlTarget(ctx context.Context, name sqlparse.Name, where sqlparse.Expr) (catalog.Ident, *dataset.Dataset, *arrow.Schema, *rowEnv, error) {
+	if len(name) >= 2 && strings.EqualFold(name[0], "information_schema") {
+		return nil, nil, nil, nil, errorf(catalog.CodeInvalidInput, "information_schema views are read-only")
+	}
+	id, ds, err := s.openTableData(ctx, name)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	schema, err := ds.ArrowSchema()
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	cols := make([]Column, schema.NumFields())
+	for i, f := range schema.Fields() {
+		cols[i] = dataColumn(f, "")
+	}
+	env := newRowEnv(cols)
+	env.session = s
+	if where != nil {
+		if err := checkDataCondition(where); err != nil {
+			return nil, nil, nil, nil, err
+		}
+		if err := env.check(where); err != nil {
+			return nil, nil, nil, nil, err
+		}
+	}
+	return id, ds, schema, env, nil
+}
+
+// matchingRows scans ds and calls fn for each live row WHERE keeps, with
+// its row address, the batch holding it and its index there. Only the
+// columns in read are decoded into row values.
+func matchingRows(ctx context.Context, ds *dataset.Dataset, schema *arrow.Schema, env *rowEnv, where sqlparse.Expr, fn func(addr uint64, rec arrow.RecordBatch, i int) error) error {
+	var read []int
+	if where != nil {
+		seen := map[int]bool{}
+		sqlparse.Inspect(where, func(n sqlparse.Expr) bool {
+			if ref, ok := n.(*sqlparse.ColumnRef); ok {
+				if i, err := env.column(ref); err == nil && !seen[i] {
+					seen[i] = true
+					read = append(read, i)
+				}
+			}
+			return true
+		})
+	}
+	row := make([]any, schema.NumFields())
+	return ds.Scan(ctx, dataset.ScanOptions{WithRowAddress: true}, func(rec arrow.RecordBatch) error {
+		addrs := rowAddresses(rec)
+		readers := make([]valueReader, len(read))
+		for j, c := range read {
+			r, err := readerFor(schema.Field(c), rec.Column(c))
+			if err != nil {
+				return err
+			}
+			readers[j] = r
+		}
+		for i := 0; i < int(rec.NumRows()); i++ {
+			if where != nil {
+				for j, c := range read {
+					v, err := readers[j](i)
+					if err != nil {
+						return err
+					}
+					row[c] = v
+				}
+				ok, err := env.matches(where, row)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					continue
+				}
+			}
+			if err := fn(addrs[i], rec, i); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (s *Session) deleteRows(ctx context.Context, st *sqlparse.Delete) (*Result, error) {
+	id, ds, schema, env, err := s.dmlTarget(ctx, st.Table, st.Where)
+	if err != nil {
+		return nil, err
+	}
+	var addrs []uint64
+	err = matchingRows(ctx, ds, schema, env, st.Where, func(addr uint64, _ arrow.RecordBatch, _ int) error {
+		addrs = append(addrs, addr)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(addrs) > 0 {
+		if _, err := ds.Delete(ctx, addrs); err != nil {
+			return nil, rowChangeError("delete from", id, err)
+		}
+	}
+	return okResult(int64(len(addrs))), nil
+}
+
+// rowChangeError maps a failed DELETE/UPDATE commit.
+func rowChangeError(verb string, id catalog.Ident, err error) error {
+	if errorsIsConflict(err) {
+		return &catalog.Error{Code: catalog.CodeConcurrentModification, Message: fmt.Sprintf("%s %s: %v", verb, displayName(id), err), Cause: err}
+	}
+	return fmt.Errorf("%s %s: %w", verb, displayName(id), err)
+}
+
+func (s *Session) updateRows(ctx context.Context, st *sqlparse.Update) (*Result, error) {
+	id, ds, schema, env, err := s.dmlTarget(ctx, st.Table, st.Where)
+	if err != nil {
+		return nil, err
+	}
+	// Resolve the assignments: column -> expression (DEFAULT: the column's).
+	assign := map[int]sqlparse.Expr{}
+	var order []int
+	for _, a := range st.Set {
+		i, err := env.column(a.Column)
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := assign[i]; dup {
+			return nil, errorf(catalog.CodeInvalidInput, "column %s assigned twice", sqlparse.QuoteIdent(schema.Field(i).Name))
+		}
+		if _, isDefault := a.Value.(*sqlparse.Default); !isDefault {
+			if err := checkDataCondition(a.Value); err != nil {
+				return nil, errorf(catalog.CodeUnsupported, "not supported: SET %s = %s (literals, columns and DEFAULT)", schema.Field(i).Name, a.Value)
+			}
+			if err := env.check(a.Value); err != nil {
+				return nil, err
+			}
+		}
+		assign[i] = a.Value
+		order = append(order, i)
+	}
+	fill, err := newInsertFill(schema)
+	if err != nil {
+		return nil, err
+	}
+	// Assigned columns are built; unchanged ones are copied as Arrow slices,
+	// so every type (nested, JSON, vectors) survives the rewrite exactly.
+	builders := make([]array.Builder, schema.NumFields())
+	for _, c := range order {
+		builders[c] = array.NewBuilder(memory.DefaultAllocator, schema.Field(c).Type)
+		defer builders[c].Release()
+	}
+	kept := make([][]arrow.Array, schema.NumFields())
+	defer func() {
+		for _, arrs := range kept {
+			for _, a := range arrs {
+				a.Release()
+			}
+		}
+	}()
+	var addrs []uint64
+	row := make([]any, schema.NumFields())
+	err = matchingRows(ctx, ds, schema, env, st.Where, func(addr uint64, rec arrow.RecordBatch, r int) error {
+		if len(addrs) >= s.opts.MaxRows {
+			return errorf(catalog.CodeInvalidInput, "UPDATE of %s changes more than %d rows (the row limit); narrow its WHERE", displayName(id), s.opts.MaxRows)
+		}
+		addrs = append(addrs, addr)
+		for c := range schema.Fields() {
+			if _, ok := assign[c]; !ok {
+				kept[c] = append(kept[c], array.NewSlice(rec.Column(c), int64(r), int64(r+1)))
+				continue
+			}
+		}
+		// The row's values, for SET expressions that read columns.
+		for c := range schema.Fields() {
+			rd, err := readerFor(schema.Field(c), rec.Column(c))
+			if err != nil {
+				row[c] = nil
+				continue
+			}
+			if row[c], err = rd(r); err != nil {
+				return err
+			}
+		}
+		for _, c := range order {
+			f := schema.Field(c)
+			e := assign[c]
+			if _, isDefault := e.(*sqlparse.Default); isDefault {
+				if _, err := fill.appendColumn(builders[c], f, c, false, nil); err != nil {
+					return errorf(catalog.CodeInvalidInput, "row %d, column %s: %v", len(addrs), sqlparse.QuoteIdent(f.Name), err)
+				}
+				continue
+			}
+			v, err := env.eval(e, row)
+			if err != nil {
+				return err
+			}
+			if v == nil && !f.Nullable {
+				return errorf(catalog.CodeInvalidInput, "column %s is NOT NULL", sqlparse.QuoteIdent(f.Name))
+			}
+			if err := appendValue(builders[c], f, storable(v, f)); err != nil {
+				return errorf(catalog.CodeInvalidInput, "SET %s (%s): %v", sqlparse.QuoteIdent(f.Name), SQLType(f), err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(addrs) == 0 {
+		return okResult(0), nil
+	}
+	if fill.auto >= 0 && assign[fill.auto] != nil {
+		if _, isDefault := assign[fill.auto].(*sqlparse.Default); isDefault {
+			return nil, errorf(catalog.CodeUnsupported, "not supported: SET %s = DEFAULT on the AUTO_INCREMENT column", sqlparse.QuoteIdent(schema.Field(fill.auto).Name))
+		}
+	}
+	cols := make([]arrow.Array, schema.NumFields())
+	for c := range schema.Fields() {
+		if _, ok := assign[c]; ok {
+			cols[c] = builders[c].NewArray()
+			continue
+		}
+		if cols[c], err = array.Concatenate(kept[c], memory.DefaultAllocator); err != nil {
+			return nil, err
+		}
+	}
+	rec := array.NewRecordBatch(schema, cols, int64(len(addrs)))
+	for _, c := range cols {
+		c.Release()
+	}
+	defer rec.Release()
+	replaced := make(map[uint64]bool, len(addrs))
+	for _, a := range addrs {
+		replaced[a] = true
+	}
+	for c, f := range schema.Fields() {
+		if _, changed := assign[c]; !changed || !isUnique(f) {
+			continue
+		}
+		keys, err := checkUniqueBatch(rec, c)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkUniqueAgainst(ctx, ds, f.Name, keys, func(a uint64) bool { return replaced[a] }); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := ds.Update(ctx, []arrow.RecordBatch{rec}, addrs, dataset.RowChangeOptions{}); err != nil {
+		return nil, rowChangeError("update", id, err)
+	}
+	return okResult(int64(len(addrs))), nil
+}
+
+// storable turns a value read from a row (values.go) into what appendValue
+// takes: times as text, booleans as 0/1.
+func storable(v any, f arrow.Field) any {
+	switch x := v.(type) {
+	case bool:
+		if x {
+			return int64(1)
+		}
+		return int64(0)
+	case interface{ Format(string) string }: // time.Time
+		if f.Type.ID() == arrow.DATE32 {
+			return x.Format("2006-01-02")
+		}
+		if tt, ok := f.Type.(*arrow.TimestampType); ok && tt.TimeZone != "" {
+			return x.Format("2006-01-02T15:04:05.999999999Z07:00")
+		}
+		return x.Format("2006-01-02 15:04:05.999999999")
+	}
+	return v
+}
+
+func errorsIsConflict(err error) bool { return errors.Is(err, dataset.ErrCommitConflict) }

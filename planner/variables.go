@@ -1,0 +1,135 @@
+package planner
+
+import (
+	"context"
+	"strings"
+
+	"github.com/lancecat/lancecat/catalog"
+	"github.com/lancecat/lancecat/sqlparse"
+)
+
+// Session variables. Clients (ORMs, migration tools, SQL shells) send SET
+// NAMES and SET [SESSION] var = value around their statements and read a
+// few variables back with SHOW VARIABLES. lancecat keeps them per session:
+// the ones that change behaviour accept only the value lancecat implements
+// (UTF-8 text, UTC time, autocommit); any other session variable is stored
+// and shown back, with no effect. GLOBAL variables and user variables
+// (@x) are refused.
+
+// defaultVariables are the variables SHOW VARIABLES lists for a new session.
+var defaultVariables = map[string]string{
+	"autocommit":               "ON",
+	"character_set_client":     "utf8mb4",
+	"character_set_connection": "utf8mb4",
+	"character_set_results":    "utf8mb4",
+	"collation_connection":     "utf8mb4_bin",
+	"lower_case_table_names":   "0",
+	"sql_mode":                 "",
+	"system_time_zone":         "UTC",
+	"time_zone":                "+00:00",
+	"version":                  "lancecat",
+	"version_comment":          "lancecat: SQL over Lance directory catalogs",
+}
+
+// utf8Charsets are the SET NAMES character sets lancecat accepts: it reads
+// and writes UTF-8 text only.
+var utf8Charsets = map[string]bool{"utf8mb4": true, "utf8": true, "utf8mb3": true}
+
+// variable returns a session variable's value.
+func (s *Session) variable(name string) (string, bool) {
+	if v, ok := s.vars[name]; ok {
+		return v, true
+	}
+	v, ok := defaultVariables[name]
+	return v, ok
+}
+
+func (s *Session) set(_ context.Context, st *sqlparse.Set) (*Result, error) {
+	// Check every assignment first: a refused SET changes nothing.
+	next := map[string]string{}
+	for _, v := range st.Vars {
+		switch v.Scope {
+		case sqlparse.ScopeGlobal:
+			return nil, errorf(catalog.CodeUnsupported, "not supported: SET GLOBAL %s (lancecat has session variables only)", v.Name)
+		case sqlparse.ScopeUser:
+			return nil, errorf(catalog.CodeUnsupported, "not supported: user variable @%s", v.Name)
+		}
+		text := sqlparse.SetValueText(v.Value)
+		if v.Default {
+			text = defaultVariables[v.Name]
+		}
+		lower := strings.ToLower(text)
+		switch v.Name {
+		case "names", "character_set_client", "character_set_connection", "character_set_results":
+			if !utf8Charsets[lower] && !(v.Default || (v.Name == "character_set_results" && v.Value == nil)) {
+				return nil, errorf(catalog.CodeUnsupported, "not supported: character set %s (lancecat text is UTF-8: use utf8mb4)", text)
+			}
+			if v.Name == "names" {
+				for _, n := range []string{"character_set_client", "character_set_connection", "character_set_results"} {
+					next[n] = lower
+				}
+				if v.Collation != "" {
+					next["collation_connection"] = strings.ToLower(v.Collation)
+				}
+				continue
+			}
+		case "time_zone":
+			switch lower {
+			case "+00:00", "utc", "system", "+0:00", "-00:00":
+			default:
+				return nil, errorf(catalog.CodeUnsupported, "not supported: time_zone %s (lancecat reads and writes DATETIME and TIMESTAMP in UTC)", quoteString(text))
+			}
+		case "autocommit":
+			switch lower {
+			case "1", "on", "true":
+				text = "ON"
+			default:
+				return nil, errorf(catalog.CodeUnsupported, "not supported: autocommit = %s (use BEGIN ... COMMIT for a transaction)", text)
+			}
+		case "version", "version_comment", "system_time_zone", "lower_case_table_names":
+			return nil, errorf(catalog.CodeInvalidInput, "variable %s is read-only", v.Name)
+		}
+		next[v.Name] = text
+	}
+	if s.vars == nil {
+		s.vars = map[string]string{}
+	}
+	for k, v := range next {
+		s.vars[k] = v
+	}
+	return okResult(0), nil
+}
+
+func (s *Session) showVariables(_ context.Context, st *sqlparse.ShowVariables) (*Result, error) {
+	names := map[string]bool{}
+	for k := range defaultVariables {
+		names[k] = true
+	}
+	if !st.Global {
+		for k := range s.vars {
+			names[k] = true
+		}
+	}
+	var rows [][]any
+	for _, k := range sortedKeys(boolKeys(names)) {
+		v := defaultVariables[k]
+		if !st.Global {
+			v, _ = s.variable(k)
+		}
+		rows = append(rows, []any{k, v})
+	}
+	cols := []Column{varchar("Variable_name"), varchar("Value")}
+	rows, err := filterRows(cols, rows, st.Filter, 0)
+	if err != nil {
+		return nil, err
+	}
+	return rowsResult(cols, rows), nil
+}
+
+func boolKeys(m map[string]bool) map[string]string {
+	out := make(map[string]string, len(m))
+	for k := range m {
+		out[k] = ""
+	}
+	return out
+}
