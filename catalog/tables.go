@@ -141,6 +141,8 @@ func mapDatasetErr(err error, id Ident, loc string) error {
 		return newErr(CodeInvalidTableState, err, "table %q has no data at %q (declared only?)", id.ObjectID(), loc)
 	case errors.Is(err, ErrColumnNotFound):
 		return newErr(CodeTableColumnNotFound, err, "table %q", id.ObjectID())
+	case errors.Is(err, ErrStoredSchemaRefused):
+		return newErr(CodeInvalidTableState, err, "table %q at %q", id.ObjectID(), loc)
 	case errors.Is(err, ErrColumnExists), errors.Is(err, ErrSchemaInvalid):
 		return newErr(CodeTableSchemaValidationError, err, "table %q", id.ObjectID())
 	}
