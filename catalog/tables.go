@@ -53,12 +53,23 @@ func validateLocation(loc string) error {
 		return newErr(CodeInvalidInput, nil, "absolute URIs are not allowed as table location (%q): it must be a path relative to the catalog root", loc)
 	case strings.HasPrefix(loc, "/") || strings.HasPrefix(loc, `\`):
 		return newErr(CodeInvalidInput, nil, "absolute paths are not allowed as table location (%q): it must be a path relative to the catalog root", loc)
-	case strings.Contains(loc, ".."):
+	case hasDotDotSegment(loc):
 		return newErr(CodeInvalidInput, nil, "path traversal is not allowed in a table location (%q)", loc)
 	case strings.ContainsRune(loc, 0):
 		return newErr(CodeInvalidInput, nil, "table location must not contain NUL")
 	}
 	return nil
+}
+
+// hasDotDotSegment reports whether a slash- (or backslash-) separated path
+// has a ".." segment. "my..data" is a legal directory name.
+func hasDotDotSegment(loc string) bool {
+	for seg := range strings.FieldsFuncSeq(loc, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if seg == ".." {
+			return true
+		}
+	}
+	return false
 }
 
 // removableDir reports whether a stored location may be deleted as a table

@@ -11,6 +11,7 @@
 package sqlparse
 
 import (
+	"fmt"
 	"iter"
 	"sort"
 	"strings"
@@ -100,6 +101,11 @@ func ParseOne(sql string) (Statement, error) {
 func Statements(sql string) iter.Seq2[Statement, error] {
 	return func(yield func(Statement, error) bool) {
 		sc := newScript(sql)
+		if len(sql) > MaxScriptBytes {
+			yield(nil, &Error{Pos: Pos{Line: 1, Column: 1}, Kind: ErrLimit,
+				Msg: fmt.Sprintf("SQL text of %d bytes exceeds the limit of %d bytes", len(sql), MaxScriptBytes)})
+			return
+		}
 		toks, lerr := lex(sql, 0, len(sql))
 		begin := 0
 		for i := 0; i <= len(toks); i++ {
@@ -115,6 +121,10 @@ func Statements(sql string) iter.Seq2[Statement, error] {
 			begin = i + 1
 			if len(chunk) == 0 {
 				continue
+			}
+			if n := chunk[len(chunk)-1].end - chunk[0].start; n > MaxStatementBytes {
+				yield(nil, sc.errAt(chunk[0].start, ErrLimit, fmt.Sprintf("statement of %d bytes exceeds the limit of %d bytes (split it, e.g. INSERT in several statements)", n, MaxStatementBytes)))
+				return
 			}
 			st, err := parseStatement(sc, chunk)
 			if err != nil {
