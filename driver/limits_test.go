@@ -8,7 +8,6 @@ import (
 	lancecat "github.com/lancecat/lancecat/driver"
 )
 
-
 // The limits of the Safety section of the README, each a clear InvalidInput
 // (never Internal, never an allocation of the size asked for).
 func TestLimitsAreInvalidInput(t *testing.T) {
