@@ -127,7 +127,9 @@ func (o *dropNamespaceOp) plan(ctx context.Context, v *view) error {
 	for _, ch := range children {
 		v.remove(ch.ObjectID)
 		if ch.ObjectType == ObjectTypeTable && ch.Location != nil {
-			removeTableDirAfterCommit(v, *ch.Location)
+			if err := removeTableDirAfterCommit(ctx, v, *ch.Location); err != nil {
+				return err
+			}
 		}
 	}
 	v.remove(id)

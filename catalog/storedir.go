@@ -50,3 +50,12 @@ func (d storeDir) Delete(ctx context.Context, path string) error { return d.s.De
 func (d storeDir) DeletePrefix(ctx context.Context, dir string) (int, error) {
 	return d.s.DeletePrefix(ctx, dir)
 }
+
+// SymlinkOnPath reports the first symbolic link on path (see
+// storage.SymlinkChecker); stores without links have none.
+func (d storeDir) SymlinkOnPath(ctx context.Context, path string) (string, error) {
+	if sc, ok := d.s.(storage.SymlinkChecker); ok {
+		return sc.SymlinkOnPath(ctx, path)
+	}
+	return "", nil
+}

@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"errors"
+	"path"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -82,9 +83,18 @@ func removableDir(loc string) bool {
 	return true
 }
 
-func removeTableDirAfterCommit(v *view, loc string) {
+// removeTableDirAfterCommit deletes the directory of a dropped table once
+// the drop has committed, unless it is not a table directory or another
+// table still in the catalog lives there (or above, or below it): an alias
+// another writer registered must not take the other table's data with it.
+func removeTableDirAfterCommit(ctx context.Context, v *view, loc string) error {
 	if !removableDir(loc) {
-		return
+		return nil
+	}
+	if other, err := tableAtLocation(ctx, v, loc, ""); err != nil {
+		return err
+	} else if other != "" {
+		return nil
 	}
 	root := v.c.opts.Root
 	v.afterCommit(func(ctx context.Context) {
@@ -92,6 +102,35 @@ func removeTableDirAfterCommit(v *view, loc string) {
 		// here (spec: failure to delete data does not fail the drop).
 		_, _ = root.DeletePrefix(ctx, strings.Trim(loc, "/"))
 	})
+	return nil
+}
+
+// cleanLocation is a location as a slash-separated path without empty or
+// "." segments, for comparing locations.
+func cleanLocation(loc string) string {
+	return strings.Trim(path.Clean("/"+strings.ReplaceAll(loc, `\`, "/")), "/")
+}
+
+// locationsOverlap reports whether one location is the other or lies
+// inside it.
+func locationsOverlap(a, b string) bool {
+	a, b = cleanLocation(a), cleanLocation(b)
+	return a == b || a == "" || b == "" || strings.HasPrefix(a, b+"/") || strings.HasPrefix(b, a+"/")
+}
+
+// tableAtLocation returns the object id of a table of the view (other than
+// except) whose location overlaps loc, or "".
+func tableAtLocation(ctx context.Context, v *view, loc, except string) (string, error) {
+	rows, err := v.scan(ctx, RowFilter{Types: []string{ObjectTypeTable}})
+	if err != nil {
+		return "", err
+	}
+	for _, r := range rows {
+		if r.ObjectID != except && r.Location != nil && locationsOverlap(*r.Location, loc) {
+			return r.ObjectID, nil
+		}
+	}
+	return "", nil
 }
 
 // rowScanner scans the manifest as some reader sees it (a snapshot, or a
@@ -409,6 +448,9 @@ func (o *registerTableOp) plan(ctx context.Context, v *view) error {
 		return err
 	}
 	objectID := o.id.ObjectID()
+	if err := checkRegisterLocation(ctx, v, o.location, objectID); err != nil {
+		return err
+	}
 	if r, ok, err := v.get(ctx, objectID); err != nil {
 		return err
 	} else if ok {
@@ -437,6 +479,38 @@ func (o *registerTableOp) plan(ctx context.Context, v *view) error {
 	loc := o.location
 	v.upsert(Row{ObjectID: objectID, ObjectType: ObjectTypeTable, Location: &loc, Metadata: meta})
 	o.result = TableInfo{Ident: o.id, Location: loc, URI: v.c.TableURI(loc), Properties: copyProps(o.props)}
+	return nil
+}
+
+// checkRegisterLocation refuses a location that would let the catalog
+// delete or write what is not the new table's: the `__manifest` table (or
+// anything overlapping it), another table's directory (or one inside or
+// around it), the root itself, or a path through a symbolic link (which
+// could lead out of the root).
+func checkRegisterLocation(ctx context.Context, v *view, loc, objectID string) error {
+	clean := cleanLocation(loc)
+	if clean != strings.Trim(loc, "/") {
+		return newErr(CodeInvalidInput, nil, "table location %q must not have empty or \".\" segments", loc)
+	}
+	if locationsOverlap(clean, ManifestDir) {
+		return newErr(CodeInvalidInput, nil, "table location %q overlaps the catalog's %s table, which is never a table of the catalog", loc, ManifestDir)
+	}
+	if other, err := tableAtLocation(ctx, v, clean, objectID); err != nil {
+		return err
+	} else if other != "" {
+		return newErr(CodeInvalidInput, nil, "table location %q overlaps the location of table %q", loc, other)
+	}
+	if sc, ok := v.c.opts.Root.(interface {
+		SymlinkOnPath(ctx context.Context, path string) (string, error)
+	}); ok {
+		link, err := sc.SymlinkOnPath(ctx, clean)
+		if err != nil {
+			return asCatalogError(err, "register %s", loc)
+		}
+		if link != "" {
+			return newErr(CodeInvalidInput, nil, "table location %q passes through the symbolic link %q: a table must live inside the catalog root", loc, link)
+		}
+	}
 	return nil
 }
 
@@ -581,7 +655,7 @@ func (o *dropTableOp) plan(ctx context.Context, v *view) error {
 			v.remove(tv.ObjectID)
 		}
 		if r.Location != nil {
-			removeTableDirAfterCommit(v, *r.Location)
+			return removeTableDirAfterCommit(ctx, v, *r.Location)
 		}
 		return nil
 	}
@@ -596,8 +670,7 @@ func (o *dropTableOp) plan(ctx context.Context, v *view) error {
 			return err
 		}
 		if present {
-			removeTableDirAfterCommit(v, v1DirName(o.id.Name()))
-			return nil
+			return removeTableDirAfterCommit(ctx, v, v1DirName(o.id.Name()))
 		}
 	}
 	if o.ifExists {
