@@ -9,6 +9,7 @@ import (
 	"github.com/lancecat/lancecat/catalog"
 	lanceschema "github.com/lancecat/lancecat/lance/schema"
 	"github.com/lancecat/lancecat/sqlparse"
+	"github.com/lancecat/lancecat/storage"
 )
 
 // Code is a Lance namespace error code (see catalog.Code); Code.String()
@@ -124,6 +125,10 @@ func newError(err error, pos sqlparse.Pos, stmt string) *Error {
 		e.Code = catalog.CodeInternal
 		e.Message = err.Error()
 	}
+	// Messages quote URIs, storage options and provider errors: never
+	// their secrets.
+	e.Message = storage.Redact(e.Message)
+	e.Err = storage.RedactError(e.Err)
 	return e
 }
 
@@ -157,7 +162,7 @@ func recoverAsError(errp *error, pos sqlparse.Pos, stmt string) {
 	}
 	*errp = &Error{
 		Code:      catalog.CodeInternal,
-		Message:   fmt.Sprintf("internal error (a bug in lancecat, please report it) running %q: %v", text, r),
+		Message:   storage.Redact(fmt.Sprintf("internal error (a bug in lancecat, please report it) running %q: %v", text, r)),
 		Line:      pos.Line,
 		Column:    pos.Column,
 		Statement: stmt,

@@ -88,7 +88,8 @@ func Open(ctx context.Context, uri string, opts Options) (Store, error) {
 	}
 	s, err := open(ctx, uri, opts)
 	if err != nil {
-		return nil, err
+		// URIs, options and provider errors may carry secrets.
+		return nil, RedactError(err)
 	}
 	if opts.ReadOnly {
 		return readOnlyStore{s}, nil

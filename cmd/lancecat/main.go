@@ -80,6 +80,7 @@ import (
 	"os"
 
 	_ "github.com/lancecat/lancecat/driver"
+	"github.com/lancecat/lancecat/storage"
 )
 
 func main() {
@@ -107,7 +108,7 @@ func runWithInput(args []string, stdin io.Reader, stdout, stderr io.Writer) (sta
 		// A bug must end in a message and a failure status, not a stack
 		// dump of the user's data paths.
 		if r := recover(); r != nil {
-			fmt.Fprintf(stderr, "lancecat: internal error (a bug, please report it): %v\n", r)
+			fmt.Fprintf(stderr, "lancecat: internal error (a bug, please report it): %s\n", storage.Redact(fmt.Sprint(r)))
 			status = 70 // EX_SOFTWARE
 		}
 	}()
