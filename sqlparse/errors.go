@@ -42,6 +42,11 @@ const (
 	// MaxVectorDimension bounds n in VECTOR(n): a row of a VECTOR(n)
 	// column holds n float32 values (4n bytes) even when it is NULL.
 	MaxVectorDimension = 65536
+	// MaxExpressionDepth bounds the nesting of parentheses and the length
+	// of a chain of prefix operators (NOT NOT ..., - - ...): the parser and
+	// the planner walk expressions recursively, and a deep enough chain
+	// would exhaust the goroutine stack, which no recover survives.
+	MaxExpressionDepth = 1000
 )
 
 // Error is a SQL error at a position of the original script. It wraps ErrSyntax or
