@@ -53,3 +53,35 @@ func TestManifestAndAliasRowsAreNotWritableTables(t *testing.T) {
 		t.Fatalf("t after dropping its alias: %v", err)
 	}
 }
+
+// Names lancecat refuses to create (invisible characters, NFD, over-long)
+// but another writer stored still list, describe and drop.
+func TestForeignNamesStillWork(t *testing.T) {
+	env := catalogtest.NewEnv(t)
+	c := env.Open(catalog.ModeManifestOnly)
+	names := []string{"a\u200bb", "cafe\u0301", "my..data"}
+	for i, n := range names {
+		loc := "0000000" + string(rune('0'+i)) + "_x"
+		if err := env.Manifest.Insert(catalog.Row{ObjectID: n, ObjectType: catalog.ObjectTypeTable, Location: ptr(loc)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := env.Datasets.Create(ctx, loc, testSchema(), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := listTables(t, c)
+	for _, n := range names {
+		if !slices.Contains(got, n) {
+			t.Errorf("%+q not listed: %q", n, got)
+		}
+		if _, err := c.DescribeTable(ctx, catalog.Ident{n}, catalog.DescribeTableOptions{}); err != nil {
+			t.Errorf("describe %+q: %v", n, err)
+		}
+		if err := c.DropTable(ctx, catalog.Ident{n}); err != nil {
+			t.Errorf("drop %+q: %v", n, err)
+		}
+	}
+	if got := listTables(t, c); len(got) != 0 {
+		t.Errorf("after dropping: %q", got)
+	}
+}
