@@ -1,4 +1,4 @@
-// Package v20 decodes the pages of Lance file format 2.0 files (footer
+// Package enc20 decodes the pages of Lance file format 2.0 files (footer
 // version 0.3): the legacy "array encodings" of encodings_v2_0.proto
 // (nullable, flat, bit-packed, binary, FSST, dictionary, fixed-size list,
 // fixed-size binary) and the 2.0 mapping of fields to columns, where every
