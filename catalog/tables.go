@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -83,25 +84,37 @@ func removableDir(loc string) bool {
 	return true
 }
 
-// removeTableDirAfterCommit deletes the directory of a dropped table once
-// the drop has committed, unless it is not a table directory or another
-// table still in the catalog lives there (or above, or below it): an alias
-// another writer registered must not take the other table's data with it.
-func removeTableDirAfterCommit(ctx context.Context, v *view, loc string) error {
-	if !removableDir(loc) {
+// removeTableDirsAfterCommit deletes the directories of dropped tables once
+// the drop has committed, except those that are not table directories and
+// those another table still in the catalog uses (the same directory, or one
+// above or below it): an alias another writer registered must not take the
+// other table's data with it. One scan of the remaining tables serves all
+// locations (DROP SCHEMA ... CASCADE drops many).
+func removeTableDirsAfterCommit(ctx context.Context, v *view, locs []string) error {
+	var todo []string
+	for _, loc := range locs {
+		if removableDir(loc) {
+			todo = append(todo, loc)
+		}
+	}
+	if len(todo) == 0 {
 		return nil
 	}
-	if other, err := tableAtLocation(ctx, v, loc, ""); err != nil {
+	rows, err := v.scan(ctx, RowFilter{Types: []string{ObjectTypeTable}})
+	if err != nil {
 		return err
-	} else if other != "" {
-		return nil
 	}
 	root := v.c.opts.Root
-	v.afterCommit(func(ctx context.Context) {
-		// The drop has landed: the table is unreachable whatever happens
-		// here (spec: failure to delete data does not fail the drop).
-		_, _ = root.DeletePrefix(ctx, strings.Trim(loc, "/"))
-	})
+	for _, loc := range todo {
+		if slices.ContainsFunc(rows, func(r Row) bool { return r.Location != nil && locationsOverlap(*r.Location, loc) }) {
+			continue
+		}
+		v.afterCommit(func(ctx context.Context) {
+			// The drop has landed: the table is unreachable whatever happens
+			// here (spec: failure to delete data does not fail the drop).
+			_, _ = root.DeletePrefix(ctx, strings.Trim(loc, "/"))
+		})
+	}
 	return nil
 }
 
@@ -655,7 +668,7 @@ func (o *dropTableOp) plan(ctx context.Context, v *view) error {
 			v.remove(tv.ObjectID)
 		}
 		if r.Location != nil {
-			return removeTableDirAfterCommit(ctx, v, *r.Location)
+			return removeTableDirsAfterCommit(ctx, v, []string{*r.Location})
 		}
 		return nil
 	}
@@ -670,7 +683,7 @@ func (o *dropTableOp) plan(ctx context.Context, v *view) error {
 			return err
 		}
 		if present {
-			return removeTableDirAfterCommit(ctx, v, v1DirName(o.id.Name()))
+			return removeTableDirsAfterCommit(ctx, v, []string{v1DirName(o.id.Name())})
 		}
 	}
 	if o.ifExists {
