@@ -46,6 +46,8 @@ type ManifestTable struct {
 
 	mu     sync.Mutex
 	cached *snapshot // latest decoded snapshot; reused only while it is still the latest
+
+	refs versionRefs // files each version refers to, for Vacuum
 }
 
 // NewManifestTable returns the `__manifest` table of the catalog rooted at
@@ -401,7 +403,7 @@ func appendValue(fb array.Builder, f arrow.Field, r catalog.Row) error {
 
 // Vacuum deletes old versions' files (see vacuum.go).
 func (m *ManifestTable) Vacuum(ctx context.Context, opts catalog.VacuumOptions) (catalog.VacuumReport, error) {
-	return vacuum(ctx, m.store, m.dir, opts)
+	return vacuum(ctx, m.store, m.dir, opts, &m.refs)
 }
 
 // emptySnapshot stands for a catalog whose `__manifest` does not exist yet.

@@ -75,38 +75,21 @@ func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan
 	return p, nil
 }
 
-// dataPlan is a planned SELECT over a table's data.
+// dataPlan is a planned SELECT over a table's data: a scan of the table
+// feeding the shared selectPipeline.
 type dataPlan struct {
-	id      catalog.Ident
-	ds      *dataset.Dataset
-	schema  *arrow.Schema
-	env     *rowEnv // over every schema field
-	fields  []selectField
-	outCols []Column
-	// countStar: COUNT(*) (countCol < 0) or COUNT(col) (countCol is the
-	// schema position of col).
-	countStar bool
-	countCol  int
-	where     sqlparse.Expr
-	order     []dataOrderKey
-	limit     int64 // -1: none
-	offset    int64
+	selectPipeline // over every schema field; ORDER BY keys are columns
+	id             catalog.Ident
+	ds             *dataset.Dataset
+	schema         *arrow.Schema
+	// countCol is the schema position of the column of COUNT(col), -1 for
+	// COUNT(*) (answered from the manifest when there is no WHERE).
+	countCol int
 	// read lists the schema positions the scan reads.
 	read []int
-	// pushLimit: LIMIT/OFFSET go into the scan.
-	pushLimit bool
 	// indexable are conjuncts of WHERE a scalar index could answer.
-	indexable  []IndexPredicate
-	maxRows    int
-	spill      string // Options.SpillDir
-	noSpill    bool
-	sortMemory int64
-	indexes    IndexLookup
-}
-
-type dataOrderKey struct {
-	col  int // schema position
-	desc bool
+	indexable []IndexPredicate
+	indexes   IndexLookup
 }
 
 // openTableData opens the latest version of a table's dataset through the
@@ -146,10 +129,8 @@ func (s *Session) planDataSelect(ctx context.Context, st *sqlparse.Select, name 
 	if err != nil {
 		return nil, err
 	}
-	p := &dataPlan{id: id, ds: ds, schema: schema, limit: -1, countCol: -1, maxRows: s.opts.MaxRows, spill: s.opts.SpillDir, noSpill: s.opts.NoSpill, sortMemory: s.opts.SortMemory, indexes: s.opts.Indexes}
-	if p.maxRows <= 0 {
-		p.maxRows = DefaultMaxRows
-	}
+	p := &dataPlan{id: id, ds: ds, schema: schema, countCol: -1, indexes: s.opts.Indexes,
+		selectPipeline: s.newPipeline(displayName(id))}
 	cols := make([]Column, schema.NumFields())
 	for i, f := range schema.Fields() {
 		cols[i] = dataColumn(f, "")
@@ -237,7 +218,7 @@ func (s *Session) planDataSelect(ctx context.Context, st *sqlparse.Select, name 
 				return nil, err
 			}
 			used[i] = true
-			p.order = append(p.order, dataOrderKey{col: i, desc: item.Desc})
+			p.order = append(p.order, orderKey{expr: &sqlparse.ColumnRef{Column: schema.Field(i).Name}, desc: item.Desc})
 		}
 	}
 	if st.Limit != nil {
@@ -255,6 +236,7 @@ func (s *Session) planDataSelect(ctx context.Context, st *sqlparse.Select, name 
 			p.read = append(p.read, i)
 		}
 	}
+	p.keep = p.read // what a spilled sort writes
 	if len(p.read) == 0 && !(p.countStar && p.where == nil) {
 		// Only the row count matters (SELECT 1 FROM t): read the first column.
 		p.read = []int{0}
@@ -287,6 +269,7 @@ func (p *dataPlan) planCount(agg *sqlparse.FuncCall, nFields int, used map[int]b
 			return err
 		}
 		p.countCol = i
+		p.countArg = a
 		used[i] = true
 	case *sqlparse.Literal: // COUNT(1) counts rows, as COUNT(*)
 		if a.Value == nil {
@@ -477,7 +460,7 @@ func (p *dataPlan) Explain() []string {
 	if len(p.order) > 0 {
 		var keys []string
 		for _, o := range p.order {
-			k := sqlparse.QuoteIdent(p.schema.Field(o.col).Name)
+			k := o.expr.String()
 			if o.desc {
 				k += " DESC"
 			}
@@ -580,8 +563,4 @@ func fragList(ids []uint64) string {
 		parts[i] = fmt.Sprint(id)
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
-}
-
-func (p *dataPlan) tooMany() error {
-	return errorf(catalog.CodeInvalidInput, "ORDER BY over %s would sort more than %d rows in memory (Options.MaxRows, the sort budget); add a LIMIT (a top-k keeps only LIMIT+OFFSET rows) or a narrower WHERE", displayName(p.id), p.maxRows)
 }

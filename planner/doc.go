@@ -6,7 +6,15 @@
 // pushed down to catalog lookups), SELECT over table data and INSERT ...
 // VALUES (data.go, insert.go: Lance datasets read and appended through
 // lance/dataset on Options.Store; the value mapping is in values.go). It
-// knows nothing about database/sql (the driver adapts its results).
+// knows nothing about database/sql (the driver adapts its results), and
+// nothing about the TiDB parser: statements and expressions arrive as
+// sqlparse's own types.
+//
+// Every SELECT is a source of rows (a lance/scan scan of a table, the rows
+// the catalog lists for an information_schema view, the one row of a
+// SELECT without FROM) feeding one selectPipeline (pipeline.go): WHERE,
+// COUNT, ORDER BY (top-k under LIMIT, else a sort within Options.MaxRows),
+// OFFSET/LIMIT and the projection.
 //
 // A Session is one connection's state: the current namespace set by USE and
 // the open transaction, if any. Every Exec runs one statement and returns a

@@ -95,30 +95,16 @@ func (v *infoView) plainColumns() []Column {
 }
 
 // selectPlan is a planned SELECT over an information_schema view (or with
-// no FROM clause).
+// no FROM clause: one row with no columns): the view's rows, listed from
+// the catalog with the pushed-down conditions, feed the shared
+// selectPipeline.
 type selectPlan struct {
-	view  *infoView // nil: SELECT without FROM
-	env   *rowEnv   // over the view's columns
-	where sqlparse.Expr
+	selectPipeline           // over the view's columns
+	view           *infoView // nil: SELECT without FROM
 	// Push-down: nil means "all"; an empty non-nil slice means "none".
 	namespaces []catalog.Ident
 	names      []string
 	level      describeLevel
-	fields     []selectField
-	countStar  bool
-	order      []orderKey
-	limit      int64 // -1: none
-	offset     int64
-}
-
-type selectField struct {
-	col  Column
-	expr sqlparse.Expr
-}
-
-type orderKey struct {
-	expr sqlparse.Expr
-	desc bool
 }
 
 func notSupportedSelect(what string) error {
@@ -142,7 +128,7 @@ func (s *Session) planSelect(st *sqlparse.Select) (*selectPlan, error) {
 	if err := checkSelectShape(st); err != nil {
 		return nil, err
 	}
-	p := &selectPlan{limit: -1}
+	p := &selectPlan{selectPipeline: s.newPipeline("a SELECT without FROM")}
 	if st.From != nil {
 		ts, err := singleTable(st.From)
 		if err != nil {
@@ -162,6 +148,7 @@ func (s *Session) planSelect(st *sqlparse.Select) (*selectPlan, error) {
 		}
 		p.env = newRowEnv(p.view.plainColumns())
 		p.level = p.view.minLevel
+		p.source = "information_schema." + p.view.name
 	} else {
 		p.env = newRowEnv(nil)
 	}
@@ -175,6 +162,7 @@ func (s *Session) planSelect(st *sqlparse.Select) (*selectPlan, error) {
 			}
 			for _, c := range p.view.columns {
 				p.fields = append(p.fields, selectField{col: c.Column, expr: &sqlparse.ColumnRef{Column: c.Name}})
+				p.outCols = append(p.outCols, c.Column)
 				used[strings.ToLower(c.Name)] = true
 			}
 			continue
@@ -186,7 +174,7 @@ func (s *Session) planSelect(st *sqlparse.Select) (*selectPlan, error) {
 				if label == "" {
 					label = fieldText(f)
 				}
-				p.fields = append(p.fields, selectField{col: bigint(label)})
+				p.outCols = append(p.outCols, bigint(label))
 				continue
 			}
 			return nil, notSupportedSelect("aggregate functions other than a lone COUNT(*)")
@@ -196,6 +184,7 @@ func (s *Session) planSelect(st *sqlparse.Select) (*selectPlan, error) {
 			return nil, err
 		}
 		p.fields = append(p.fields, selectField{col: col, expr: f.Expr})
+		p.outCols = append(p.outCols, col)
 		markColumns(f.Expr, used, p.env)
 	}
 	if st.Where != nil {
@@ -596,103 +585,24 @@ func (s *Session) explain(ctx context.Context, st *sqlparse.Explain) (*Result, e
 	return rowsResult([]Column{varchar("plan")}, rows), nil
 }
 
-// run executes the plan.
+// run executes the plan: the view's rows (materialized by the catalog
+// listing) go through the pipeline, and the result is materialized too.
 func (p *selectPlan) run(ctx context.Context, s *Session) (*Result, error) {
-	var rows [][]any
-	var err error
-	if p.view == nil {
-		rows = [][]any{{}}
-	} else if rows, err = p.scan(ctx, s); err != nil {
+	rows := [][]any{{}}
+	if p.view != nil {
+		var err error
+		if rows, err = p.scan(ctx, s); err != nil {
+			return nil, err
+		}
+	}
+	res, err := p.execute(ctx, sliceRows(rows))
+	if err != nil {
 		return nil, err
 	}
-	if p.where != nil {
-		kept := rows[:0]
-		for _, r := range rows {
-			ok, err := p.env.matches(p.where, r)
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				kept = append(kept, r)
-			}
-		}
-		rows = kept
+	if err := res.Collect(); err != nil {
+		return nil, err
 	}
-	cols := make([]Column, len(p.fields))
-	for i, f := range p.fields {
-		cols[i] = f.col
-	}
-	if p.countStar {
-		return rowsResult(cols, [][]any{{int64(len(rows))}}), nil
-	}
-	if len(p.order) > 0 {
-		var sortErr error
-		keys := make([][]any, len(rows))
-		for i, r := range rows {
-			keys[i] = make([]any, len(p.order))
-			for j, o := range p.order {
-				v, err := p.env.eval(o.expr, r)
-				if err != nil && sortErr == nil {
-					sortErr = err
-				}
-				keys[i][j] = v
-			}
-		}
-		if sortErr != nil {
-			return nil, sortErr
-		}
-		idx := make([]int, len(rows))
-		for i := range idx {
-			idx[i] = i
-		}
-		sort.SliceStable(idx, func(a, b int) bool {
-			for j, o := range p.order {
-				c := compareNullsFirst(keys[idx[a]][j], keys[idx[b]][j])
-				if o.desc {
-					c = -c
-				}
-				if c != 0 {
-					return c < 0
-				}
-			}
-			return false
-		})
-		sorted := make([][]any, len(rows))
-		for i, k := range idx {
-			sorted[i] = rows[k]
-		}
-		rows = sorted
-	}
-	if p.offset > 0 {
-		if p.offset >= int64(len(rows)) {
-			rows = nil
-		} else {
-			rows = rows[p.offset:]
-		}
-	}
-	if p.limit >= 0 && int64(len(rows)) > p.limit {
-		rows = rows[:p.limit]
-	}
-	out := make([][]any, 0, len(rows))
-	for _, r := range rows {
-		o := make([]any, len(p.fields))
-		for i, f := range p.fields {
-			v, err := p.env.eval(f.expr, r)
-			if err != nil {
-				return nil, err
-			}
-			if b, ok := v.(bool); ok { // MySQL booleans are integers
-				if b {
-					v = int64(1)
-				} else {
-					v = int64(0)
-				}
-			}
-			o[i] = v
-		}
-		out = append(out, o)
-	}
-	return rowsResult(cols, out), nil
+	return res, nil
 }
 
 func compareNullsFirst(a, b any) int {

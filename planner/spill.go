@@ -35,7 +35,7 @@ type spillRecord struct {
 
 // spiller writes sorted runs of rows to temporary files.
 type spiller struct {
-	p     *dataPlan
+	p     *selectPipeline
 	dir   string
 	files []*os.File
 }
@@ -50,10 +50,11 @@ func (s *spiller) writeRun(rows []sortedRow) error {
 	s.files = append(s.files, f)
 	w := bufio.NewWriterSize(f, 1<<16)
 	enc := gob.NewEncoder(w)
-	rec := spillRecord{Vals: make([]any, len(s.p.read))}
+	positions := s.p.spillPositions()
+	rec := spillRecord{Vals: make([]any, len(positions))}
 	for _, r := range rows {
 		rec.Seq = r.seq
-		for j, c := range s.p.read {
+		for j, c := range positions {
 			rec.Vals[j] = r.row[c]
 		}
 		if err := enc.Encode(&rec); err != nil {
@@ -84,7 +85,7 @@ type runReader struct {
 	cur sortedRow
 }
 
-func (r *runReader) next(p *dataPlan) (bool, error) {
+func (r *runReader) next(p *selectPipeline) (bool, error) {
 	var rec spillRecord
 	if err := r.dec.Decode(&rec); err != nil {
 		if errors.Is(err, io.EOF) {
@@ -92,20 +93,25 @@ func (r *runReader) next(p *dataPlan) (bool, error) {
 		}
 		return false, errorf(catalog.CodeInternal, "ORDER BY spill: decode: %v", err)
 	}
-	if len(rec.Vals) != len(p.read) {
-		return false, errorf(catalog.CodeInternal, "ORDER BY spill: a run row has %d values, want %d", len(rec.Vals), len(p.read))
+	row := make([]any, len(p.env.cols))
+	positions := p.spillPositions()
+	if len(rec.Vals) != len(positions) {
+		return false, errorf(catalog.CodeInternal, "ORDER BY spill: a run row has %d values, want %d", len(rec.Vals), len(positions))
 	}
-	row := make([]any, p.schema.NumFields())
-	for j, c := range p.read {
+	for j, c := range positions {
 		row[c] = rec.Vals[j]
 	}
-	r.cur = sortedRow{row: row, seq: rec.Seq}
+	cur, err := p.keyed(row, rec.Seq)
+	if err != nil {
+		return false, err
+	}
+	r.cur = cur
 	return true, nil
 }
 
 // runHeap orders the runs' current rows, smallest first.
 type runHeap struct {
-	p    *dataPlan
+	p    *selectPipeline
 	runs []*runReader
 }
 
@@ -177,10 +183,23 @@ func (s *spiller) merge() iter.Seq2[[][]any, error] {
 	}
 }
 
-// spillDir is where runs go.
-func (p *dataPlan) spillDir() string {
-	if p.spill != "" {
-		return p.spill
+// spillDirectory is where runs go.
+func (p *selectPipeline) spillDirectory() string {
+	if p.spillDir != "" {
+		return p.spillDir
 	}
 	return os.TempDir()
+}
+
+// spillPositions are the positions of a row a run writes: keep, or all of
+// the source's columns.
+func (p *selectPipeline) spillPositions() []int {
+	if p.keep != nil {
+		return p.keep
+	}
+	out := make([]int, len(p.env.cols))
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }

@@ -14,6 +14,9 @@ import (
 // Pos is where the expression starts in the original script. String renders it as SQL text in a
 // normal form (keywords upper-case, strings single-quoted, spaces around binary operators,
 // parentheses only where the statement had them), the form EXPLAIN and error messages print.
+// It is meant for display: quotes in strings are doubled but backslashes and control characters
+// are not escaped (as TiDB's restore printed them), so only text without those reads back
+// unchanged; use FormatLiteral to build SQL from values.
 type Expr interface {
 	Pos() Pos
 	String() string
@@ -27,7 +30,9 @@ func (e *exprPos) Pos() Pos { return e.P }
 func (e *exprPos) expr()    {}
 
 // ColumnRef is a column reference: `col`, `t.col`, `prod.ml.events.col`. Qualifier is the table
-// name before the column (nil when unqualified), with multi-part names restored.
+// name before the column (nil when unqualified), with multi-part names restored. A column named
+// outside an expression (INSERT's column list, an assignment's target) has the statement's
+// position.
 type ColumnRef struct {
 	exprPos
 	Qualifier Name

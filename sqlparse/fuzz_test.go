@@ -18,6 +18,10 @@ var fuzzSeeds = []string{
 	"INSERT INTO a.b.c VALUES (1); SELECT * FROM\n t WHERE )",
 	"SELECT 'unterminated",
 	"CREATE TABLE t (a GEOMETRY)",
+	"SELECT DISTINCT a AS x, COUNT(*), SUM(b + 1) FROM a.b.t t LEFT JOIN (SELECT c FROM u) d ON t.a = d.c\n" +
+		"WHERE a IN (SELECT 1) AND NOT EXISTS (SELECT 2) AND b NOT LIKE 'x!%' ESCAPE '!' GROUP BY 1 HAVING COUNT(*) > 1\n" +
+		"ORDER BY x DESC LIMIT 3 OFFSET 1; SELECT 1 UNION SELECT 2",
+	"INSERT INTO a.b.t (a, b) VALUES (1, -2.5), (TRUE, DEFAULT) ON DUPLICATE KEY UPDATE a = X'41'",
 }
 
 // FuzzParse checks that Parse never panics and that every position it reports lies within the
@@ -34,6 +38,10 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("statement %q at %+v does not match the input", st.Text(), p)
 			}
 			checkPos(t, sql, p)
+			for _, e := range statementExprs(st) {
+				checkPos(t, sql, e.Pos())
+				_ = e.String()
+			}
 		}
 		if err != nil {
 			var e *Error
@@ -63,6 +71,62 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// statementExprs lists every expression of a statement (through nested queries).
+func statementExprs(st Statement) []Expr {
+	var out []Expr
+	add := func(e Expr) {
+		Inspect(e, func(x Expr) bool {
+			out = append(out, x)
+			return true
+		})
+	}
+	var query func(q *Select)
+	query = func(q *Select) {
+		q.walkSelects(func(s *Select) {
+			for _, it := range s.Items {
+				add(it.Expr)
+			}
+			add(s.Where)
+			add(s.Having)
+			for _, g := range s.GroupBy {
+				add(g)
+			}
+			for _, o := range s.OrderBy {
+				add(o.Expr)
+			}
+			if s.Limit != nil {
+				add(s.Limit.Count)
+				add(s.Limit.Offset)
+			}
+		})
+	}
+	switch n := st.(type) {
+	case *Select:
+		query(n)
+	case *Explain:
+		if q, ok := n.Stmt.(*Select); ok {
+			query(q)
+		}
+	case *Insert:
+		for _, row := range n.Rows {
+			for _, e := range row {
+				add(e)
+			}
+		}
+		for _, a := range n.OnDuplicate {
+			add(a.Value)
+		}
+		if n.Query != nil {
+			query(n.Query)
+		}
+	case *ShowTables:
+		add(n.Where)
+	case *ShowSchemas:
+		add(n.Where)
+	}
+	return out
 }
 
 func checkPos(t *testing.T, sql string, p Pos) {

@@ -79,7 +79,8 @@ type FromItem interface {
 }
 
 // TableSource is a table, or a derived table (a subquery in FROM), with an optional alias.
-// Exactly one of Table and Subquery is set.
+// Exactly one of Table and Subquery is set. Pos is the position of the statement (the TiDB
+// parser keeps none for table names).
 type TableSource struct {
 	Table    Name
 	Subquery *Select
@@ -130,7 +131,7 @@ type Assignment struct {
 	Value  Expr
 }
 
-// TableRef is one table reference found in a query.
+// TableRef is one table reference found in a query; Pos as in TableSource.
 type TableRef struct {
 	Name Name
 	Pos  Pos
