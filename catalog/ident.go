@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Delimiter joins the parts of an object id in the `__manifest` table.
@@ -58,16 +60,33 @@ func childPrefix(ns Ident) string {
 	return ns.ObjectID() + Delimiter
 }
 
+// Name limits. A table's directory is "<8 hex>_<object id>" (or
+// "<name>.lance" for a root table): one path segment, which file systems
+// refuse beyond 255 bytes.
+const (
+	// MaxNameBytes bounds one namespace or table name, in bytes of UTF-8.
+	MaxNameBytes = 128
+	// MaxObjectIDBytes bounds a whole object id (names joined by "$").
+	MaxObjectIDBytes = 240
+)
+
 // ValidateName checks a name lancecat is about to create: not empty, valid
-// UTF-8, no "$" (the object id delimiter), no "/" or backslash (path separators
-// in table directory names) and no control characters. Names other clients created
-// are never validated: they are listed, described and dropped as they are.
+// UTF-8 in Unicode normalization form C (so that NFC/NFD look-alike twins
+// cannot both be created), at most MaxNameBytes bytes, no "$" (the object id
+// delimiter), no "/" or backslash (path separators in table directory names),
+// no control characters and no invisible format characters (Unicode category
+// Cf: U+200B, U+202E, ...). Names other clients created are never validated:
+// they are listed, described and dropped as they are.
 func ValidateName(kind, name string) error {
 	switch {
 	case name == "":
 		return newErr(CodeInvalidInput, nil, "%s name must not be empty", kind)
 	case !utf8.ValidString(name):
 		return newErr(CodeInvalidInput, nil, "%s name %q is not valid UTF-8", kind, name)
+	case len(name) > MaxNameBytes:
+		return newErr(CodeInvalidInput, nil, "%s name of %d bytes exceeds the limit of %d bytes", kind, len(name), MaxNameBytes)
+	case !norm.NFC.IsNormalString(name):
+		return newErr(CodeInvalidInput, nil, "%s name %q is not in Unicode normalization form C (write it as %q)", kind, name, norm.NFC.String(name))
 	case strings.Contains(name, Delimiter):
 		return newErr(CodeInvalidInput, nil, "%s name %q must not contain %q", kind, name, Delimiter)
 	case strings.ContainsAny(name, `/\`):
@@ -77,11 +96,17 @@ func ValidateName(kind, name string) error {
 		if unicode.IsControl(r) {
 			return newErr(CodeInvalidInput, nil, "%s name %q must not contain control characters", kind, name)
 		}
+		if unicode.Is(unicode.Cf, r) {
+			return newErr(CodeInvalidInput, nil, "%s name %q must not contain the invisible format character %U", kind, name, r)
+		}
 	}
 	return nil
 }
 
 func validateIdent(kind string, id Ident) error {
+	if n := len(id.ObjectID()); n > MaxObjectIDBytes {
+		return newErr(CodeInvalidInput, nil, "%s %q: object id of %d bytes exceeds the limit of %d bytes", kind, id.String(), n, MaxObjectIDBytes)
+	}
 	for i, part := range id {
 		k := "namespace"
 		if i == len(id)-1 {

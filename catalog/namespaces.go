@@ -124,14 +124,15 @@ func (o *dropNamespaceOp) plan(ctx context.Context, v *view) error {
 	if len(children) > 0 && !o.opts.Cascade {
 		return newErr(CodeNamespaceNotEmpty, nil, "namespace %q is not empty", id)
 	}
+	var locs []string
 	for _, ch := range children {
 		v.remove(ch.ObjectID)
 		if ch.ObjectType == ObjectTypeTable && ch.Location != nil {
-			removeTableDirAfterCommit(v, *ch.Location)
+			locs = append(locs, *ch.Location)
 		}
 	}
 	v.remove(id)
-	return nil
+	return removeTableDirsAfterCommit(ctx, v, locs)
 }
 
 func (o *dropNamespaceOp) runV1(ctx context.Context, c *Catalog) error {

@@ -277,6 +277,10 @@ var (
 	ErrColumnNotFound         = errors.New("column not found")
 	ErrColumnExists           = errors.New("column already exists")
 	ErrSchemaInvalid          = errors.New("invalid schema")
+	// ErrStoredSchemaRefused: the schema stored with a dataset breaks a
+	// limit (vector dimension, decimal scale, nesting depth) and is
+	// refused instead of being used.
+	ErrStoredSchemaRefused = errors.New("stored schema refused")
 )
 
 // Datasets is what the catalog needs from Lance table datasets. Locations

@@ -66,3 +66,12 @@ func (d storeDir) NewestModTime(ctx context.Context, dir string) (time.Time, err
 	}
 	return newest, nil
 }
+
+// SymlinkOnPath reports the first symbolic link on path (see
+// storage.SymlinkChecker); stores without links have none.
+func (d storeDir) SymlinkOnPath(ctx context.Context, path string) (string, error) {
+	if sc, ok := d.s.(storage.SymlinkChecker); ok {
+		return sc.SymlinkOnPath(ctx, path)
+	}
+	return "", nil
+}

@@ -29,6 +29,12 @@ func (c *Catalog) resolveTable(ctx context.Context, snap ManifestSnapshot, id Id
 			if r.Location != nil {
 				loc = *r.Location
 			}
+			if loc != "" && (locationsOverlap(loc, ManifestDir) || hasDotDotSegment(loc)) {
+				// Registered by another writer (or before lancecat refused
+				// it): writing through it would corrupt the catalog itself
+				// or reach outside the root.
+				return tableRef{}, newErr(CodeInvalidTableState, nil, "table %q is registered at %q, which is the catalog's %s table or outside the catalog root: drop or deregister it", objectID, loc, ManifestDir)
+			}
 			return tableRef{row: &r, location: loc}, nil
 		}
 	}

@@ -3,6 +3,8 @@ package catalog
 import (
 	"context"
 	"errors"
+	"path"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -53,12 +55,23 @@ func validateLocation(loc string) error {
 		return newErr(CodeInvalidInput, nil, "absolute URIs are not allowed as table location (%q): it must be a path relative to the catalog root", loc)
 	case strings.HasPrefix(loc, "/") || strings.HasPrefix(loc, `\`):
 		return newErr(CodeInvalidInput, nil, "absolute paths are not allowed as table location (%q): it must be a path relative to the catalog root", loc)
-	case strings.Contains(loc, ".."):
+	case hasDotDotSegment(loc):
 		return newErr(CodeInvalidInput, nil, "path traversal is not allowed in a table location (%q)", loc)
 	case strings.ContainsRune(loc, 0):
 		return newErr(CodeInvalidInput, nil, "table location must not contain NUL")
 	}
 	return nil
+}
+
+// hasDotDotSegment reports whether a slash- (or backslash-) separated path
+// has a ".." segment. "my..data" is a legal directory name.
+func hasDotDotSegment(loc string) bool {
+	for seg := range strings.FieldsFuncSeq(loc, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if seg == ".." {
+			return true
+		}
+	}
+	return false
 }
 
 // removableDir reports whether a stored location may be deleted as a table
@@ -71,16 +84,66 @@ func removableDir(loc string) bool {
 	return true
 }
 
-func removeTableDirAfterCommit(v *view, loc string) {
-	if !removableDir(loc) {
-		return
+// removeTableDirsAfterCommit deletes the directories of dropped tables once
+// the drop has committed, except those that are not table directories and
+// those another table still in the catalog uses (the same directory, or one
+// above or below it): an alias another writer registered must not take the
+// other table's data with it. One scan of the remaining tables serves all
+// locations (DROP SCHEMA ... CASCADE drops many).
+func removeTableDirsAfterCommit(ctx context.Context, v *view, locs []string) error {
+	var todo []string
+	for _, loc := range locs {
+		if removableDir(loc) {
+			todo = append(todo, loc)
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	rows, err := v.scan(ctx, RowFilter{Types: []string{ObjectTypeTable}})
+	if err != nil {
+		return err
 	}
 	root := v.c.opts.Root
-	v.afterCommit(func(ctx context.Context) {
-		// The drop has landed: the table is unreachable whatever happens
-		// here (spec: failure to delete data does not fail the drop).
-		_, _ = root.DeletePrefix(ctx, strings.Trim(loc, "/"))
-	})
+	for _, loc := range todo {
+		if slices.ContainsFunc(rows, func(r Row) bool { return r.Location != nil && locationsOverlap(*r.Location, loc) }) {
+			continue
+		}
+		v.afterCommit(func(ctx context.Context) {
+			// The drop has landed: the table is unreachable whatever happens
+			// here (spec: failure to delete data does not fail the drop).
+			_, _ = root.DeletePrefix(ctx, strings.Trim(loc, "/"))
+		})
+	}
+	return nil
+}
+
+// cleanLocation is a location as a slash-separated path without empty or
+// "." segments, for comparing locations.
+func cleanLocation(loc string) string {
+	return strings.Trim(path.Clean("/"+strings.ReplaceAll(loc, `\`, "/")), "/")
+}
+
+// locationsOverlap reports whether one location is the other or lies
+// inside it.
+func locationsOverlap(a, b string) bool {
+	a, b = cleanLocation(a), cleanLocation(b)
+	return a == b || a == "" || b == "" || strings.HasPrefix(a, b+"/") || strings.HasPrefix(b, a+"/")
+}
+
+// tableAtLocation returns the object id of a table of the view (other than
+// except) whose location overlaps loc, or "".
+func tableAtLocation(ctx context.Context, v *view, loc, except string) (string, error) {
+	rows, err := v.scan(ctx, RowFilter{Types: []string{ObjectTypeTable}})
+	if err != nil {
+		return "", err
+	}
+	for _, r := range rows {
+		if r.ObjectID != except && r.Location != nil && locationsOverlap(*r.Location, loc) {
+			return r.ObjectID, nil
+		}
+	}
+	return "", nil
 }
 
 // rowScanner scans the manifest as some reader sees it (a snapshot, or a
@@ -141,6 +204,8 @@ func mapDatasetErr(err error, id Ident, loc string) error {
 		return newErr(CodeInvalidTableState, err, "table %q has no data at %q (declared only?)", id.ObjectID(), loc)
 	case errors.Is(err, ErrColumnNotFound):
 		return newErr(CodeTableColumnNotFound, err, "table %q", id.ObjectID())
+	case errors.Is(err, ErrStoredSchemaRefused):
+		return newErr(CodeInvalidTableState, err, "table %q at %q", id.ObjectID(), loc)
 	case errors.Is(err, ErrColumnExists), errors.Is(err, ErrSchemaInvalid):
 		return newErr(CodeTableSchemaValidationError, err, "table %q", id.ObjectID())
 	}
@@ -396,6 +461,9 @@ func (o *registerTableOp) plan(ctx context.Context, v *view) error {
 		return err
 	}
 	objectID := o.id.ObjectID()
+	if err := checkRegisterLocation(ctx, v, o.location, objectID); err != nil {
+		return err
+	}
 	if r, ok, err := v.get(ctx, objectID); err != nil {
 		return err
 	} else if ok {
@@ -424,6 +492,38 @@ func (o *registerTableOp) plan(ctx context.Context, v *view) error {
 	loc := o.location
 	v.upsert(Row{ObjectID: objectID, ObjectType: ObjectTypeTable, Location: &loc, Metadata: meta})
 	o.result = TableInfo{Ident: o.id, Location: loc, URI: v.c.TableURI(loc), Properties: copyProps(o.props)}
+	return nil
+}
+
+// checkRegisterLocation refuses a location that would let the catalog
+// delete or write what is not the new table's: the `__manifest` table (or
+// anything overlapping it), another table's directory (or one inside or
+// around it), the root itself, or a path through a symbolic link (which
+// could lead out of the root).
+func checkRegisterLocation(ctx context.Context, v *view, loc, objectID string) error {
+	clean := cleanLocation(loc)
+	if clean != strings.Trim(loc, "/") {
+		return newErr(CodeInvalidInput, nil, "table location %q must not have empty or \".\" segments", loc)
+	}
+	if locationsOverlap(clean, ManifestDir) {
+		return newErr(CodeInvalidInput, nil, "table location %q overlaps the catalog's %s table, which is never a table of the catalog", loc, ManifestDir)
+	}
+	if other, err := tableAtLocation(ctx, v, clean, objectID); err != nil {
+		return err
+	} else if other != "" {
+		return newErr(CodeInvalidInput, nil, "table location %q overlaps the location of table %q", loc, other)
+	}
+	if sc, ok := v.c.opts.Root.(interface {
+		SymlinkOnPath(ctx context.Context, path string) (string, error)
+	}); ok {
+		link, err := sc.SymlinkOnPath(ctx, clean)
+		if err != nil {
+			return asCatalogError(err, "register %s", loc)
+		}
+		if link != "" {
+			return newErr(CodeInvalidInput, nil, "table location %q passes through the symbolic link %q: a table must live inside the catalog root", loc, link)
+		}
+	}
 	return nil
 }
 
@@ -568,7 +668,7 @@ func (o *dropTableOp) plan(ctx context.Context, v *view) error {
 			v.remove(tv.ObjectID)
 		}
 		if r.Location != nil {
-			removeTableDirAfterCommit(v, *r.Location)
+			return removeTableDirsAfterCommit(ctx, v, []string{*r.Location})
 		}
 		return nil
 	}
@@ -583,8 +683,7 @@ func (o *dropTableOp) plan(ctx context.Context, v *view) error {
 			return err
 		}
 		if present {
-			removeTableDirAfterCommit(v, v1DirName(o.id.Name()))
-			return nil
+			return removeTableDirsAfterCommit(ctx, v, []string{v1DirName(o.id.Name())})
 		}
 	}
 	if o.ifExists {

@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"fmt"
 	"net/url"
 	"path/filepath"
 	"sort"
@@ -259,3 +260,14 @@ func (c Config) key() string {
 // not a plain identifier. Identifiers cannot be bound as arguments; build
 // statements with QuoteName instead of splicing names by hand.
 func QuoteName(parts ...string) string { return sqlparse.Name(parts).String() }
+
+// String describes the configuration with its secrets redacted (storage
+// options such as keys, tokens and SAS signatures; URI passwords), so that
+// logging a Config does not leak them.
+func (c Config) String() string {
+	return fmt.Sprintf("Config{URI: %q, Mode: %v, SkipIndexBuild: %t, CommitRetries: %d, ReadOnly: %t, AutoVacuumEvery: %d, Namespace: %q, StorageOptions: %v}",
+		storage.Redact(c.URI), c.Mode, c.SkipIndexBuild, c.CommitRetries, c.ReadOnly, c.AutoVacuumEvery, c.Namespace, storage.RedactOptions(c.StorageOptions))
+}
+
+// GoString is String: %#v must not print secrets either.
+func (c Config) GoString() string { return c.String() }

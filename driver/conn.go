@@ -131,10 +131,11 @@ func (c *Conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 type tx struct{ c *Conn }
 
 // Commit applies the transaction's catalog changes atomically.
-func (t *tx) Commit() error {
+func (t *tx) Commit() (err error) {
 	if err := t.c.usable(); err != nil {
 		return err
 	}
+	defer recoverAsError(&err, sqlparse.Pos{}, "COMMIT")
 	return errNoPos(t.c.sess.Commit(context.Background()))
 }
 
@@ -149,7 +150,8 @@ func (t *tx) Rollback() error {
 // run binds args into query and runs its statements in order, stopping at
 // the first error. It returns the result sets produced and the total of
 // affected rows.
-func (c *Conn) run(ctx context.Context, query string, args []driver.NamedValue) ([]*planner.Result, []sqlparse.Statement, int64, error) {
+func (c *Conn) run(ctx context.Context, query string, args []driver.NamedValue) (_ []*planner.Result, _ []sqlparse.Statement, _ int64, err error) {
+	defer recoverAsError(&err, sqlparse.Pos{}, query)
 	if err := c.usable(); err != nil {
 		return nil, nil, 0, err
 	}
@@ -174,7 +176,7 @@ func (c *Conn) run(ctx context.Context, query string, args []driver.NamedValue) 
 		if err := ctx.Err(); err != nil {
 			return fail(newError(err, st.Position(), st.Text()))
 		}
-		res, err := c.sess.Exec(ctx, st)
+		res, err := c.exec(ctx, st)
 		if err != nil {
 			return fail(newError(err, st.Position(), st.Text()))
 		}
@@ -188,6 +190,14 @@ func (c *Conn) run(ctx context.Context, query string, args []driver.NamedValue) 
 		}
 	}
 	return sets, stmts, affected, nil
+}
+
+// exec runs one statement; a panic below it (a bug, or input no check
+// foresaw) becomes an Internal error naming the statement instead of taking
+// down the program that hosts the driver.
+func (c *Conn) exec(ctx context.Context, st sqlparse.Statement) (res *planner.Result, err error) {
+	defer recoverAsError(&err, st.Position(), st.Text())
+	return c.sess.Exec(ctx, st)
 }
 
 // result is an Exec's outcome: the rows affected by its statements and the

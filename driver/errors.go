@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	"github.com/lancecat/lancecat/catalog"
+	lanceschema "github.com/lancecat/lancecat/lance/schema"
 	"github.com/lancecat/lancecat/sqlparse"
+	"github.com/lancecat/lancecat/storage"
 )
 
 // Code is a Lance namespace error code (see catalog.Code); Code.String()
@@ -112,6 +114,10 @@ func newError(err error, pos sqlparse.Pos, stmt string) *Error {
 	case errors.As(err, &ce):
 		e.Code = ce.Code
 		e.Message = strings.TrimPrefix(err.Error(), ce.Code.String()+": ")
+	case errors.Is(err, lanceschema.ErrInvalidSchema):
+		// A stored schema beyond lancecat's limits: the table's state, not a bug.
+		e.Code = catalog.CodeInvalidTableState
+		e.Message = err.Error()
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		e.Code = catalog.CodeServiceUnavailable
 		e.Message = "statement interrupted: " + err.Error()
@@ -119,6 +125,10 @@ func newError(err error, pos sqlparse.Pos, stmt string) *Error {
 		e.Code = catalog.CodeInternal
 		e.Message = err.Error()
 	}
+	// Messages quote URIs, storage options and provider errors: never
+	// their secrets.
+	e.Message = storage.Redact(e.Message)
+	e.Err = storage.RedactError(e.Err)
 	return e
 }
 
@@ -132,4 +142,30 @@ func errNoPos(err error) error {
 
 func invalidf(format string, args ...any) error {
 	return errNoPos(&catalog.Error{Code: catalog.CodeInvalidInput, Message: fmt.Sprintf(format, args...)})
+}
+
+// maxStatementInError bounds how much of a statement's text an internal
+// error quotes.
+const maxStatementInError = 200
+
+// recoverAsError, deferred, turns a panic into an Internal *Error that names
+// the statement (its text, shortened) at pos. The panic value is part of the
+// message; the stack is not shown to the caller.
+func recoverAsError(errp *error, pos sqlparse.Pos, stmt string) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	text := stmt
+	if len(text) > maxStatementInError {
+		text = strings.ToValidUTF8(text[:maxStatementInError], "") + "..."
+	}
+	*errp = &Error{
+		Code:      catalog.CodeInternal,
+		Message:   storage.Redact(fmt.Sprintf("internal error (a bug in lancecat, please report it) running %q: %v", text, r)),
+		Line:      pos.Line,
+		Column:    pos.Column,
+		Statement: stmt,
+		Err:       fmt.Errorf("panic: %v", r),
+	}
 }

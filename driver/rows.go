@@ -95,7 +95,7 @@ func (r *Rows) fill() error {
 	if r.cursor == nil {
 		return io.EOF
 	}
-	r.batch, r.err = r.cursor.Next()
+	r.batch, r.err = r.pull()
 	r.next = 0
 	if r.err != nil {
 		r.batch = nil
@@ -108,6 +108,19 @@ func (r *Rows) fill() error {
 		}
 	}
 	return r.err
+}
+
+// pull reads the next batch of the cursor. Rows of table data are decoded
+// here, after the statement returned: a panic in that code becomes an
+// Internal error naming the statement, like one under Exec.
+func (r *Rows) pull() (batch [][]any, err error) {
+	var pos sqlparse.Pos
+	text := ""
+	if st := r.stmts[r.cur]; st != nil {
+		pos, text = st.Position(), st.Text()
+	}
+	defer recoverAsError(&err, pos, text)
+	return r.cursor.Next()
 }
 
 // HasNextResultSet reports whether another result set follows.

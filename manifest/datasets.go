@@ -9,6 +9,7 @@ import (
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/lance/dataset"
+	lanceschema "github.com/lancecat/lancecat/lance/schema"
 	"github.com/lancecat/lancecat/storage"
 )
 
@@ -36,7 +37,16 @@ func (d *Datasets) open(ctx context.Context, location string, version uint64) (*
 	case errors.Is(err, dataset.ErrVersionNotFound):
 		return nil, fmt.Errorf("%w: %w", catalog.ErrDatasetVersionNotFound, err)
 	}
-	return nil, err
+	return nil, refusedSchema(err)
+}
+
+// refusedSchema marks an error about a stored schema lancecat refuses (a
+// limit it breaks) so that the catalog reports it as the table's state.
+func refusedSchema(err error) error {
+	if errors.Is(err, lanceschema.ErrInvalidSchema) {
+		return fmt.Errorf("%w: %w", catalog.ErrStoredSchemaRefused, err)
+	}
+	return err
 }
 
 // Dataset is an opened version of a Lance table dataset
@@ -69,7 +79,7 @@ func (d *Datasets) Open(ctx context.Context, location string, version uint64) (c
 	}
 	sc, err := ds.ArrowSchema()
 	if err != nil {
-		return nil, err
+		return nil, refusedSchema(err)
 	}
 	return &Dataset{location: location, ds: ds, schema: sc}, nil
 }
@@ -100,7 +110,7 @@ func (d *Datasets) Describe(ctx context.Context, location string, version uint64
 func info(ctx context.Context, ds *dataset.Dataset) (catalog.DatasetInfo, error) {
 	sc, err := ds.ArrowSchema()
 	if err != nil {
-		return catalog.DatasetInfo{}, err
+		return catalog.DatasetInfo{}, refusedSchema(err)
 	}
 	n, err := ds.CountRows(ctx)
 	if err != nil {

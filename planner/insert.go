@@ -102,6 +102,12 @@ func (s *Session) insert(ctx context.Context, n *sqlparse.Insert) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
+	// Bound the memory of the statement before any row is built: a NULL in
+	// a VECTOR(n) still takes 4n bytes.
+	fixed := fixedRowBytes(schema)
+	if int64(len(n.Rows)) > MaxInsertBytes/fixed {
+		return nil, errorf(catalog.CodeInvalidInput, "INSERT of %d rows of %d bytes each exceeds the limit of %d MiB per statement: split it into several statements", len(n.Rows), fixed, MaxInsertBytes>>20)
+	}
 	for r, list := range n.Rows {
 		if len(list) != len(targets) {
 			return nil, errorf(catalog.CodeInvalidInput, "row %d has %d values for %d columns", r+1, len(list), len(targets))
@@ -133,6 +139,38 @@ func (s *Session) insert(ctx context.Context, n *sqlparse.Insert) (*Result, erro
 		return nil, err
 	}
 	return s.appendRows(ctx, id, ds, schema, b, fill, int64(len(n.Rows)))
+}
+
+// MaxInsertBytes is the memory budget of one INSERT statement: the
+// fixed-width part of its rows (a VECTOR(n) value is 4n bytes, NULL or
+// not). Variable-width values are bounded by the statement's text
+// (sqlparse.MaxStatementBytes).
+const MaxInsertBytes = 256 << 20
+
+// fixedRowBytes is what one row of schema takes in its fixed-width buffers
+// (at least one byte per leaf: validity and offsets are not free either).
+func fixedRowBytes(schema *arrow.Schema) int64 {
+	n := int64(1)
+	for _, f := range schema.Fields() {
+		n += fixedBytes(f.Type)
+	}
+	return n
+}
+
+func fixedBytes(dt arrow.DataType) int64 {
+	switch t := dt.(type) {
+	case *arrow.FixedSizeListType:
+		return min(int64(t.Len())*fixedBytes(t.Elem()), 1<<40) // nested lists must not overflow
+	case *arrow.StructType:
+		var n int64
+		for _, f := range t.Fields() {
+			n = min(n+fixedBytes(f.Type), 1<<40)
+		}
+		return n + 1
+	case arrow.FixedWidthDataType:
+		return max(int64(t.BitWidth()/8), 1)
+	}
+	return 8 // offsets of a variable-width value
 }
 
 // insertLiteral reads a value of VALUES: nil, int64, uint64, float64,

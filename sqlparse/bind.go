@@ -27,6 +27,10 @@ import (
 // time.Time -> 'YYYY-MM-DD HH:MM:SS[.fraction]' in UTC; Decimal -> its digits; driver.Valuer ->
 // its Value.
 func Bind(sql string, args []driver.NamedValue) (string, error) {
+	if len(sql) > MaxScriptBytes {
+		return "", &Error{Pos: Pos{Line: 1, Column: 1}, Kind: ErrLimit,
+			Msg: fmt.Sprintf("SQL text of %d bytes exceeds the limit of %d bytes", len(sql), MaxScriptBytes)}
+	}
 	toks, lerr := lex(sql, 0, len(sql))
 	if lerr != nil {
 		sc := newScript(sql)

@@ -392,8 +392,8 @@ func (c *converter) columnType(ft *types.FieldType, span *colSpan, at int) (Colu
 		if n <= 0 {
 			return invalid("dimension must be positive")
 		}
-		if n > 1<<31-1 {
-			return invalid("dimension %d too large", n)
+		if n > MaxVectorDimension {
+			return ColumnType{}, c.sc.errAt(at, ErrLimit, fmt.Sprintf("invalid type %s: dimension %d exceeds the limit of %d", sql, n, MaxVectorDimension))
 		}
 		return ColumnType{Kind: KindVector, Arrow: arrow.FixedSizeListOf(int32(n), arrow.PrimitiveTypes.Float32), SQL: sql}, nil
 	}

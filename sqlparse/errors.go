@@ -25,6 +25,28 @@ var (
 	ErrNotSupported = errors.New("not supported")
 	// ErrBind marks a failure to bind placeholder arguments.
 	ErrBind = errors.New("cannot bind arguments")
+	// ErrLimit marks input beyond one of the documented limits (script or
+	// statement size, vector dimension).
+	ErrLimit = errors.New("limit exceeded")
+)
+
+// Limits on SQL input. Text beyond them is refused before it is parsed, so
+// that one statement cannot make the parser (or what it feeds) use memory
+// out of proportion.
+const (
+	// MaxScriptBytes bounds the text given to Parse, Statements or Bind
+	// (after binding, for Statements).
+	MaxScriptBytes = 64 << 20
+	// MaxStatementBytes bounds one statement of a script.
+	MaxStatementBytes = 16 << 20
+	// MaxVectorDimension bounds n in VECTOR(n): a row of a VECTOR(n)
+	// column holds n float32 values (4n bytes) even when it is NULL.
+	MaxVectorDimension = 65536
+	// MaxExpressionDepth bounds the nesting of parentheses and the length
+	// of a chain of prefix operators (NOT NOT ..., - - ...): the parser and
+	// the planner walk expressions recursively, and a deep enough chain
+	// would exhaust the goroutine stack, which no recover survives.
+	MaxExpressionDepth = 1000
 )
 
 // Error is a SQL error at a position of the original script. It wraps ErrSyntax or

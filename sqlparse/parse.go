@@ -41,6 +41,7 @@
 package sqlparse
 
 import (
+	"fmt"
 	"iter"
 	"sort"
 	"strings"
@@ -130,6 +131,11 @@ func ParseOne(sql string) (Statement, error) {
 func Statements(sql string) iter.Seq2[Statement, error] {
 	return func(yield func(Statement, error) bool) {
 		sc := newScript(sql)
+		if len(sql) > MaxScriptBytes {
+			yield(nil, &Error{Pos: Pos{Line: 1, Column: 1}, Kind: ErrLimit,
+				Msg: fmt.Sprintf("SQL text of %d bytes exceeds the limit of %d bytes", len(sql), MaxScriptBytes)})
+			return
+		}
 		toks, lerr := lex(sql, 0, len(sql))
 		begin := 0
 		for i := 0; i <= len(toks); i++ {
@@ -146,6 +152,14 @@ func Statements(sql string) iter.Seq2[Statement, error] {
 			if len(chunk) == 0 {
 				continue
 			}
+			if off, ok := tooDeep(chunk); !ok {
+				yield(nil, sc.errAt(off, ErrLimit, fmt.Sprintf("expression nests deeper than %d levels", MaxExpressionDepth)))
+				return
+			}
+			if n := chunk[len(chunk)-1].end - chunk[0].start; n > MaxStatementBytes {
+				yield(nil, sc.errAt(chunk[0].start, ErrLimit, fmt.Sprintf("statement of %d bytes exceeds the limit of %d bytes (split it, e.g. INSERT in several statements)", n, MaxStatementBytes)))
+				return
+			}
 			st, err := parseStatement(sc, chunk)
 			if err != nil {
 				yield(nil, err)
@@ -156,6 +170,33 @@ func Statements(sql string) iter.Seq2[Statement, error] {
 			}
 		}
 	}
+}
+
+// tooDeep checks a statement's parenthesis depth and its chains of prefix
+// operators against MaxExpressionDepth; it returns the offset where the
+// limit is crossed and false when it is.
+func tooDeep(toks []token) (int, bool) {
+	depth, chain := 0, 0
+	for _, t := range toks {
+		switch {
+		case t.isPunct("("):
+			depth++
+			if depth > MaxExpressionDepth {
+				return t.start, false
+			}
+		case t.isPunct(")"):
+			depth--
+		}
+		if t.is("NOT") || t.isPunct("!") || t.isPunct("-") || t.isPunct("+") || t.isPunct("~") {
+			chain++
+			if chain > MaxExpressionDepth {
+				return t.start, false
+			}
+		} else if !t.isPunct("(") {
+			chain = 0
+		}
+	}
+	return 0, true
 }
 
 // parseStatement parses one statement's tokens (non-empty, without ';').

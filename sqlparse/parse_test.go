@@ -786,3 +786,24 @@ func TestErrorFormat(t *testing.T) {
 		t.Errorf("as: %+v", e)
 	}
 }
+
+// Deep expressions are refused before the parser recurses into them: at
+// a million levels the recursion would exhaust the stack (fatal, not a
+// panic a recover could catch).
+func TestExpressionDepthLimit(t *testing.T) {
+	n := MaxExpressionDepth + 1
+	for _, q := range []string{
+		"SELECT " + strings.Repeat("(", n) + "1" + strings.Repeat(")", n),
+		"SELECT a FROM t WHERE " + strings.Repeat("NOT ", n) + "a = 1",
+		"SELECT " + strings.Repeat("- ", n) + "1",
+		"SELECT " + strings.Repeat("-(", n) + "1" + strings.Repeat(")", n),
+	} {
+		if _, err := Parse(q); !errors.Is(err, ErrLimit) {
+			t.Errorf("%.40s...: %v, want ErrLimit", q, err)
+		}
+	}
+	ok := MaxExpressionDepth - 1
+	if _, err := Parse("SELECT " + strings.Repeat("(", ok) + "1" + strings.Repeat(")", ok) + " - -1"); err != nil {
+		t.Errorf("depth %d: %v", ok, err)
+	}
+}

@@ -67,10 +67,11 @@ func wrap(op, path string, err error) error {
 	if err == nil {
 		return nil
 	}
+	// Provider errors quote request URLs, which may carry SAS signatures.
 	if gcerrors.Code(err) == gcerrors.NotFound {
-		return fmt.Errorf("%s %q: %w (%v)", op, path, ErrNotFound, err)
+		return RedactError(fmt.Errorf("%s %q: %w (%v)", op, path, ErrNotFound, err))
 	}
-	return fmt.Errorf("%s %q: %w", op, path, err)
+	return RedactError(fmt.Errorf("%s %q: %w", op, path, err))
 }
 
 func (s *blobStore) Read(ctx context.Context, path string) ([]byte, error) {
@@ -239,7 +240,7 @@ func (s *blobStore) PutIfAbsent(ctx context.Context, path string, data []byte) e
 	}
 	switch gcerrors.Code(err) {
 	case gcerrors.FailedPrecondition, gcerrors.AlreadyExists:
-		return fmt.Errorf("put-if-absent %q: %w (%v)", path, ErrAlreadyExists, err)
+		return RedactError(fmt.Errorf("put-if-absent %q: %w (%v)", path, ErrAlreadyExists, err))
 	}
 	return wrap("put-if-absent", path, err)
 }

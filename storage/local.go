@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -603,9 +604,73 @@ func createFromTemp(tmp, final string) error {
 	return err
 }
 
+// SymlinkOnPath implements SymlinkChecker. The root itself may be a link:
+// the user chose it.
+func (s *localStore) SymlinkOnPath(ctx context.Context, path string) (string, error) {
+	if err := s.check(ctx); err != nil {
+		return "", err
+	}
+	p := strings.Trim(path, "/")
+	if p == "" {
+		return "", nil
+	}
+	if err := validatePath(p); err != nil {
+		return "", err
+	}
+	return symlinkOnPath(s.root, p)
+}
+
+// symlinkOnPath walks rel (validated, slash-separated) below root with
+// Lstat and returns the first component that is a symbolic link. It stops
+// at the first component that does not exist (nothing below it can be a
+// link).
+func symlinkOnPath(root, rel string) (string, error) {
+	cur := root
+	done := ""
+	for seg := range strings.SplitSeq(rel, "/") {
+		cur = filepath.Join(cur, seg)
+		done = path.Join(done, seg)
+		fi, err := os.Lstat(cur)
+		if err != nil {
+			if missing(err) {
+				return "", nil
+			}
+			return "", err
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return done, nil
+		}
+	}
+	return "", nil
+}
+
+// refuseSymlinkDirs fails when a directory on the way to rel (rel itself
+// included when self is set) is a symbolic link: removing through it would
+// delete files outside the directory the caller meant.
+func (s *localStore) refuseSymlinkDirs(op, rel string, self bool) error {
+	dir := rel
+	if !self {
+		dir = path.Dir(rel)
+		if dir == "." {
+			return nil
+		}
+	}
+	link, err := symlinkOnPath(s.root, dir)
+	if err != nil {
+		return fmt.Errorf("%s %q: %w", op, rel, err)
+	}
+	if link != "" {
+		return fmt.Errorf("%s %q: %q is a symbolic link: %w", op, rel, link, ErrSymlink)
+	}
+	return nil
+}
+
 func (s *localStore) Delete(ctx context.Context, path string) error {
 	osPath, err := s.prepareWrite(ctx, "delete", path)
 	if err != nil {
+		return err
+	}
+	if err := s.refuseSymlinkDirs("delete", path, false); err != nil {
 		return err
 	}
 	fi, err := os.Lstat(osPath)
@@ -647,6 +712,13 @@ func (s *localStore) DeletePrefix(ctx context.Context, prefix string) (int, erro
 	p, err := validatePrefix(prefix)
 	if err != nil {
 		return 0, fmt.Errorf("delete prefix: %w", err)
+	}
+	if p != "" {
+		// The walk below does not descend into linked directories, but a
+		// link on the prefix itself would be followed by every path under it.
+		if err := s.refuseSymlinkDirs("delete prefix", strings.TrimSuffix(p, "/"), true); err != nil {
+			return 0, err
+		}
 	}
 	type file struct {
 		rel  string

@@ -64,6 +64,9 @@ var (
 	ErrClosed        = errors.New("storage: store is closed")
 	ErrInvalidURI    = errors.New("storage: invalid URI")
 	ErrInvalidOption = errors.New("storage: invalid storage option")
+	// ErrSymlink: a local path to delete passes through a symbolic link;
+	// deletes never follow one (it could lead out of the catalog root).
+	ErrSymlink = errors.New("storage: path passes through a symbolic link")
 )
 
 // Options configures Open.
@@ -87,7 +90,8 @@ func Open(ctx context.Context, uri string, opts Options) (Store, error) {
 	}
 	s, err := open(ctx, uri, opts)
 	if err != nil {
-		return nil, err
+		// URIs, options and provider errors may carry secrets.
+		return nil, RedactError(err)
 	}
 	if opts.ReadOnly {
 		return readOnlyStore{s}, nil
@@ -291,4 +295,13 @@ func checkRange(path string, offset, length, size int64) error {
 		return fmt.Errorf("read %q [%d, +%d): object has %d bytes: %w", path, offset, length, size, ErrOutOfRange)
 	}
 	return nil
+}
+
+// SymlinkChecker is implemented by stores whose paths can pass through
+// symbolic links (the local store). Object stores have none.
+type SymlinkChecker interface {
+	// SymlinkOnPath returns the first component of path (store-relative,
+	// from the root down, path itself included) that is a symbolic link,
+	// or "" when there is none.
+	SymlinkOnPath(ctx context.Context, path string) (string, error)
 }

@@ -122,7 +122,7 @@ func runDataset(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	msg := strings.ReplaceAll(err.Error(), "\n", " ")
+	msg := storage.Redact(strings.ReplaceAll(err.Error(), "\n", " "))
 	fmt.Fprintf(stderr, "lancecat: %s\n", msg)
 	if errors.Is(err, errUsage) {
 		fmt.Fprint(stderr, usageText)

@@ -80,6 +80,7 @@ import (
 	"os"
 
 	_ "github.com/lancecat/lancecat/driver"
+	"github.com/lancecat/lancecat/storage"
 )
 
 func main() {
@@ -102,7 +103,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 // runWithInput is run with stdin given (tests give their own).
-func runWithInput(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runWithInput(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) {
+	defer func() {
+		// A bug must end in a message and a failure status, not a stack
+		// dump of the user's data paths.
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "lancecat: internal error (a bug, please report it): %s\n", storage.Redact(fmt.Sprint(r)))
+			status = 70 // EX_SOFTWARE
+		}
+	}()
 	if len(args) > 0 {
 		switch args[0] {
 		case "dataset":

@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"golang.org/x/term"
+
+	"github.com/lancecat/lancecat/storage"
 )
 
 const (
@@ -48,7 +50,7 @@ func runShell(db *sql.DB, f sqlFlags, in, out *os.File, stderr io.Writer) int {
 	defer signal.Stop(sigs)
 
 	ex := &executor{conn: conn, out: newFormatter(f.format, out)}
-	fmt.Fprintf(out, "lancecat SQL shell on %s. End statements with ';'. %s leaves.\n", f.uri, shellQuitCommandsD)
+	fmt.Fprintf(out, "lancecat SQL shell on %s. End statements with ';'. %s leaves.\n", storage.Redact(f.uri), shellQuitCommandsD)
 
 	var pending strings.Builder // the statement typed so far (lines joined by "\n")
 	for {

@@ -16,6 +16,7 @@ import (
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/driver"
 	"github.com/lancecat/lancecat/sqlparse"
+	"github.com/lancecat/lancecat/storage"
 )
 
 // defaultURI is the catalog used without --uri: a directory in the working
@@ -102,7 +103,7 @@ func runSQL(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "lancecat: %s\n%s", err, usageText)
+		fmt.Fprintf(stderr, "lancecat: %s\n%s", storage.Redact(err.Error()), usageText)
 		return 2
 	}
 	db, err := sql.Open("lancecat", f.uri)
@@ -379,6 +380,10 @@ func shiftPos(start sqlparse.Pos, line, column int) (int, int) {
 
 // errorText is the one-line text of an error after "lancecat: ".
 func errorText(err error) string {
+	return storage.Redact(rawErrorText(err))
+}
+
+func rawErrorText(err error) string {
 	var se *scriptError
 	if errors.As(err, &se) {
 		return se.Error()

@@ -135,11 +135,17 @@ func AppendValue(dst []byte, arr arrow.Array, i int) ([]byte, error) {
 	case *array.Duration:
 		return strconv.AppendInt(dst, int64(a.Value(i)), 10), nil
 	case *array.Decimal128:
-		scale := a.DataType().(*arrow.Decimal128Type).Scale
-		return appendQuoted(dst, decimalText(a.Value(i).BigInt(), scale)), nil
+		t := a.DataType().(*arrow.Decimal128Type)
+		if err := checkScale(t.Precision, t.Scale); err != nil {
+			return nil, err
+		}
+		return appendQuoted(dst, decimalText(a.Value(i).BigInt(), t.Scale)), nil
 	case *array.Decimal256:
-		scale := a.DataType().(*arrow.Decimal256Type).Scale
-		return appendQuoted(dst, decimalText(a.Value(i).BigInt(), scale)), nil
+		t := a.DataType().(*arrow.Decimal256Type)
+		if err := checkScale(t.Precision, t.Scale); err != nil {
+			return nil, err
+		}
+		return appendQuoted(dst, decimalText(a.Value(i).BigInt(), t.Scale)), nil
 	case *array.Struct:
 		st := a.DataType().(*arrow.StructType)
 		dst = append(dst, '{')
@@ -179,6 +185,11 @@ func AppendValue(dst []byte, arr arrow.Array, i int) ([]byte, error) {
 	case array.ListLike:
 		lo, hi := a.ValueOffsets(i)
 		values := a.ListValues()
+		if lo < 0 || hi < lo || hi > int64(values.Len()) {
+			// A list type that disagrees with its data (a vector dimension
+			// larger than the values decoded) must not index past them.
+			return nil, fmt.Errorf("arrowjson: %s value %d spans [%d, %d) of %d items", arr.DataType(), i, lo, hi, values.Len())
+		}
 		dst = append(dst, '[')
 		for j := lo; j < hi; j++ {
 			if j > lo {
@@ -402,6 +413,15 @@ func timestampText(v int64, u arrow.TimeUnit) string {
 
 func timeOfDay(v int64, u arrow.TimeUnit) string {
 	return timestampText(v, u)[11:]
+}
+
+// checkScale refuses a decimal scale outside [0, precision] (at most 76, the
+// decimal256 limit): printing it would take memory proportional to the scale.
+func checkScale(precision, scale int32) error {
+	if scale < 0 || scale > precision || precision > 76 {
+		return fmt.Errorf("arrowjson: decimal(%d,%d): scale must lie in [0, precision <= 76]", precision, scale)
+	}
+	return nil
 }
 
 // decimalText prints an unscaled integer with exactly scale fraction digits.

@@ -370,7 +370,7 @@ func section(file []byte, off, manifestPos uint64) ([]byte, error) {
 func manifestFromProto(pm *tablepb.Manifest) (*Manifest, error) {
 	schema, err := lanceschema.FromProto(pm.GetFields(), pm.GetSchemaMetadata())
 	if err != nil {
-		return nil, corruptf("schema: %v", err)
+		return nil, corruptf("schema: %w", err) // keeps lanceschema.ErrInvalidSchema matchable
 	}
 	m := &Manifest{
 		Version:         pm.GetVersion(),

@@ -95,6 +95,13 @@ func FromArrow(as *arrow.Schema) (*Schema, error) {
 // FieldFromArrow converts one Arrow field (and its children) into a Lance
 // field with unassigned (-1) ids.
 func FieldFromArrow(af arrow.Field) (*Field, error) {
+	return fieldFromArrow(af, 1)
+}
+
+func fieldFromArrow(af arrow.Field, depth int) (*Field, error) {
+	if err := checkDepth(af.Name, depth); err != nil {
+		return nil, err
+	}
 	md := mapOf(af.Metadata)
 	f := &Field{ID: -1, ParentID: -1, Name: af.Name, Nullable: af.Nullable, Metadata: md}
 	if ext := md[ArrowExtensionNameKey]; ext == JSONExtensionName || ext == ArrowJSONExtensionName {
@@ -120,20 +127,20 @@ func FieldFromArrow(af arrow.Field) (*Field, error) {
 	switch t := af.Type.(type) {
 	case *arrow.StructType:
 		for _, cf := range t.Fields() {
-			c, err := FieldFromArrow(cf)
+			c, err := fieldFromArrow(cf, depth+1)
 			if err != nil {
 				return nil, err
 			}
 			f.Children = append(f.Children, c)
 		}
 	case *arrow.ListType:
-		c, err := FieldFromArrow(t.ElemField())
+		c, err := fieldFromArrow(t.ElemField(), depth+1)
 		if err != nil {
 			return nil, err
 		}
 		f.Children = []*Field{c}
 	case *arrow.LargeListType:
-		c, err := FieldFromArrow(t.ElemField())
+		c, err := fieldFromArrow(t.ElemField(), depth+1)
 		if err != nil {
 			return nil, err
 		}
@@ -283,6 +290,13 @@ func logicalTypeOf(dt arrow.DataType) (string, error) {
 // parseLogicalType maps a leaf logical type (anything but struct and lists,
 // whose types depend on their children) to an Arrow type.
 func parseLogicalType(lt string) (arrow.DataType, error) {
+	if n := strings.Count(lt, "fixed_size_list:") + strings.Count(lt, "dict:"); n > MaxNestingDepth {
+		return nil, fmt.Errorf("%w: logical type nests deeper than %d levels", ErrInvalidSchema, MaxNestingDepth)
+	}
+	return parseLeafType(lt)
+}
+
+func parseLeafType(lt string) (arrow.DataType, error) {
 	switch lt {
 	case "null":
 		return arrow.Null, nil
@@ -361,18 +375,18 @@ func parseLogicalType(lt string) (arrow.DataType, error) {
 		}
 		p, err1 := strconv.ParseInt(parts[1], 10, 32)
 		sc, err2 := strconv.ParseInt(parts[2], 10, 32)
-		if err1 != nil || err2 != nil || p < 1 {
+		if err1 != nil || err2 != nil {
 			break
 		}
 		switch parts[0] {
 		case "128":
-			if p > 38 {
-				break
+			if err := checkDecimal(lt, p, sc, MaxDecimal128Precision); err != nil {
+				return nil, err
 			}
 			return &arrow.Decimal128Type{Precision: int32(p), Scale: int32(sc)}, nil
 		case "256":
-			if p > 76 {
-				break
+			if err := checkDecimal(lt, p, sc, MaxDecimal256Precision); err != nil {
+				return nil, err
 			}
 			return &arrow.Decimal256Type{Precision: int32(p), Scale: int32(sc)}, nil
 		}
@@ -382,23 +396,29 @@ func parseLogicalType(lt string) (arrow.DataType, error) {
 			break
 		}
 		n, err := strconv.ParseInt(rest[i+1:], 10, 32)
-		if err != nil || n < 0 {
+		if err != nil {
 			break
+		}
+		if err := checkFixedLen(lt, n); err != nil {
+			return nil, err
 		}
 		inner := rest[:i]
 		if inner == "lance.bfloat16" {
 			md := arrow.NewMetadata([]string{ArrowExtensionNameKey, ArrowExtensionMetadataKey}, []string{"lance.bfloat16", ""})
 			return arrow.FixedSizeListOfField(int32(n), arrow.Field{Name: "item", Type: &arrow.FixedSizeBinaryType{ByteWidth: 2}, Nullable: true, Metadata: md}), nil
 		}
-		et, err := parseLogicalType(inner)
+		et, err := parseLeafType(inner)
 		if err != nil {
 			return nil, err
 		}
 		return arrow.FixedSizeListOfField(int32(n), arrow.Field{Name: "item", Type: et, Nullable: true}), nil
 	case "fixed_size_binary":
 		n, err := strconv.ParseInt(rest, 10, 32)
-		if err != nil || n < 0 {
+		if err != nil {
 			break
+		}
+		if err := checkFixedLen(lt, n); err != nil {
+			return nil, err
 		}
 		return &arrow.FixedSizeBinaryType{ByteWidth: int(n)}, nil
 	case "dict":
@@ -406,11 +426,11 @@ func parseLogicalType(lt string) (arrow.DataType, error) {
 		if len(parts) != 3 {
 			break
 		}
-		vt, err := parseLogicalType(parts[0])
+		vt, err := parseLeafType(parts[0])
 		if err != nil {
 			return nil, err
 		}
-		kt, err := parseLogicalType(parts[1])
+		kt, err := parseLeafType(parts[1])
 		if err != nil {
 			return nil, err
 		}

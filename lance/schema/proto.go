@@ -19,6 +19,7 @@ func FromProto(fields []*tablepb.Field, metadata map[string][]byte) (*Schema, er
 	}
 	s := &Schema{Metadata: bytesMap(metadata)}
 	byID := make(map[int32]*Field, len(fields))
+	depth := make(map[int32]int, len(fields))
 	for _, pf := range fields {
 		if pf == nil {
 			return nil, fmt.Errorf("%w: nil field", ErrInvalidSchema)
@@ -42,12 +43,17 @@ func FromProto(fields []*tablepb.Field, metadata map[string][]byte) (*Schema, er
 		}
 		byID[f.ID] = f
 		if f.ParentID < 0 {
+			depth[f.ID] = 1
 			s.Fields = append(s.Fields, f)
 			continue
 		}
 		parent, ok := byID[f.ParentID]
 		if !ok {
 			return nil, fmt.Errorf("%w: field %d (%q) names parent %d before it is defined", ErrInvalidSchema, f.ID, f.Name, f.ParentID)
+		}
+		depth[f.ID] = depth[f.ParentID] + 1
+		if err := checkDepth(f.Name, depth[f.ID]); err != nil {
+			return nil, err
 		}
 		parent.Children = append(parent.Children, f)
 	}
