@@ -105,10 +105,46 @@ type Options struct {
 	// ReadOnly refuses every mutation with PermissionDenied and never
 	// creates the `__manifest` table.
 	ReadOnly bool
-	// AutoVacuumEvery, when positive, runs Vacuum(AutoVacuumOptions) after
-	// every that many successful commits of this Catalog.
+	// AutoVacuumEvery runs Vacuum(AutoVacuumOptions) after every that many
+	// successful commits of this Catalog: 0 means DefaultAutoVacuumEvery, a
+	// negative value never vacuums automatically. The zero
+	// AutoVacuumOptions means DefaultAutoVacuumOptions.
 	AutoVacuumEvery   int
 	AutoVacuumOptions VacuumOptions
+}
+
+// Auto-vacuum defaults: growth is bounded by default.
+//
+// Cadence: every 20 commits (Lance's own auto-cleanup interval), so the
+// listing a vacuum does is amortized over many commits.
+//
+// Window: a superseded version's files are deleted one minute after its
+// successor landed. Readers need a version's files only while one operation
+// runs on it: lancecat resolves the latest version at the start of every
+// catalog operation (Latest probes the version files each call; batches
+// re-plan on the latest snapshot at commit), and the reference namespace
+// probes for the successor version before every operation and reloads when
+// there is one. A reader can therefore only lose files if one operation
+// takes longer than the window after a newer version landed; catalog
+// operations take milliseconds (listing 100,000 entries: ~15 ms). Right
+// after a commit the window is measured on the store's clock where the
+// implementation can (the manifest package uses the new version file's
+// time), so a local clock somewhat ahead of an object store's does not
+// shorten it.
+//
+// Version files are kept (DefaultAutoVacuumOptions.KeepVersionFiles): the
+// reference only probes the immediate successor of the version it holds, so
+// removing any version file could leave a long-lived reference process on a
+// stale snapshot whose files are gone. They are about a kilobyte each.
+const (
+	DefaultAutoVacuumEvery     = 20
+	DefaultAutoVacuumRetention = time.Minute
+)
+
+// DefaultAutoVacuumOptions are the options of the automatic vacuum: the
+// DefaultAutoVacuumRetention window, version files kept.
+func DefaultAutoVacuumOptions() VacuumOptions {
+	return VacuumOptions{Retention: DefaultAutoVacuumRetention, KeepVersionFiles: true}
 }
 
 // DefaultCommitRetries is the retry budget of a mutation after commit
@@ -283,10 +319,17 @@ func (c *Catalog) AutoVacuumStats() (runs int, lastErr error) {
 // afterCommit counts the commit and runs the auto-vacuum (c.mu held).
 func (c *Catalog) afterCommit(ctx context.Context) {
 	c.commits++
-	if c.opts.AutoVacuumEvery > 0 && c.commits%c.opts.AutoVacuumEvery == 0 {
+	every := c.opts.AutoVacuumEvery
+	if every == 0 {
+		every = DefaultAutoVacuumEvery
+	}
+	if every > 0 && c.commits%every == 0 {
 		opts := c.opts.AutoVacuumOptions
+		if opts == (VacuumOptions{}) {
+			opts = DefaultAutoVacuumOptions()
+		}
 		if opts.Retention == 0 {
-			opts.Retention = DefaultVacuumRetention
+			opts.Retention = DefaultAutoVacuumRetention
 		}
 		_, err := c.opts.Manifest.Vacuum(ctx, opts)
 		c.vacuumCount++

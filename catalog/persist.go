@@ -248,6 +248,20 @@ type DatasetInfo struct {
 	RowCount int64
 }
 
+// Dataset is one opened, immutable version of a table dataset. The catalog
+// never reads rows; readers (the planner) reach them through the
+// implementation's own type: the Lance implementation (manifest.Datasets)
+// returns a value with a Lance() method giving the lance/dataset version to
+// scan with lance/scan.
+type Dataset interface {
+	// Location is the dataset directory relative to the catalog root.
+	Location() string
+	// Version is the version opened.
+	Version() uint64
+	// Schema is the version's Arrow schema.
+	Schema() *arrow.Schema
+}
+
 // ColumnRename renames one top-level column.
 type ColumnRename struct {
 	From, To string
@@ -274,8 +288,11 @@ var (
 // ErrColumnNotFound for an unknown column; each returns the new version.
 // Exists reports whether the location holds at least one committed version
 // (a `_versions/*.manifest`); a directory with only a `.lance-reserved`
-// marker does not. Safe for concurrent use.
+// marker does not. Open opens a version (0: the latest) for reading rows,
+// failing like Describe (ErrDatasetNotFound, ErrDatasetVersionNotFound).
+// Safe for concurrent use.
 type Datasets interface {
+	Open(ctx context.Context, location string, version uint64) (Dataset, error)
 	Create(ctx context.Context, location string, schema *arrow.Schema, batches []arrow.RecordBatch) (DatasetInfo, error)
 	Describe(ctx context.Context, location string, version uint64) (DatasetInfo, error)
 	AddColumns(ctx context.Context, location string, fields []arrow.Field) (version uint64, err error)

@@ -320,3 +320,22 @@ func (c *Catalog) ListAllTables(ctx context.Context) ([]Ident, error) {
 	}
 	return out, nil
 }
+
+// OpenTable opens version (0: the latest) of a table's dataset for
+// reading, resolving the identifier as DescribeTable does. A table declared
+// without data fails with CodeInvalidTableState.
+func (c *Catalog) OpenTable(ctx context.Context, id Ident, version uint64) (Dataset, error) {
+	snap, err := c.readSnapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ref, err := c.resolveTable(ctx, snap, id)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := c.opts.Datasets.Open(ctx, ref.location, version)
+	if err != nil {
+		return nil, mapDatasetErr(err, id, ref.location)
+	}
+	return ds, nil
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/lancecat/lancecat/conformance/peer"
 	"github.com/lancecat/lancecat/lance/dataset"
+	"github.com/lancecat/lancecat/lance/index"
 	"github.com/lancecat/lancecat/manifest"
 	"github.com/lancecat/lancecat/planner"
 	"github.com/lancecat/lancecat/sqlparse"
@@ -27,6 +28,9 @@ func sessionExec(ctx context.Context, t *testing.T, s *planner.Session, q string
 		t.Fatalf("%s: %v", q, err)
 	}
 	res, err := s.Exec(ctx, st)
+	if err == nil {
+		err = res.Collect() // data SELECTs stream
+	}
 	if err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
@@ -158,12 +162,12 @@ type servedLookups struct {
 	served int
 }
 
-func (c *servedLookups) Lookup(ctx context.Context, ds *dataset.Dataset, p planner.IndexPredicate) (*planner.IndexAnswer, error) {
-	a, err := c.ScalarIndexes.Lookup(ctx, ds, p)
-	if a != nil {
+func (c *servedLookups) Serve(ds *dataset.Dataset, p planner.IndexPredicate) (string, index.Query, bool) {
+	name, q, ok := c.ScalarIndexes.Serve(ds, p)
+	if ok {
 		c.served++
 	}
-	return a, err
+	return name, q, ok
 }
 
 // TestCreateIndexUsedByPeer: an index created with CREATE INDEX through

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/sqlparse"
+	"github.com/lancecat/lancecat/storage"
 )
 
 // Mode selects the catalog layout served (see the package documentation).
@@ -38,11 +39,20 @@ type Config struct {
 	CommitRetries int
 	// ReadOnly refuses every change.
 	ReadOnly bool
-	// AutoVacuumEvery, when positive, vacuums the `__manifest` table (the
-	// default retention, one hour) after every that many catalog commits of
-	// the handle (URI: auto_vacuum_every=K). Zero never vacuums
-	// automatically; CALL vacuum_catalog still works.
+	// AutoVacuumEvery vacuums the `__manifest` table after every that many
+	// catalog commits of the handle (URI: auto_vacuum_every=K), deleting
+	// the files of versions superseded more than a minute ago (version
+	// files are kept; see catalog.DefaultAutoVacuumOptions for why that
+	// is safe for concurrent readers, the reference included). Zero is
+	// the default, every 20 commits; negative (URI: auto_vacuum_every=0)
+	// never vacuums automatically. CALL vacuum_catalog works either way.
 	AutoVacuumEvery int
+	// Durability says when local-disk writes are fsynced (URI:
+	// durability=full|none). Full, the default, makes each commit's files
+	// durable together before the version that publishes them; none never
+	// fsyncs, as the reference does (a crash of the machine can lose
+	// recent commits, never tear one). Object stores ignore it.
+	Durability storage.Durability
 	// Namespace is the current namespace connections start in (nil: root).
 	Namespace []string
 	// StorageOptions configure object-store access (LanceDB's
@@ -123,9 +133,18 @@ func ParseDSN(dsn string) (Config, error) {
 		case "auto_vacuum_every":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {
-				return cfg, invalidf("auto_vacuum_every=%q: want an integer >= 0", v)
+				return cfg, invalidf("auto_vacuum_every=%q: want an integer >= 0 (0: never)", v)
 			}
 			cfg.AutoVacuumEvery = n
+			if n == 0 {
+				cfg.AutoVacuumEvery = -1
+			}
+		case "durability":
+			d, err := storage.ParseDurability(v)
+			if err != nil {
+				return cfg, invalidf("durability=%q: want full or none", v)
+			}
+			cfg.Durability = d
 		case "read_only":
 			b, err := strconv.ParseBool(v)
 			if err != nil {
@@ -223,6 +242,7 @@ func (c Config) key() string {
 	b.WriteString("\x00retries=" + strconv.Itoa(c.CommitRetries))
 	b.WriteString("\x00ro=" + strconv.FormatBool(c.ReadOnly))
 	b.WriteString("\x00vacuum=" + strconv.Itoa(c.AutoVacuumEvery))
+	b.WriteString("\x00durability=" + c.Durability.String())
 	keys := make([]string, 0, len(c.StorageOptions))
 	for k := range c.StorageOptions {
 		keys = append(keys, k)

@@ -147,33 +147,41 @@ func (t *tx) Rollback() error {
 // run binds args into query and runs its statements in order, stopping at
 // the first error. It returns the result sets produced and the total of
 // affected rows.
-func (c *Conn) run(ctx context.Context, query string, args []driver.NamedValue) ([]*planner.Result, int64, error) {
+func (c *Conn) run(ctx context.Context, query string, args []driver.NamedValue) ([]*planner.Result, []sqlparse.Statement, int64, error) {
 	if err := c.usable(); err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
 	text, err := sqlparse.Bind(query, args)
 	if err != nil {
-		return nil, 0, newError(err, sqlparse.Pos{}, "")
+		return nil, nil, 0, newError(err, sqlparse.Pos{}, "")
 	}
 	var sets []*planner.Result
+	var stmts []sqlparse.Statement
 	var affected int64
+	fail := func(err error) ([]*planner.Result, []sqlparse.Statement, int64, error) {
+		for _, s := range sets {
+			s.Close()
+		}
+		return nil, nil, 0, err
+	}
 	for st, perr := range sqlparse.Statements(text) {
 		if perr != nil {
-			return nil, 0, newError(perr, sqlparse.Pos{}, "")
+			return fail(newError(perr, sqlparse.Pos{}, ""))
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, 0, newError(err, st.Position(), st.Text())
+			return fail(newError(err, st.Position(), st.Text()))
 		}
 		res, err := c.sess.Exec(ctx, st)
 		if err != nil {
-			return nil, 0, newError(err, st.Position(), st.Text())
+			return fail(newError(err, st.Position(), st.Text()))
 		}
 		if res.HasRows() {
 			sets = append(sets, res)
+			stmts = append(stmts, st)
 		}
 		affected += res.RowsAffected
 	}
-	return sets, affected, nil
+	return sets, stmts, affected, nil
 }
 
 type result struct{ affected int64 }
@@ -185,9 +193,12 @@ func (r result) RowsAffected() (int64, error) { return r.affected, nil }
 
 // ExecContext runs a statement or a script.
 func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	_, n, err := c.run(ctx, query, args)
+	sets, _, n, err := c.run(ctx, query, args)
 	if err != nil {
 		return nil, err
+	}
+	for _, s := range sets {
+		s.Close() // Exec discards rows: do not read them
 	}
 	return result{n}, nil
 }
@@ -195,11 +206,11 @@ func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.Name
 // QueryContext runs a statement or a script and returns the result sets of
 // its statements that produced one.
 func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	sets, _, err := c.run(ctx, query, args)
+	sets, stmts, _, err := c.run(ctx, query, args)
 	if err != nil {
 		return nil, err
 	}
-	return newRows(sets), nil
+	return newRows(sets, stmts), nil
 }
 
 // Prepare prepares a statement (legacy interface).

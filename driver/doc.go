@@ -39,9 +39,19 @@
 //	        retries of a catalog commit after a conflict with another writer
 //	        (default 20; 0 means the default; -1 none).
 //	auto_vacuum_every=K
-//	        after every K catalog commits of the handle, vacuum the
-//	        `__manifest` table with the default one-hour retention (see
-//	        CALL vacuum_catalog); 0, the default, never does.
+//	        after every K catalog commits of the handle (default 20), vacuum
+//	        the `__manifest` table: delete the files of versions superseded
+//	        more than a minute ago, keeping every version file (see
+//	        catalog.DefaultAutoVacuumOptions for why readers, the reference
+//	        included, are safe); 0 never does (CALL vacuum_catalog still
+//	        works).
+//	durability=full|none
+//	        full (the default): each commit's files are fsynced together,
+//	        in parallel, before the version file that publishes them is
+//	        created (itself durably), so a commit that returned survives a
+//	        crash of the machine. none: no fsync at all, as the reference
+//	        implementation; commits stay atomic, but a power loss can lose
+//	        the latest ones. Object stores ignore it (a PUT is durable).
 //	read_only=true|false
 //	        refuse every change (PermissionDenied).
 //	namespace=a.b

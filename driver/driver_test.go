@@ -14,7 +14,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/lancecat/lancecat/catalog"
 	lancecat "github.com/lancecat/lancecat/driver"
+	"github.com/lancecat/lancecat/storage"
 )
 
 var dbSeq atomic.Int64
@@ -642,5 +644,77 @@ func TestAutoVacuumOption(t *testing.T) {
 	var n int
 	if err := db.QueryRow("SELECT COUNT(*) FROM information_schema.schemata").Scan(&n); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestAutoVacuumOnByDefault: without the option the handle vacuums every
+// catalog.DefaultAutoVacuumEvery commits; auto_vacuum_every=0 turns it off.
+func TestAutoVacuumOnByDefault(t *testing.T) {
+	for _, tc := range []struct {
+		query string
+		want  int
+	}{{"", 1}, {"?auto_vacuum_every=0", 0}} {
+		db, err := sql.Open("lancecat", t.TempDir()+tc.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < catalog.DefaultAutoVacuumEvery; i++ {
+			if _, err := db.Exec(fmt.Sprintf("CREATE SCHEMA s%d", i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		runs, lastErr := lancecat.AutoVacuumRuns(db)
+		db.Close()
+		if runs != tc.want || lastErr != nil {
+			t.Errorf("%q: auto-vacuum runs = %d (err %v) after %d commits, want %d", tc.query, runs, lastErr, catalog.DefaultAutoVacuumEvery, tc.want)
+		}
+	}
+}
+
+// TestDurabilityOption: durability=none|full parses, reaches the catalog's
+// store (full by default), and a none catalog works end to end.
+func TestDurabilityOption(t *testing.T) {
+	cfg, err := lancecat.ParseDSN("/x?durability=none")
+	if err != nil || cfg.Durability != storage.DurabilityNone {
+		t.Fatalf("durability=none: %+v, %v", cfg, err)
+	}
+	if cfg, err := lancecat.ParseDSN("/x?durability=FULL"); err != nil || cfg.Durability != storage.DurabilityFull {
+		t.Fatalf("durability=FULL: %+v, %v", cfg, err)
+	}
+	if _, err := lancecat.ParseDSN("/x?durability=sometimes"); !errors.Is(err, lancecat.ErrInvalidInput) {
+		t.Fatalf("durability=sometimes: %v, want InvalidInput", err)
+	}
+	dir := t.TempDir()
+	for query, want := range map[string]storage.Durability{"": storage.DurabilityFull, "?durability=none": storage.DurabilityNone, "?durability=full": storage.DurabilityFull} {
+		db, err := sql.Open("lancecat", dir+query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := "s" + strings.Map(func(r rune) rune {
+			if r >= 'a' && r <= 'z' {
+				return r
+			}
+			return -1
+		}, query)
+		if _, err := db.Exec("CREATE SCHEMA " + name); err != nil {
+			t.Fatal(err)
+		}
+		got, err := lancecat.StoreDurability(db)
+		db.Close()
+		if err != nil || got != want {
+			t.Errorf("%q: store durability %v (%v), want %v", query, got, err, want)
+		}
+	}
+	db, err := sql.Open("lancecat", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow("SELECT COUNT(*) FROM information_schema.schemata").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n < 3 {
+		t.Errorf("%d schemas after creating 3 with different durabilities", n)
 	}
 }

@@ -3,6 +3,9 @@ package driver
 import (
 	"context"
 	"database/sql"
+	"fmt"
+
+	"github.com/lancecat/lancecat/storage"
 )
 
 // OpenHandles exposes the number of open catalog handles to the tests.
@@ -25,4 +28,24 @@ func AutoVacuumRuns(db *sql.DB) (int, error) {
 		return 0, err
 	}
 	return runs, last
+}
+
+// StoreDurability reports the durability of db's catalog store (local disk
+// only).
+func StoreDurability(db *sql.DB) (storage.Durability, error) {
+	c, err := db.Conn(context.Background())
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	var d storage.Durability
+	err = c.Raw(func(dc any) error {
+		ds, ok := dc.(*Conn).h.store.(interface{ Durability() storage.Durability })
+		if !ok {
+			return fmt.Errorf("store %T reports no durability", dc.(*Conn).h.store)
+		}
+		d = ds.Durability()
+		return nil
+	})
+	return d, err
 }

@@ -119,11 +119,11 @@ func openCatalog(ctx context.Context, cfg Config) (*catalog.Catalog, storage.Sto
 			CommitRetries:  cfg.CommitRetries,
 			ReadOnly:       cfg.ReadOnly,
 			// Auto-vacuum keeps the version files (as vacuum_catalog does):
-			// see catalog.DefaultVacuumOptions.
+			// see catalog.DefaultAutoVacuumOptions.
 			AutoVacuumEvery:   cfg.AutoVacuumEvery,
-			AutoVacuumOptions: catalog.DefaultVacuumOptions(),
+			AutoVacuumOptions: catalog.DefaultAutoVacuumOptions(),
 		},
-		Storage: storage.Options{ReadOnly: cfg.ReadOnly, StorageOptions: cfg.StorageOptions},
+		Storage: storage.Options{ReadOnly: cfg.ReadOnly, StorageOptions: cfg.StorageOptions, Durability: cfg.Durability},
 	}
 	lc, err := manifest.OpenCatalog(ctx, cfg.URI, opts)
 	if err != nil {

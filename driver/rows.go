@@ -6,14 +6,20 @@ import (
 	"reflect"
 
 	"github.com/lancecat/lancecat/planner"
+	"github.com/lancecat/lancecat/sqlparse"
 )
 
-// Rows is a materialized result: one or more result sets (one per
-// statement of a script that produced rows).
+// Rows reads one or more result sets (one per statement of a script that
+// produced rows). Rows of table data stream: Next pulls them batch by batch
+// from the planner's cursor, so memory does not grow with the result.
 type Rows struct {
-	sets []*planner.Result
-	cur  int
-	next int // next row of sets[cur]
+	sets   []*planner.Result
+	stmts  []sqlparse.Statement // that produced each set, for errors while streaming
+	cur    int
+	cursor planner.RowCursor // of sets[cur]
+	batch  [][]any           // current batch of the cursor
+	next   int               // next row of batch
+	err    error             // sticky error of the cursor (io.EOF at its end)
 }
 
 var (
@@ -24,11 +30,12 @@ var (
 	_ driver.RowsColumnTypeScanType         = (*Rows)(nil)
 )
 
-func newRows(sets []*planner.Result) *Rows {
+func newRows(sets []*planner.Result, stmts []sqlparse.Statement) *Rows {
 	if len(sets) == 0 {
 		sets = []*planner.Result{{Columns: []planner.Column{}, Rows: [][]any{}}}
+		stmts = []sqlparse.Statement{nil}
 	}
-	return &Rows{sets: sets}
+	return &Rows{sets: sets, stmts: stmts, cursor: sets[0].Cursor()}
 }
 
 func (r *Rows) set() *planner.Result { return r.sets[r.cur] }
@@ -43,20 +50,31 @@ func (r *Rows) Columns() []string {
 	return out
 }
 
-// Close releases the rows.
+// Close releases the rows: the current cursor and the result sets not read.
 func (r *Rows) Close() error {
+	var first error
+	if r.cursor != nil {
+		first = r.cursor.Close()
+		r.cursor = nil
+	}
+	for _, s := range r.sets[r.cur+1:] {
+		if err := s.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
 	r.sets = r.sets[:r.cur+1]
-	r.next = len(r.set().Rows)
-	return nil
+	r.batch, r.next, r.err = nil, 0, io.EOF
+	return first
 }
 
 // Next fills dest with the next row.
 func (r *Rows) Next(dest []driver.Value) error {
-	s := r.set()
-	if r.next >= len(s.Rows) {
-		return io.EOF
+	for r.next >= len(r.batch) {
+		if err := r.fill(); err != nil {
+			return err
+		}
 	}
-	row := s.Rows[r.next]
+	row := r.batch[r.next]
 	r.next++
 	for i := range dest {
 		if i < len(row) {
@@ -68,6 +86,30 @@ func (r *Rows) Next(dest []driver.Value) error {
 	return nil
 }
 
+// fill reads the next batch of the cursor (r.err: sticky, io.EOF at the
+// end).
+func (r *Rows) fill() error {
+	if r.err != nil {
+		return r.err
+	}
+	if r.cursor == nil {
+		return io.EOF
+	}
+	r.batch, r.err = r.cursor.Next()
+	r.next = 0
+	if r.err != nil {
+		r.batch = nil
+		if r.err != io.EOF {
+			if st := r.stmts[r.cur]; st != nil {
+				r.err = newError(r.err, st.Position(), st.Text())
+			} else {
+				r.err = errNoPos(r.err)
+			}
+		}
+	}
+	return r.err
+}
+
 // HasNextResultSet reports whether another result set follows.
 func (r *Rows) HasNextResultSet() bool { return r.cur+1 < len(r.sets) }
 
@@ -76,8 +118,12 @@ func (r *Rows) NextResultSet() error {
 	if !r.HasNextResultSet() {
 		return io.EOF
 	}
+	if r.cursor != nil {
+		r.cursor.Close()
+	}
 	r.cur++
-	r.next = 0
+	r.cursor = r.set().Cursor()
+	r.batch, r.next, r.err = nil, 0, nil
 	return nil
 }
 

@@ -11,6 +11,9 @@
 //     deletion files, scans and commits (put-if-absent, rebase rules).
 //   - lance/index: the scalar indices (BTREE, BITMAP, LABEL_LIST) and their
 //     row sets.
+//   - lance/scan: the one filtered reader: columns, single-column predicates,
+//     limit and offset over a dataset version, through an index where one
+//     answers (Plan says which); row addresses and index files stay below it.
 //   - lance/internal/pb: the protobuf bindings of Lance's wire schemas.
 //
 // The packages of lance/file and lance/schema keep the names lancefile and

@@ -39,6 +39,41 @@ func (d *Datasets) open(ctx context.Context, location string, version uint64) (*
 	return nil, err
 }
 
+// Dataset is an opened version of a Lance table dataset
+// (catalog.Dataset).
+type Dataset struct {
+	location string
+	ds       *dataset.Dataset
+	schema   *arrow.Schema
+}
+
+var _ catalog.Dataset = (*Dataset)(nil)
+
+// Location is the dataset directory relative to the catalog root.
+func (d *Dataset) Location() string { return d.location }
+
+// Version is the version opened.
+func (d *Dataset) Version() uint64 { return d.ds.Version() }
+
+// Schema is the version's Arrow schema.
+func (d *Dataset) Schema() *arrow.Schema { return d.schema }
+
+// Lance is the Lance dataset version, to read with lance/scan.
+func (d *Dataset) Lance() *dataset.Dataset { return d.ds }
+
+// Open opens version (0: the latest) of the dataset at location.
+func (d *Datasets) Open(ctx context.Context, location string, version uint64) (catalog.Dataset, error) {
+	ds, err := d.open(ctx, location, version)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := ds.ArrowSchema()
+	if err != nil {
+		return nil, err
+	}
+	return &Dataset{location: location, ds: ds, schema: sc}, nil
+}
+
 // Create commits version 1 of a new dataset at location.
 func (d *Datasets) Create(ctx context.Context, location string, schema *arrow.Schema, batches []arrow.RecordBatch) (catalog.DatasetInfo, error) {
 	ds, err := dataset.CreateWithData(ctx, d.store, location, schema, batches, dataset.CreateOptions{DataStorageVersion: d.DataStorageVersion})

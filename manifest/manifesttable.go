@@ -92,6 +92,8 @@ type ManifestTable struct {
 
 	mu     sync.Mutex
 	cached *snapshot // latest decoded snapshot; reused only while it is still the latest
+
+	refs versionRefs // files each version refers to, for Vacuum
 }
 
 // NewManifestTable returns the `__manifest` table of the catalog rooted at
@@ -695,7 +697,7 @@ func appendValue(fb array.Builder, f arrow.Field, r catalog.Row) error {
 
 // Vacuum deletes old versions' files (see vacuum.go).
 func (m *ManifestTable) Vacuum(ctx context.Context, opts catalog.VacuumOptions) (catalog.VacuumReport, error) {
-	rep, err := vacuum(ctx, m.store, m.dir, opts)
+	rep, err := vacuum(ctx, m.store, m.dir, opts, &m.refs)
 	if rep.VersionsRemoved > 0 || rep.FilesRemoved > 0 {
 		// A derived snapshot whose chain ends at a lazily read old version
 		// still reads that version's files, which may just have gone:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/lancecat/lancecat/catalog"
@@ -21,17 +22,16 @@ import (
 // belong to a commit in flight (staged but not yet committed), older ones are
 // orphans of commits that never landed. Version files of eligible versions go
 // too unless opts.KeepVersionFiles.
-func vacuum(ctx context.Context, store storage.Store, dir string, opts catalog.VacuumOptions) (catalog.VacuumReport, error) {
+//
+// refs (may be nil) memoizes the files each version refers to across calls:
+// versions are immutable, so a vacuum after K more commits opens only the K
+// new versions instead of every version in the window.
+func vacuum(ctx context.Context, store storage.Store, dir string, opts catalog.VacuumOptions, refs *versionRefs) (catalog.VacuumReport, error) {
 	var rep catalog.VacuumReport
 	retention := opts.Retention
 	if retention <= 0 {
 		retention = catalog.DefaultVacuumRetention
 	}
-	now := opts.Now
-	if now.IsZero() {
-		now = time.Now()
-	}
-	cutoff := now.Add(-retention)
 
 	versions, err := dataset.ListVersions(ctx, store, dir)
 	if err != nil {
@@ -45,6 +45,20 @@ func vacuum(ctx context.Context, store storage.Store, dir string, opts catalog.V
 	for _, o := range objs {
 		modTime[o.Path] = o.ModTime
 	}
+	now := opts.Now
+	if now.IsZero() {
+		now = time.Now()
+		// Ages are measured on the store's clock where we can: a latest
+		// version younger than the window by our clock was most likely just
+		// written (auto-vacuum runs right after a commit), so its
+		// modification time stands for the store's "now", and a local clock
+		// running ahead of the store's (by less than the window) does not
+		// shorten the window.
+		if latest, ok := modTime[versions[len(versions)-1].Path]; ok && latest.Before(now) && now.Sub(latest) < retention {
+			now = latest
+		}
+	}
+	cutoff := now.Add(-retention)
 
 	// Versions are sorted oldest first; the successor of versions[i] is
 	// versions[i+1].
@@ -60,18 +74,27 @@ func vacuum(ctx context.Context, store storage.Store, dir string, opts catalog.V
 	rep.OldestKept = kept[0].Version
 
 	referenced := map[string]bool{}
+	keys := make([]versionKey, 0, len(kept))
 	for _, v := range kept {
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}
-		ds, err := dataset.Open(ctx, store, dir, dataset.OpenOptions{Version: v.Version})
-		if err != nil {
-			return rep, fmt.Errorf("vacuum: read version %d: %w", v.Version, err)
+		key := versionKey{v.Path, v.Size, modTime[v.Path]}
+		keys = append(keys, key)
+		files, ok := refs.get(key)
+		if !ok {
+			ds, err := dataset.Open(ctx, store, dir, dataset.OpenOptions{Version: v.Version})
+			if err != nil {
+				return rep, fmt.Errorf("vacuum: read version %d: %w", v.Version, err)
+			}
+			files = referencedFiles(ds, dir)
+			refs.put(key, files)
 		}
-		for _, p := range referencedFiles(ds, dir) {
+		for _, p := range files {
 			referenced[p] = true
 		}
 	}
+	refs.keepOnly(keys)
 
 	isVersionFile := map[string]bool{}
 	for _, v := range versions {
@@ -137,4 +160,60 @@ func referencedFiles(ds *dataset.Dataset, dir string) []string {
 		out = append(out, path.Join(dir, "_transactions", m.TransactionFile))
 	}
 	return out
+}
+
+// versionKey identifies one version file's content: a path reused after the
+// table was deleted and created again has another size or time.
+type versionKey struct {
+	path  string
+	size  int64
+	mtime time.Time
+}
+
+// versionRefs memoizes referencedFiles per version. The zero value is
+// ready; a nil *versionRefs memoizes nothing.
+type versionRefs struct {
+	mu    sync.Mutex
+	files map[versionKey][]string
+}
+
+func (r *versionRefs) get(k versionKey) ([]string, bool) {
+	if r == nil {
+		return nil, false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f, ok := r.files[k]
+	return f, ok
+}
+
+func (r *versionRefs) put(k versionKey, files []string) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.files == nil {
+		r.files = map[versionKey][]string{}
+	}
+	r.files[k] = files
+}
+
+// keepOnly forgets every version but keys (the memo stays as small as the
+// retention window).
+func (r *versionRefs) keepOnly(keys []versionKey) {
+	if r == nil {
+		return
+	}
+	keep := make(map[versionKey]bool, len(keys))
+	for _, k := range keys {
+		keep[k] = true
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k := range r.files {
+		if !keep[k] {
+			delete(r.files, k)
+		}
+	}
 }

@@ -4,14 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 
-	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/pingcap/tidb/pkg/parser/ast"
-	"github.com/pingcap/tidb/pkg/parser/opcode"
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/lance/dataset"
@@ -32,23 +27,29 @@ import (
 // CodeUnsupported naming the expression. The select list holds columns,
 // literals, * or one COUNT.
 //
-// Execution: one scan of the table's latest version through
-// lance/dataset (narrowed by one scalar-index lookup when a conjunct of
-// WHERE is column = literal, IN or LIKE 'prefix%' on an indexed column; see
-// IndexLookup and ScalarIndexes), reading only the columns the query uses. Without WHERE
-// and ORDER BY, LIMIT and OFFSET are pushed into the scan; with WHERE and no
-// ORDER BY the scan stops once LIMIT rows matched. WHERE is evaluated on
+// Execution (datarun.go): one lance/scan scanner over the table's latest
+// version (narrowed by one scalar index when a conjunct of WHERE is column
+// = literal, IN or LIKE 'prefix%' on an indexed column; see IndexLookup and
+// ScalarIndexes), reading only the columns the query uses. Without WHERE
+// and ORDER BY, LIMIT and OFFSET are pushed into the scan; with WHERE and
+// no ORDER BY the scan stops once LIMIT rows matched. WHERE is evaluated on
 // each row of the Arrow batches. COUNT(*) without WHERE is answered from
-// the manifest's row counts (no data read). ORDER BY sorts in memory (NULLs
-// first, as MySQL); at most Options.MaxRows rows may be sorted or returned
-// (DefaultMaxRows), beyond which the query fails with a message naming the
-// limit. Comparisons follow MySQL: a number against a string compares
-// numerically; a date/time column against a string literal parses the
-// literal ('2024-01-02', '2024-01-02 10:00:00.5', RFC 3339); decimals
-// compare as float64 (exact only to ~15 significant digits).
+// the manifest's row counts (no data read). Results without ORDER BY
+// stream, with no row cap. ORDER BY (NULLs first, as MySQL) with LIMIT is a
+// top-k keeping LIMIT+OFFSET rows; otherwise it sorts in memory at most
+// Options.MaxRows rows (DefaultMaxRows, the sort budget), beyond which the
+// query fails with a message naming the limit. Comparisons follow MySQL: a
+// number against a string compares numerically; a date/time column against
+// a string literal parses the literal ('2024-01-02', '2024-01-02
+// 10:00:00.5', RFC 3339); decimals compare as float64 (exact only to ~15
+// significant digits).
 
 // DefaultMaxRows is the default of Options.MaxRows.
 const DefaultMaxRows = 1_000_000
+
+// DefaultSortMemory is the default of Options.SortMemory: 32 MiB of
+// buffered rows per sort run.
+const DefaultSortMemory = 32 << 20
 
 // queryPlan is a planned SELECT.
 type queryPlan interface {
@@ -59,11 +60,11 @@ type queryPlan interface {
 // planQuery plans a SELECT: over table data when FROM names a table, else
 // over the information_schema views (or no FROM).
 func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan, error) {
-	if sel := st.SelectStmt(); sel != nil && sel.From != nil && sel.Kind == ast.SelectStmtKindSelect {
-		if tn, err := singleTable(sel.From); err == nil {
-			name := st.Names.Table(tn)
+	if len(st.SetOps) == 0 && st.From != nil {
+		if ts, err := singleTable(st.From); err == nil {
+			name := ts.Table
 			if len(name) < 2 || !strings.EqualFold(name[0], "information_schema") {
-				return s.planDataSelect(ctx, st, sel, name)
+				return s.planDataSelect(ctx, st, name)
 			}
 		}
 	}
@@ -86,7 +87,7 @@ type dataPlan struct {
 	// schema position of col).
 	countStar bool
 	countCol  int
-	where     ast.ExprNode
+	where     sqlparse.Expr
 	order     []dataOrderKey
 	limit     int64 // -1: none
 	offset    int64
@@ -95,9 +96,12 @@ type dataPlan struct {
 	// pushLimit: LIMIT/OFFSET go into the scan.
 	pushLimit bool
 	// indexable are conjuncts of WHERE a scalar index could answer.
-	indexable []IndexPredicate
-	maxRows   int
-	indexes   IndexLookup
+	indexable  []IndexPredicate
+	maxRows    int
+	spill      string // Options.SpillDir
+	noSpill    bool
+	sortMemory int64
+	indexes    IndexLookup
 }
 
 type dataOrderKey struct {
@@ -105,23 +109,9 @@ type dataOrderKey struct {
 	desc bool
 }
 
-func checkSelectShape(sel *ast.SelectStmt) error {
-	switch {
-	case sel.With != nil:
-		return notSupportedSelect("WITH (common table expressions)")
-	case sel.GroupBy != nil || sel.Having != nil || len(sel.WindowSpecs) > 0:
-		return notSupportedSelect("GROUP BY, HAVING and window functions")
-	case sel.Distinct:
-		return notSupportedSelect("SELECT DISTINCT")
-	case sel.LockInfo != nil && sel.LockInfo.LockType != ast.SelectLockNone:
-		return notSupportedSelect("SELECT ... FOR UPDATE / SHARE")
-	case sel.SelectIntoOpt != nil:
-		return notSupportedSelect("SELECT ... INTO")
-	}
-	return nil
-}
-
-// openTableData opens the latest version of a table's dataset.
+// openTableData opens the latest version of a table's dataset through the
+// catalog (catalog.Catalog.OpenTable); the catalog's Datasets must be the
+// Lance-backed one (manifest.Datasets), whose datasets expose Lance().
 func (s *Session) openTableData(ctx context.Context, name sqlparse.Name) (catalog.Ident, *dataset.Dataset, error) {
 	id, err := s.tableIdent(name)
 	if err != nil {
@@ -130,25 +120,22 @@ func (s *Session) openTableData(ctx context.Context, name sqlparse.Name) (catalo
 	if s.opts.Store == nil {
 		return nil, nil, errorf(catalog.CodeUnsupported, "not supported: reading or writing table data without the catalog's object store (planner.Options.Store)")
 	}
-	d, err := s.cat.DescribeTable(ctx, id, catalog.DescribeTableOptions{MetadataOnly: true})
-	if err != nil {
-		return nil, nil, err
-	}
-	if d.DeclaredOnly {
+	h, err := s.cat.OpenTable(ctx, id, 0)
+	if errors.Is(err, catalog.ErrDatasetNotFound) {
 		return nil, nil, errorf(catalog.CodeInvalidTableState, "table %s is declared but has no data yet", displayName(id))
 	}
-	ds, err := dataset.Open(ctx, s.opts.Store, d.Location, dataset.OpenOptions{})
 	if err != nil {
-		if errors.Is(err, dataset.ErrNotFound) {
-			return nil, nil, &catalog.Error{Code: catalog.CodeTableNotFound, Message: fmt.Sprintf("table %s has no dataset at %s", displayName(id), d.URI), Cause: err}
-		}
 		return nil, nil, err
 	}
-	return id, ds, nil
+	l, ok := h.(interface{ Lance() *dataset.Dataset })
+	if !ok {
+		return nil, nil, errorf(catalog.CodeUnsupported, "not supported: reading table data from a %T (the catalog's Datasets is not Lance-backed)", h)
+	}
+	return id, l.Lance(), nil
 }
 
-func (s *Session) planDataSelect(ctx context.Context, st *sqlparse.Select, sel *ast.SelectStmt, name sqlparse.Name) (*dataPlan, error) {
-	if err := checkSelectShape(sel); err != nil {
+func (s *Session) planDataSelect(ctx context.Context, st *sqlparse.Select, name sqlparse.Name) (*dataPlan, error) {
+	if err := checkSelectShape(st); err != nil {
 		return nil, err
 	}
 	id, ds, err := s.openTableData(ctx, name)
@@ -159,7 +146,7 @@ func (s *Session) planDataSelect(ctx context.Context, st *sqlparse.Select, sel *
 	if err != nil {
 		return nil, err
 	}
-	p := &dataPlan{id: id, ds: ds, schema: schema, limit: -1, countCol: -1, maxRows: s.opts.MaxRows, indexes: s.opts.Indexes}
+	p := &dataPlan{id: id, ds: ds, schema: schema, limit: -1, countCol: -1, maxRows: s.opts.MaxRows, spill: s.opts.SpillDir, noSpill: s.opts.NoSpill, sortMemory: s.opts.SortMemory, indexes: s.opts.Indexes}
 	if p.maxRows <= 0 {
 		p.maxRows = DefaultMaxRows
 	}
@@ -167,88 +154,84 @@ func (s *Session) planDataSelect(ctx context.Context, st *sqlparse.Select, sel *
 	for i, f := range schema.Fields() {
 		cols[i] = dataColumn(f, "")
 	}
-	p.env = newRowEnv(cols, st.Names)
+	p.env = newRowEnv(cols)
 	p.env.session = s
 	used := map[int]bool{}
-	markUsed := func(e ast.ExprNode) {
-		e.Accept(&visitor{enter: func(n ast.Node) bool {
-			if cn, ok := n.(*ast.ColumnNameExpr); ok {
-				if i, err := p.env.column(cn.Name); err == nil {
+	markUsed := func(e sqlparse.Expr) {
+		sqlparse.Inspect(e, func(n sqlparse.Expr) bool {
+			if ref, ok := n.(*sqlparse.ColumnRef); ok {
+				if i, err := p.env.column(ref); err == nil {
 					used[i] = true
 				}
 			}
 			return true
-		}})
+		})
 	}
-	for _, f := range sel.Fields.Fields {
-		switch {
-		case f.WildCard != nil:
+	for _, f := range st.Items {
+		if f.Star {
 			for i, c := range cols {
-				p.fields = append(p.fields, selectField{col: c, expr: &ast.ColumnNameExpr{Name: &ast.ColumnName{Name: ast.NewCIStr(c.Name)}}})
+				p.fields = append(p.fields, selectField{col: c, expr: &sqlparse.ColumnRef{Column: c.Name}})
 				p.outCols = append(p.outCols, c)
 				used[i] = true
 			}
+			continue
+		}
+		if agg, ok := f.Expr.(*sqlparse.FuncCall); ok && agg.Aggregate {
+			if err := p.planCount(agg, len(st.Items), used); err != nil {
+				return nil, err
+			}
+			label := f.Alias
+			if label == "" {
+				label = fieldText(f)
+			}
+			p.outCols = append(p.outCols, bigint(label))
+			continue
+		}
+		switch e := f.Expr.(type) {
+		case *sqlparse.ColumnRef:
+			i, err := p.env.column(e)
+			if err != nil {
+				return nil, err
+			}
+			c := dataColumn(schema.Field(i), f.Alias)
+			p.fields = append(p.fields, selectField{col: c, expr: e})
+			p.outCols = append(p.outCols, c)
+			used[i] = true
+		case *sqlparse.Literal:
+			v := literalValue(e)
+			label := f.Alias
+			if label == "" {
+				label = fieldText(f)
+			}
+			c := varcharNull(label)
+			switch v.(type) {
+			case int64, bool:
+				c = Column{Name: label, DatabaseType: "BIGINT", Nullable: true}
+			case float64:
+				c = Column{Name: label, DatabaseType: "DOUBLE", Nullable: true}
+			}
+			p.fields = append(p.fields, selectField{col: c, expr: e})
+			p.outCols = append(p.outCols, c)
 		default:
-			if agg, ok := f.Expr.(*ast.AggregateFuncExpr); ok {
-				if err := p.planCount(agg, len(sel.Fields.Fields), used); err != nil {
-					return nil, err
-				}
-				label := f.AsName.O
-				if label == "" {
-					label = fieldText(f)
-				}
-				p.outCols = append(p.outCols, bigint(label))
-				continue
-			}
-			switch e := f.Expr.(type) {
-			case *ast.ColumnNameExpr:
-				i, err := p.env.column(e.Name)
-				if err != nil {
-					return nil, err
-				}
-				c := dataColumn(schema.Field(i), f.AsName.O)
-				p.fields = append(p.fields, selectField{col: c, expr: e})
-				p.outCols = append(p.outCols, c)
-				used[i] = true
-			case ast.ValueExpr:
-				v, err := normalizeLiteral(e.GetValue())
-				if err != nil {
-					return nil, err
-				}
-				label := f.AsName.O
-				if label == "" {
-					label = fieldText(f)
-				}
-				c := varcharNull(label)
-				switch v.(type) {
-				case int64, bool:
-					c = Column{Name: label, DatabaseType: "BIGINT", Nullable: true}
-				case float64:
-					c = Column{Name: label, DatabaseType: "DOUBLE", Nullable: true}
-				}
-				p.fields = append(p.fields, selectField{col: c, expr: e})
-				p.outCols = append(p.outCols, c)
-			default:
-				return nil, errorf(catalog.CodeUnsupported, "not supported: %s in the select list of a query over table data (columns, *, literals and one COUNT only)", restore(f.Expr))
-			}
+			return nil, errorf(catalog.CodeUnsupported, "not supported: %s in the select list of a query over table data (columns, *, literals and one COUNT only)", f.Expr)
 		}
 	}
 	if p.countStar && len(p.fields) > 0 {
 		return nil, notSupportedSelect("COUNT together with other select items (no GROUP BY)")
 	}
-	if sel.Where != nil {
-		if err := checkDataCondition(sel.Where); err != nil {
+	if st.Where != nil {
+		if err := checkDataCondition(st.Where); err != nil {
 			return nil, err
 		}
-		if err := p.env.check(sel.Where); err != nil {
+		if err := p.env.check(st.Where); err != nil {
 			return nil, err
 		}
-		p.where = sel.Where
-		markUsed(sel.Where)
-		p.indexable = p.indexCandidates(sel.Where)
+		p.where = st.Where
+		markUsed(st.Where)
+		p.indexable = p.indexCandidates(st.Where)
 	}
-	if sel.OrderBy != nil && !p.countStar {
-		for _, item := range sel.OrderBy.Items {
+	if !p.countStar {
+		for _, item := range st.OrderBy {
 			i, err := p.orderColumn(item.Expr)
 			if err != nil {
 				return nil, err
@@ -257,12 +240,12 @@ func (s *Session) planDataSelect(ctx context.Context, st *sqlparse.Select, sel *
 			p.order = append(p.order, dataOrderKey{col: i, desc: item.Desc})
 		}
 	}
-	if sel.Limit != nil {
-		if p.limit, err = limitValue(sel.Limit.Count); err != nil {
+	if st.Limit != nil {
+		if p.limit, err = limitValue(st.Limit.Count); err != nil {
 			return nil, err
 		}
-		if sel.Limit.Offset != nil {
-			if p.offset, err = limitValue(sel.Limit.Offset); err != nil {
+		if st.Limit.Offset != nil {
+			if p.offset, err = limitValue(st.Limit.Offset); err != nil {
 				return nil, err
 			}
 		}
@@ -280,9 +263,9 @@ func (s *Session) planDataSelect(ctx context.Context, st *sqlparse.Select, sel *
 	return p, nil
 }
 
-func (p *dataPlan) planCount(agg *ast.AggregateFuncExpr, nFields int, used map[int]bool) error {
-	if !strings.EqualFold(agg.F, "count") {
-		return errorf(catalog.CodeUnsupported, "not supported: aggregate %s over table data (only COUNT)", strings.ToUpper(agg.F))
+func (p *dataPlan) planCount(agg *sqlparse.FuncCall, nFields int, used map[int]bool) error {
+	if !strings.EqualFold(agg.Name, "count") {
+		return errorf(catalog.CodeUnsupported, "not supported: aggregate %s over table data (only COUNT)", strings.ToUpper(agg.Name))
 	}
 	if agg.Distinct {
 		return notSupportedSelect("COUNT(DISTINCT ...)")
@@ -291,79 +274,79 @@ func (p *dataPlan) planCount(agg *ast.AggregateFuncExpr, nFields int, used map[i
 		return notSupportedSelect("COUNT together with other select items (no GROUP BY)")
 	}
 	p.countStar = true
+	if agg.Star {
+		return nil
+	}
 	if len(agg.Args) != 1 {
 		return errorf(catalog.CodeInvalidInput, "COUNT takes one argument")
 	}
 	switch a := agg.Args[0].(type) {
-	case *ast.ColumnNameExpr:
-		i, err := p.env.column(a.Name)
+	case *sqlparse.ColumnRef:
+		i, err := p.env.column(a)
 		if err != nil {
 			return err
 		}
 		p.countCol = i
 		used[i] = true
-	case ast.ValueExpr: // COUNT(*) parses as COUNT(1)
-		if a.GetValue() == nil {
+	case *sqlparse.Literal: // COUNT(1) counts rows, as COUNT(*)
+		if a.Value == nil {
 			return errorf(catalog.CodeUnsupported, "not supported: COUNT(NULL)")
 		}
 	default:
-		return errorf(catalog.CodeUnsupported, "not supported: COUNT(%s) (COUNT(*) and COUNT(column) only)", restore(a))
+		return errorf(catalog.CodeUnsupported, "not supported: COUNT(%s) (COUNT(*) and COUNT(column) only)", a)
 	}
 	return nil
 }
 
 // orderColumn resolves an ORDER BY item: a column, the label of a select
 // item naming a column, or a position in the select list.
-func (p *dataPlan) orderColumn(e ast.ExprNode) (int, error) {
+func (p *dataPlan) orderColumn(e sqlparse.Expr) (int, error) {
 	switch n := e.(type) {
-	case *ast.ColumnNameExpr:
-		if i, err := p.env.column(n.Name); err == nil {
+	case *sqlparse.ColumnRef:
+		if i, err := p.env.column(n); err == nil {
 			return i, nil
 		}
 		for _, f := range p.fields {
-			if cn, ok := f.expr.(*ast.ColumnNameExpr); ok && strings.EqualFold(f.col.Name, n.Name.Name.O) {
-				return p.env.column(cn.Name)
+			if ref, ok := f.expr.(*sqlparse.ColumnRef); ok && strings.EqualFold(f.col.Name, n.Column) {
+				return p.env.column(ref)
 			}
 		}
-		return p.env.column(n.Name)
-	case *ast.PositionExpr:
-		if n.P == nil && n.N >= 1 && n.N <= len(p.fields) {
-			if cn, ok := p.fields[n.N-1].expr.(*ast.ColumnNameExpr); ok {
-				return p.env.column(cn.Name)
+		return p.env.column(n)
+	case *sqlparse.ColumnPosition:
+		if n.N >= 1 && n.N <= len(p.fields) {
+			if ref, ok := p.fields[n.N-1].expr.(*sqlparse.ColumnRef); ok {
+				return p.env.column(ref)
 			}
 		}
 		return 0, errorf(catalog.CodeInvalidInput, "ORDER BY position %d does not name a column of the select list", n.N)
 	}
-	return 0, errorf(catalog.CodeUnsupported, "not supported: ORDER BY %s over table data (columns only)", restore(e))
+	return 0, errorf(catalog.CodeUnsupported, "not supported: ORDER BY %s over table data (columns only)", e)
 }
 
 // checkDataCondition accepts the WHERE forms evaluated over table data and
 // names the first one it does not.
-func checkDataCondition(e ast.ExprNode) error {
-	var bad ast.Node
-	e.Accept(&visitor{enter: func(n ast.Node) bool {
+func checkDataCondition(e sqlparse.Expr) error {
+	var bad sqlparse.Expr
+	sqlparse.Inspect(e, func(n sqlparse.Expr) bool {
 		if bad != nil {
 			return false
 		}
 		switch x := n.(type) {
-		case *ast.ParenthesesExpr, *ast.ColumnNameExpr, *ast.ColumnName, ast.ValueExpr,
-			*ast.IsNullExpr, *ast.IsTruthExpr, *ast.BetweenExpr, *ast.PatternLikeOrIlikeExpr:
-		case *ast.PatternInExpr:
-			if x.Sel != nil {
+		case *sqlparse.Paren, *sqlparse.ColumnRef, *sqlparse.Literal,
+			*sqlparse.IsNull, *sqlparse.IsTruth, *sqlparse.Between, *sqlparse.Like:
+		case *sqlparse.InList:
+			if x.Subquery != nil {
 				bad = n
 			}
-		case *ast.BinaryOperationExpr:
-			switch x.Op {
-			case opcode.EQ, opcode.NE, opcode.LT, opcode.LE, opcode.GT, opcode.GE, opcode.NullEQ,
-				opcode.LogicAnd, opcode.LogicOr, opcode.LogicXor:
-			default:
+		case *sqlparse.Binary:
+			if !x.Op.IsComparison() && !x.Op.IsLogical() {
 				bad = n
 			}
-		case *ast.UnaryOperationExpr:
+		case *sqlparse.Unary:
 			switch x.Op {
-			case opcode.Not, opcode.Not2:
-			case opcode.Minus, opcode.Plus:
-				if _, ok := stripParens(x.V).(ast.ValueExpr); !ok {
+			case sqlparse.OpNot:
+			case sqlparse.OpNeg, sqlparse.OpPlus:
+				if _, ok := sqlparse.StripParens(x.X).(*sqlparse.Literal); !ok {
 					bad = n
 				}
 			default:
@@ -373,9 +356,9 @@ func checkDataCondition(e ast.ExprNode) error {
 			bad = n
 		}
 		return bad == nil
-	}})
+	})
 	if bad != nil {
-		return errorf(catalog.CodeUnsupported, "not supported: %s in WHERE over table data (supported: =, <>, <, <=, >, >=, <=>, IN, BETWEEN, IS [NOT] NULL, LIKE, AND, OR, XOR, NOT over columns and literals)", restore(bad))
+		return errorf(catalog.CodeUnsupported, "not supported: %s in WHERE over table data (supported: =, <>, <, <=, >, >=, <=>, IN, BETWEEN, IS [NOT] NULL, LIKE, AND, OR, XOR, NOT over columns and literals)", bad)
 	}
 	return nil
 }
@@ -383,31 +366,31 @@ func checkDataCondition(e ast.ExprNode) error {
 // indexCandidates lists the top-level conjuncts of where a scalar index
 // could answer: column = literal, column IN (literals), column LIKE
 // 'prefix%'.
-func (p *dataPlan) indexCandidates(where ast.ExprNode) []IndexPredicate {
+func (p *dataPlan) indexCandidates(where sqlparse.Expr) []IndexPredicate {
 	var out []IndexPredicate
-	colOf := func(e ast.ExprNode) (string, bool) {
-		cn, ok := stripParens(e).(*ast.ColumnNameExpr)
+	colOf := func(e sqlparse.Expr) (string, bool) {
+		ref, ok := sqlparse.StripParens(e).(*sqlparse.ColumnRef)
 		if !ok {
 			return "", false
 		}
-		i, err := p.env.column(cn.Name)
+		i, err := p.env.column(ref)
 		if err != nil {
 			return "", false
 		}
 		return p.schema.Field(i).Name, true
 	}
-	litOf := func(e ast.ExprNode) (any, bool) {
-		ve, ok := stripParens(e).(ast.ValueExpr)
+	litOf := func(e sqlparse.Expr) (any, bool) {
+		l, ok := sqlparse.StripParens(e).(*sqlparse.Literal)
 		if !ok {
 			return nil, false
 		}
-		v, err := normalizeLiteral(ve.GetValue())
-		return v, err == nil && v != nil
+		v := literalValue(l)
+		return v, v != nil
 	}
 	for _, c := range conjuncts(where) {
-		switch n := stripParens(c).(type) {
-		case *ast.BinaryOperationExpr:
-			if n.Op != opcode.EQ {
+		switch n := sqlparse.StripParens(c).(type) {
+		case *sqlparse.Binary:
+			if n.Op != sqlparse.OpEQ {
 				continue
 			}
 			if col, ok := colOf(n.L); ok {
@@ -419,9 +402,9 @@ func (p *dataPlan) indexCandidates(where ast.ExprNode) []IndexPredicate {
 					out = append(out, IndexPredicate{Column: col, Op: IndexEqual, Values: []any{v}})
 				}
 			}
-		case *ast.PatternInExpr:
-			col, ok := colOf(n.Expr)
-			if n.Not || n.Sel != nil || !ok {
+		case *sqlparse.InList:
+			col, ok := colOf(n.X)
+			if n.Not || n.Subquery != nil || !ok {
 				continue
 			}
 			var vals []any
@@ -436,9 +419,9 @@ func (p *dataPlan) indexCandidates(where ast.ExprNode) []IndexPredicate {
 			if vals != nil {
 				out = append(out, IndexPredicate{Column: col, Op: IndexIn, Values: vals})
 			}
-		case *ast.PatternLikeOrIlikeExpr:
-			col, ok := colOf(n.Expr)
-			if n.Not || !n.IsLike || !ok {
+		case *sqlparse.Like:
+			col, ok := colOf(n.X)
+			if n.Not || n.CaseInsensitive || !ok {
 				continue
 			}
 			pat, ok := stringLiteral(n.Pattern)
@@ -500,7 +483,11 @@ func (p *dataPlan) Explain() []string {
 			}
 			keys = append(keys, k)
 		}
-		add(fmt.Sprintf("Sort %s (in memory, at most %d rows)", strings.Join(keys, ", "), p.maxRows))
+		if k := p.limit + p.offset; p.limit >= 0 && k <= int64(p.maxRows) {
+			add(fmt.Sprintf("Sort %s (top-k: keeps %d rows)", strings.Join(keys, ", "), k))
+		} else {
+			add(fmt.Sprintf("Sort %s (in memory, at most %d rows)", strings.Join(keys, ", "), p.maxRows))
+		}
 	}
 	switch {
 	case p.countStar && p.where == nil && p.countCol < 0:
@@ -515,7 +502,7 @@ func (p *dataPlan) Explain() []string {
 		add("Project " + strings.Join(names, ", "))
 	}
 	if p.where != nil {
-		add("Filter " + restore(p.where))
+		add("Filter " + p.where.String())
 	}
 	if p.countStar && p.where == nil && p.countCol < 0 {
 		return lines
@@ -595,179 +582,6 @@ func fragList(ids []uint64) string {
 	return "[" + strings.Join(parts, ", ") + "]"
 }
 
-var errStopScan = errors.New("stop scan")
-
 func (p *dataPlan) tooMany() error {
-	return errorf(catalog.CodeInvalidInput, "query over %s would materialize more than %d rows (the in-memory limit for results and ORDER BY); add a LIMIT or a narrower WHERE", displayName(p.id), p.maxRows)
-}
-
-// run executes the plan.
-func (p *dataPlan) run(ctx context.Context, s *Session) (*Result, error) {
-	if p.countStar && p.where == nil && p.countCol < 0 {
-		n, err := p.ds.CountRows(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return rowsResult(p.outCols, [][]any{{int64(n)}}), nil
-	}
-	if p.limit == 0 && !p.countStar {
-		return rowsResult(p.outCols, nil), nil
-	}
-	opts := dataset.ScanOptions{}
-	for _, c := range p.read {
-		opts.Columns = append(opts.Columns, p.schema.Field(c).Name)
-	}
-	if p.pushLimit {
-		opts.Offset = uint64(p.offset)
-		if p.limit > 0 {
-			opts.Limit = uint64(p.limit)
-		}
-	}
-	// An index lookup narrows the scan to the fragments holding the rows it
-	// returns, plus the fragments it does not cover (scanned in full).
-	var keep *roaring64.Bitmap
-	var scanAll map[uint64]bool
-	if p.indexes != nil {
-		for _, pred := range p.indexable {
-			ans, err := p.indexes.Lookup(ctx, p.ds, pred)
-			if err != nil {
-				return nil, err
-			}
-			if ans == nil {
-				continue
-			}
-			keep = roaring64.New()
-			keep.AddMany(ans.Rows)
-			frags := map[uint64]bool{}
-			for _, a := range ans.Rows {
-				frags[a>>32] = true
-			}
-			scanAll = map[uint64]bool{}
-			for _, id := range ans.Uncovered {
-				frags[id] = true
-				scanAll[id] = true
-			}
-			opts.Fragments = []uint64{}
-			for _, f := range p.ds.Fragments() {
-				if frags[f.ID] {
-					opts.Fragments = append(opts.Fragments, f.ID)
-				}
-			}
-			opts.WithRowAddress = true
-			break
-		}
-		if keep != nil && len(opts.Fragments) == 0 {
-			if p.countStar {
-				return rowsResult(p.outCols, [][]any{{int64(0)}}), nil
-			}
-			return rowsResult(p.outCols, nil), nil
-		}
-	}
-	var rows [][]any
-	var count int64
-	skip := int64(0)
-	if !p.pushLimit && len(p.order) == 0 {
-		skip = p.offset
-	}
-	width := p.schema.NumFields()
-	err := p.ds.Scan(ctx, opts, func(rec arrow.RecordBatch) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		readers := make([]valueReader, len(p.read))
-		for j, c := range p.read {
-			r, err := readerFor(p.schema.Field(c), rec.Column(j))
-			if err != nil {
-				return err
-			}
-			readers[j] = r
-		}
-		var addrs *array.Uint64
-		if keep != nil {
-			addrs, _ = rec.Column(int(rec.NumCols()) - 1).(*array.Uint64)
-		}
-		for r := 0; r < int(rec.NumRows()); r++ {
-			if addrs != nil && !keep.Contains(addrs.Value(r)) && !scanAll[addrs.Value(r)>>32] {
-				continue
-			}
-			row := make([]any, width)
-			for j, c := range p.read {
-				v, err := readers[j](r)
-				if err != nil {
-					return err
-				}
-				row[c] = v
-			}
-			if p.where != nil {
-				ok, err := p.env.matches(p.where, row)
-				if err != nil {
-					return err
-				}
-				if !ok {
-					continue
-				}
-			}
-			if p.countStar {
-				if p.countCol < 0 || row[p.countCol] != nil {
-					count++
-				}
-				continue
-			}
-			if skip > 0 {
-				skip--
-				continue
-			}
-			if len(rows) >= p.maxRows {
-				return p.tooMany()
-			}
-			rows = append(rows, row)
-			if len(p.order) == 0 && p.limit >= 0 && int64(len(rows)) >= p.limit {
-				return errStopScan
-			}
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, errStopScan) {
-		return nil, err
-	}
-	if p.countStar {
-		return rowsResult(p.outCols, [][]any{{count}}), nil
-	}
-	if len(p.order) > 0 {
-		sort.SliceStable(rows, func(a, b int) bool {
-			for _, o := range p.order {
-				c := compareNullsFirst(rows[a][o.col], rows[b][o.col])
-				if o.desc {
-					c = -c
-				}
-				if c != 0 {
-					return c < 0
-				}
-			}
-			return false
-		})
-		if p.offset > 0 {
-			if p.offset >= int64(len(rows)) {
-				rows = nil
-			} else {
-				rows = rows[p.offset:]
-			}
-		}
-		if p.limit >= 0 && int64(len(rows)) > p.limit {
-			rows = rows[:p.limit]
-		}
-	}
-	out := make([][]any, len(rows))
-	for i, r := range rows {
-		o := make([]any, len(p.fields))
-		for j, f := range p.fields {
-			v, err := p.env.eval(f.expr, r)
-			if err != nil {
-				return nil, err
-			}
-			o[j] = v
-		}
-		out[i] = o
-	}
-	return rowsResult(p.outCols, out), nil
+	return errorf(catalog.CodeInvalidInput, "ORDER BY over %s would sort more than %d rows in memory (Options.MaxRows, the sort budget); add a LIMIT (a top-k keeps only LIMIT+OFFSET rows) or a narrower WHERE", displayName(p.id), p.maxRows)
 }

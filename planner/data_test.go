@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/lance/dataset"
+	"github.com/lancecat/lancecat/lance/index"
 	"github.com/lancecat/lancecat/manifest"
 	"github.com/lancecat/lancecat/sqlparse"
 )
@@ -289,11 +291,19 @@ func TestSelectOrderLimitCount(t *testing.T) {
 	f.fails("SELECT DISTINCT id FROM w", catalog.CodeUnsupported, "DISTINCT")
 }
 
-// TestSelectMaxRows: materialized results and in-memory sorts are bounded.
+// TestSelectMaxRows: with NoSpill, a full ORDER BY sorts within the sort
+// budget (MaxRows) or fails; scans stream without a cap and ORDER BY ... LIMIT keeps only
+// LIMIT+OFFSET rows (a top-k), so neither is bounded by it.
 func TestSelectMaxRows(t *testing.T) {
-	f := whereTable(t, Options{MaxRows: 4})
-	f.fails("SELECT id FROM w ORDER BY id LIMIT 1", catalog.CodeInvalidInput, "more than 4 rows")
-	f.fails("SELECT id FROM w", catalog.CodeInvalidInput, "more than 4 rows")
+	f := whereTable(t, Options{MaxRows: 4, NoSpill: true})
+	f.fails("SELECT id FROM w ORDER BY id", catalog.CodeInvalidInput, "more than 4 rows")
+	f.fails("SELECT id FROM w ORDER BY id LIMIT 3 OFFSET 2", catalog.CodeInvalidInput, "more than 4 rows")
+	if got := ids(t, f.rows("SELECT id FROM w")); len(got) != 6 {
+		t.Fatal(got)
+	}
+	if got := ids(t, f.rows("SELECT id FROM w ORDER BY id DESC LIMIT 2 OFFSET 1")); !reflect.DeepEqual(got, []int64{5, 4}) {
+		t.Fatal(got)
+	}
 	if got := ids(t, f.rows("SELECT id FROM w LIMIT 4")); len(got) != 4 {
 		t.Fatal(got)
 	}
@@ -332,10 +342,10 @@ func TestExplainDataSelect(t *testing.T) {
 	}
 }
 
-// fakeIndex answers lookups from a fixed map of predicate text to row
-// addresses and records what it was asked.
+// fakeIndex serves fixed index queries for predicates (by their text) and
+// records what it was asked.
 type fakeIndex struct {
-	answers map[string][]uint64
+	answers map[string]index.Query
 	asked   []string
 }
 
@@ -346,27 +356,29 @@ func (x *fakeIndex) Choose(_ *dataset.Dataset, p IndexPredicate) string {
 	return ""
 }
 
-func (x *fakeIndex) Lookup(_ context.Context, _ *dataset.Dataset, p IndexPredicate) (*IndexAnswer, error) {
+func (x *fakeIndex) Serve(_ *dataset.Dataset, p IndexPredicate) (string, index.Query, bool) {
 	x.asked = append(x.asked, p.String())
-	a, ok := x.answers[p.String()]
-	if !ok {
-		return nil, nil
-	}
-	return &IndexAnswer{Rows: a}, nil
+	q, ok := x.answers[p.String()]
+	return "", q, ok
 }
 
 // TestIndexLookupHook: the planner asks the hook about indexable
-// conjuncts, reads only the rows it returns, and still applies the WHERE.
+// conjuncts, reads only the rows the served predicate selects, and still
+// applies the WHERE.
 func TestIndexLookupHook(t *testing.T) {
-	ix := &fakeIndex{answers: map[string][]uint64{
-		// Fragment 1 (the second INSERT), rows 0 and 1: ids 3 and 4; and a
-		// row of fragment 0 that the rest of WHERE rejects.
-		"id IN (3, 4, 1)": {1 << 32, 1<<32 | 1, 0},
-		"name = 'none'":   {},
+	ix := &fakeIndex{answers: map[string]index.Query{
+		// A narrower predicate than the conjunct (id 1 is left out), so
+		// that the result shows the scan used it; id > 1 then drops nothing
+		// more, and WHERE is still applied.
+		"id IN (3, 4, 1)": index.In(int64(3), int64(4)),
+		"name = 'none'":   index.Eq("none"),
 	}}
 	f := whereTable(t, Options{Indexes: ix})
 	if got := ids(t, f.rows("SELECT id FROM w WHERE id IN (3, 4, 1) AND id > 1")); !reflect.DeepEqual(got, []int64{3, 4}) {
 		t.Fatalf("got %v", got)
+	}
+	if got := ids(t, f.rows("SELECT id FROM w WHERE id IN (3, 4, 1)")); !reflect.DeepEqual(got, []int64{3, 4}) {
+		t.Fatalf("the served predicate did not narrow the scan: got %v", got)
 	}
 	if got := f.rows("SELECT COUNT(*) FROM w WHERE name = 'none'"); got[0][0] != int64(0) {
 		t.Fatalf("got %v", got)
@@ -375,7 +387,7 @@ func TestIndexLookupHook(t *testing.T) {
 	if got := ids(t, f.rows("SELECT id FROM w WHERE name LIKE 'al%'")); !reflect.DeepEqual(got, []int64{1, 4}) {
 		t.Fatalf("got %v", got)
 	}
-	want := []string{"id IN (3, 4, 1)", "name = 'none'", "name LIKE prefix 'al'"}
+	want := []string{"id IN (3, 4, 1)", "id IN (3, 4, 1)", "name = 'none'", "name LIKE prefix 'al'"}
 	if !reflect.DeepEqual(ix.asked, want) {
 		t.Fatalf("asked %q, want %q", ix.asked, want)
 	}
@@ -395,5 +407,87 @@ func TestSelectSeesLatestVersion(t *testing.T) {
 	}
 	if _, err := NewSession(f.s.Catalog(), Options{}).Exec(context.Background(), st[0]); err == nil || !errors.Is(err, catalog.ErrUnsupported) && !strings.Contains(err.Error(), "Options.Store") {
 		t.Fatalf("no store: %v", err)
+	}
+}
+
+// TestTopKMatchesFullSort: ORDER BY ... LIMIT (a top-k heap) returns the
+// slice of the full sort (with its tie order) for every LIMIT and OFFSET;
+// results without ORDER BY stream.
+func TestTopKMatchesFullSort(t *testing.T) {
+	f := whereTable(t, Options{})
+	for _, order := range []string{"score, name", "name DESC", "flag, day DESC", "big"} {
+		all := ids(t, f.rows("SELECT id FROM w ORDER BY "+order))
+		for limit := 0; limit <= 7; limit++ {
+			for offset := 0; offset <= 7; offset++ {
+				q := fmt.Sprintf("SELECT id FROM w ORDER BY %s LIMIT %d OFFSET %d", order, limit, offset)
+				want := all[min(offset, len(all)):]
+				want = want[:min(limit, len(want))]
+				if got := ids(t, f.rows(q)); !reflect.DeepEqual(got, want) && (len(got) != 0 || len(want) != 0) {
+					t.Fatalf("%s: %v, want %v (full sort %v)", q, got, want, all)
+				}
+			}
+		}
+	}
+	st, err := sqlparse.Parse("SELECT id FROM w WHERE id > 2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := f.s.Exec(context.Background(), st[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Streamed() || res.Rows != nil {
+		t.Fatal("a data SELECT without ORDER BY is materialized")
+	}
+	if err := res.Collect(); err != nil || len(res.Rows) != 4 {
+		t.Fatalf("Collect: %v %v", res.Rows, err)
+	}
+}
+
+// TestSortSpills: beyond the sort budget a full ORDER BY sorts runs on
+// disk and merges them: the same rows as the in-memory sort, for every
+// OFFSET and LIMIT, and no file left behind.
+func TestSortSpills(t *testing.T) {
+	mem := whereTable(t, Options{})
+	dir := t.TempDir()
+	spill := &fixture{t: t, s: NewSession(mem.s.Catalog(), Options{Store: mem.s.opts.Store, MaxRows: 2, SpillDir: dir})}
+	byBytes := &fixture{t: t, s: NewSession(mem.s.Catalog(), Options{Store: mem.s.opts.Store, SortMemory: 300, SpillDir: dir})}
+	for _, q := range []string{
+		"SELECT id, name, day, big FROM w ORDER BY score, name",
+		"SELECT * FROM w ORDER BY name DESC",
+		"SELECT id FROM w ORDER BY flag, day DESC LIMIT 4 OFFSET 1",
+		"SELECT id FROM w WHERE id > 1 ORDER BY big LIMIT 10",
+		"SELECT id FROM w ORDER BY id LIMIT 1 OFFSET 5",
+	} {
+		want, got := mem.rows(q), spill.rows(q)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s:\nspilled   %v\nin memory %v", q, got, want)
+		}
+		if got := byBytes.rows(q); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s (byte budget):\nspilled   %v\nin memory %v", q, got, want)
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+			t.Fatalf("%s left %d files in the spill directory", q, len(ents))
+		}
+	}
+	// A result closed before its end removes its runs too.
+	st, err := sqlparse.Parse("SELECT id FROM w ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := spill.s.Exec(context.Background(), st[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(dir); !res.Streamed() || len(ents) == 0 {
+		t.Fatalf("sorting 6 rows with a budget of 2 did not spill (%d files)", len(ents))
+	}
+	c := res.Cursor()
+	if _, err := c.Next(); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("Close left %d files in the spill directory", len(ents))
 	}
 }

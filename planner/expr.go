@@ -2,16 +2,12 @@ package planner
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/sqlparse"
-	"github.com/pingcap/tidb/pkg/parser/ast"
-	"github.com/pingcap/tidb/pkg/parser/format"
-	"github.com/pingcap/tidb/pkg/parser/opcode"
 )
 
 // rowEnv resolves column references of a WHERE clause against one row of a
@@ -22,13 +18,12 @@ type rowEnv struct {
 	cols  []Column
 	index map[string]int // lower-case name -> position
 	exact map[string]int // name -> position (wins over a case-insensitive match)
-	names *sqlparse.NameMap
 	// session answers DATABASE() and friends (nil: they are NULL).
 	session *Session
 }
 
-func newRowEnv(cols []Column, names *sqlparse.NameMap) *rowEnv {
-	env := &rowEnv{cols: cols, index: make(map[string]int, len(cols)), exact: make(map[string]int, len(cols)), names: names}
+func newRowEnv(cols []Column) *rowEnv {
+	env := &rowEnv{cols: cols, index: make(map[string]int, len(cols)), exact: make(map[string]int, len(cols))}
 	for i, c := range cols {
 		if _, dup := env.index[strings.ToLower(c.Name)]; !dup {
 			env.index[strings.ToLower(c.Name)] = i
@@ -38,11 +33,10 @@ func newRowEnv(cols []Column, names *sqlparse.NameMap) *rowEnv {
 	return env
 }
 
-func (env *rowEnv) column(cn *ast.ColumnName) (int, error) {
-	name := cn.Name.O
-	if env.names != nil {
-		_, name = env.names.Column(cn)
-	}
+// column resolves a column reference by its column name (a qualifier is
+// not checked: every query reads one source).
+func (env *rowEnv) column(ref *sqlparse.ColumnRef) (int, error) {
+	name := ref.Column
 	if i, ok := env.exact[name]; ok {
 		return i, nil
 	}
@@ -55,14 +49,14 @@ func (env *rowEnv) column(cn *ast.ColumnName) (int, error) {
 
 // check resolves every column reference of e once, so a bad column is
 // reported even when there are no rows.
-func (env *rowEnv) check(e ast.ExprNode) error {
+func (env *rowEnv) check(e sqlparse.Expr) error {
 	var err error
-	e.Accept(&visitor{enter: func(n ast.Node) bool {
-		if cn, ok := n.(*ast.ColumnNameExpr); ok && err == nil {
-			_, err = env.column(cn.Name)
+	sqlparse.Inspect(e, func(n sqlparse.Expr) bool {
+		if ref, ok := n.(*sqlparse.ColumnRef); ok && err == nil {
+			_, err = env.column(ref)
 		}
 		return err == nil
-	}})
+	})
 	if err != nil {
 		return err
 	}
@@ -70,13 +64,8 @@ func (env *rowEnv) check(e ast.ExprNode) error {
 	return err
 }
 
-type visitor struct{ enter func(ast.Node) bool }
-
-func (v *visitor) Enter(n ast.Node) (ast.Node, bool) { return n, !v.enter(n) }
-func (v *visitor) Leave(n ast.Node) (ast.Node, bool) { return n, true }
-
 // matches evaluates e as a condition: only TRUE keeps the row.
-func (env *rowEnv) matches(e ast.ExprNode, row []any) (bool, error) {
+func (env *rowEnv) matches(e sqlparse.Expr, row []any) (bool, error) {
 	v, err := env.eval(e, row)
 	if err != nil {
 		return false, err
@@ -129,31 +118,33 @@ func boolOrNull(t int) any {
 	return nil
 }
 
-func (env *rowEnv) eval(e ast.ExprNode, row []any) (any, error) {
+func (env *rowEnv) eval(e sqlparse.Expr, row []any) (any, error) {
 	switch n := e.(type) {
-	case *ast.ParenthesesExpr:
-		return env.eval(n.Expr, row)
-	case *ast.ColumnNameExpr:
-		i, err := env.column(n.Name)
+	case *sqlparse.Paren:
+		return env.eval(n.X, row)
+	case *sqlparse.ColumnRef:
+		i, err := env.column(n)
 		if err != nil {
 			return nil, err
 		}
 		return row[i], nil
-	case ast.ValueExpr:
-		return normalizeLiteral(n.GetValue())
-	case *ast.UnaryOperationExpr:
-		v, err := env.eval(n.V, row)
+	case *sqlparse.Literal:
+		return literalValue(n), nil
+	case *sqlparse.Param:
+		return nil, errorf(catalog.CodeInvalidInput, "unbound placeholder ? (number %d)", n.Ordinal)
+	case *sqlparse.Unary:
+		v, err := env.eval(n.X, row)
 		if err != nil {
 			return nil, err
 		}
 		switch n.Op {
-		case opcode.Not, opcode.Not2:
+		case sqlparse.OpNot:
 			t := truth(v)
 			if t < 0 {
 				return nil, nil
 			}
 			return t == 0, nil
-		case opcode.Minus:
+		case sqlparse.OpNeg:
 			switch x := v.(type) {
 			case int64:
 				return -x, nil
@@ -162,30 +153,30 @@ func (env *rowEnv) eval(e ast.ExprNode, row []any) (any, error) {
 			case nil:
 				return nil, nil
 			}
-		case opcode.Plus:
+		case sqlparse.OpPlus:
 			return v, nil
 		}
-		return nil, errorf(catalog.CodeUnsupported, "not supported: operator %s in WHERE", n.Op)
-	case *ast.BinaryOperationExpr:
+		return nil, errorf(catalog.CodeUnsupported, "not supported: operator %s in WHERE", strings.TrimSpace(n.Op.String()))
+	case *sqlparse.Binary:
 		return env.evalBinary(n, row)
-	case *ast.IsNullExpr:
-		v, err := env.eval(n.Expr, row)
+	case *sqlparse.IsNull:
+		v, err := env.eval(n.X, row)
 		if err != nil {
 			return nil, err
 		}
 		return (v == nil) != n.Not, nil
-	case *ast.IsTruthExpr:
-		v, err := env.eval(n.Expr, row)
+	case *sqlparse.IsTruth:
+		v, err := env.eval(n.X, row)
 		if err != nil {
 			return nil, err
 		}
 		want := 0
-		if n.True != 0 {
+		if n.True {
 			want = 1
 		}
 		return (truth(v) == want) != n.Not, nil
-	case *ast.PatternLikeOrIlikeExpr:
-		v, err := env.eval(n.Expr, row)
+	case *sqlparse.Like:
+		v, err := env.eval(n.X, row)
 		if err != nil {
 			return nil, err
 		}
@@ -197,7 +188,7 @@ func (env *rowEnv) eval(e ast.ExprNode, row []any) (any, error) {
 			return nil, nil
 		}
 		s, pat := toString(v), toString(p)
-		if !n.IsLike { // ILIKE
+		if n.CaseInsensitive {
 			s, pat = strings.ToLower(s), strings.ToLower(pat)
 		}
 		esc := n.Escape
@@ -205,11 +196,11 @@ func (env *rowEnv) eval(e ast.ExprNode, row []any) (any, error) {
 			esc = '\\'
 		}
 		return likeMatch(pat, s, esc) != n.Not, nil
-	case *ast.PatternInExpr:
-		if n.Sel != nil {
+	case *sqlparse.InList:
+		if n.Subquery != nil {
 			return nil, errorf(catalog.CodeUnsupported, "not supported: subqueries")
 		}
-		v, err := env.eval(n.Expr, row)
+		v, err := env.eval(n.X, row)
 		if err != nil {
 			return nil, err
 		}
@@ -234,16 +225,16 @@ func (env *rowEnv) eval(e ast.ExprNode, row []any) (any, error) {
 			return nil, nil
 		}
 		return n.Not, nil
-	case *ast.BetweenExpr:
-		v, err := env.eval(n.Expr, row)
+	case *sqlparse.Between:
+		v, err := env.eval(n.X, row)
 		if err != nil {
 			return nil, err
 		}
-		lo, err := env.eval(n.Left, row)
+		lo, err := env.eval(n.Lo, row)
 		if err != nil {
 			return nil, err
 		}
-		hi, err := env.eval(n.Right, row)
+		hi, err := env.eval(n.Hi, row)
 		if err != nil {
 			return nil, err
 		}
@@ -252,13 +243,15 @@ func (env *rowEnv) eval(e ast.ExprNode, row []any) (any, error) {
 		}
 		in := compare(v, lo) >= 0 && compare(v, hi) <= 0
 		return in != n.Not, nil
-	case *ast.FuncCallExpr:
-		return env.evalFunc(n, row)
+	case *sqlparse.FuncCall:
+		if !n.Aggregate {
+			return env.evalFunc(n, row)
+		}
 	}
-	return nil, errorf(catalog.CodeUnsupported, "not supported: expression %s in WHERE", restore(e))
+	return nil, errorf(catalog.CodeUnsupported, "not supported: expression %s in WHERE", e)
 }
 
-func (env *rowEnv) evalFunc(n *ast.FuncCallExpr, row []any) (any, error) {
+func (env *rowEnv) evalFunc(n *sqlparse.FuncCall, row []any) (any, error) {
 	args := make([]any, len(n.Args))
 	for i, a := range n.Args {
 		v, err := env.eval(a, row)
@@ -267,7 +260,7 @@ func (env *rowEnv) evalFunc(n *ast.FuncCallExpr, row []any) (any, error) {
 		}
 		args[i] = v
 	}
-	name := n.FnName.L
+	name := strings.ToLower(n.Name)
 	switch name {
 	case "lower", "lcase", "upper", "ucase", "length", "char_length":
 		if len(args) != 1 {
@@ -311,16 +304,16 @@ func (env *rowEnv) evalFunc(n *ast.FuncCallExpr, row []any) (any, error) {
 		}
 		return nil, nil
 	}
-	return nil, errorf(catalog.CodeUnsupported, "not supported: function %s in WHERE", strings.ToUpper(n.FnName.O))
+	return nil, errorf(catalog.CodeUnsupported, "not supported: function %s in WHERE", strings.ToUpper(n.Name))
 }
 
-func (env *rowEnv) evalBinary(n *ast.BinaryOperationExpr, row []any) (any, error) {
+func (env *rowEnv) evalBinary(n *sqlparse.Binary, row []any) (any, error) {
 	l, err := env.eval(n.L, row)
 	if err != nil {
 		return nil, err
 	}
 	switch n.Op {
-	case opcode.LogicAnd:
+	case sqlparse.OpAnd:
 		lt := truth(l)
 		if lt == 0 {
 			return false, nil
@@ -337,7 +330,7 @@ func (env *rowEnv) evalBinary(n *ast.BinaryOperationExpr, row []any) (any, error
 			return nil, nil
 		}
 		return true, nil
-	case opcode.LogicOr:
+	case sqlparse.OpOr:
 		lt := truth(l)
 		if lt == 1 {
 			return true, nil
@@ -360,32 +353,32 @@ func (env *rowEnv) evalBinary(n *ast.BinaryOperationExpr, row []any) (any, error
 		return nil, err
 	}
 	switch n.Op {
-	case opcode.LogicXor:
+	case sqlparse.OpXor:
 		lt, rt := truth(l), truth(r)
 		if lt < 0 || rt < 0 {
 			return nil, nil
 		}
 		return lt != rt, nil
-	case opcode.NullEQ:
+	case sqlparse.OpNullEQ:
 		if l == nil || r == nil {
 			return l == nil && r == nil, nil
 		}
 		return compare(l, r) == 0, nil
-	case opcode.EQ, opcode.NE, opcode.LT, opcode.LE, opcode.GT, opcode.GE:
+	case sqlparse.OpEQ, sqlparse.OpNE, sqlparse.OpLT, sqlparse.OpLE, sqlparse.OpGT, sqlparse.OpGE:
 		if l == nil || r == nil {
 			return nil, nil
 		}
 		c := compare(l, r)
 		switch n.Op {
-		case opcode.EQ:
+		case sqlparse.OpEQ:
 			return c == 0, nil
-		case opcode.NE:
+		case sqlparse.OpNE:
 			return c != 0, nil
-		case opcode.LT:
+		case sqlparse.OpLT:
 			return c < 0, nil
-		case opcode.LE:
+		case sqlparse.OpLE:
 			return c <= 0, nil
-		case opcode.GT:
+		case sqlparse.OpGT:
 			return c > 0, nil
 		default:
 			return c >= 0, nil
@@ -394,29 +387,28 @@ func (env *rowEnv) evalBinary(n *ast.BinaryOperationExpr, row []any) (any, error
 	return nil, errorf(catalog.CodeUnsupported, "not supported: operator %s in WHERE", n.Op)
 }
 
-// normalizeLiteral turns a TiDB literal value into one of the row value
-// types (string, int64, float64, bool, nil).
-func normalizeLiteral(v any) (any, error) {
-	switch x := v.(type) {
-	case nil, string, int64, float64, bool:
-		return x, nil
+// literalValue turns a literal into one of the row value types that
+// expressions compare (string, int64, float64, nil): TRUE and FALSE are the
+// integers 1 and 0 (as in MySQL), exact decimals and integers beyond int64
+// compare as float64, binary literals as the string of their bytes.
+func literalValue(l *sqlparse.Literal) any {
+	switch x := l.Value.(type) {
+	case bool:
+		if x {
+			return int64(1)
+		}
+		return int64(0)
 	case uint64:
-		if x <= math.MaxInt64 {
-			return int64(x), nil
+		return float64(x)
+	case sqlparse.Decimal:
+		if f, err := strconv.ParseFloat(string(x), 64); err == nil {
+			return f
 		}
-		return float64(x), nil
-	case float32:
-		return float64(x), nil
+		return string(x)
 	case []byte:
-		return string(x), nil
-	case fmt.Stringer: // decimals, binary literals
-		s := x.String()
-		if f, err := strconv.ParseFloat(s, 64); err == nil {
-			return f, nil
-		}
-		return s, nil
+		return string(x)
 	}
-	return nil, errorf(catalog.CodeUnsupported, "not supported: literal of type %T", v)
+	return l.Value
 }
 
 func toString(v any) string {
@@ -620,14 +612,4 @@ func likeMatch(pattern, s string, esc byte) bool {
 		return res
 	}
 	return match(0, 0)
-}
-
-// restore prints an expression back as SQL text (for EXPLAIN and messages).
-func restore(n ast.Node) string {
-	var b strings.Builder
-	ctx := format.NewRestoreCtx(format.RestoreStringSingleQuotes|format.RestoreKeyWordUppercase|format.RestoreSpacesAroundBinaryOperation|format.RestoreStringWithoutCharset, &b)
-	if err := n.Restore(ctx); err != nil {
-		return fmt.Sprintf("%T", n)
-	}
-	return b.String()
 }

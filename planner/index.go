@@ -1,8 +1,6 @@
 package planner
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -65,30 +63,21 @@ func (p IndexPredicate) String() string {
 	return fmt.Sprintf("%s LIKE prefix %s", p.Column, strings.Join(parts, ""))
 }
 
-// IndexAnswer is what an index lookup returns for a predicate.
-type IndexAnswer struct {
-	// Rows are the row addresses (fragment id << 32 | row offset) of the
-	// rows of the covered fragments that may match: a superset is
-	// harmless, the planner still evaluates the whole WHERE clause.
-	Rows []uint64
-	// Uncovered are the ids of fragments the index does not cover: the
-	// planner scans them in full.
-	Uncovered []uint64
-}
-
-// IndexLookup is the hook through which the planner asks a scalar index
-// for the rows matching a predicate. The planner reads only the fragments
-// holding the returned rows plus the uncovered fragments, keeps only the
-// returned rows of the former, and evaluates the whole WHERE clause on what
-// it reads.
+// IndexLookup is the hook through which the planner pushes one conjunct of
+// WHERE to a scalar index. The planner scans through lance/scan with the
+// predicate the hook returns: the scanner reads only the rows the index
+// returns from the fragments it covers, scans the others with the same
+// predicate, and the planner still evaluates the whole WHERE clause on
+// every row it receives.
 //
-// Choose names the index that would answer pred ("" when none can), from
-// the manifest alone (for EXPLAIN). Lookup answers pred; a nil answer means
-// the index cannot serve it after all, and the planner tries the next
-// candidate or scans.
+// Choose names the index that would answer pred ("KIND 'name'", "" when
+// none can), from the manifest alone (for EXPLAIN). Serve returns the
+// index's name and the predicate as the index understands it (ok false:
+// no index can answer it with the planner's comparison semantics); the
+// planner pushes the first conjunct served.
 type IndexLookup interface {
 	Choose(ds *dataset.Dataset, pred IndexPredicate) string
-	Lookup(ctx context.Context, ds *dataset.Dataset, pred IndexPredicate) (*IndexAnswer, error)
+	Serve(ds *dataset.Dataset, pred IndexPredicate) (name string, q index.Query, ok bool)
 }
 
 // ScalarIndexes is the IndexLookup over the dataset's own Lance scalar
@@ -141,31 +130,10 @@ func (x ScalarIndexes) Choose(ds *dataset.Dataset, pred IndexPredicate) string {
 	return fmt.Sprintf("%s %s", kind, quoteString(name))
 }
 
-// Lookup implements IndexLookup.
-func (x ScalarIndexes) Lookup(ctx context.Context, ds *dataset.Dataset, pred IndexPredicate) (*IndexAnswer, error) {
+// Serve implements IndexLookup.
+func (x ScalarIndexes) Serve(ds *dataset.Dataset, pred IndexPredicate) (string, index.Query, bool) {
 	name, _, q, ok := x.usable(ds, pred)
-	if !ok {
-		return nil, nil
-	}
-	ix, err := index.Open(ctx, ds, name)
-	if err != nil {
-		if errors.Is(err, index.ErrUnsupported) {
-			return nil, nil // e.g. stable row ids: scan instead
-		}
-		return nil, fmt.Errorf("index %q of %s: %w", name, ds.URI(), err)
-	}
-	res, err := ix.Search(ctx, q)
-	if err != nil {
-		if errors.Is(err, index.ErrUnsupported) || errors.Is(err, index.ErrBadQuery) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("index %q of %s: %w", name, ds.URI(), err)
-	}
-	rows, err := res.Rows.Values()
-	if err != nil {
-		return nil, err
-	}
-	return &IndexAnswer{Rows: rows, Uncovered: res.Uncovered}, nil
+	return name, q, ok
 }
 
 // indexQuery converts pred to an index query over a column of type t, or

@@ -10,8 +10,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/sqlparse"
-	"github.com/pingcap/tidb/pkg/parser/ast"
-	"github.com/pingcap/tidb/pkg/parser/opcode"
 )
 
 // The information_schema views. Every name value (SCHEMA_NAME,
@@ -101,7 +99,7 @@ func (v *infoView) plainColumns() []Column {
 type selectPlan struct {
 	view  *infoView // nil: SELECT without FROM
 	env   *rowEnv   // over the view's columns
-	where ast.ExprNode
+	where sqlparse.Expr
 	// Push-down: nil means "all"; an empty non-nil slice means "none".
 	namespaces []catalog.Ident
 	names      []string
@@ -115,11 +113,11 @@ type selectPlan struct {
 
 type selectField struct {
 	col  Column
-	expr ast.ExprNode
+	expr sqlparse.Expr
 }
 
 type orderKey struct {
-	expr ast.ExprNode
+	expr sqlparse.Expr
 	desc bool
 }
 
@@ -127,32 +125,30 @@ func notSupportedSelect(what string) error {
 	return errorf(catalog.CodeUnsupported, "not supported: %s", what)
 }
 
-func (s *Session) planSelect(st *sqlparse.Select) (*selectPlan, error) {
-	sel := st.SelectStmt()
-	if sel == nil {
-		return nil, notSupportedSelect("set operations (UNION, EXCEPT, INTERSECT)")
-	}
+// checkSelectShape refuses the query forms no SELECT pipeline runs.
+func checkSelectShape(st *sqlparse.Select) error {
 	switch {
-	case sel.Kind != ast.SelectStmtKindSelect:
-		return nil, notSupportedSelect("TABLE and VALUES statements")
-	case sel.With != nil:
-		return nil, notSupportedSelect("WITH (common table expressions)")
-	case sel.GroupBy != nil || sel.Having != nil || len(sel.WindowSpecs) > 0:
-		return nil, notSupportedSelect("GROUP BY, HAVING and window functions")
-	case sel.Distinct:
-		return nil, notSupportedSelect("SELECT DISTINCT")
-	case sel.LockInfo != nil && sel.LockInfo.LockType != ast.SelectLockNone:
-		return nil, notSupportedSelect("SELECT ... FOR UPDATE / SHARE")
-	case sel.SelectIntoOpt != nil:
-		return nil, notSupportedSelect("SELECT ... INTO")
+	case len(st.SetOps) > 0:
+		return notSupportedSelect("set operations (UNION, EXCEPT, INTERSECT)")
+	case st.GroupBy != nil || st.Having != nil:
+		return notSupportedSelect("GROUP BY, HAVING and window functions")
+	case st.Distinct:
+		return notSupportedSelect("SELECT DISTINCT")
+	}
+	return nil
+}
+
+func (s *Session) planSelect(st *sqlparse.Select) (*selectPlan, error) {
+	if err := checkSelectShape(st); err != nil {
+		return nil, err
 	}
 	p := &selectPlan{limit: -1}
-	if sel.From != nil {
-		tn, err := singleTable(sel.From)
+	if st.From != nil {
+		ts, err := singleTable(st.From)
 		if err != nil {
 			return nil, err
 		}
-		name := st.Names.Table(tn)
+		name := ts.Table
 		if len(name) == 2 && strings.EqualFold(name[0], "information_schema") {
 			if v, ok := infoViews[strings.ToLower(name[1])]; ok {
 				p.view = v
@@ -162,31 +158,31 @@ func (s *Session) planSelect(st *sqlparse.Select) (*selectPlan, error) {
 			if len(name) >= 2 && strings.EqualFold(name[0], "information_schema") {
 				return nil, errorf(catalog.CodeUnsupported, "not supported: information_schema.%s (views: schemata, tables, columns)", strings.ToLower(name[len(name)-1]))
 			}
-			return nil, errorf(catalog.CodeUnsupported, "not supported: SELECT from table data (%s); only information_schema.schemata, .tables and .columns can be queried yet", sqlparse.Name(name))
+			return nil, errorf(catalog.CodeUnsupported, "not supported: SELECT from table data (%s); only information_schema.schemata, .tables and .columns can be queried yet", name)
 		}
-		p.env = newRowEnv(p.view.plainColumns(), st.Names)
+		p.env = newRowEnv(p.view.plainColumns())
 		p.level = p.view.minLevel
 	} else {
-		p.env = newRowEnv(nil, st.Names)
+		p.env = newRowEnv(nil)
 	}
 	p.env.session = s
 	// Fields.
 	used := map[string]bool{}
-	for _, f := range sel.Fields.Fields {
-		if f.WildCard != nil {
+	for _, f := range st.Items {
+		if f.Star {
 			if p.view == nil {
 				return nil, errorf(catalog.CodeInvalidInput, "SELECT * needs a FROM clause")
 			}
 			for _, c := range p.view.columns {
-				p.fields = append(p.fields, selectField{col: c.Column, expr: &ast.ColumnNameExpr{Name: &ast.ColumnName{Name: ast.NewCIStr(c.Name)}}})
+				p.fields = append(p.fields, selectField{col: c.Column, expr: &sqlparse.ColumnRef{Column: c.Name}})
 				used[strings.ToLower(c.Name)] = true
 			}
 			continue
 		}
-		if agg, ok := f.Expr.(*ast.AggregateFuncExpr); ok {
-			if strings.EqualFold(agg.F, "count") && len(sel.Fields.Fields) == 1 && !agg.Distinct {
+		if agg, ok := f.Expr.(*sqlparse.FuncCall); ok && agg.Aggregate {
+			if strings.EqualFold(agg.Name, "count") && len(st.Items) == 1 && !agg.Distinct {
 				p.countStar = true
-				label := f.AsName.O
+				label := f.Alias
 				if label == "" {
 					label = fieldText(f)
 				}
@@ -202,48 +198,46 @@ func (s *Session) planSelect(st *sqlparse.Select) (*selectPlan, error) {
 		p.fields = append(p.fields, selectField{col: col, expr: f.Expr})
 		markColumns(f.Expr, used, p.env)
 	}
-	if sel.Where != nil {
+	if st.Where != nil {
 		if p.view == nil {
 			return nil, notSupportedSelect("WHERE without FROM")
 		}
-		p.where = sel.Where
-		if err := p.env.check(sel.Where); err != nil {
+		p.where = st.Where
+		if err := p.env.check(st.Where); err != nil {
 			return nil, err
 		}
-		markColumns(sel.Where, used, p.env)
-		p.pushDown(sel.Where)
+		markColumns(st.Where, used, p.env)
+		p.pushDown(st.Where)
 	}
-	if sel.OrderBy != nil {
-		for _, item := range sel.OrderBy.Items {
-			e := item.Expr
-			// ORDER BY <alias> or ORDER BY <position>.
-			if cn, ok := e.(*ast.ColumnNameExpr); ok {
-				for _, f := range p.fields {
-					if strings.EqualFold(f.col.Name, cn.Name.Name.O) && f.expr != nil {
-						e = f.expr
-						break
-					}
+	for _, item := range st.OrderBy {
+		e := item.Expr
+		// ORDER BY <alias> or ORDER BY <position>.
+		if ref, ok := e.(*sqlparse.ColumnRef); ok {
+			for _, f := range p.fields {
+				if strings.EqualFold(f.col.Name, ref.Column) && f.expr != nil {
+					e = f.expr
+					break
 				}
-			} else if pos, ok := e.(*ast.PositionExpr); ok && pos.P == nil {
-				if pos.N < 1 || pos.N > len(p.fields) || p.fields[pos.N-1].expr == nil {
-					return nil, errorf(catalog.CodeInvalidInput, "ORDER BY position %d is out of range", pos.N)
-				}
-				e = p.fields[pos.N-1].expr
 			}
-			if err := p.env.check(e); err != nil {
-				return nil, err
+		} else if pos, ok := e.(*sqlparse.ColumnPosition); ok {
+			if pos.N < 1 || pos.N > len(p.fields) || p.fields[pos.N-1].expr == nil {
+				return nil, errorf(catalog.CodeInvalidInput, "ORDER BY position %d is out of range", pos.N)
 			}
-			markColumns(e, used, p.env)
-			p.order = append(p.order, orderKey{expr: e, desc: item.Desc})
+			e = p.fields[pos.N-1].expr
 		}
+		if err := p.env.check(e); err != nil {
+			return nil, err
+		}
+		markColumns(e, used, p.env)
+		p.order = append(p.order, orderKey{expr: e, desc: item.Desc})
 	}
-	if sel.Limit != nil {
+	if st.Limit != nil {
 		var err error
-		if p.limit, err = limitValue(sel.Limit.Count); err != nil {
+		if p.limit, err = limitValue(st.Limit.Count); err != nil {
 			return nil, err
 		}
-		if sel.Limit.Offset != nil {
-			if p.offset, err = limitValue(sel.Limit.Offset); err != nil {
+		if st.Limit.Offset != nil {
+			if p.offset, err = limitValue(st.Limit.Offset); err != nil {
 				return nil, err
 			}
 		}
@@ -258,10 +252,9 @@ func (s *Session) planSelect(st *sqlparse.Select) (*selectPlan, error) {
 	return p, nil
 }
 
-func limitValue(e ast.ExprNode) (int64, error) {
-	ve, ok := e.(ast.ValueExpr)
-	if ok {
-		switch v := ve.GetValue().(type) {
+func limitValue(e sqlparse.Expr) (int64, error) {
+	if l, ok := e.(*sqlparse.Literal); ok {
+		switch v := l.Value.(type) {
 		case int64:
 			if v >= 0 {
 				return v, nil
@@ -275,20 +268,21 @@ func limitValue(e ast.ExprNode) (int64, error) {
 	return 0, errorf(catalog.CodeInvalidInput, "LIMIT and OFFSET must be non-negative integers")
 }
 
-func fieldText(f *ast.SelectField) string {
-	if t := strings.TrimSpace(f.Text()); t != "" {
+// fieldText is the label of an unaliased select item: its text as written.
+func fieldText(f sqlparse.SelectItem) string {
+	if t := strings.TrimSpace(f.Text); t != "" {
 		return t
 	}
 	if f.Expr != nil {
-		return restore(f.Expr)
+		return f.Expr.String()
 	}
 	return "?"
 }
 
-func (p *selectPlan) fieldColumn(f *ast.SelectField) (Column, error) {
-	label := f.AsName.O
-	if cn, ok := f.Expr.(*ast.ColumnNameExpr); ok {
-		i, err := p.env.column(cn.Name)
+func (p *selectPlan) fieldColumn(f sqlparse.SelectItem) (Column, error) {
+	label := f.Alias
+	if ref, ok := f.Expr.(*sqlparse.ColumnRef); ok {
+		i, err := p.env.column(ref)
 		if err != nil {
 			return Column{}, err
 		}
@@ -316,38 +310,35 @@ func (p *selectPlan) fieldColumn(f *ast.SelectField) (Column, error) {
 	return varcharNull(label), nil
 }
 
-func markColumns(e ast.ExprNode, used map[string]bool, env *rowEnv) {
-	e.Accept(&visitor{enter: func(n ast.Node) bool {
-		if cn, ok := n.(*ast.ColumnNameExpr); ok {
-			if i, err := env.column(cn.Name); err == nil {
+func markColumns(e sqlparse.Expr, used map[string]bool, env *rowEnv) {
+	sqlparse.Inspect(e, func(n sqlparse.Expr) bool {
+		if ref, ok := n.(*sqlparse.ColumnRef); ok {
+			if i, err := env.column(ref); err == nil {
 				used[strings.ToLower(env.cols[i].Name)] = true
 			}
 		}
 		return true
-	}})
+	})
 }
 
-func singleTable(from *ast.TableRefsClause) (*ast.TableName, error) {
-	j := from.TableRefs
-	if j == nil || j.Right != nil {
-		return nil, notSupportedSelect("joins")
-	}
-	ts, ok := j.Left.(*ast.TableSource)
+// singleTable returns the one table a query reads, refusing joins and
+// subqueries in FROM.
+func singleTable(from sqlparse.FromItem) (*sqlparse.TableSource, error) {
+	ts, ok := from.(*sqlparse.TableSource)
 	if !ok {
 		return nil, notSupportedSelect("joins")
 	}
-	tn, ok := ts.Source.(*ast.TableName)
-	if !ok {
+	if ts.Subquery != nil {
 		return nil, notSupportedSelect("subqueries in FROM")
 	}
-	return tn, nil
+	return ts, nil
 }
 
 // pushDown finds conjuncts of where that restrict the namespace or table
 // name column to literal values (col = 'v', 'v' = col, col IN ('a', 'b'))
 // and turns them into direct catalog lookups. The full WHERE is still
 // evaluated on every row produced, so push-down never changes the result.
-func (p *selectPlan) pushDown(where ast.ExprNode) {
+func (p *selectPlan) pushDown(where sqlparse.Expr) {
 	for _, c := range conjuncts(where) {
 		col, vals, ok := p.equalityOn(c)
 		if !ok {
@@ -371,53 +362,44 @@ func (p *selectPlan) pushDown(where ast.ExprNode) {
 	}
 }
 
-func conjuncts(e ast.ExprNode) []ast.ExprNode {
+// conjuncts splits a condition into its top-level AND operands.
+func conjuncts(e sqlparse.Expr) []sqlparse.Expr {
 	switch n := e.(type) {
-	case *ast.ParenthesesExpr:
-		return conjuncts(n.Expr)
-	case *ast.BinaryOperationExpr:
-		if n.Op == opcode.LogicAnd {
+	case *sqlparse.Paren:
+		return conjuncts(n.X)
+	case *sqlparse.Binary:
+		if n.Op == sqlparse.OpAnd {
 			return append(conjuncts(n.L), conjuncts(n.R)...)
 		}
 	}
-	return []ast.ExprNode{e}
+	return []sqlparse.Expr{e}
 }
 
-func stripParens(e ast.ExprNode) ast.ExprNode {
-	for {
-		p, ok := e.(*ast.ParenthesesExpr)
-		if !ok {
-			return e
-		}
-		e = p.Expr
-	}
-}
-
-func stringLiteral(e ast.ExprNode) (string, bool) {
-	ve, ok := stripParens(e).(ast.ValueExpr)
+func stringLiteral(e sqlparse.Expr) (string, bool) {
+	l, ok := sqlparse.StripParens(e).(*sqlparse.Literal)
 	if !ok {
 		return "", false
 	}
-	s, ok := ve.GetValue().(string)
+	s, ok := l.Value.(string)
 	return s, ok
 }
 
-func (p *selectPlan) columnOf(e ast.ExprNode) (string, bool) {
-	cn, ok := stripParens(e).(*ast.ColumnNameExpr)
+func (p *selectPlan) columnOf(e sqlparse.Expr) (string, bool) {
+	ref, ok := sqlparse.StripParens(e).(*sqlparse.ColumnRef)
 	if !ok {
 		return "", false
 	}
-	i, err := p.env.column(cn.Name)
+	i, err := p.env.column(ref)
 	if err != nil {
 		return "", false
 	}
 	return p.env.cols[i].Name, true
 }
 
-func (p *selectPlan) equalityOn(e ast.ExprNode) (string, []string, bool) {
-	switch n := stripParens(e).(type) {
-	case *ast.BinaryOperationExpr:
-		if n.Op != opcode.EQ {
+func (p *selectPlan) equalityOn(e sqlparse.Expr) (string, []string, bool) {
+	switch n := sqlparse.StripParens(e).(type) {
+	case *sqlparse.Binary:
+		if n.Op != sqlparse.OpEQ {
 			return "", nil, false
 		}
 		if col, ok := p.columnOf(n.L); ok {
@@ -430,11 +412,11 @@ func (p *selectPlan) equalityOn(e ast.ExprNode) (string, []string, bool) {
 				return col, []string{v}, true
 			}
 		}
-	case *ast.PatternInExpr:
-		if n.Not || n.Sel != nil {
+	case *sqlparse.InList:
+		if n.Not || n.Subquery != nil {
 			return "", nil, false
 		}
-		col, ok := p.columnOf(n.Expr)
+		col, ok := p.columnOf(n.X)
 		if !ok {
 			return "", nil, false
 		}
@@ -520,7 +502,7 @@ func (p *selectPlan) Explain() []string {
 	if len(p.order) > 0 {
 		var keys []string
 		for _, o := range p.order {
-			k := restore(o.expr)
+			k := o.expr.String()
 			if o.desc {
 				k += " DESC"
 			}
@@ -538,7 +520,7 @@ func (p *selectPlan) Explain() []string {
 		add("Project " + strings.Join(names, ", "))
 	}
 	if p.where != nil {
-		add("Filter " + restore(p.where))
+		add("Filter " + p.where.String())
 	}
 	if p.view == nil {
 		add("OneRow")

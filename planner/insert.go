@@ -15,9 +15,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/float16"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/pingcap/tidb/pkg/parser/ast"
-	"github.com/pingcap/tidb/pkg/parser/opcode"
-	"github.com/pingcap/tidb/pkg/parser/test_driver"
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/sqlparse"
@@ -50,30 +47,14 @@ import (
 // INSERT cannot be part of a transaction: it commits to the table's dataset,
 // not to the catalog's `__manifest`.
 
-func isInsert(u *sqlparse.Unsupported) bool {
-	n, ok := u.Node.(*ast.InsertStmt)
-	return ok && !n.IsReplace
-}
-
-func (s *Session) insert(ctx context.Context, u *sqlparse.Unsupported) (*Result, error) {
-	n := u.Node.(*ast.InsertStmt)
+func (s *Session) insert(ctx context.Context, n *sqlparse.Insert) (*Result, error) {
 	switch {
-	case n.Setlist:
-		return nil, errorf(catalog.CodeUnsupported, "not supported: INSERT ... SET (use INSERT ... VALUES)")
-	case n.Select != nil:
+	case n.Query != nil:
 		return nil, errorf(catalog.CodeUnsupported, "not supported: INSERT ... SELECT")
 	case len(n.OnDuplicate) > 0:
 		return nil, errorf(catalog.CodeUnsupported, "not supported: INSERT ... ON DUPLICATE KEY UPDATE")
-	case n.IgnoreErr:
-		return nil, errorf(catalog.CodeUnsupported, "not supported: INSERT IGNORE")
-	case len(n.PartitionNames) > 0:
-		return nil, errorf(catalog.CodeUnsupported, "not supported: INSERT ... PARTITION")
 	}
-	tn, err := singleTable(n.Table)
-	if err != nil {
-		return nil, err
-	}
-	name := u.Names.Table(tn)
+	name := n.Table
 	if len(name) >= 2 && strings.EqualFold(name[0], "information_schema") {
 		return nil, errorf(catalog.CodeInvalidInput, "information_schema views are read-only")
 	}
@@ -89,7 +70,7 @@ func (s *Session) insert(ctx context.Context, u *sqlparse.Unsupported) (*Result,
 	for i, f := range schema.Fields() {
 		cols[i] = Column{Name: f.Name}
 	}
-	env := newRowEnv(cols, u.Names)
+	env := newRowEnv(cols)
 	var targets []int
 	if len(n.Columns) == 0 {
 		for i := range cols {
@@ -97,8 +78,8 @@ func (s *Session) insert(ctx context.Context, u *sqlparse.Unsupported) (*Result,
 		}
 	} else {
 		seen := map[int]bool{}
-		for _, cn := range n.Columns {
-			i, err := env.column(cn)
+		for _, ref := range n.Columns {
+			i, err := env.column(ref)
 			if err != nil {
 				return nil, err
 			}
@@ -109,23 +90,23 @@ func (s *Session) insert(ctx context.Context, u *sqlparse.Unsupported) (*Result,
 			targets = append(targets, i)
 		}
 	}
-	if len(n.Lists) == 0 {
+	if len(n.Rows) == 0 {
 		return nil, errorf(catalog.CodeInvalidInput, "INSERT needs at least one row of VALUES")
 	}
 	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
 	defer b.Release()
-	for r, list := range n.Lists {
+	for r, list := range n.Rows {
 		if len(list) != len(targets) {
 			return nil, errorf(catalog.CodeInvalidInput, "row %d has %d values for %d columns", r+1, len(list), len(targets))
 		}
-		given := make([]ast.ExprNode, len(cols))
+		given := make([]sqlparse.Expr, len(cols))
 		for k, e := range list {
 			given[targets[k]] = e
 		}
 		for i, f := range schema.Fields() {
 			var v any
 			if e := given[i]; e != nil {
-				if _, isDefault := e.(*ast.DefaultExpr); !isDefault {
+				if _, isDefault := e.(*sqlparse.Default); !isDefault {
 					if v, err = insertLiteral(e); err != nil {
 						return nil, errorf(catalog.CodeInvalidInput, "row %d, column %s: %v", r+1, sqlparse.QuoteIdent(f.Name), err)
 					}
@@ -147,36 +128,43 @@ func (s *Session) insert(ctx context.Context, u *sqlparse.Unsupported) (*Result,
 	if _, err := ds.Append(ctx, []arrow.RecordBatch{rec}); err != nil {
 		return nil, fmt.Errorf("insert into %s: %w", displayName(id), err)
 	}
-	return okResult(int64(len(n.Lists))), nil
+	return okResult(int64(len(n.Rows))), nil
 }
 
 // insertLiteral reads a value of VALUES: nil, int64, uint64, float64,
-// sqlparse.Decimal (exact numeric text), string or []byte.
-func insertLiteral(e ast.ExprNode) (any, error) {
+// sqlparse.Decimal (exact numeric text), string or []byte. TRUE and FALSE
+// are the integers 1 and 0, as in MySQL.
+func insertLiteral(e sqlparse.Expr) (any, error) {
 	neg := false
 	for {
 		switch x := e.(type) {
-		case *ast.ParenthesesExpr:
-			e = x.Expr
+		case *sqlparse.Paren:
+			e = x.X
 			continue
-		case *ast.UnaryOperationExpr:
+		case *sqlparse.Unary:
 			switch x.Op {
-			case opcode.Minus:
+			case sqlparse.OpNeg:
 				neg = !neg
-			case opcode.Plus:
+			case sqlparse.OpPlus:
 			default:
-				return nil, fmt.Errorf("not supported: %s (values must be literals)", restore(e))
+				return nil, fmt.Errorf("not supported: %s (values must be literals)", e)
 			}
-			e = x.V
+			e = x.X
 			continue
 		}
 		break
 	}
-	ve, ok := e.(ast.ValueExpr)
+	l, ok := e.(*sqlparse.Literal)
 	if !ok {
-		return nil, fmt.Errorf("not supported: %s (values must be literals)", restore(e))
+		return nil, fmt.Errorf("not supported: %s (values must be literals)", e)
 	}
-	v := ve.GetValue()
+	v := l.Value
+	if b, ok := v.(bool); ok {
+		v = int64(0)
+		if b {
+			v = int64(1)
+		}
+	}
 	signErr := fmt.Errorf("a minus sign needs a number")
 	switch x := v.(type) {
 	case nil:
@@ -205,12 +193,11 @@ func insertLiteral(e ast.ExprNode) (any, error) {
 			return -x, nil
 		}
 		return x, nil
-	case *test_driver.MyDecimal:
-		s := x.String()
+	case sqlparse.Decimal:
 		if neg {
-			s = "-" + s
+			return "-" + x, nil
 		}
-		return sqlparse.Decimal(s), nil
+		return x, nil
 	case string:
 		if neg {
 			return nil, signErr
@@ -221,11 +208,6 @@ func insertLiteral(e ast.ExprNode) (any, error) {
 			return nil, signErr
 		}
 		return x, nil
-	case test_driver.BinaryLiteral:
-		if neg {
-			return nil, signErr
-		}
-		return []byte(x), nil
 	}
 	return nil, fmt.Errorf("not supported: literal of type %T", v)
 }

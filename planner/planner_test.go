@@ -45,6 +45,9 @@ func (f *fixture) try(sql string) (*Result, error) {
 		if last, err = f.s.Exec(context.Background(), st); err != nil {
 			return nil, err
 		}
+		if err = last.Collect(); err != nil {
+			return nil, err
+		}
 	}
 	return last, nil
 }

@@ -2,6 +2,9 @@ package planner
 
 import (
 	"database/sql"
+	"errors"
+	"io"
+	"iter"
 	"reflect"
 )
 
@@ -52,14 +55,145 @@ func (c Column) ScanType() reflect.Type {
 }
 
 // Result is the outcome of one statement. Statements that return rows have
-// Columns (possibly with no Rows); the others have no Columns and report
+// Columns (possibly with no rows); the others have no Columns and report
 // RowsAffected (0 for DDL, as MySQL does).
+//
+// A result's rows are either materialized in Rows (SHOW, DESCRIBE,
+// information_schema, aggregates) or streamed (SELECT over table data: the
+// rows are read as the caller pulls them). Cursor reads both the same way;
+// Collect materializes a streamed result.
 type Result struct {
 	Columns []Column
 	// Rows hold values of the Go types: string, int64, bool, float64, or nil
-	// for NULL; rows of table data also time.Time, []byte and uint64.
+	// for NULL; rows of table data also time.Time, []byte and uint64. Nil
+	// for a streamed result until Collect.
 	Rows         [][]any
 	RowsAffected int64
+	// stream is the cursor of a streamed result (nil: materialized).
+	stream RowCursor
+}
+
+// RowCursor streams the rows of a result set in batches, as the consumer
+// pulls them. A cursor is used by one goroutine.
+type RowCursor interface {
+	// Next returns the next rows (at least one) or io.EOF after the last.
+	// The batch is valid until the next call.
+	Next() ([][]any, error)
+	// Close releases what the cursor holds (open files, buffered rows);
+	// Next then returns io.EOF. Close is idempotent.
+	Close() error
+}
+
+// Cursor returns the cursor of the result's rows: the stream of a streamed
+// result (handed over once: the caller closes it) or a cursor over Rows.
+func (r *Result) Cursor() RowCursor {
+	if r.stream != nil {
+		c := r.stream
+		r.stream = nil
+		return c
+	}
+	return &sliceCursor{rows: r.Rows}
+}
+
+// Streamed reports whether the rows are read lazily (Rows is nil until
+// Collect).
+func (r *Result) Streamed() bool { return r.stream != nil }
+
+// Collect reads a streamed result to the end into Rows and closes its
+// cursor; on a materialized result it does nothing.
+func (r *Result) Collect() error {
+	if r.stream == nil {
+		return nil
+	}
+	c := r.Cursor()
+	defer c.Close()
+	rows := [][]any{}
+	for {
+		batch, err := c.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		rows = append(rows, batch...)
+	}
+	r.Rows = rows
+	return nil
+}
+
+// Close releases a streamed result that will not be read.
+func (r *Result) Close() error {
+	if r.stream == nil {
+		return nil
+	}
+	return r.Cursor().Close()
+}
+
+// sliceCursor is the cursor of a materialized result: one batch.
+type sliceCursor struct {
+	rows [][]any
+	done bool
+}
+
+func (c *sliceCursor) Next() ([][]any, error) {
+	if c.done || len(c.rows) == 0 {
+		c.done = true
+		return nil, io.EOF
+	}
+	c.done = true
+	return c.rows, nil
+}
+
+func (c *sliceCursor) Close() error { c.done = true; return nil }
+
+// seqCursor pulls batches from an iterator (iter.Pull2: no goroutine). An
+// error ends the sequence.
+type seqCursor struct {
+	next func() ([][]any, error, bool)
+	stop func()
+	err  error
+}
+
+// newSeqCursor is a cursor over seq, which yields non-empty batches until it
+// ends or yields an error.
+func newSeqCursor(seq iter.Seq2[[][]any, error]) *seqCursor {
+	next, stop := iter.Pull2(seq)
+	return &seqCursor{next: next, stop: stop}
+}
+
+func (c *seqCursor) Next() ([][]any, error) {
+	if c.err != nil {
+		return nil, c.err
+	}
+	for {
+		batch, err, ok := c.next()
+		switch {
+		case !ok:
+			c.err = io.EOF
+		case err != nil:
+			c.err = err
+			c.stop()
+		case len(batch) == 0:
+			continue
+		default:
+			return batch, nil
+		}
+		return nil, c.err
+	}
+}
+
+func (c *seqCursor) Close() error {
+	c.stop()
+	if c.err == nil {
+		c.err = io.EOF
+	}
+	return nil
+}
+
+// streamResult is a streamed result reading seq.
+func streamResult(cols []Column, seq iter.Seq2[[][]any, error]) *Result {
+	return &Result{Columns: cols, stream: newSeqCursor(seq)}
 }
 
 // HasRows reports whether the statement produces a result set.

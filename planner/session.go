@@ -20,10 +20,19 @@ type Options struct {
 	// the table datasets through it; without it they fail with a clear
 	// error.
 	Store storage.Store
-	// MaxRows bounds the rows a query materializes: the result set, and the
-	// rows an ORDER BY sorts in memory (0: DefaultMaxRows). A query that
-	// would exceed it fails with CodeInvalidInput, naming the limit.
+	// MaxRows is the sort budget: the rows an ORDER BY without LIMIT (or
+	// whose LIMIT+OFFSET exceeds it) keeps in memory (0: DefaultMaxRows).
+	// Beyond it, sorted runs of MaxRows rows spill to temporary files in
+	// SpillDir (default os.TempDir()) and are merged as the result is read;
+	// with NoSpill such a query fails with CodeInvalidInput, naming the
+	// limit. Scans without ORDER BY stream and are not bounded by it.
 	MaxRows int
+	// SortMemory bounds, in estimated bytes, the rows such a sort buffers
+	// before spilling a run (0: DefaultSortMemory). It does not apply with
+	// NoSpill.
+	SortMemory int64
+	SpillDir   string
+	NoSpill    bool
 	// Indexes answers scalar-index lookups for predicates the planner can
 	// push to an index (nil: ScalarIndexes, the tables' own Lance scalar
 	// indices). See IndexLookup.
@@ -60,6 +69,9 @@ func NewSession(cat *catalog.Catalog, opts Options) *Session {
 	ns := append(catalog.Ident{}, opts.Namespace...)
 	if opts.MaxRows <= 0 {
 		opts.MaxRows = DefaultMaxRows
+	}
+	if opts.SortMemory <= 0 {
+		opts.SortMemory = DefaultSortMemory
 	}
 	switch {
 	case opts.NoIndexes:
@@ -185,6 +197,8 @@ func StatementKind(st sqlparse.Statement) string {
 		return "ROLLBACK"
 	case *sqlparse.Select:
 		return "SELECT"
+	case *sqlparse.Insert:
+		return "INSERT"
 	case *sqlparse.Explain:
 		return "EXPLAIN"
 	case *sqlparse.Unsupported:
@@ -210,10 +224,8 @@ func modeOf(st sqlparse.Statement) txMode {
 		return txRead // unknown procedures fail as unsupported anyway
 	case *sqlparse.Begin, *sqlparse.Commit, *sqlparse.Rollback:
 		return txControl
-	case *sqlparse.Unsupported:
-		if isInsert(n) {
-			return txRefuse // appends commit to the table dataset, not to `__manifest`
-		}
+	case *sqlparse.Insert:
+		return txRefuse // appends commit to the table dataset, not to `__manifest`
 	}
 	return txRead
 }
@@ -296,10 +308,9 @@ func (s *Session) Exec(ctx context.Context, st sqlparse.Statement) (*Result, err
 		return p.run(ctx, s)
 	case *sqlparse.Explain:
 		return s.explain(ctx, n)
+	case *sqlparse.Insert:
+		return s.insert(ctx, n)
 	case *sqlparse.Unsupported:
-		if isInsert(n) {
-			return s.insert(ctx, n)
-		}
 		return nil, errorf(catalog.CodeUnsupported, "not supported: %s", n.Kind)
 	}
 	return nil, errorf(catalog.CodeUnsupported, "not supported: %s", StatementKind(st))

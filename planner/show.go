@@ -22,7 +22,7 @@ func filterRows(cols []Column, rows [][]any, f sqlparse.Filter, likeCol int) ([]
 		}
 		return out, nil
 	case f.Where != nil:
-		env := newRowEnv(cols, f.Names)
+		env := newRowEnv(cols)
 		if err := env.check(f.Where); err != nil {
 			return nil, err
 		}

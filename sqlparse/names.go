@@ -68,17 +68,17 @@ func QuoteIdent(s string) string {
 	return "`" + strings.ReplaceAll(s, "`", "``") + "`"
 }
 
-// NameMap restores the multi-part names that sqlparse folded into placeholders before handing a
+// nameMap restores the multi-part names that sqlparse folded into placeholders before handing a
 // statement to the TiDB parser (which only knows `db.tbl`). Every name of three or more parts
 // `p1.p2...pk` was rewritten to `placeholder.pk`, so TiDB sees a two-part name; the placeholder
 // stands for p1..pk-1. One- and two-part names reach TiDB unchanged.
-type NameMap struct {
+type nameMap struct {
 	prefixes map[string]Name // placeholder -> the parts it stands for
 }
 
 // expand returns the parts a qualifier identifier stands for: the folded parts for a
 // placeholder, or the identifier itself.
-func (m *NameMap) expand(ident string) Name {
+func (m *nameMap) expand(ident string) Name {
 	if ident == "" {
 		return nil
 	}
@@ -92,7 +92,7 @@ func (m *NameMap) expand(ident string) Name {
 
 // Table returns the full name of a TiDB table reference: Name{"prod","ml","events"} for
 // `prod.ml.events`, Name{"a","t"} for `a.t`, Name{"t"} for `t`.
-func (m *NameMap) Table(tn *ast.TableName) Name {
+func (m *nameMap) Table(tn *ast.TableName) Name {
 	if tn == nil {
 		return nil
 	}
@@ -101,7 +101,7 @@ func (m *NameMap) Table(tn *ast.TableName) Name {
 
 // Column returns the qualifier (table name, possibly multi-part; nil when unqualified) and the
 // column name of a TiDB column reference: for `prod.ml.events.id`, (Name{"prod","ml","events"}, "id").
-func (m *NameMap) Column(cn *ast.ColumnName) (qualifier Name, column string) {
+func (m *nameMap) Column(cn *ast.ColumnName) (qualifier Name, column string) {
 	if cn == nil {
 		return nil, ""
 	}
@@ -114,7 +114,7 @@ func (m *NameMap) Column(cn *ast.ColumnName) (qualifier Name, column string) {
 }
 
 // Wildcard returns the qualifier of `q.*` (nil for a bare `*`).
-func (m *NameMap) Wildcard(wf *ast.WildCardField) Name {
+func (m *nameMap) Wildcard(wf *ast.WildCardField) Name {
 	if wf == nil {
 		return nil
 	}
@@ -125,37 +125,6 @@ func (m *NameMap) Wildcard(wf *ast.WildCardField) Name {
 }
 
 // Func returns the full name of a function call (`CALL a.b.proc()` gives {"a","b","proc"}).
-func (m *NameMap) Func(schema ast.CIStr, name ast.CIStr) Name {
+func (m *nameMap) Func(schema ast.CIStr, name ast.CIStr) Name {
 	return append(m.expand(schema.O), name.O)
 }
-
-// TableRef is one table reference found in a parsed statement.
-type TableRef struct {
-	Name Name
-	Node *ast.TableName
-}
-
-// tableRefs lists the table references of node in source order. CTE names referenced by the
-// query are included like any other table name; the planner resolves them.
-func (m *NameMap) tableRefs(node ast.Node) []TableRef {
-	if node == nil {
-		return nil
-	}
-	c := &tableCollector{m: m}
-	node.Accept(c)
-	return c.refs
-}
-
-type tableCollector struct {
-	m    *NameMap
-	refs []TableRef
-}
-
-func (c *tableCollector) Enter(n ast.Node) (ast.Node, bool) {
-	if tn, ok := n.(*ast.TableName); ok {
-		c.refs = append(c.refs, TableRef{Name: c.m.Table(tn), Node: tn})
-	}
-	return n, false
-}
-
-func (c *tableCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }

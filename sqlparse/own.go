@@ -411,11 +411,11 @@ func (p *ownParser) parseFilter(allowLike bool) (Filter, error) {
 		if p.atEnd() {
 			return f, p.unexpected("an expression")
 		}
-		expr, names, err := parseWhere(p.sc, p.toks[p.i:])
+		expr, err := parseWhere(p.sc, p.toks[p.i:])
 		if err != nil {
 			return f, err
 		}
-		f.Where, f.Names = expr, names
+		f.Where = expr
 		p.i = len(p.toks)
 	}
 	return f, p.expectEnd()

@@ -1,13 +1,43 @@
-// Package sqlparse turns lancecat SQL text (MySQL dialect) into lancecat's statement types. It
-// splits scripts into statements, keeps positions in the original text for every error, handles
-// multi-part names (`prod.ml.events`) that the TiDB parser does not accept, parses the
-// namespace (SCHEMA/DATABASE/NAMESPACE) statements and SHOW forms itself, and delegates the rest
-// (CREATE/ALTER/DROP/RENAME TABLE, CALL, transactions, SELECT, EXPLAIN and anything else) to
-// github.com/pingcap/tidb/pkg/parser. It knows nothing about storage.
+// Package sqlparse turns lancecat SQL text (MySQL dialect) into lancecat's statement and
+// expression types. It splits scripts into statements, keeps positions in the original text for
+// every error, handles multi-part names (`prod.ml.events`) that the TiDB parser does not accept,
+// parses the namespace (SCHEMA/DATABASE/NAMESPACE) statements and SHOW forms itself, and
+// delegates the rest (CREATE/ALTER/DROP/RENAME TABLE, CALL, transactions, SELECT, INSERT,
+// EXPLAIN and anything else) to github.com/pingcap/tidb/pkg/parser. It is the only package that
+// imports the TiDB parser: its AST is converted here and never leaves the package. It knows
+// nothing about storage.
 //
 // A script is parsed statement by statement: Statements yields each statement in order and stops
 // at the first error, so a caller (the driver) can execute the statements before a syntax error
 // and then report it. Parse collects the same: the successfully parsed prefix and the error.
+//
+// # Queries and expressions
+//
+// A query is a *Select: Items (expressions with an optional Alias, or a Star with an optional
+// Qualifier), From (a *TableSource naming a multi-part table or holding a derived *Select, or a
+// *Join tree), Where, GroupBy, Having, OrderBy (OrderItem with Desc), Limit (Count, Offset),
+// Distinct, and SetOps for UNION/EXCEPT/INTERSECT. INSERT is an *Insert (Table, Columns, Rows of
+// expressions or a Query, OnDuplicate assignments); SHOW ... WHERE keeps its condition in
+// Filter.Where.
+//
+// An Expr is one of: *ColumnRef (Qualifier, Column), *Literal (Kind: NULL, BOOL, INT, UINT,
+// FLOAT, DECIMAL, STRING, BINARY; bound placeholders arrive as literals), *Param (a `?` in
+// text parsed without Bind), *Paren, *Unary (NOT, -, +, ~), *Binary (AND, OR, XOR, comparisons,
+// <=>, arithmetic, bit operators), *IsNull, *IsTruth, *InList (a list or a subquery),
+// *Between, *Like (with ILIKE and ESCAPE), *Regexp, *FuncCall (Name, Args; Aggregate, Distinct
+// and Star describe COUNT(*), COUNT(DISTINCT x), SUM(x), ...), *Subquery and *Exists (a nested
+// *Select), *Default (a VALUES item) and *ColumnPosition (ORDER BY 2, GROUP BY 1). Every
+// expression has Pos, its place in the script, and String, SQL text in a normal form that
+// EXPLAIN and error messages print; Inspect walks a tree. Aggregates and GROUP BY/HAVING are
+// represented in full; whether they run is the planner's business.
+//
+// Forms with no type here fail to parse with an *Error wrapping ErrNotSupported, "not
+// supported: KIND", positioned at the expression (CASE, CAST, variables, row constructors,
+// ANY/ALL subqueries, window functions, functions with their own syntax such as TRIM(LEADING
+// ...), DATE '...' literals) or at the statement (WITH, SELECT ... INTO, FOR UPDATE, TABLE and
+// VALUES statements, AS OF, INSERT ... SET, INSERT IGNORE). Statements the TiDB parser knows
+// but lancecat does not run (UPDATE, DELETE, REPLACE, GRANT, ...) are *Unsupported, named by
+// Kind.
 package sqlparse
 
 import (

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
 // testBase gives tests access to the embedded base so expected values can ignore positions.
@@ -447,16 +446,15 @@ func TestNames(t *testing.T) {
 
 func TestSelect(t *testing.T) {
 	st := parseOne(t, "SELECT * FROM information_schema.tables WHERE table_schema = 'a'").(*Select)
-	if st.SelectStmt() == nil || st.SelectStmt().Where == nil {
-		t.Fatalf("no select/where: %#v", st.Node)
+	if st.Where == nil || len(st.Items) != 1 || !st.Items[0].Star {
+		t.Fatalf("no select/where: %#v", st)
 	}
 	if refs := st.Tables(); len(refs) != 1 || !reflect.DeepEqual(refs[0].Name, Name{"information_schema", "tables"}) {
 		t.Errorf("tables: %+v", refs)
 	}
 
 	st = parseOne(t, "SELECT a, e.b, prod.ml.events.c, prod.ml.events.* FROM prod.ml.events e JOIN x.y.z.w ON e.id = x.y.z.w.id WHERE id = 3 LIMIT 10").(*Select)
-	sel := st.SelectStmt()
-	if sel.Limit == nil {
+	if st.Limit == nil {
 		t.Errorf("LIMIT lost")
 	}
 	var gotTables []string
@@ -466,9 +464,9 @@ func TestSelect(t *testing.T) {
 	if strings.Join(gotTables, "|") != "prod.ml.events|x.y.z.w" {
 		t.Errorf("tables = %v", gotTables)
 	}
-	fields := sel.Fields.Fields
 	colQual := func(i int) (Name, string) {
-		return st.Names.Column(fields[i].Expr.(*ast.ColumnNameExpr).Name)
+		c := st.Items[i].Expr.(*ColumnRef)
+		return c.Qualifier, c.Column
 	}
 	if q, c := colQual(0); q != nil || c != "a" {
 		t.Errorf("field 0: %v %s", q, c)
@@ -479,25 +477,25 @@ func TestSelect(t *testing.T) {
 	if q, c := colQual(2); !reflect.DeepEqual(q, Name{"prod", "ml", "events"}) || c != "c" {
 		t.Errorf("field 2: %v %s", q, c)
 	}
-	if q := st.Names.Wildcard(fields[3].WildCard); !reflect.DeepEqual(q, Name{"prod", "ml", "events"}) {
-		t.Errorf("field 3 wildcard: %v", q)
+	if it := st.Items[3]; !it.Star || !reflect.DeepEqual(it.Qualifier, Name{"prod", "ml", "events"}) {
+		t.Errorf("field 3 wildcard: %+v", it)
 	}
-	on := sel.From.TableRefs.On.Expr.(*ast.BinaryOperationExpr)
-	if q, c := st.Names.Column(on.R.(*ast.ColumnNameExpr).Name); !reflect.DeepEqual(q, Name{"x", "y", "z", "w"}) || c != "id" {
-		t.Errorf("join column: %v %s", q, c)
+	on := st.From.(*Join).On.(*Binary)
+	if r := on.R.(*ColumnRef); !reflect.DeepEqual(r.Qualifier, Name{"x", "y", "z", "w"}) || r.Column != "id" {
+		t.Errorf("join column: %v %s", r.Qualifier, r.Column)
 	}
 
-	// Set operations keep the TiDB node.
+	// Set operations keep their operands.
 	st = parseOne(t, "SELECT a FROM a.b.c UNION ALL SELECT a FROM d").(*Select)
-	if _, ok := st.Node.(*ast.SetOprStmt); !ok || st.SelectStmt() != nil {
-		t.Errorf("union node %T", st.Node)
+	if len(st.SetOps) != 2 || st.SetOps[1].Op != UnionAll || st.Items != nil {
+		t.Errorf("union: %+v", st)
 	}
 	if refs := st.Tables(); len(refs) != 2 || refs[0].Name.String() != "a.b.c" {
 		t.Errorf("union tables: %+v", refs)
 	}
 	// A placeholder survives parsing as a parameter marker.
 	st = parseOne(t, "SELECT * FROM t WHERE a = ?").(*Select)
-	if _, ok := st.SelectStmt().Where.(*ast.BinaryOperationExpr).R.(ast.ParamMarkerExpr); !ok {
+	if p, ok := st.Where.(*Binary).R.(*Param); !ok || p.Ordinal != 1 {
 		t.Errorf("param marker lost")
 	}
 }
@@ -552,7 +550,7 @@ func TestShowWhere(t *testing.T) {
 			default:
 				t.Fatalf("type %T", st)
 			}
-			if f.Where == nil || f.Like != nil || f.Names == nil {
+			if f.Where == nil || f.Like != nil {
 				t.Fatalf("filter %+v", f)
 			}
 		})
@@ -561,16 +559,14 @@ func TestShowWhere(t *testing.T) {
 	if !reflect.DeepEqual(st.Namespace, Name{"a", "b", "c"}) {
 		t.Errorf("namespace %v", st.Namespace)
 	}
-	q, c := st.Names.Column(st.Where.(*ast.BinaryOperationExpr).L.(*ast.ColumnNameExpr).Name)
-	if !reflect.DeepEqual(q, Name{"x", "y"}) || c != "z" {
+	ref := st.Where.(*Binary).L.(*ColumnRef)
+	if q, c := ref.Qualifier, ref.Column; !reflect.DeepEqual(q, Name{"x", "y"}) || c != "z" {
 		t.Errorf("where column %v %s", q, c)
 	}
 }
 
 func TestUnsupported(t *testing.T) {
 	tests := []struct{ sql, kind string }{
-		{"INSERT INTO a.b.t VALUES (1, 'x')", "INSERT"},
-		{"insert into t select * from u", "INSERT"},
 		{"UPDATE t SET a = 1", "UPDATE"},
 		{"DELETE FROM t WHERE a = 1", "DELETE"},
 		{"REPLACE INTO t VALUES (1)", "REPLACE"},
@@ -594,8 +590,8 @@ func TestUnsupported(t *testing.T) {
 			if !ok {
 				t.Fatalf("not Unsupported")
 			}
-			if u.Kind != tt.kind || u.Node == nil {
-				t.Errorf("kind %q node %T", u.Kind, u.Node)
+			if u.Kind != tt.kind {
+				t.Errorf("kind %q", u.Kind)
 			}
 			err := u.Err()
 			if !errors.Is(err, ErrNotSupported) || err.Error() != "line 1 column 1: not supported: "+tt.kind {
@@ -603,12 +599,14 @@ func TestUnsupported(t *testing.T) {
 			}
 		})
 	}
-	// Unsupported keeps the TiDB node and restores names for a future planner.
-	u := parseOne(t, "INSERT INTO a.b.t VALUES (1)").(*Unsupported)
-	ins := u.Node.(*ast.InsertStmt)
-	tn := ins.Table.TableRefs.Left.(*ast.TableSource).Source.(*ast.TableName)
-	if got := u.Names.Table(tn); got.String() != "a.b.t" {
-		t.Errorf("insert table %v", got)
+	// INSERT is a statement of its own, with multi-part names restored.
+	ins := parseOne(t, "INSERT INTO a.b.t VALUES (1, 'x')").(*Insert)
+	if ins.Table.String() != "a.b.t" || len(ins.Rows) != 1 || len(ins.Rows[0]) != 2 {
+		t.Errorf("insert %+v", ins)
+	}
+	ins = parseOne(t, "insert into t select * from u").(*Insert)
+	if ins.Query == nil || ins.Rows != nil {
+		t.Errorf("insert ... select %+v", ins)
 	}
 }
 

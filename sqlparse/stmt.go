@@ -1,14 +1,11 @@
 package sqlparse
 
-import (
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/pingcap/tidb/pkg/parser/ast"
-)
+import "github.com/apache/arrow-go/v18/arrow"
 
 // Statement is one parsed SQL statement. Concrete types: *Use, *CreateSchema, *DropSchema,
 // *AlterSchema, *CreateTable, *DropTable, *RenameTable, *AlterTable, *ShowSchemas, *ShowTables,
 // *ShowCreateTable, *ShowCreateSchema, *ShowColumns, *ShowTableStatus, *ShowIndex, *CreateIndex,
-// *DropIndex, *Call, *Begin, *Commit, *Rollback, *Select, *Explain, *Unsupported.
+// *DropIndex, *Call, *Begin, *Commit, *Rollback, *Select, *Insert, *Explain, *Unsupported.
 type Statement interface {
 	// Position is where the statement starts in the original script.
 	Position() Pos
@@ -182,8 +179,7 @@ func (*RenameColumn) alterAction() {}
 // Where is set.
 type Filter struct {
 	Like  *string
-	Where ast.ExprNode // TiDB expression; column names in it are unqualified SHOW output columns
-	Names *NameMap     // resolves multi-part names inside Where
+	Where Expr // column names in it are SHOW output columns
 }
 
 // ShowSchemas is SHOW SCHEMAS|DATABASES|NAMESPACES [FROM|IN parent] [LIKE|WHERE]. Parent is nil
@@ -262,24 +258,6 @@ type Commit struct{ stmtBase }
 // Rollback is ROLLBACK [WORK].
 type Rollback struct{ stmtBase }
 
-// Select is a query: SELECT, a set operation (UNION/EXCEPT/INTERSECT), WITH ... SELECT, TABLE t
-// or VALUES. Node is TiDB's *ast.SelectStmt or *ast.SetOprStmt; Names restores multi-part names
-// in it (use Names.Table on every *ast.TableName, Names.Column on every *ast.ColumnName).
-type Select struct {
-	stmtBase
-	Node  ast.StmtNode
-	Names *NameMap
-}
-
-// SelectStmt returns Node as a plain *ast.SelectStmt, or nil for a set operation.
-func (s *Select) SelectStmt() *ast.SelectStmt {
-	sel, _ := s.Node.(*ast.SelectStmt)
-	return sel
-}
-
-// Tables lists every table reference in the query with its full name, in source order.
-func (s *Select) Tables() []TableRef { return s.Names.tableRefs(s.Node) }
-
 // Explain is EXPLAIN [ANALYZE] [FORMAT = x] stmt (also DESCRIBE/DESC of a query). Stmt is the
 // explained statement, normally a *Select (an *Unsupported for anything else).
 type Explain struct {
@@ -289,15 +267,12 @@ type Explain struct {
 	Stmt    Statement
 }
 
-// Unsupported is a statement that the TiDB parser accepts but lancecat does not execute (INSERT,
-// UPDATE, GRANT, ...). Kind names it ("INSERT", "CREATE VIEW", "SHOW VARIABLES"); Node is TiDB's
-// AST (a future planner may support it) and Names resolves multi-part names in it. Err returns an
-// error for the planner to report.
+// Unsupported is a statement that the TiDB parser accepts but lancecat does not execute (UPDATE,
+// DELETE, REPLACE, GRANT, ...). Kind names it ("UPDATE", "CREATE VIEW", "SHOW VARIABLES"). Err
+// returns an error for the planner to report.
 type Unsupported struct {
 	stmtBase
-	Kind  string
-	Node  ast.StmtNode
-	Names *NameMap
+	Kind string
 }
 
 // Err returns "line L column C: not supported: KIND", wrapping ErrNotSupported.

@@ -73,8 +73,8 @@ func (m *mappedText) toOrig(out int) int {
 // rewriteForTiDB renders toks for the TiDB parser: whitespace and comments become single spaces
 // (so TiDB never sees MySQL executable comments or hints that lancecat's lexer treated as
 // comments), and every dotted name of three or more parts p1...pk becomes `placeholder`.pk, the
-// placeholder standing for p1..pk-1 in the returned NameMap.
-func rewriteForTiDB(sc *script, toks []token, prefix string, names *NameMap) *mappedText {
+// placeholder standing for p1..pk-1 in the returned nameMap.
+func rewriteForTiDB(sc *script, toks []token, prefix string, names *nameMap) *mappedText {
 	m := &mappedText{}
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
@@ -179,8 +179,8 @@ func tidbError(sc *script, m *mappedText, text string, stmtStart int, err error)
 }
 
 // parseWhere parses the tokens of a WHERE expression (after the WHERE keyword) with TiDB.
-func parseWhere(sc *script, toks []token) (ast.ExprNode, *NameMap, error) {
-	names := &NameMap{}
+func parseWhere(sc *script, toks []token) (Expr, error) {
+	names := &nameMap{}
 	body := rewriteForTiDB(sc, toks, sc.placeholderPrefix(), names)
 	m := &mappedText{}
 	m.synth("SELECT 1 FROM DUAL WHERE ", toks[0].start)
@@ -191,27 +191,28 @@ func parseWhere(sc *script, toks []token) (ast.ExprNode, *NameMap, error) {
 	m.b.WriteString(body.String())
 	nodes, err := runTiDB(sc, m, toks[0].start)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if len(nodes) != 1 {
-		return nil, nil, sc.errAt(toks[0].start, ErrSyntax, "invalid WHERE expression")
+		return nil, sc.errAt(toks[0].start, ErrSyntax, "invalid WHERE expression")
 	}
 	sel, ok := nodes[0].(*ast.SelectStmt)
 	if !ok || sel.Where == nil {
-		return nil, nil, sc.errAt(toks[0].start, ErrSyntax, "invalid WHERE expression")
+		return nil, sc.errAt(toks[0].start, ErrSyntax, "invalid WHERE expression")
 	}
 	// The wrapper query must not have gained clauses from the user's text (e.g. a trailing
 	// LIMIT), which would otherwise be silently dropped.
 	if sel.GroupBy != nil || sel.Having != nil || len(sel.WindowSpecs) > 0 || sel.OrderBy != nil ||
 		sel.Limit != nil || sel.LockInfo != nil || sel.SelectIntoOpt != nil {
-		return nil, nil, sc.errAt(toks[0].start, ErrSyntax, "only an expression may follow WHERE in SHOW")
+		return nil, sc.errAt(toks[0].start, ErrSyntax, "only an expression may follow WHERE in SHOW")
 	}
-	return sel.Where, names, nil
+	c := &converter{sc: sc, toks: toks, base: stmtBase{pos: sc.pos(toks[0].start)}, names: names, m: m}
+	return c.expr(sel.Where)
 }
 
 // parseWithTiDB parses a statement with the TiDB parser and converts the result.
 func parseWithTiDB(sc *script, toks []token, base stmtBase) (Statement, error) {
-	names := &NameMap{}
+	names := &nameMap{}
 	m := rewriteForTiDB(sc, toks, sc.placeholderPrefix(), names)
 	start := toks[0].start
 	nodes, err := runTiDB(sc, m, start)
@@ -229,16 +230,18 @@ func parseWithTiDB(sc *script, toks []token, base stmtBase) (Statement, error) {
 	if len(nodes) != 1 {
 		return nil, sc.errAt(start, ErrSyntax, "expected one statement")
 	}
-	c := &converter{sc: sc, toks: toks, base: base, names: names}
+	c := &converter{sc: sc, toks: toks, base: base, names: names, m: m}
 	return c.convert(nodes[0])
 }
 
 // converter turns TiDB AST nodes into lancecat statements.
 type converter struct {
-	sc    *script
-	toks  []token
-	base  stmtBase
-	names *NameMap
+	sc     *script
+	toks   []token
+	base   stmtBase
+	names  *nameMap
+	m      *mappedText // the text TiDB parsed, mapping its offsets back to the script
+	params int         // `?` placeholders converted so far
 }
 
 func (c *converter) notSupported(off int, format string, args ...any) *Error {
@@ -247,21 +250,26 @@ func (c *converter) notSupported(off int, format string, args ...any) *Error {
 
 func (c *converter) start() int { return c.toks[0].start }
 
-func (c *converter) unsupported(node ast.StmtNode) *Unsupported {
-	return &Unsupported{stmtBase: c.base, Kind: statementKind(c.toks), Node: node, Names: c.names}
+func (c *converter) unsupported() *Unsupported {
+	return &Unsupported{stmtBase: c.base, Kind: statementKind(c.toks)}
 }
 
 func (c *converter) convert(node ast.StmtNode) (Statement, error) {
 	switch n := node.(type) {
 	case *ast.SelectStmt, *ast.SetOprStmt:
-		return &Select{stmtBase: c.base, Node: n, Names: c.names}, nil
+		return c.resultSet(n, c.base)
+	case *ast.InsertStmt:
+		if n.IsReplace {
+			return c.unsupported(), nil
+		}
+		return c.insert(n)
 	case *ast.ExplainStmt:
 		return c.convertExplain(n)
 	case *ast.CreateTableStmt:
 		return c.convertCreateTable(n)
 	case *ast.DropTableStmt:
 		if n.IsView {
-			return c.unsupported(n), nil
+			return c.unsupported(), nil
 		}
 		if n.TemporaryKeyword != ast.TemporaryNone {
 			return nil, c.notSupported(c.start(), "temporary tables")
@@ -297,7 +305,7 @@ func (c *converter) convert(node ast.StmtNode) (Statement, error) {
 		}
 		return &Rollback{stmtBase: c.base}, nil
 	default:
-		return c.unsupported(node), nil
+		return c.unsupported(), nil
 	}
 }
 
@@ -305,12 +313,15 @@ func (c *converter) convertExplain(n *ast.ExplainStmt) (Statement, error) {
 	st := &Explain{stmtBase: c.base, Analyze: n.Analyze, Format: n.Format}
 	// The explained statement's tokens are the tail of this statement; positions stay those of
 	// the EXPLAIN statement itself.
-	inner := &converter{sc: c.sc, toks: c.toks, base: c.base, names: c.names}
 	switch n.Stmt.(type) {
 	case *ast.SelectStmt, *ast.SetOprStmt:
-		st.Stmt = &Select{stmtBase: c.base, Node: n.Stmt, Names: c.names}
+		sel, err := c.resultSet(n.Stmt, c.base)
+		if err != nil {
+			return nil, err
+		}
+		st.Stmt = sel
 	default:
-		u := inner.unsupported(n.Stmt)
+		u := c.unsupported()
 		if k := explainedKind(c.toks); k != "" {
 			u.Kind = k
 		}

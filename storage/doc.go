@@ -48,6 +48,19 @@
 //     "d", its table scan names ending in ".lance"), and List/ListDir here skip
 //     them.
 //
+// # Durability
+//
+// Options.Durability (DurabilityFull by default) decides when the local store
+// fsyncs. With DurabilityFull, Put and PutIfAbsent are durable when they
+// return (file, its directory, and directories created for it). A commit
+// that writes many files uses the Syncer capability instead: PutDeferred
+// writes each file without a sync, and PutIfAbsentAfterSync fsyncs all of
+// them, their directories and the new object's content in one parallel round
+// before linking the new object, then syncs its directory: the files a
+// version refers to are durable before the version exists. DurabilityNone
+// never fsyncs (the reference implementation's behaviour); object stores need
+// no sync and do not implement Syncer.
+//
 // Object stores get atomic replacement from the service itself. PutIfAbsent on
 // them is a conditional write (If-None-Match: * on S3, DoesNotExist on GCS,
 // If-None-Match on Azure); a failed precondition maps to ErrAlreadyExists.

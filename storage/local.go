@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 )
@@ -21,18 +22,38 @@ import (
 type localStore struct {
 	root   string // absolute, cleaned OS path
 	uri    string
+	noSync bool // Durability None: never fsync
 	closed atomic.Bool
+	// fsync syncs one open file or directory (a seam for tests that
+	// record the order of syncs).
+	fsync func(*os.File) error
+
+	mu sync.Mutex
+	// newDirs are directories this store created whose entry in their
+	// parent has not been synced yet: syncing a file in one also syncs the
+	// parent (and so on up), so a new directory cannot vanish in a crash
+	// with the synced files in it.
+	newDirs map[string]struct{}
 }
 
-func newLocalStore(dir string) *localStore {
+func newLocalStore(dir string, d Durability) *localStore {
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}
-	return &localStore{root: dir, uri: u.String()}
+	return &localStore{root: dir, uri: u.String(), noSync: d == DurabilityNone,
+		fsync: (*os.File).Sync, newDirs: map[string]struct{}{}}
 }
 
 // writeChunk bounds how much is written between context checks.
 const writeChunk = 4 << 20
 
 func (s *localStore) URI() string { return s.uri }
+
+// Durability reports the store's durability setting.
+func (s *localStore) Durability() Durability {
+	if s.noSync {
+		return DurabilityNone
+	}
+	return DurabilityFull
+}
 
 func (s *localStore) Location(path string) string { return joinLocation(s.uri, path) }
 
@@ -294,13 +315,14 @@ func tempName(base string) string {
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // writeTemp writes data to a new temporary file next to final (creating the directory as
-// needed), fsyncs and closes it, and returns its path. On error nothing is left behind.
-func (s *localStore) writeTemp(ctx context.Context, final string, data []byte) (string, error) {
+// needed), fsyncs it when sync is set (and the store syncs at all), closes it, and returns
+// its path. On error nothing is left behind.
+func (s *localStore) writeTemp(ctx context.Context, final string, data []byte, sync bool) (string, error) {
 	dir := filepath.Dir(final)
 	var f *os.File
 	var tmp string
 	for attempt := 0; ; attempt++ {
-		if err := os.MkdirAll(dir, 0o777); err != nil {
+		if err := s.mkdirs(dir); err != nil {
 			return "", err
 		}
 		tmp = filepath.Join(dir, tempName(filepath.Base(final)))
@@ -329,8 +351,10 @@ func (s *localStore) writeTemp(ctx context.Context, final string, data []byte) (
 			return fail(err)
 		}
 	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
+	if sync && !s.noSync {
+		if err := s.fsync(f); err != nil {
+			return fail(err)
+		}
 	}
 	if err := f.Close(); err != nil {
 		os.Remove(tmp)
@@ -345,15 +369,145 @@ func (s *localStore) writeTemp(ctx context.Context, final string, data []byte) (
 	return tmp, nil
 }
 
-// syncDir makes a rename or link in dir durable. It is best effort: the object is already
-// visible when this runs, and some file systems refuse to fsync directories.
-func syncDir(dir string) {
-	d, err := os.Open(dir)
-	if err != nil {
-		return
+// mkdirs creates dir and its missing parents, recording the ones it created (see newDirs).
+func (s *localStore) mkdirs(dir string) error {
+	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+		return nil
 	}
-	_ = d.Sync()
-	d.Close()
+	var created []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil {
+			break
+		}
+		created = append(created, d)
+		if d == s.root || !strings.HasPrefix(d, s.root+string(filepath.Separator)) {
+			break
+		}
+	}
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return err
+	}
+	if !s.noSync && len(created) > 0 {
+		s.mu.Lock()
+		for _, d := range created {
+			s.newDirs[d] = struct{}{}
+		}
+		s.mu.Unlock()
+	}
+	return nil
+}
+
+// syncWorkers bounds the concurrent fsyncs of one Sync.
+const syncWorkers = 16
+
+// syncFiles fsyncs the files, the directories holding them, the dirs, and every directory
+// this store created on their way that is not synced yet, all in parallel; bare files are
+// fsynced without their directory (a temporary file about to be linked elsewhere in it). A
+// failed file sync is an error (the data may not be durable); directory syncs are best
+// effort, as some file systems refuse to fsync directories.
+func (s *localStore) syncFiles(ctx context.Context, files, bare, dirs []string) error {
+	if s.noSync {
+		return ctx.Err()
+	}
+	dirSet := map[string]bool{}
+	for _, f := range files {
+		dirSet[filepath.Dir(f)] = true
+	}
+	for _, d := range dirs {
+		dirSet[d] = true
+	}
+	// Directories created for these objects need their own entries synced.
+	var consumed []string
+	s.mu.Lock()
+	for grew := true; grew; {
+		grew = false
+		for d := range dirSet {
+			if _, ok := s.newDirs[d]; ok && !slices.Contains(consumed, d) {
+				consumed = append(consumed, d)
+				if p := filepath.Dir(d); !dirSet[p] {
+					dirSet[p] = true
+					grew = true
+				}
+			}
+		}
+	}
+	s.mu.Unlock()
+	type job struct {
+		path string
+		dir  bool
+	}
+	jobs := make([]job, 0, len(files)+len(bare)+len(dirSet))
+	for _, f := range files {
+		jobs = append(jobs, job{f, false})
+	}
+	for _, f := range bare {
+		jobs = append(jobs, job{f, false})
+	}
+	for d := range dirSet {
+		jobs = append(jobs, job{d, true})
+	}
+	errs := make([]error, len(jobs))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, syncWorkers)
+	for i, j := range jobs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if err := ctx.Err(); err != nil {
+				errs[i] = err
+				return
+			}
+			f, err := os.Open(j.path)
+			if err != nil {
+				if !j.dir {
+					errs[i] = fmt.Errorf("sync %s: %w", j.path, err)
+				}
+				return
+			}
+			err = s.fsync(f)
+			f.Close()
+			if err != nil && !j.dir {
+				errs[i] = fmt.Errorf("sync %s: %w", j.path, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	for _, d := range consumed {
+		delete(s.newDirs, d)
+	}
+	s.mu.Unlock()
+	return nil
+}
+
+// syncDir makes a rename or link in dir durable (and the directories created for it).
+// It is best effort: the object is already visible when this runs.
+func (s *localStore) syncDir(dir string) {
+	_ = s.syncFiles(context.Background(), nil, nil, []string{dir})
+}
+
+// PutUnsynced implements Syncer: Put without any fsync.
+func (s *localStore) PutUnsynced(ctx context.Context, path string, data []byte) error {
+	return s.put(ctx, path, data, false)
+}
+
+// Sync implements Syncer.
+func (s *localStore) Sync(ctx context.Context, paths []string) error {
+	if err := s.check(ctx); err != nil {
+		return err
+	}
+	files := make([]string, len(paths))
+	for i, p := range paths {
+		if err := validatePath(p); err != nil {
+			return fmt.Errorf("sync: %w", err)
+		}
+		files[i] = s.osPath(p)
+	}
+	return s.syncFiles(ctx, files, nil, nil)
 }
 
 func (s *localStore) prepareWrite(ctx context.Context, op, path string) (string, error) {
@@ -367,11 +521,15 @@ func (s *localStore) prepareWrite(ctx context.Context, op, path string) (string,
 }
 
 func (s *localStore) Put(ctx context.Context, path string, data []byte) error {
+	return s.put(ctx, path, data, true)
+}
+
+func (s *localStore) put(ctx context.Context, path string, data []byte, sync bool) error {
 	final, err := s.prepareWrite(ctx, "put", path)
 	if err != nil {
 		return err
 	}
-	tmp, err := s.writeTemp(ctx, final, data)
+	tmp, err := s.writeTemp(ctx, final, data, sync)
 	if err != nil {
 		return fmt.Errorf("put %q: %w", path, err)
 	}
@@ -379,21 +537,40 @@ func (s *localStore) Put(ctx context.Context, path string, data []byte) error {
 		os.Remove(tmp)
 		return fmt.Errorf("put %q: %w", path, err)
 	}
-	syncDir(filepath.Dir(final))
+	if sync {
+		s.syncDir(filepath.Dir(final))
+	}
 	return nil
 }
 
 func (s *localStore) PutIfAbsent(ctx context.Context, path string, data []byte) error {
+	return s.PutIfAbsentAfterSync(ctx, path, data, nil)
+}
+
+// PutIfAbsentAfterSync implements Syncer: the temporary file and the synced objects are
+// fsynced in one parallel round before the link publishes the object.
+func (s *localStore) PutIfAbsentAfterSync(ctx context.Context, path string, data []byte, synced []string) error {
 	final, err := s.prepareWrite(ctx, "put-if-absent", path)
 	if err != nil {
 		return err
+	}
+	others := make([]string, len(synced))
+	for i, p := range synced {
+		if err := validatePath(p); err != nil {
+			return fmt.Errorf("put-if-absent %q: sync: %w", path, err)
+		}
+		others[i] = s.osPath(p)
 	}
 	// Cheap early answer for the common lost race; the link below is what decides.
 	if _, err := os.Lstat(final); err == nil {
 		return fmt.Errorf("put-if-absent %q: %w", path, ErrAlreadyExists)
 	}
-	tmp, err := s.writeTemp(ctx, final, data)
+	tmp, err := s.writeTemp(ctx, final, data, false)
 	if err != nil {
+		return fmt.Errorf("put-if-absent %q: %w", path, err)
+	}
+	if err := s.syncFiles(ctx, others, []string{tmp}, nil); err != nil {
+		os.Remove(tmp)
 		return fmt.Errorf("put-if-absent %q: %w", path, err)
 	}
 	err = createFromTemp(tmp, final)
@@ -404,7 +581,7 @@ func (s *localStore) PutIfAbsent(ctx context.Context, path string, data []byte) 
 		}
 		return fmt.Errorf("put-if-absent %q: %w", path, err)
 	}
-	syncDir(filepath.Dir(final))
+	s.syncDir(filepath.Dir(final))
 	return nil
 }
 
@@ -456,6 +633,9 @@ func (s *localStore) pruneEmptyParents(dir string) {
 		if err := os.Remove(dir); err != nil {
 			return
 		}
+		s.mu.Lock()
+		delete(s.newDirs, dir)
+		s.mu.Unlock()
 		dir = filepath.Dir(dir)
 	}
 }

@@ -74,6 +74,8 @@ type Options struct {
 	// StorageOptions configures object-store access; see the package documentation for
 	// the keys. They are LanceDB's storageOptions key names.
 	StorageOptions map[string]string
+	// Durability says when local-disk writes are fsynced (default DurabilityFull).
+	Durability Durability
 }
 
 // Open opens the store rooted at uri: a plain local path (relative or absolute), a file://
@@ -103,7 +105,7 @@ func open(ctx context.Context, uri string, opts Options) (Store, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %q: %v", ErrInvalidURI, uri, err)
 		}
-		return newLocalStore(abs), nil
+		return newLocalStore(abs, opts.Durability), nil
 	}
 	switch scheme {
 	case "file":
@@ -111,7 +113,7 @@ func open(ctx context.Context, uri string, opts Options) (Store, error) {
 		if err != nil {
 			return nil, err
 		}
-		return newLocalStore(dir), nil
+		return newLocalStore(dir, opts.Durability), nil
 	case "memory":
 		name, prefix, err := parseBucketURI(uri, false)
 		if err != nil {

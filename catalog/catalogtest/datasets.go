@@ -143,6 +143,29 @@ func (d *MemDatasets) Describe(ctx context.Context, loc string, version uint64) 
 	return catalog.DatasetInfo{Version: version, Schema: s, RowCount: fv.Rows}, nil
 }
 
+// memDataset is an opened fake version: a schema and a row count, no rows.
+type memDataset struct {
+	loc  string
+	info catalog.DatasetInfo
+}
+
+func (d *memDataset) Location() string      { return d.loc }
+func (d *memDataset) Version() uint64       { return d.info.Version }
+func (d *memDataset) Schema() *arrow.Schema { return d.info.Schema }
+
+// RowCount is the row count recorded for the version (the fake keeps no
+// rows).
+func (d *memDataset) RowCount() int64 { return d.info.RowCount }
+
+// Open opens a version (0: latest); it fails as Describe does.
+func (d *MemDatasets) Open(ctx context.Context, loc string, version uint64) (catalog.Dataset, error) {
+	info, err := d.Describe(ctx, loc, version)
+	if err != nil {
+		return nil, err
+	}
+	return &memDataset{loc: loc, info: info}, nil
+}
+
 // Exists reports whether a version exists at loc.
 func (d *MemDatasets) Exists(ctx context.Context, loc string) (bool, error) {
 	vs, err := d.versions(ctx, loc)

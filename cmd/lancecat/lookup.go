@@ -7,10 +7,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/apache/arrow-go/v18/arrow"
-
 	"github.com/lancecat/lancecat/internal/arrowjson"
 	"github.com/lancecat/lancecat/lance/index"
+	"github.com/lancecat/lancecat/lance/scan"
 )
 
 // lookupFlags are the flags of `lancecat dataset lookup`.
@@ -69,7 +68,9 @@ func parseLookupFlags(args []string) (lookupFlags, error) {
 }
 
 // lookup prints the live rows an index finds, as JSON Lines (the same
-// conventions as `dataset cat`), reading the index instead of scanning.
+// conventions as `dataset cat`), through lance/scan restricted to that
+// index: index hits from the fragments it covers, a filtered scan of the
+// others.
 func lookup(ctx context.Context, f lookupFlags, stdout io.Writer) error {
 	d, err := openDataset(ctx, f.datasetFlags)
 	if err != nil {
@@ -80,10 +81,25 @@ func lookup(ctx context.Context, f lookupFlags, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	var column string
+	for _, info := range index.Describe(d) {
+		if info.Name == f.index && len(info.Columns) == 1 {
+			column = info.Columns[0]
+		}
+	}
+	s, err := scan.New(d, scan.Options{Index: f.index, Predicates: []scan.Predicate{{Column: column, Query: q}}})
+	if err != nil {
+		return err
+	}
 	w := bufio.NewWriterSize(stdout, 1<<16)
-	err = index.Lookup(ctx, d, f.index, q, func(rec arrow.RecordBatch) error {
-		return arrowjson.WriteLines(w, rec)
-	})
+	for rec, rerr := range s.Records(ctx) {
+		if err = rerr; err == nil {
+			err = arrowjson.WriteLines(w, rec)
+		}
+		if err != nil {
+			break
+		}
+	}
 	if ferr := w.Flush(); err == nil {
 		err = ferr
 	}

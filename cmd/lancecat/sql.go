@@ -164,10 +164,22 @@ type executor struct {
 	out  formatter
 }
 
-// dmlKinds are the statements (sqlparse.Unsupported kinds) that report rows
-// affected; they run with Exec. Every other statement runs with Query and
-// prints its result set, or "OK" when it has none.
-var dmlKinds = map[string]bool{"INSERT": true, "REPLACE": true, "UPDATE": true, "DELETE": true}
+// dmlKinds are the statements lancecat does not run yet (sqlparse.Unsupported
+// kinds) that report rows affected; they run with Exec, as INSERT does. Every
+// other statement runs with Query and prints its result set, or "OK" when it
+// has none.
+var dmlKinds = map[string]bool{"REPLACE": true, "UPDATE": true, "DELETE": true}
+
+// isDML reports whether st reports rows affected rather than a result set.
+func isDML(st sqlparse.Statement) bool {
+	switch n := st.(type) {
+	case *sqlparse.Insert:
+		return true
+	case *sqlparse.Unsupported:
+		return dmlKinds[n.Kind]
+	}
+	return false
+}
 
 // runScript runs the statements of text in order and stops at the first
 // error, which it returns as a *scriptError positioned in text. Cancelling
@@ -203,7 +215,7 @@ func (e *executor) runStatement(ctx context.Context, st sqlparse.Statement) erro
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
 	return e.conn.Raw(func(dc any) error {
-		if u, ok := st.(*sqlparse.Unsupported); ok && dmlKinds[u.Kind] {
+		if isDML(st) {
 			execer, ok := dc.(sqldriver.ExecerContext)
 			if !ok {
 				return fmt.Errorf("driver connection %T cannot Exec", dc)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/manifest"
+	"github.com/lancecat/lancecat/storage"
 )
 
 // catalogConfig configures the catalog suite.
@@ -22,12 +23,13 @@ type catalogConfig struct {
 	// Creates is the number of one-by-one table creates of the bytes part
 	// (0 skips it).
 	Creates int
-	// AutoVacuumEvery, when positive, adds a lancecat run of the bytes part
-	// with auto-vacuum every that many commits.
-	AutoVacuumEvery int
-	WorkDir         string
-	Peer            bool
-	Log             func(format string, args ...any)
+	// Batch is the number of tables of the batch part: created one by one
+	// and in one transaction, in a catalog of BatchSize entries (0 skips it).
+	Batch     int
+	BatchSize int
+	WorkDir   string
+	Peer      bool
+	Log       func(format string, args ...any)
 }
 
 func defaultOps(size int) int {
@@ -43,12 +45,14 @@ func defaultOps(size int) int {
 // The operations of the catalog suite, in the order they run, with their
 // table labels. Both sides report samples under these keys.
 var catalogOps = []struct{ key, label string }{
-	{"createTable", "create table (empty, 2 columns)"},
-	{"createNamespace", "create namespace"},
-	{"listTables", "list tables (whole namespace)"},
+	{"createTable", "CREATE TABLE (empty, 2 columns)"},
+	{"createNamespace", "CREATE SCHEMA"},
+	{"listTables", "list a whole namespace"},
 	{"describeTable", "describe table"},
 	{"tableExistsHit", "table exists (hit)"},
 	{"tableExistsMiss", "table exists (miss)"},
+	{"renameTable", "RENAME TABLE"},
+	{"dropTable", "DROP TABLE"},
 }
 
 // benchTableSchema is the schema of every table the suite creates (the
@@ -65,6 +69,9 @@ type catalogRun struct {
 	SeedNs int64              `json:"seedNs"`
 	Ns     map[string][]int64 `json:"ns"`
 	Counts map[string]int     `json:"counts"`
+	// RenameError is the peer's refusal to rename (its local directory
+	// namespace does not support it); empty when renames ran.
+	RenameError string `json:"renameError"`
 }
 
 // check verifies that the operations did what they claim (a benchmark of a
@@ -76,6 +83,7 @@ func (r *catalogRun) check(side string, size, ops int) error {
 		"describedFields":     2,
 		"existsHits":          ops,
 		"existsMisses":        ops,
+		"listedAfterDrops":    size,
 	}
 	for k, v := range want {
 		if got, ok := r.Counts[k]; !ok || got != v {
@@ -83,8 +91,12 @@ func (r *catalogRun) check(side string, size, ops int) error {
 		}
 	}
 	for _, op := range catalogOps {
-		if len(r.Ns[op.key]) != ops {
-			return fmt.Errorf("%s at %d entries: %d samples of %s, want %d", side, size, len(r.Ns[op.key]), op.key, ops)
+		n := ops
+		if op.key == "renameTable" && r.RenameError != "" {
+			n = 0
+		}
+		if len(r.Ns[op.key]) != n {
+			return fmt.Errorf("%s at %d entries: %d samples of %s, want %d", side, size, len(r.Ns[op.key]), op.key, n)
 		}
 	}
 	return nil
@@ -125,8 +137,8 @@ func seedLancecat(ctx context.Context, c *manifest.Catalog, size, namespaces int
 
 // lancecatCatalog runs the catalog operations at one size on a fresh catalog
 // in dir, in the same order as bench-peer.mjs.
-func lancecatCatalog(ctx context.Context, dir string, size, ops, namespaces int) (*catalogRun, error) {
-	c, err := manifest.OpenCatalog(ctx, dir, manifest.Options{})
+func lancecatCatalog(ctx context.Context, dir string, size, ops, namespaces int, opts manifest.Options) (*catalogRun, error) {
+	c, err := manifest.OpenCatalog(ctx, dir, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +228,103 @@ func lancecatCatalog(ctx context.Context, dir string, size, ops, namespaces int)
 			return nil, err
 		}
 	}
+	var renamed []string
+	for i := 0; i < ops; i++ {
+		to := fmt.Sprintf("ren%04d", i)
+		if err := timed("renameTable", func() error {
+			_, err := c.RenameTable(ctx, bench.Child(created[i]), bench.Child(to))
+			return err
+		}); err != nil {
+			return nil, fmt.Errorf("rename %s: %w", created[i], err)
+		}
+		renamed = append(renamed, to)
+	}
+	for _, name := range renamed {
+		if err := timed("dropTable", func() error { return c.DropTable(ctx, bench.Child(name)) }); err != nil {
+			return nil, fmt.Errorf("drop %s: %w", name, err)
+		}
+	}
+	if p, err = c.ListTables(ctx, bench, all); err != nil {
+		return nil, err
+	}
+	run.Counts["listedAfterDrops"] = len(p.Names)
 	return run, nil
+}
+
+// batchRun is one side's result of the batch part.
+type batchRun struct {
+	TotalNs int64   `json:"totalNs"`
+	Samples []int64 `json:"samples"` // per create, one by one
+	Listed  int     `json:"listed"`
+	BatchNs int64   `json:"-"` // lancecat: the same creates in one transaction
+}
+
+// lancecatBatch creates n tables one by one in a catalog seeded with size
+// entries, then n more in one transaction (catalog.Batch: one `__manifest`
+// commit) in a second seeded catalog.
+func lancecatBatch(ctx context.Context, dir string, size, n, namespaces int, opts manifest.Options) (*batchRun, error) {
+	r := &batchRun{}
+	schema := benchTableSchema()
+	bench := catalog.Ident{"bench"}
+	open := func(sub string) (*manifest.Catalog, error) {
+		c, err := manifest.OpenCatalog(ctx, filepath.Join(dir, sub), opts)
+		if err != nil {
+			return nil, err
+		}
+		if err := seedLancecat(ctx, c, size, namespaces); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("seed: %w", err)
+		}
+		if _, err := c.ListTables(ctx, bench, catalog.ListTablesOptions{}); err != nil { // warm-up
+			c.Close()
+			return nil, err
+		}
+		return c, nil
+	}
+	c, err := open("one-by-one")
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	t0 := time.Now()
+	for i := 0; i < n; i++ {
+		t := time.Now()
+		if _, err := c.CreateTable(ctx, bench.Child(fmt.Sprintf("b%06d", i)), schema, catalog.CreateTableOptions{}); err != nil {
+			return nil, fmt.Errorf("create table %d: %w", i, err)
+		}
+		r.Samples = append(r.Samples, time.Since(t).Nanoseconds())
+	}
+	r.TotalNs = time.Since(t0).Nanoseconds()
+	p, err := c.ListTables(ctx, bench, catalog.ListTablesOptions{})
+	if err != nil {
+		return nil, err
+	}
+	r.Listed = len(p.Names)
+	if r.Listed != size+n {
+		return nil, fmt.Errorf("%d tables listed after %d one-by-one creates in %d", r.Listed, n, size)
+	}
+
+	bc, err := open("transaction")
+	if err != nil {
+		return nil, err
+	}
+	defer bc.Close()
+	t0 = time.Now()
+	b := bc.NewBatch()
+	for i := 0; i < n; i++ {
+		b.CreateTable(bench.Child(fmt.Sprintf("b%06d", i)), schema, catalog.CreateTableOptions{})
+	}
+	if err := b.Commit(ctx); err != nil {
+		return nil, fmt.Errorf("batch of %d creates: %w", n, err)
+	}
+	r.BatchNs = time.Since(t0).Nanoseconds()
+	if p, err = bc.ListTables(ctx, bench, catalog.ListTablesOptions{}); err != nil {
+		return nil, err
+	}
+	if len(p.Names) != size+n {
+		return nil, fmt.Errorf("%d tables listed after a batch of %d creates in %d", len(p.Names), n, size)
+	}
+	return r, nil
 }
 
 // bytesRun is one side's result of the one-by-one creates.
@@ -259,12 +367,8 @@ func countVersions(manifestDir string) (int, error) {
 
 // lancecatBytesResult is the lancecat side of the bytes part.
 type lancecatBytesResult struct {
-	NoVacuum       bytesRun
-	KeepVersions   dirSize // after Vacuum{KeepVersionFiles: true}, everything superseded
-	AllButLatest   dirSize // after Vacuum{KeepVersionFiles: false}
-	VacuumNs       int64   // both vacuums
-	AutoVacuum     *bytesRun
-	AutoVacuumRuns int
+	Default     bytesRun // default settings: durability full, auto-vacuum every 20, 1-minute window
+	AfterWindow dirSize  // then once the window has passed (one Vacuum, clock +1h, version files kept)
 }
 
 // futureVacuum makes every superseded version eligible now: the clock is set
@@ -315,7 +419,7 @@ func lancecatCreates(ctx context.Context, dir string, n int, opts manifest.Optio
 	return c, r, nil
 }
 
-func lancecatBytes(ctx context.Context, workDir string, n, autoEvery int, logf func(string, ...any)) (*lancecatBytesResult, error) {
+func lancecatBytes(ctx context.Context, workDir string, n int, logf func(string, ...any)) (*lancecatBytesResult, error) {
 	res := &lancecatBytesResult{}
 	dir := filepath.Join(workDir, "lancecat-bytes")
 	c, r, err := lancecatCreates(ctx, dir, n, manifest.Options{})
@@ -323,21 +427,15 @@ func lancecatBytes(ctx context.Context, workDir string, n, autoEvery int, logf f
 		return nil, err
 	}
 	defer c.Close()
-	res.NoVacuum = r
+	if runs, lastErr := c.AutoVacuumStats(); lastErr != nil {
+		return nil, fmt.Errorf("auto-vacuum (%d runs): %w", runs, lastErr)
+	}
+	res.Default = r
 	logf("lancecat: %d creates in %s, __manifest %s in %d files", n, fmtDur(float64(r.TotalNs)), fmtBytes(float64(r.Bytes)), r.Files)
-	md := filepath.Join(dir, catalog.ManifestDir)
-	t0 := time.Now()
 	if _, err := c.Vacuum(ctx, futureVacuum(true)); err != nil {
-		return nil, fmt.Errorf("vacuum (keep version files): %w", err)
-	}
-	if res.KeepVersions, err = treeSize(md); err != nil {
-		return nil, err
-	}
-	if _, err := c.Vacuum(ctx, futureVacuum(false)); err != nil {
 		return nil, fmt.Errorf("vacuum: %w", err)
 	}
-	res.VacuumNs = time.Since(t0).Nanoseconds()
-	if res.AllButLatest, err = treeSize(md); err != nil {
+	if res.AfterWindow, err = treeSize(filepath.Join(dir, catalog.ManifestDir)); err != nil {
 		return nil, err
 	}
 	p, err := c.ListTables(ctx, catalog.Ident{"bench"}, catalog.ListTablesOptions{})
@@ -347,30 +445,18 @@ func lancecatBytes(ctx context.Context, workDir string, n, autoEvery int, logf f
 	if len(p.Names) != n {
 		return nil, fmt.Errorf("after vacuum %d tables listed, want %d", len(p.Names), n)
 	}
-
-	if autoEvery > 0 {
-		opts := manifest.Options{Catalog: catalog.Options{
-			AutoVacuumEvery: autoEvery,
-			// A clock far ahead: every superseded version is eligible at
-			// each run (retention 0 in effect).
-			AutoVacuumOptions: catalog.VacuumOptions{Retention: time.Second, Now: time.Now().Add(100 * 24 * time.Hour)},
-		}}
-		ac, ar, err := lancecatCreates(ctx, filepath.Join(workDir, "lancecat-autovacuum"), n, opts)
-		if err != nil {
-			return nil, fmt.Errorf("auto-vacuum run: %w", err)
-		}
-		runs, lastErr := ac.AutoVacuumStats()
-		ac.Close()
-		if lastErr != nil {
-			return nil, fmt.Errorf("auto-vacuum: %w", lastErr)
-		}
-		res.AutoVacuum, res.AutoVacuumRuns = &ar, runs
-		logf("lancecat auto-vacuum every %d: %d creates in %s, __manifest %s", autoEvery, n, fmtDur(float64(ar.TotalNs)), fmtBytes(float64(ar.Bytes)))
-	}
 	return res, nil
 }
 
-// runCatalog runs the catalog suite and returns its rows.
+// durabilityOpts are lancecat's options for one durability setting, every
+// other option at its default.
+func durabilityOpts(d storage.Durability) manifest.Options {
+	return manifest.Options{Storage: storage.Options{Durability: d}}
+}
+
+// runCatalog runs the catalog suite and returns its rows. lancecat runs
+// twice per size: with durability=none, like for like with the reference
+// (which never fsyncs; the ratio column), and with the durable default.
 func runCatalog(ctx context.Context, cfg catalogConfig) ([]Row, error) {
 	logf := cfg.Log
 	if logf == nil {
@@ -386,23 +472,35 @@ func runCatalog(ctx context.Context, cfg catalogConfig) ([]Row, error) {
 			ops = defaultOps(size)
 		}
 		label := sizeLabel(size)
-		logf("catalog: lancecat at %s entries, %d ops each", label, ops)
-		lc, err := lancecatCatalog(ctx, filepath.Join(cfg.WorkDir, fmt.Sprintf("lancecat-%d", size)), size, ops, cfg.Namespaces)
-		if err != nil {
-			return nil, fmt.Errorf("lancecat catalog at %d: %w", size, err)
-		}
-		if err := lc.check("lancecat", size, ops); err != nil {
-			return nil, err
+		runs := map[storage.Durability]*catalogRun{}
+		for _, d := range []storage.Durability{storage.DurabilityNone, storage.DurabilityFull} {
+			logf("catalog: lancecat (durability=%s) at %s entries, %d ops each", d, label, ops)
+			dir := filepath.Join(cfg.WorkDir, fmt.Sprintf("lancecat-%s-%d", d, size))
+			lc, err := lancecatCatalog(ctx, dir, size, ops, cfg.Namespaces, durabilityOpts(d))
+			if err != nil {
+				return nil, fmt.Errorf("lancecat (durability=%s) catalog at %d: %w", d, size, err)
+			}
+			if err := lc.check("lancecat", size, ops); err != nil {
+				return nil, err
+			}
+			runs[d] = lc
+			if err := removeAll(dir); err != nil {
+				return nil, err
+			}
 		}
 		var pr *catalogRun
 		if cfg.Peer {
 			logf("catalog: peer at %s entries", label)
 			pr = &catalogRun{}
-			args := map[string]any{"dir": filepath.Join(cfg.WorkDir, fmt.Sprintf("peer-%d", size)), "size": size, "ops": ops, "namespaces": cfg.Namespaces}
+			dir := filepath.Join(cfg.WorkDir, fmt.Sprintf("peer-%d", size))
+			args := map[string]any{"dir": dir, "size": size, "ops": ops, "namespaces": cfg.Namespaces}
 			if err := runPeer(ctx, "catalog", args, pr); err != nil {
 				return nil, err
 			}
 			if err := pr.check("peer", size, ops); err != nil {
+				return nil, err
+			}
+			if err := removeAll(dir); err != nil {
 				return nil, err
 			}
 		}
@@ -413,26 +511,78 @@ func runCatalog(ctx context.Context, cfg catalogConfig) ([]Row, error) {
 			return summarize(nanos(r.Ns[key]))
 		}
 		for _, op := range catalogOps {
-			rows = append(rows, Row{Suite: "catalog", Operation: op.label, Size: label, Unit: UnitNanos,
-				Lancecat: side(lc, op.key), Peer: side(pr, op.key)})
+			row := Row{Suite: "catalog", Operation: op.label, Size: label, Unit: UnitNanos,
+				Lancecat: side(runs[storage.DurabilityNone], op.key), Durable: side(runs[storage.DurabilityFull], op.key),
+				Peer: side(pr, op.key)}
+			if op.key == "renameTable" && pr != nil && pr.RenameError != "" {
+				row.Note = "peer n/a: " + shorten(pr.RenameError, 70)
+			}
+			rows = append(rows, row)
 		}
 		seed := Row{Suite: "catalog", Operation: "seed catalog in one write (setup)", Size: label, Unit: UnitNanos,
-			Lancecat: one(float64(lc.SeedNs)), Note: "lancecat: ManifestTable.Commit; peer: createTable + 3 createIndex"}
+			Lancecat: one(float64(runs[storage.DurabilityNone].SeedNs)), Durable: one(float64(runs[storage.DurabilityFull].SeedNs)),
+			Note: "lancecat: ManifestTable.Commit; peer: createTable + 3 createIndex"}
 		if pr != nil {
 			seed.Peer = one(float64(pr.SeedNs))
 		}
 		rows = append(rows, seed)
 	}
+
+	if cfg.Batch > 0 {
+		n, size := cfg.Batch, cfg.BatchSize
+		label := sizeLabel(size)
+		res := map[storage.Durability]*batchRun{}
+		for _, d := range []storage.Durability{storage.DurabilityNone, storage.DurabilityFull} {
+			logf("catalog: lancecat (durability=%s), %d creates one by one and in one transaction at %s entries", d, n, label)
+			dir := filepath.Join(cfg.WorkDir, fmt.Sprintf("lancecat-batch-%s", d))
+			r, err := lancecatBatch(ctx, dir, size, n, cfg.Namespaces, durabilityOpts(d))
+			if err != nil {
+				return nil, fmt.Errorf("lancecat batch (durability=%s): %w", d, err)
+			}
+			res[d] = r
+			if err := removeAll(dir); err != nil {
+				return nil, err
+			}
+		}
+		var pb *batchRun
+		if cfg.Peer {
+			logf("catalog: peer, %d creates one by one at %s entries", n, label)
+			pb = &batchRun{}
+			dir := filepath.Join(cfg.WorkDir, "peer-batch")
+			if err := runPeer(ctx, "batch", map[string]any{"dir": dir, "size": size, "creates": n, "namespaces": cfg.Namespaces}, pb); err != nil {
+				return nil, err
+			}
+			if pb.Listed != size+n {
+				return nil, fmt.Errorf("peer listed %d tables after %d creates in %d", pb.Listed, n, size)
+			}
+			if err := removeAll(dir); err != nil {
+				return nil, err
+			}
+		}
+		none, full := res[storage.DurabilityNone], res[storage.DurabilityFull]
+		total := Row{Suite: "catalog", Operation: fmt.Sprintf("%s CREATE TABLE one by one (total)", sizeLabel(n)), Size: label, Unit: UnitNanos,
+			Lancecat: one(float64(none.TotalNs)), Durable: one(float64(full.TotalNs))}
+		each := Row{Suite: "catalog", Operation: fmt.Sprintf("%s CREATE TABLE one by one (each)", sizeLabel(n)), Size: label, Unit: UnitNanos,
+			Lancecat: summarize(nanos(none.Samples)), Durable: summarize(nanos(full.Samples))}
+		if pb != nil {
+			total.Peer, each.Peer = one(float64(pb.TotalNs)), summarize(nanos(pb.Samples))
+		}
+		rows = append(rows, total, each,
+			Row{Suite: "catalog", Operation: fmt.Sprintf("%s CREATE TABLE in one transaction", sizeLabel(n)), Size: label, Unit: UnitNanos,
+				Lancecat: one(float64(none.BatchNs)), Durable: one(float64(full.BatchNs)),
+				Note: "one __manifest commit (BEGIN ... COMMIT); peer n/a: no multi-table transaction"})
+	}
+
 	if cfg.Creates > 0 {
 		n := cfg.Creates
 		label := sizeLabel(n) + " creates"
-		logf("catalog: lancecat, %d tables created one by one", n)
-		lb, err := lancecatBytes(ctx, cfg.WorkDir, n, cfg.AutoVacuumEvery, logf)
+		logf("catalog: lancecat (default settings), %d tables created one by one", n)
+		lb, err := lancecatBytes(ctx, cfg.WorkDir, n, logf)
 		if err != nil {
 			return nil, fmt.Errorf("lancecat bytes: %w", err)
 		}
-		if lb.NoVacuum.Listed != n {
-			return nil, fmt.Errorf("lancecat listed %d tables after %d creates", lb.NoVacuum.Listed, n)
+		if lb.Default.Listed != n {
+			return nil, fmt.Errorf("lancecat listed %d tables after %d creates", lb.Default.Listed, n)
 		}
 		var pb *bytesRun
 		if cfg.Peer {
@@ -454,30 +604,27 @@ func runCatalog(ctx context.Context, cfg catalogConfig) ([]Row, error) {
 		peerBytes := peerVal(func(b *bytesRun) float64 { return float64(b.Bytes) })
 		rows = append(rows,
 			Row{Suite: "catalog", Operation: "create tables one by one (total)", Size: label, Unit: UnitNanos,
-				Lancecat: one(float64(lb.NoVacuum.TotalNs)), Peer: peerVal(func(b *bytesRun) float64 { return float64(b.TotalNs) })},
+				Durable: one(float64(lb.Default.TotalNs)), Peer: peerVal(func(b *bytesRun) float64 { return float64(b.TotalNs) }),
+				Note: "lancecat with default settings (durable, auto-vacuum)"},
 			Row{Suite: "catalog", Operation: "__manifest versions", Size: label, Unit: UnitCount,
-				Lancecat: one(float64(lb.NoVacuum.Versions)), Peer: peerVal(func(b *bytesRun) float64 { return float64(b.Versions) })},
-			Row{Suite: "catalog", Operation: "__manifest bytes, no vacuum", Size: label, Unit: UnitBytes,
-				Lancecat: one(float64(lb.NoVacuum.Bytes)), Peer: peerBytes,
-				Note: fmt.Sprintf("files: lancecat %d%s", lb.NoVacuum.Files, peerFiles(pb))},
-			Row{Suite: "catalog", Operation: "__manifest bytes, vacuum keeping version files", Size: label, Unit: UnitBytes,
-				Lancecat: one(float64(lb.KeepVersions.Bytes)), Peer: peerBytes,
-				Note: "one Vacuum at the end, clock +1h, KeepVersionFiles (the safe default); peer never cleans"},
-			Row{Suite: "catalog", Operation: "__manifest bytes, vacuum to latest version", Size: label, Unit: UnitBytes,
-				Lancecat: one(float64(lb.AllButLatest.Bytes)), Peer: peerBytes,
-				Note: fmt.Sprintf("then Vacuum without KeepVersionFiles: %d files left; both vacuums took %s", lb.AllButLatest.Files, fmtDur(float64(lb.VacuumNs)))},
+				Durable: one(float64(lb.Default.Versions)), Peer: peerVal(func(b *bytesRun) float64 { return float64(b.Versions) })},
+			Row{Suite: "catalog", Operation: "__manifest bytes, default settings", Size: label, Unit: UnitBytes,
+				Durable: one(float64(lb.Default.Bytes)), Peer: peerBytes,
+				Note: fmt.Sprintf("auto-vacuum every %d commits, %s window; files: lancecat %d%s; peer never cleans",
+					catalog.DefaultAutoVacuumEvery, catalog.DefaultAutoVacuumRetention, lb.Default.Files, peerFiles(pb))},
+			Row{Suite: "catalog", Operation: "__manifest bytes, once the window has passed", Size: label, Unit: UnitBytes,
+				Durable: one(float64(lb.AfterWindow.Bytes)), Peer: peerBytes,
+				Note: fmt.Sprintf("one more vacuum with the clock +1h (version files kept): %d files", lb.AfterWindow.Files)},
 		)
-		if av := lb.AutoVacuum; av != nil {
-			rows = append(rows,
-				Row{Suite: "catalog", Operation: fmt.Sprintf("__manifest bytes, auto-vacuum every %d commits", cfg.AutoVacuumEvery), Size: label, Unit: UnitBytes,
-					Lancecat: one(float64(av.Bytes)), Peer: peerBytes,
-					Note: fmt.Sprintf("clock +100d (retention 0 in effect), version files removed; %d runs", lb.AutoVacuumRuns)},
-				Row{Suite: "catalog", Operation: fmt.Sprintf("create tables one by one, auto-vacuum every %d (total)", cfg.AutoVacuumEvery), Size: label, Unit: UnitNanos,
-					Lancecat: one(float64(av.TotalNs)), Peer: peerVal(func(b *bytesRun) float64 { return float64(b.TotalNs) })},
-			)
-		}
 	}
 	return finish(rows), nil
+}
+
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
 }
 
 func peerFiles(pb *bytesRun) string {

@@ -5,11 +5,13 @@
 //
 //	go run ./conformance/bench [flags] catalog|dataset|all
 //
-// Suite catalog: per-operation times (median and p90) of create table,
-// create namespace, list tables, describe table and table exists in a
-// catalog of 500, 5,000 and 50,000 entries in one namespace; then the
-// `__manifest` bytes on disk after 5,000 one-by-one table creates, for the
-// peer and for lancecat without and with vacuum.
+// Suite catalog: per-operation times (median, p90, p99) of CREATE TABLE,
+// CREATE SCHEMA, list a whole namespace, describe, table exists, RENAME
+// TABLE and DROP TABLE in a catalog of 500, 5,000, 50,000 and 100,000
+// entries in one namespace, lancecat with durability=none (like for like
+// with the reference, which never fsyncs) and with the durable default; 1,000
+// CREATE TABLE one by one and in one transaction; then the `__manifest`
+// bytes on disk after 5,000 one-by-one creates with default settings.
 //
 // Suite dataset: full scan, one column and a 1,000-row range of the
 // 100,000-row `__manifest` fixture (time, bytes read, rows).
@@ -61,10 +63,11 @@ func parseSizes(s string) ([]int, error) {
 func run(args []string, stdout, stderr io.Writer) error {
 	fl := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	sizes := fl.String("sizes", "500,5000,50000", "catalog suite: table entries in the benchmarked namespace")
+	sizes := fl.String("sizes", "500,5000,50000,100000", "catalog suite: table entries in the benchmarked namespace")
 	ops := fl.Int("ops", 0, "catalog suite: operations of each kind per size (0: 30 below 5,000, 20 below 50,000, else 10)")
-	creates := fl.Int("creates", 5000, "catalog suite: one-by-one table creates for the bytes-on-disk part (0: skip)")
-	autoVacuum := fl.Int("autovacuum", 100, "catalog suite: also run the creates with auto-vacuum every K commits (0: skip)")
+	creates := fl.Int("creates", 5000, "catalog suite: one-by-one table creates for the bytes-on-disk part, default settings (0: skip)")
+	batch := fl.Int("batch", 1000, "catalog suite: tables created one by one and in one transaction (0: skip)")
+	batchSize := fl.Int("batchsize", 500, "catalog suite: table entries of the catalog the batch part starts from")
 	repeat := fl.Int("repeat", 5, "dataset suite: timed reads per operation")
 	fixture := fl.String("fixture", "", "dataset suite: catalog root whose __manifest is read (default: the catalog-100000 fixture, generated with the peer if missing)")
 	jsonOut := fl.String("json", "", "also write the results as JSON to this file (\"-\": stdout, instead of the table)")
@@ -147,7 +150,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		switch s {
 		case "catalog":
 			r, err = runCatalog(ctx, catalogConfig{
-				Sizes: sz, Ops: *ops, Creates: *creates, AutoVacuumEvery: *autoVacuum,
+				Sizes: sz, Ops: *ops, Creates: *creates, Batch: *batch, BatchSize: *batchSize,
 				WorkDir: wd, Peer: usePeer, Log: logf,
 			})
 		case "dataset":

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -26,6 +27,7 @@ const (
 type Stat struct {
 	Median float64 `json:"median"`
 	P90    float64 `json:"p90"`
+	P99    float64 `json:"p99"`
 	N      int     `json:"n"`
 }
 
@@ -35,11 +37,17 @@ type Row struct {
 	Operation string `json:"operation"`
 	Size      string `json:"size"`
 	Unit      Unit   `json:"unit"`
-	Lancecat  *Stat  `json:"lancecat"` // nil: not measured
-	Peer      *Stat  `json:"peer"`     // nil: not measured (no peer, or the peer has no such number)
+	// Lancecat is lancecat like for like with the peer (in the catalog
+	// suite: durability=none, as the reference never fsyncs).
+	Lancecat *Stat `json:"lancecat"` // nil: not measured
+	// Durable is lancecat with the durable default (catalog suite only).
+	Durable *Stat `json:"lancecat_durable,omitempty"`
+	Peer    *Stat `json:"peer"` // nil: not measured (no peer, or the peer has no such number)
 	// Ratio is lancecat / peer (medians); 0 when either side is missing.
 	Ratio float64 `json:"ratio,omitempty"`
-	Note  string  `json:"note,omitempty"`
+	// DurableRatio is durable / peer (medians).
+	DurableRatio float64 `json:"durable_ratio,omitempty"`
+	Note         string  `json:"note,omitempty"`
 }
 
 // Report is what -json writes.
@@ -49,7 +57,8 @@ type Report struct {
 	Rows    []Row             `json:"rows"`
 }
 
-// summarize returns the median and nearest-rank 90th percentile of samples.
+// summarize returns the median and nearest-rank 90th and 99th percentiles of
+// samples.
 func summarize(samples []float64) *Stat {
 	if len(samples) == 0 {
 		return nil
@@ -62,11 +71,11 @@ func summarize(samples []float64) *Stat {
 	} else {
 		med = (s[n/2-1] + s[n/2]) / 2
 	}
-	rank := int(math.Ceil(0.9*float64(len(s)))) - 1
-	return &Stat{Median: med, P90: s[rank], N: len(s)}
+	rank := func(p float64) float64 { return s[int(math.Ceil(p*float64(len(s))))-1] }
+	return &Stat{Median: med, P90: rank(0.9), P99: rank(0.99), N: len(s)}
 }
 
-func one(v float64) *Stat { return &Stat{Median: v, P90: v, N: 1} }
+func one(v float64) *Stat { return &Stat{Median: v, P90: v, P99: v, N: 1} }
 
 func nanos(ns []int64) []float64 {
 	out := make([]float64, len(ns))
@@ -83,6 +92,9 @@ func finish(rows []Row) []Row {
 		if r.Lancecat != nil && r.Peer != nil && r.Peer.Median > 0 {
 			r.Ratio = r.Lancecat.Median / r.Peer.Median
 		}
+		if r.Durable != nil && r.Peer != nil && r.Peer.Median > 0 {
+			r.DurableRatio = r.Durable.Median / r.Peer.Median
+		}
 	}
 	return rows
 }
@@ -94,7 +106,7 @@ func formatStat(u Unit, s *Stat) string {
 	switch u {
 	case UnitNanos:
 		if s.N > 1 {
-			return fmt.Sprintf("%s (p90 %s)", fmtDur(s.Median), fmtDur(s.P90))
+			return fmt.Sprintf("%s (p90 %s, p99 %s)", fmtDur(s.Median), fmtDur(s.P90), fmtDur(s.P99))
 		}
 		return fmtDur(s.Median)
 	case UnitBytes:
@@ -152,13 +164,25 @@ func printTable(w io.Writer, rows []Row) error {
 		fmt.Fprintf(w, "suite %s\n", s)
 		var buf bytes.Buffer
 		tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "operation\tsize\tlancecat\tpeer\tratio\tnote")
-		for _, r := range bySuite[s] {
-			ratio := "-"
-			if r.Ratio > 0 {
-				ratio = fmt.Sprintf("%.2fx", r.Ratio)
+		durable := slices.ContainsFunc(bySuite[s], func(r Row) bool { return r.Durable != nil })
+		ratio := func(x float64) string {
+			if x > 0 {
+				return fmt.Sprintf("%.2fx", x)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Operation, r.Size, formatStat(r.Unit, r.Lancecat), formatStat(r.Unit, r.Peer), ratio, r.Note)
+			return "-"
+		}
+		if durable {
+			fmt.Fprintln(tw, "operation\tsize\tlancecat durability=none\tpeer\tratio\tlancecat durable (default)\tdurable/peer\tnote")
+		} else {
+			fmt.Fprintln(tw, "operation\tsize\tlancecat\tpeer\tratio\tnote")
+		}
+		for _, r := range bySuite[s] {
+			if durable {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Operation, r.Size, formatStat(r.Unit, r.Lancecat), formatStat(r.Unit, r.Peer), ratio(r.Ratio),
+					formatStat(r.Unit, r.Durable), ratio(r.DurableRatio), r.Note)
+				continue
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Operation, r.Size, formatStat(r.Unit, r.Lancecat), formatStat(r.Unit, r.Peer), ratio(r.Ratio), r.Note)
 		}
 		if err := tw.Flush(); err != nil {
 			return err

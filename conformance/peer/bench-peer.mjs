@@ -14,7 +14,12 @@
 //     then times `ops` operations of each kind through the namespace API:
 //     createTable (createEmptyTable), createNamespace, listTables (tableNames of "bench"),
 //     describeTable (openTable + schema + version), tableExistsHit / tableExistsMiss (openTable;
-//     the node API has no tableExists). Result: {"ns": {op: [nanoseconds...]}, "counts": {...}}.
+//     the node API has no tableExists), renameTable (refused by the local namespace: the message
+//     is returned as renameError), dropTable. Result: {"ns": {op: [nanoseconds...]}, "counts":
+//     {...}, "renameError"}.
+//   batch {"dir", "size", "creates"}
+//     Seeds like catalog, then creates `creates` tables one by one (the reference has no
+//     multi-table transaction). Result: {"totalNs", "samples": [ns...], "listed"}.
 //   bytes {"dir", "creates"}
 //     Creates `creates` empty tables one by one in namespace "bench" of a fresh catalog and
 //     reports the total time and the bytes under dir/__manifest.
@@ -92,7 +97,7 @@ async function catalogSuite(a) {
   await seedCatalog(dir, size, namespaces);
   const seedNs = since(t0);
   const db = await lancedb.connect(dir);
-  const ns = { createTable: [], createNamespace: [], listTables: [], describeTable: [], tableExistsHit: [], tableExistsMiss: [] };
+  const ns = { createTable: [], createNamespace: [], listTables: [], describeTable: [], tableExistsHit: [], tableExistsMiss: [], renameTable: [], dropTable: [] };
   const counts = {};
   const bench = ["bench"];
   const created = [];
@@ -132,8 +137,48 @@ async function catalogSuite(a) {
   }
   counts.existsHits = hits;
   counts.existsMisses = misses;
+  // Rename: the local directory namespace refuses it ("not supported"); the
+  // refusal is reported and the Go side prints n/a.
+  let renameError = null;
+  const toDrop = [];
+  for (let i = 0; i < ops; i++) {
+    const from = created[i], to = `ren${String(i).padStart(4, "0")}`;
+    if (renameError === null) {
+      try {
+        await timed(ns.renameTable, () => db.renameTable(from, to, { namespacePath: bench }));
+        toDrop.push(to);
+        continue;
+      } catch (e) {
+        renameError = String(e?.message ?? e).split("\n")[0];
+        ns.renameTable = [];
+      }
+    }
+    toDrop.push(from);
+  }
+  for (const name of toDrop) {
+    await timed(ns.dropTable, () => db.dropTable(name, bench));
+  }
+  counts.listedAfterDrops = (await db.tableNames(bench, { limit: 1_000_000 })).length;
   db.close();
-  return { seedNs, ns, counts };
+  return { seedNs, ns, counts, renameError };
+}
+
+/** batch {dir, size, creates}: `creates` tables created one by one in a seeded catalog. */
+async function batchSuite(a) {
+  const { dir, size, creates } = a;
+  await seedCatalog(dir, size, a.namespaces ?? 3);
+  const db = await lancedb.connect(dir);
+  const bench = ["bench"];
+  await db.tableNames(bench, { limit: 1_000_000 }); // warm-up, as the catalog suite
+  const samples = [];
+  const t0 = now();
+  for (let i = 0; i < creates; i++) {
+    await timed(samples, () => db.createEmptyTable(`b${String(i).padStart(6, "0")}`, TABLE_SCHEMA, bench));
+  }
+  const totalNs = since(t0);
+  const listed = (await db.tableNames(bench, { limit: 1_000_000 })).length;
+  db.close();
+  return { totalNs, samples, listed };
 }
 
 function dirBytes(dir) {
@@ -196,7 +241,7 @@ async function datasetSuite(a) {
   }
 }
 
-const SUITES = { catalog: catalogSuite, bytes: bytesSuite, dataset: datasetSuite };
+const SUITES = { catalog: catalogSuite, bytes: bytesSuite, batch: batchSuite, dataset: datasetSuite };
 
 async function main() {
   const [suite, raw = "{}"] = process.argv.slice(2);

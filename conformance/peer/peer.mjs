@@ -138,6 +138,12 @@ async function run(op, raw) {
     case "query": case "dataset.query": {
       return await queryRows(await table(a), a);
     }
+    case "dataset.queryMany": { // {queries: [{where, columns, limit, offset}]}: one process for many queries
+      const t = await table(a);
+      const parts = [];
+      for (const q of a.queries ?? []) parts.push(await queryRows(t, q));
+      return `{"results":[${parts.join(",")}]}`;
+    }
     case "explainPlan": case "dataset.explainPlan": {
       const t = await table(a);
       let q = t.query();

@@ -38,6 +38,10 @@ type commitRequest struct {
 	// when its operation is compatible (Lance's rule for Update and
 	// Rewrite).
 	modified []uint64
+	// written are other files the caller wrote for this commit (index
+	// files of CreateIndex) that are synced with the staged ones but not
+	// deleted when the commit does not land.
+	written []string
 }
 
 // rebaseCompatible lists, per operation, the operations a concurrent commit
@@ -85,7 +89,7 @@ func commit(ctx context.Context, store storage.Store, dir string, scheme NamingS
 			p := joinPath(dir, transactionsDir, name)
 			b, err := deterministic.Marshal(tx)
 			if err == nil {
-				err = store.Put(ctx, p, b)
+				err = storage.PutDeferred(ctx, store, p, b)
 			}
 			if err != nil {
 				cleanup()
@@ -101,8 +105,13 @@ func commit(ctx context.Context, store storage.Store, dir string, scheme NamingS
 			cleanup()
 			return nil, err
 		}
+		// Every file this version refers to and writes is made durable
+		// together with the version file's content (one round of parallel
+		// fsyncs on local disk, nothing on object stores) before the
+		// version file is created, so a published version never points at
+		// a file a crash can lose.
 		path := joinPath(dir, versionsDir, manifestFileName(scheme, next.Version))
-		err = store.PutIfAbsent(ctx, path, file)
+		err = storage.PutIfAbsentAfterSync(ctx, store, path, file, append(slices.Clone(staged), req.written...))
 		if err == nil {
 			return landed(ctx, store, dir, scheme, path, int64(len(file)), next), nil
 		}

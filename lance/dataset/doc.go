@@ -12,6 +12,17 @@
 //
 // Data files are read and written through lance/file.
 //
+// Durability: every file of a commit (data, deletion, index and transaction
+// files) is written with storage.PutDeferred, unsynced; the commit then
+// creates the version file with storage.PutIfAbsentAfterSync, which on local
+// disk fsyncs all of those files, their directories and the version file's
+// content in one parallel round before the version file appears, then syncs
+// its directory entry. A published version therefore never refers to a file a
+// crash can lose, and a commit costs two rounds of fsyncs however many files
+// it writes (storage.DurabilityNone: none at all, as the reference; object
+// stores: none needed). The version hint is never synced: readers only start
+// from it and probe for newer versions.
+//
 // Concurrency: a Dataset value is an immutable snapshot of one version. Every
 // write method builds the next version from that snapshot and commits it; if
 // another writer committed that version first, the method fails with an error

@@ -236,8 +236,10 @@ func readVersionHint(ctx context.Context, store storage.Store, dir string) (uint
 	return h.Version, true
 }
 
-// writeVersionHint records the latest version, best effort.
+// writeVersionHint records the latest version, best effort. It is never
+// synced: readers treat the hint as a starting point and probe for newer
+// versions, so losing it in a crash costs nothing.
 func writeVersionHint(ctx context.Context, store storage.Store, dir string, v uint64) error {
 	b, _ := json.Marshal(versionHint{Version: v})
-	return store.Put(ctx, joinPath(dir, versionsDir, versionHintName), b)
+	return storage.PutDeferred(ctx, store, joinPath(dir, versionsDir, versionHintName), b)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/lancecat/lancecat/lance/internal/pb/tablepb"
+	"github.com/lancecat/lancecat/storage"
 )
 
 // RowChangeOptions configures Update and RewriteFragments.
@@ -122,7 +123,7 @@ func (d *Dataset) Update(ctx context.Context, records []arrow.RecordBatch, rowAd
 			}
 			f.Deletion = &DeletionFile{Type: typ, ReadVersion: base.Version, ID: randomU64(), NumDeleted: merged.GetCardinality()}
 			p := deletionFilePath(d.dir, f.ID, f.Deletion)
-			if err := d.store.Put(ctx, p, b); err != nil {
+			if err := storage.PutDeferred(ctx, d.store, p, b); err != nil {
 				return nil, nil, fmt.Errorf("dataset: write deletion file: %w", err)
 			}
 			stage(p)

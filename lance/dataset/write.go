@@ -406,6 +406,11 @@ func (d *Dataset) CommitIndices(ctx context.Context, newIndices []*IndexMetadata
 		next.Indices = keep
 		return next, &tablepb.Transaction{Operation: &tablepb.Transaction_CreateIndex_{CreateIndex: ci}}, nil
 	}}
+	for _, ix := range newIndices {
+		for _, f := range ix.Files {
+			req.written = append(req.written, joinPath(d.dir, indicesDir, ix.UUID, f.Path))
+		}
+	}
 	return commit(ctx, d.store, d.dir, d.loc.Scheme, d.manifest, req)
 }
 
@@ -470,7 +475,7 @@ func writeFragments(ctx context.Context, store storage.Store, dir string, schema
 		}
 		name := newDataFileName()
 		p := joinPath(dir, dataDir, name)
-		if err := store.Put(ctx, p, buf.Bytes()); err != nil {
+		if err := storage.PutDeferred(ctx, store, p, buf.Bytes()); err != nil {
 			return fmt.Errorf("dataset: write data file: %w", err)
 		}
 		staged = append(staged, p)

@@ -19,6 +19,7 @@ import (
 	"github.com/lancecat/lancecat/lance/dataset"
 	lancefile "github.com/lancecat/lancecat/lance/file"
 	lanceschema "github.com/lancecat/lancecat/lance/schema"
+	"github.com/lancecat/lancecat/storage"
 )
 
 // BuildOptions configure Build.
@@ -133,7 +134,8 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, kind Kind, o
 	}
 	slices.Sort(names)
 	for _, n := range names {
-		if err := ds.Store().Put(ctx, path.Join(dir, n), files[n]); err != nil {
+		// Synced by the commit that publishes the index (see storage.Syncer).
+		if err := storage.PutDeferred(ctx, ds.Store(), path.Join(dir, n), files[n]); err != nil {
 			return nil, fmt.Errorf("write index file %s: %w", n, err)
 		}
 		meta.Files = append(meta.Files, dataset.IndexFile{Path: n, SizeBytes: uint64(len(files[n]))})

@@ -9,8 +9,9 @@
 // with the row addresses of the matching live rows of the fragments the index
 // covers, and lists the fragments it does not cover for the caller to scan.
 // A BTREE search reads its small page lookup once, then only the data pages
-// whose [min, max] can hold a match. Lookup adds the row fetch for
-// `lancecat dataset lookup`. CreateIndex / Build write new index files and
+// whose [min, max] can hold a match. Matcher evaluates the same queries on
+// Arrow columns, for rows no index covers. Reading the matching rows is
+// lance/scan's job. CreateIndex / Build write new index files and
 // register them in a new dataset version.
 //
 // Row sets use Lance's RowIdTreeMap serialization (RowSet), decoded with

@@ -1,0 +1,268 @@
+package driver
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"sync/atomic"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/lancecat/lancecat/planner"
+)
+
+// Arrow runs queries on one lancecat connection and returns their rows as
+// Arrow record batches instead of database/sql rows, as go-duckdb's
+// NewArrowFromConn does. Reach the connection through sql.Conn.Raw:
+//
+//	conn, _ := db.Conn(ctx)
+//	defer conn.Close()
+//	err := conn.Raw(func(dc any) error {
+//		a, err := driver.NewArrowFromConn(dc.(sqldriver.Conn))
+//		if err != nil {
+//			return err
+//		}
+//		rdr, err := a.QueryContext(ctx, "SELECT id, s FROM t WHERE id > ?", 10)
+//		if err != nil {
+//			return err
+//		}
+//		defer rdr.Release()
+//		for rdr.Next() {
+//			use(rdr.RecordBatch())
+//		}
+//		return rdr.Err()
+//	})
+//
+// The reader streams: batches are built as they are read, from the same
+// cursor database/sql rows use. Read it inside Raw's function (the
+// connection is not to be used once Raw returns). Column types follow the
+// Go values of the driver (values.go in package planner): BIGINT ->
+// int64, BIGINT UNSIGNED -> uint64, floats -> float64, BOOLEAN -> bool,
+// DATE/DATETIME/TIMESTAMP -> timestamp[us, UTC], BLOB -> binary, all others
+// (DECIMAL, TIME, VECTOR, LIST, ...) -> utf8 as database/sql returns them.
+type Arrow struct {
+	c   *Conn
+	mem memory.Allocator
+}
+
+// NewArrowFromConn returns the Arrow interface of a lancecat driver
+// connection (the value sql.Conn.Raw passes).
+func NewArrowFromConn(c driver.Conn) (*Arrow, error) {
+	lc, ok := c.(*Conn)
+	if !ok {
+		return nil, invalidf("NewArrowFromConn: not a lancecat connection (%T)", c)
+	}
+	if err := lc.usable(); err != nil {
+		return nil, err
+	}
+	return &Arrow{c: lc, mem: memory.DefaultAllocator}, nil
+}
+
+// QueryContext runs query, one statement that returns rows, with args
+// bound as database/sql binds them, and returns a reader of its rows. The
+// caller releases the reader.
+func (a *Arrow) QueryContext(ctx context.Context, query string, args ...any) (array.RecordReader, error) {
+	nvs := make([]driver.NamedValue, len(args))
+	for i, v := range args {
+		if n, ok := v.(sql.NamedArg); ok {
+			nvs[i].Name, v = n.Name, n.Value
+		}
+		cv, err := driver.DefaultParameterConverter.ConvertValue(v)
+		if err != nil {
+			return nil, invalidf("argument $%d: %v", i+1, err)
+		}
+		nvs[i].Ordinal, nvs[i].Value = i+1, cv
+		if err := a.c.CheckNamedValue(&nvs[i]); err != nil {
+			return nil, err
+		}
+	}
+	sets, stmts, _, err := a.c.run(ctx, query, nvs)
+	if err != nil {
+		return nil, err
+	}
+	if len(sets) != 1 {
+		for _, s := range sets {
+			s.Close()
+		}
+		return nil, invalidf("Arrow.QueryContext: the query returned %d result sets, want 1", len(sets))
+	}
+	schema, conv, err := arrowSchema(sets[0].Columns)
+	if err != nil {
+		sets[0].Close()
+		return nil, err
+	}
+	return &recordReader{refs: 1, schema: schema, conv: conv, mem: a.mem, rows: newRows(sets, stmts)}, nil
+}
+
+// appender appends one Go value (non-nil) of a result column to a builder.
+type appender func(b array.Builder, v any) error
+
+// arrowSchema maps result columns to Arrow fields by their scan type.
+func arrowSchema(cols []planner.Column) (*arrow.Schema, []appender, error) {
+	fields := make([]arrow.Field, len(cols))
+	conv := make([]appender, len(cols))
+	for i, c := range cols {
+		t := c.ScanType()
+		if t.Kind() == reflect.Struct && t.NumField() > 0 && t.Name() != "Time" { // sql.Null*
+			t = t.Field(0).Type
+		}
+		var dt arrow.DataType
+		switch t {
+		case reflect.TypeOf(int64(0)):
+			dt = arrow.PrimitiveTypes.Int64
+			conv[i] = func(b array.Builder, v any) error {
+				x, ok := v.(int64)
+				if !ok {
+					return fmt.Errorf("value %T in a BIGINT column", v)
+				}
+				b.(*array.Int64Builder).Append(x)
+				return nil
+			}
+		case reflect.TypeOf(uint64(0)):
+			dt = arrow.PrimitiveTypes.Uint64
+			conv[i] = func(b array.Builder, v any) error {
+				x, ok := v.(uint64)
+				if !ok {
+					return fmt.Errorf("value %T in an unsigned column", v)
+				}
+				b.(*array.Uint64Builder).Append(x)
+				return nil
+			}
+		case reflect.TypeOf(float64(0)):
+			dt = arrow.PrimitiveTypes.Float64
+			conv[i] = func(b array.Builder, v any) error {
+				x, ok := v.(float64)
+				if !ok {
+					return fmt.Errorf("value %T in a float column", v)
+				}
+				b.(*array.Float64Builder).Append(x)
+				return nil
+			}
+		case reflect.TypeOf(false):
+			dt = arrow.FixedWidthTypes.Boolean
+			conv[i] = func(b array.Builder, v any) error {
+				x, ok := v.(bool)
+				if !ok {
+					return fmt.Errorf("value %T in a BOOLEAN column", v)
+				}
+				b.(*array.BooleanBuilder).Append(x)
+				return nil
+			}
+		case reflect.TypeOf(time.Time{}):
+			dt = &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
+			conv[i] = func(b array.Builder, v any) error {
+				x, ok := v.(time.Time)
+				if !ok {
+					return fmt.Errorf("value %T in a time column", v)
+				}
+				b.(*array.TimestampBuilder).Append(arrow.Timestamp(x.UnixMicro()))
+				return nil
+			}
+		case reflect.TypeOf([]byte(nil)):
+			dt = arrow.BinaryTypes.Binary
+			conv[i] = func(b array.Builder, v any) error {
+				x, ok := v.([]byte)
+				if !ok {
+					return fmt.Errorf("value %T in a binary column", v)
+				}
+				b.(*array.BinaryBuilder).Append(x)
+				return nil
+			}
+		default:
+			dt = arrow.BinaryTypes.String
+			conv[i] = func(b array.Builder, v any) error {
+				if x, ok := v.(string); ok {
+					b.(*array.StringBuilder).Append(x)
+				} else {
+					b.(*array.StringBuilder).Append(fmt.Sprint(v))
+				}
+				return nil
+			}
+		}
+		fields[i] = arrow.Field{Name: c.Name, Type: dt, Nullable: c.Nullable}
+	}
+	return arrow.NewSchema(fields, nil), conv, nil
+}
+
+// recordReader builds one record batch per cursor batch of the rows.
+type recordReader struct {
+	refs   int64
+	schema *arrow.Schema
+	conv   []appender
+	mem    memory.Allocator
+	rows   *Rows
+	cur    arrow.RecordBatch
+	err    error
+}
+
+var _ array.RecordReader = (*recordReader)(nil)
+
+func (r *recordReader) Retain() { atomic.AddInt64(&r.refs, 1) }
+
+func (r *recordReader) Release() {
+	if atomic.AddInt64(&r.refs, -1) == 0 {
+		if r.cur != nil {
+			r.cur.Release()
+			r.cur = nil
+		}
+		r.rows.Close()
+	}
+}
+
+func (r *recordReader) Schema() *arrow.Schema { return r.schema }
+
+// Next reads the next batch of the cursor into a record batch.
+func (r *recordReader) Next() bool {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	if r.err != nil {
+		return false
+	}
+	rows := r.rows
+	for rows.next >= len(rows.batch) {
+		if rows.err != nil {
+			return false
+		}
+		if err := rows.fill(); err != nil {
+			if !errors.Is(err, io.EOF) {
+				r.err = err
+			}
+			return false
+		}
+	}
+	batch := rows.batch[rows.next:]
+	rows.next = len(rows.batch)
+	b := array.NewRecordBuilder(r.mem, r.schema)
+	defer b.Release()
+	for _, row := range batch {
+		for c, conv := range r.conv {
+			fb := b.Field(c)
+			if c >= len(row) || row[c] == nil {
+				fb.AppendNull()
+				continue
+			}
+			if err := conv(fb, row[c]); err != nil {
+				r.err = invalidf("column %s: %v", r.schema.Field(c).Name, err)
+				return false
+			}
+		}
+	}
+	r.cur = b.NewRecordBatch()
+	return true
+}
+
+func (r *recordReader) RecordBatch() arrow.RecordBatch { return r.cur }
+
+// Record is RecordBatch (the older name arrow-go still requires).
+func (r *recordReader) Record() arrow.RecordBatch { return r.cur }
+
+func (r *recordReader) Err() error { return r.err }

@@ -1,0 +1,198 @@
+package driver_test
+
+import (
+	"context"
+	"database/sql"
+	sqldriver "database/sql/driver"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/lancecat/lancecat/catalog"
+	lancecat "github.com/lancecat/lancecat/driver"
+)
+
+// arrowQuery runs q through NewArrowFromConn on one connection of db and
+// returns the values of every row (nil for null), and the schema.
+func arrowQuery(t *testing.T, db *sql.DB, q string, args ...any) ([][]any, *arrow.Schema) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var rows [][]any
+	var schema *arrow.Schema
+	err = conn.Raw(func(dc any) error {
+		a, err := lancecat.NewArrowFromConn(dc.(sqldriver.Conn))
+		if err != nil {
+			return err
+		}
+		rdr, err := a.QueryContext(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		defer rdr.Release()
+		schema = rdr.Schema()
+		for rdr.Next() {
+			rec := rdr.RecordBatch()
+			for i := 0; i < int(rec.NumRows()); i++ {
+				row := make([]any, rec.NumCols())
+				for c := range row {
+					if col := rec.Column(c); !col.IsNull(i) {
+						row[c] = col.GetOneForMarshal(i)
+					}
+				}
+				rows = append(rows, row)
+			}
+		}
+		return rdr.Err()
+	})
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return rows, schema
+}
+
+// sqlQuery is the same query through database/sql.
+func sqlQuery(t *testing.T, db *sql.DB, q string, args ...any) [][]any {
+	t.Helper()
+	rs, err := db.Query(q, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rs.Close()
+	cols, _ := rs.Columns()
+	var out [][]any
+	for rs.Next() {
+		row := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range row {
+			ptrs[i] = &row[i]
+		}
+		if err := rs.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, row)
+	}
+	if err := rs.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestArrowFromConn reads the same queries through the Arrow escape hatch
+// and through database/sql: same rows, Arrow types from the driver's value
+// types.
+func TestArrowFromConn(t *testing.T) {
+	db := openDB(t, "")
+	mustExec(t, db, "CREATE TABLE t (id BIGINT NOT NULL, s TEXT, f DOUBLE, b BOOLEAN)")
+	var vals []string
+	for i := 0; i < 50; i++ {
+		s := fmt.Sprintf("'row %d'", i)
+		if i%7 == 0 {
+			s = "NULL"
+		}
+		vals = append(vals, fmt.Sprintf("(%d, %s, %d.5, %v)", i, s, i, i%2 == 0))
+	}
+	mustExec(t, db, "INSERT INTO t VALUES "+strings.Join(vals, ", "))
+
+	got, schema := arrowQuery(t, db, "SELECT id, s, f, b FROM t WHERE id >= ? ORDER BY id", 10)
+	wantTypes := []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.BinaryTypes.String, arrow.PrimitiveTypes.Float64, arrow.FixedWidthTypes.Boolean}
+	for i, f := range schema.Fields() {
+		if !arrow.TypeEqual(f.Type, wantTypes[i]) {
+			t.Fatalf("column %s is %s, want %s", f.Name, f.Type, wantTypes[i])
+		}
+	}
+	want := sqlQuery(t, db, "SELECT id, s, f, b FROM t WHERE id >= ? ORDER BY id", 10)
+	if len(got) != 40 || len(want) != 40 {
+		t.Fatalf("arrow %d rows, database/sql %d rows, want 40", len(got), len(want))
+	}
+	for i := range want {
+		for c := range want[i] {
+			w := want[i][c]
+			if w != nil && !(reflect.TypeOf(w) == reflect.TypeOf(got[i][c]) && w == got[i][c]) {
+				t.Fatalf("row %d column %d: arrow %#v, database/sql %#v", i, c, got[i][c], w)
+			}
+			if w == nil && got[i][c] != nil {
+				t.Fatalf("row %d column %d: arrow %#v, database/sql NULL", i, c, got[i][c])
+			}
+		}
+	}
+
+	// A materialized result (SHOW) reads the same way.
+	tables, _ := arrowQuery(t, db, "SHOW TABLES")
+	if len(tables) != 1 || tables[0][0] != "t" {
+		t.Fatalf("SHOW TABLES through Arrow: %v", tables)
+	}
+}
+
+func TestArrowFromConnErrors(t *testing.T) {
+	db := openDB(t, "")
+	mustExec(t, db, "CREATE TABLE t (id BIGINT)")
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	err = conn.Raw(func(dc any) error {
+		a, err := lancecat.NewArrowFromConn(dc.(sqldriver.Conn))
+		if err != nil {
+			return err
+		}
+		if _, err := a.QueryContext(ctx, "SELECT id FROM t; SELECT id FROM t"); driverError(t, err).Code != catalog.CodeInvalidInput {
+			t.Fatalf("two result sets: %v", err)
+		}
+		if _, err := a.QueryContext(ctx, "SELECT nope FROM t"); err == nil {
+			t.Fatal("unknown column: no error")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lancecat.NewArrowFromConn(nil); err == nil {
+		t.Fatal("NewArrowFromConn(nil): no error")
+	}
+}
+
+// TestRowsStream reads a data SELECT of several cursor batches in full and
+// stops another one early: the connection is usable again after Close.
+func TestRowsStream(t *testing.T) {
+	db := openDB(t, "")
+	db.SetMaxOpenConns(1)
+	mustExec(t, db, "CREATE TABLE t (id BIGINT NOT NULL)")
+	for chunk := 0; chunk < 3; chunk++ {
+		var vals []string
+		for i := 0; i < 1000; i++ {
+			vals = append(vals, fmt.Sprintf("(%d)", chunk*1000+i))
+		}
+		mustExec(t, db, "INSERT INTO t VALUES "+strings.Join(vals, ", "))
+	}
+	rows := sqlQuery(t, db, "SELECT id FROM t")
+	if len(rows) != 3000 {
+		t.Fatalf("%d rows, want 3000", len(rows))
+	}
+	for i, r := range rows {
+		if r[0] != int64(i) {
+			t.Fatalf("row %d: %v", i, r[0])
+		}
+	}
+	rs, err := db.Query("SELECT id FROM t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 5 && rs.Next(); i++ {
+	}
+	if err := rs.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := sqlQuery(t, db, "SELECT id FROM t ORDER BY id DESC LIMIT 2"); len(got) != 2 || got[0][0] != int64(2999) {
+		t.Fatalf("after an early Close: %v", got)
+	}
+}

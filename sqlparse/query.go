@@ -1,0 +1,313 @@
+package sqlparse
+
+import "strings"
+
+// Select is a query: SELECT [DISTINCT] items [FROM from] [WHERE cond] [GROUP BY exprs]
+// [HAVING cond] [ORDER BY items] [LIMIT n [OFFSET m]], or a set operation of such queries
+// (UNION, EXCEPT, INTERSECT). A Select is also the body of a subquery (*Subquery, *Exists,
+// *InList, a derived table in FROM, INSERT ... SELECT); Position is then where the subquery's
+// SELECT starts and Text is empty.
+//
+// For a set operation SetOps is non-empty: the query is SetOps[0].Select, combined left to right
+// with each following operand by its Op; OrderBy and Limit apply to the combined result, and the
+// other fields are empty.
+type Select struct {
+	stmtBase
+	Distinct bool
+	Items    []SelectItem
+	From     FromItem // nil without FROM (or FROM DUAL)
+	Where    Expr     // nil without WHERE
+	GroupBy  []Expr   // each may be a *ColumnPosition
+	Having   Expr
+	OrderBy  []OrderItem
+	Limit    *Limit
+	SetOps   []SetOperand
+}
+
+// SelectItem is one item of the select list: `*`, `q.*` (Star, with Qualifier), or an
+// expression with an optional alias. Text is the item as written (the column label MySQL gives
+// an unaliased expression).
+type SelectItem struct {
+	Star      bool
+	Qualifier Name // of q.*; nil for a bare *
+	Expr      Expr // nil for a star
+	Alias     string
+	Text      string
+	Pos       Pos
+}
+
+// OrderItem is one ORDER BY item. Expr may be a *ColumnPosition (ORDER BY 2) or a *ColumnRef
+// naming a select-list alias.
+type OrderItem struct {
+	Expr Expr
+	Desc bool
+}
+
+// Limit is LIMIT Count [OFFSET Offset] (also LIMIT Offset, Count). Both are *Literal
+// integers (or a *Param in unbound text); Offset is nil when absent.
+type Limit struct {
+	Count, Offset Expr
+}
+
+// SetOpKind is a set operator.
+type SetOpKind int
+
+const (
+	Union SetOpKind = iota + 1
+	UnionAll
+	Except
+	ExceptAll
+	Intersect
+	IntersectAll
+)
+
+var setOpText = map[SetOpKind]string{Union: "UNION", UnionAll: "UNION ALL", Except: "EXCEPT",
+	ExceptAll: "EXCEPT ALL", Intersect: "INTERSECT", IntersectAll: "INTERSECT ALL"}
+
+func (k SetOpKind) String() string { return setOpText[k] }
+
+// SetOperand is one operand of a set operation. Op combines it with the operands before it (zero
+// for the first operand).
+type SetOperand struct {
+	Op     SetOpKind
+	Select *Select
+}
+
+// FromItem is the FROM clause: a *TableSource or a *Join of them.
+type FromItem interface {
+	fromItem()
+}
+
+// TableSource is a table, or a derived table (a subquery in FROM), with an optional alias.
+// Exactly one of Table and Subquery is set.
+type TableSource struct {
+	Table    Name
+	Subquery *Select
+	Alias    string
+	Pos      Pos
+}
+
+// JoinKind is the kind of a join.
+type JoinKind int
+
+const (
+	InnerJoin JoinKind = iota + 1 // JOIN, INNER JOIN, CROSS JOIN, a comma
+	LeftJoin
+	RightJoin
+)
+
+// Join is Left [INNER|LEFT|RIGHT] JOIN Right [ON On | USING (Using)]. Natural is NATURAL JOIN.
+type Join struct {
+	Kind    JoinKind
+	Left    FromItem
+	Right   FromItem
+	On      Expr
+	Using   []string
+	Natural bool
+}
+
+func (*TableSource) fromItem() {}
+func (*Join) fromItem()        {}
+
+// Insert is INSERT INTO table [(columns)] VALUES (exprs), ... or INSERT INTO table [(columns)]
+// SELECT .... Columns is nil when the statement names none (then values go to every column in
+// order). Rows holds one slice of expressions per VALUES row (a value may be *Default); Query
+// is set instead for INSERT ... SELECT. OnDuplicate holds the assignments of ON DUPLICATE KEY
+// UPDATE. REPLACE is an *Unsupported statement; INSERT ... SET, INSERT IGNORE and PARTITION are
+// refused by the parser.
+type Insert struct {
+	stmtBase
+	Table       Name
+	Columns     []*ColumnRef
+	Rows        [][]Expr
+	Query       *Select
+	OnDuplicate []Assignment
+}
+
+// Assignment is `column = value` (ON DUPLICATE KEY UPDATE; UPDATE ... SET).
+type Assignment struct {
+	Column *ColumnRef
+	Value  Expr
+}
+
+// TableRef is one table reference found in a query.
+type TableRef struct {
+	Name Name
+	Pos  Pos
+}
+
+// Tables lists every table referenced by the query and its subqueries, in source order.
+func (s *Select) Tables() []TableRef {
+	var refs []TableRef
+	s.walkSelects(func(q *Select) {
+		var from func(f FromItem)
+		from = func(f FromItem) {
+			switch n := f.(type) {
+			case *TableSource:
+				if n.Table != nil {
+					refs = append(refs, TableRef{Name: n.Table, Pos: n.Pos})
+				}
+			case *Join:
+				from(n.Left)
+				from(n.Right)
+			}
+		}
+		from(q.From)
+	})
+	return refs
+}
+
+// walkSelects calls f for s and every query nested in it (set operands, derived tables,
+// subqueries in expressions), each before the queries nested in it, in source order.
+func (s *Select) walkSelects(f func(*Select)) {
+	if s == nil {
+		return
+	}
+	if len(s.SetOps) > 0 {
+		for _, op := range s.SetOps {
+			op.Select.walkSelects(f)
+		}
+	} else {
+		f(s)
+	}
+	sub := func(e Expr) {
+		Inspect(e, func(x Expr) bool {
+			switch n := x.(type) {
+			case *Subquery:
+				n.Select.walkSelects(f)
+			case *Exists:
+				n.Select.walkSelects(f)
+			case *InList:
+				n.Subquery.walkSelects(f)
+			}
+			return true
+		})
+	}
+	for _, it := range s.Items {
+		sub(it.Expr)
+	}
+	var from func(FromItem)
+	from = func(fi FromItem) {
+		switch n := fi.(type) {
+		case *TableSource:
+			n.Subquery.walkSelects(f)
+		case *Join:
+			from(n.Left)
+			from(n.Right)
+			sub(n.On)
+		}
+	}
+	from(s.From)
+	sub(s.Where)
+	for _, g := range s.GroupBy {
+		sub(g)
+	}
+	sub(s.Having)
+	for _, o := range s.OrderBy {
+		sub(o.Expr)
+	}
+}
+
+// String renders the query as SQL text in normal form.
+func (s *Select) String() string {
+	var b strings.Builder
+	if len(s.SetOps) > 0 {
+		for i, op := range s.SetOps {
+			if i > 0 {
+				b.WriteString(" " + op.Op.String() + " ")
+			}
+			b.WriteString(op.Select.String())
+		}
+	} else {
+		b.WriteString("SELECT ")
+		if s.Distinct {
+			b.WriteString("DISTINCT ")
+		}
+		for i, it := range s.Items {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			switch {
+			case it.Star && it.Qualifier != nil:
+				b.WriteString(it.Qualifier.String() + ".*")
+			case it.Star:
+				b.WriteString("*")
+			default:
+				b.WriteString(it.Expr.String())
+			}
+			if it.Alias != "" {
+				b.WriteString(" AS " + QuoteIdent(it.Alias))
+			}
+		}
+		if s.From != nil {
+			b.WriteString(" FROM " + fromString(s.From))
+		}
+		if s.Where != nil {
+			b.WriteString(" WHERE " + s.Where.String())
+		}
+		if len(s.GroupBy) > 0 {
+			b.WriteString(" GROUP BY " + joinExprs(s.GroupBy, ", "))
+		}
+		if s.Having != nil {
+			b.WriteString(" HAVING " + s.Having.String())
+		}
+	}
+	for i, o := range s.OrderBy {
+		if i == 0 {
+			b.WriteString(" ORDER BY ")
+		} else {
+			b.WriteString(", ")
+		}
+		b.WriteString(o.Expr.String())
+		if o.Desc {
+			b.WriteString(" DESC")
+		}
+	}
+	if s.Limit != nil {
+		b.WriteString(" LIMIT " + s.Limit.Count.String())
+		if s.Limit.Offset != nil {
+			b.WriteString(" OFFSET " + s.Limit.Offset.String())
+		}
+	}
+	return b.String()
+}
+
+func fromString(f FromItem) string {
+	switch n := f.(type) {
+	case *TableSource:
+		s := ""
+		if n.Subquery != nil {
+			s = "(" + n.Subquery.String() + ")"
+		} else {
+			s = n.Table.String()
+		}
+		if n.Alias != "" {
+			s += " AS " + QuoteIdent(n.Alias)
+		}
+		return s
+	case *Join:
+		kind := " JOIN "
+		switch n.Kind {
+		case LeftJoin:
+			kind = " LEFT JOIN "
+		case RightJoin:
+			kind = " RIGHT JOIN "
+		}
+		if n.Natural {
+			kind = " NATURAL" + kind
+		}
+		s := fromString(n.Left) + kind + fromString(n.Right)
+		if n.On != nil {
+			s += " ON " + n.On.String()
+		}
+		if len(n.Using) > 0 {
+			quoted := make([]string, len(n.Using))
+			for i, u := range n.Using {
+				quoted[i] = QuoteIdent(u)
+			}
+			s += " USING (" + strings.Join(quoted, ", ") + ")"
+		}
+		return s
+	}
+	return ""
+}
