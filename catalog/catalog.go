@@ -95,8 +95,9 @@ type Options struct {
 	Manifest ManifestTable
 	// Datasets opens and writes table datasets. Required.
 	Datasets Datasets
-	// SkipIndexBuild turns off rebuilding the `__manifest` scalar indices
-	// on every commit (the reference's inline_optimization_enabled=false).
+	// SkipIndexBuild turns off the `__manifest` scalar indices (the
+	// reference's inline_optimization_enabled=false): every commit is then
+	// a rewrite without indices.
 	SkipIndexBuild bool
 	// CommitRetries bounds the retries after a commit conflict; 0 means the
 	// default (20, the reference's); a negative value means no retry.

@@ -31,8 +31,10 @@
 //	        lancedb.connect), the `__manifest` table only (manifest), or
 //	        directory listing only (directory: a flat root namespace).
 //	build_indices=true|false
-//	        rebuild the `__manifest` scalar indices on every commit (default
-//	        true, as the reference).
+//	        keep the `__manifest` scalar indices (default true): small
+//	        changes are incremental and leave them in place, full rewrites
+//	        rebuild them; false rewrites the table without indices on every
+//	        commit.
 //	commit_retries=N
 //	        retries of a catalog commit after a conflict with another writer
 //	        (default 20; 0 means the default; -1 none).

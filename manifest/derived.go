@@ -51,7 +51,7 @@ func (s *snapshot) derived() bool {
 // derive returns the snapshot of next, the version s's version became with
 // delta applied. The chain ends at a loaded snapshot (answered from memory)
 // or a lazy one (answered through its indices); past maxDeriveDepth the
-// first is materialized and the second replaced by a lazy snapshot of next.
+// first is materialized and the deltas on the second are folded into one.
 func (s *snapshot) derive(next *dataset.Dataset, delta *rowDelta) *snapshot {
 	s.mu.Lock()
 	depth := s.depth + 1
@@ -61,13 +61,46 @@ func (s *snapshot) derive(next *dataset.Dataset, delta *rowDelta) *snapshot {
 	s.mu.Unlock()
 	child := &snapshot{ds: next, parent: s, delta: delta, depth: depth}
 	if depth > maxDeriveDepth {
-		if _, lazyRoot := child.root(); lazyRoot {
-			return newSnapshot(next)
+		if root, lazyRoot := child.root(); lazyRoot {
+			// Lookups would walk too many deltas, and materializing would
+			// decode the whole root: fold the chain into one delta on the
+			// root (bounded by the rows a full rewrite folds back).
+			return &snapshot{ds: next, parent: root, delta: foldDeltas(child.chainTo(root)), depth: 1}
 		}
 		// A loaded root: no I/O, the context is never used.
 		_ = child.materialize(context.Background())
 	}
 	return child
+}
+
+// foldDeltas merges a chain of deltas (newest first) into one delta
+// relative to the chain's root.
+func foldDeltas(chain []*rowDelta) *rowDelta {
+	out := &rowDelta{removed: map[string]bool{}, added: map[string]addressedRow{}}
+	for i := len(chain) - 1; i >= 0; i-- {
+		d := chain[i]
+		for id := range d.removed {
+			out.removed[id] = true
+			delete(out.added, id)
+		}
+		for id, r := range d.added {
+			out.added[id] = r
+		}
+	}
+	return out
+}
+
+// chainTo returns the deltas from s up to root (exclusive), newest first.
+func (s *snapshot) chainTo(root *snapshot) []*rowDelta {
+	var chain []*rowDelta
+	for p := s; p != root; {
+		p.mu.Lock()
+		chain = append(chain, p.delta)
+		next := p.parent
+		p.mu.Unlock()
+		p = next
+	}
+	return chain
 }
 
 // root returns the snapshot the chain from s ends at and whether it is
@@ -170,19 +203,8 @@ func (s *snapshot) materialize(ctx context.Context) error {
 	root.mu.Lock()
 	rootRows, rootAddrs := root.rows, root.addrs
 	root.mu.Unlock()
-	// Fold the deltas oldest first.
-	removed := map[string]bool{}
-	added := map[string]addressedRow{}
-	for i := len(chain) - 1; i >= 0; i-- {
-		d := chain[i]
-		for id := range d.removed {
-			removed[id] = true
-			delete(added, id)
-		}
-		for id, r := range d.added {
-			added[id] = r
-		}
-	}
+	folded := foldDeltas(chain)
+	removed, added := folded.removed, folded.added
 	pos := make(map[uint64]int, len(s.ds.Fragments()))
 	for i, f := range s.ds.Fragments() {
 		pos[f.ID] = i

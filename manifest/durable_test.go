@@ -137,6 +137,11 @@ func TestVacuumMemoFollowsTheWindow(t *testing.T) {
 		t.Fatalf("inside the window: %+v, memo of %d versions, want all %d", rep, memo(), len(versions))
 	}
 	create(10, 15)
+	// Incremental commits add tier-merge versions: count what is there.
+	all, err := dataset.ListVersions(ctx, st, catalog.ManifestDir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	rep, err = mt.Vacuum(ctx, catalog.VacuumOptions{Retention: time.Minute, Now: time.Now().Add(time.Hour), KeepVersionFiles: true})
 	if err != nil {
 		t.Fatal(err)
@@ -144,8 +149,8 @@ func TestVacuumMemoFollowsTheWindow(t *testing.T) {
 	if rep.FilesRemoved == 0 || rep.VersionsRemoved != 0 || memo() != 1 {
 		t.Fatalf("past the window: %+v, memo of %d versions, want 1 (the latest)", rep, memo())
 	}
-	if versions, _ = dataset.ListVersions(ctx, st, catalog.ManifestDir); len(versions) != 16 {
-		t.Fatalf("%d version files left, want all 16 kept", len(versions))
+	if versions, _ = dataset.ListVersions(ctx, st, catalog.ManifestDir); len(versions) != len(all) {
+		t.Fatalf("%d version files left, want all %d kept", len(versions), len(all))
 	}
 	page, err := cat.ListNamespaces(ctx, nil, catalog.ListOptions{})
 	if err != nil || len(page.Names) != 15 {

@@ -313,3 +313,39 @@ func TestVacuumUnderDerivedSnapshot(t *testing.T) {
 	upsert(t, mt, []catalog.Row{tableRow("ns0$after")}, "ns2$t2")
 	checkWriterMatchesLinear(t, mt, store)
 }
+
+// TestBatchIsOneIncrementalVersion: an atomic batch on an indexed catalog
+// lands as one incremental version holding all of its changes.
+func TestBatchIsOneIncrementalVersion(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	c, err := OpenCatalog(ctx, root, Options{Write: WriteOptions{MergeFanout: 64}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, ns := range []string{"a", "b"} {
+		if err := c.CreateNamespace(ctx, catalog.Ident{ns}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, before := opOf(t, c.Store)
+	b := c.NewBatch()
+	b.CreateNamespace(catalog.Ident{"a", "x"}, nil)
+	b.CreateTable(catalog.Ident{"a", "t"}, eventsSchema(), catalog.CreateTableOptions{})
+	b.DropNamespace(catalog.Ident{"b"}, catalog.DropNamespaceOptions{})
+	if err := b.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	op, after := opOf(t, c.Store)
+	if op != "Update" || after.Version() != before.Version()+1 {
+		t.Fatalf("batch landed as %s, versions %d -> %d", op, before.Version(), after.Version())
+	}
+	checkIncrementalOn(t, before, after)
+	if got := lancecatList(t, c, nil); !slices.Equal(got, []string{"a"}) {
+		t.Fatalf("root namespaces after the batch: %v", got)
+	}
+	if got := lancecatList(t, c, catalog.Ident{"a"}); !slices.Equal(got, []string{"t"}) {
+		t.Fatalf("tables of a after the batch: %v", got)
+	}
+}

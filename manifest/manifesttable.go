@@ -163,11 +163,19 @@ func (m *ManifestTable) Create(ctx context.Context) error {
 // Commit never rebases: whatever lands in between is a catalog.ErrCommitConflict,
 // and the catalog re-plans the change on the new version.
 func (m *ManifestTable) Commit(ctx context.Context, base uint64, change *catalog.ManifestChange) (uint64, error) {
-	ds, err := dataset.Open(ctx, m.store, m.dir, dataset.OpenOptions{Version: base})
-	if err != nil {
-		return 0, fmt.Errorf("open %s version %d: %w", catalog.ManifestDir, base, err)
+	// The version the catalog planned on is usually the cached one.
+	m.mu.Lock()
+	snap := m.cached
+	m.mu.Unlock()
+	if snap == nil || snap.ds.Version() != base {
+		ds, err := dataset.Open(ctx, m.store, m.dir, dataset.OpenOptions{Version: base})
+		if err != nil {
+			return 0, fmt.Errorf("open %s version %d: %w", catalog.ManifestDir, base, err)
+		}
+		snap = newSnapshot(ds)
 	}
-	snap := m.snapshotOf(ds)
+	ds := snap.ds
+	var err error
 	var next *dataset.Dataset
 	var landed *snapshot
 	if m.incremental(ds, change) {

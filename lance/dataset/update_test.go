@@ -131,6 +131,23 @@ func TestUpdateRebaseRules(t *testing.T) {
 		t.Errorf("exact-base update over a concurrent append: %v", err)
 	}
 
+	// A concurrent rewrite (compaction) of a fragment the update deletes
+	// from: conflict; of another fragment: rebase.
+	latest, _ = d.Latest(ctx)
+	frags := latest.Fragments()
+	if len(frags) < 3 {
+		t.Fatalf("need 3 fragments, have %d", len(frags))
+	}
+	if _, err := latest.RewriteFragments(ctx, []uint64{frags[1].ID}, RowChangeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := latest.Update(ctx, rec(20), []uint64{frags[1].ID << 32}, RowChangeOptions{}); !errors.Is(err, ErrCommitConflict) {
+		t.Errorf("update of a fragment a concurrent rewrite replaced: %v", err)
+	}
+	if _, err := latest.Update(ctx, rec(21), []uint64{frags[2].ID << 32}, RowChangeOptions{}); err != nil {
+		t.Errorf("update of a fragment a concurrent rewrite left alone: %v", err)
+	}
+
 	// A concurrent overwrite: conflict.
 	latest, _ = d.Latest(ctx)
 	if _, err := latest.Overwrite(ctx, rec(18), nil); err != nil {
