@@ -270,17 +270,24 @@ func (s *Session) buildDeclaredIndexes(ctx context.Context, id catalog.Ident, de
 	return nil
 }
 
-// tableIndices describes the Lance indices of a table (none for a declared
-// table without data).
-func (s *Session) tableIndices(ctx context.Context, d catalog.TableDescription) ([]index.Info, error) {
+// describedDataset opens the dataset of a described table, or returns nil
+// for a declared table without data (or a location with no dataset yet).
+func (s *Session) describedDataset(ctx context.Context, d catalog.TableDescription) (*dataset.Dataset, error) {
 	if s.opts.Store == nil || d.DeclaredOnly || d.Location == "" {
 		return nil, nil
 	}
 	ds, err := dataset.Open(ctx, s.opts.Store, d.Location, dataset.OpenOptions{})
-	if err != nil {
-		if errors.Is(err, dataset.ErrNotFound) {
-			return nil, nil
-		}
+	if errors.Is(err, dataset.ErrNotFound) {
+		return nil, nil
+	}
+	return ds, err
+}
+
+// tableIndices describes the Lance indices of a table (none for a declared
+// table without data).
+func (s *Session) tableIndices(ctx context.Context, d catalog.TableDescription) ([]index.Info, error) {
+	ds, err := s.describedDataset(ctx, d)
+	if err != nil || ds == nil {
 		return nil, err
 	}
 	return index.Describe(ds), nil

@@ -182,14 +182,8 @@ func (s *Session) dropIndex(ctx context.Context, st *sqlparse.DropIndex) (*Resul
 // lanceIndexRows lists the Lance scalar indices of a table for SHOW INDEX
 // (nothing for a declared table without data).
 func (s *Session) lanceIndexRows(ctx context.Context, id catalog.Ident, d catalog.TableDescription) ([][]any, error) {
-	if s.opts.Store == nil || d.DeclaredOnly || d.Location == "" {
-		return nil, nil
-	}
-	ds, err := dataset.Open(ctx, s.opts.Store, d.Location, dataset.OpenOptions{})
-	if err != nil {
-		if errors.Is(err, dataset.ErrNotFound) {
-			return nil, nil
-		}
+	ds, err := s.describedDataset(ctx, d)
+	if err != nil || ds == nil {
 		return nil, err
 	}
 	var rows [][]any
