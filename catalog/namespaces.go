@@ -283,7 +283,7 @@ func (c *Catalog) ListNamespaces(ctx context.Context, parent Ident, opts ListOpt
 		return Page{}, err
 	}
 	prefix := childPrefix(parent)
-	rows, err := snap.Scan(ctx, RowFilter{Types: []string{ObjectTypeNamespace}, IDPrefix: prefix, DirectOnly: true})
+	rows, err := snap.Scan(ctx, childrenFilter(ObjectTypeNamespace, parent, ""))
 	if err != nil {
 		return Page{}, asCatalogError(err, "scan %s", ManifestDir)
 	}

@@ -3,6 +3,8 @@ package catalog
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -152,7 +154,51 @@ type ManifestSnapshot interface {
 	// Scan returns the rows matching filter, in any order. A failed read is
 	// an error, never an empty result.
 	Scan(ctx context.Context, filter RowFilter) ([]Row, error)
+	// ExplainGet and ExplainScan say how Get and Scan would answer now,
+	// from the same decision the reads make (they may read index files to
+	// decide, never rows). EXPLAIN prints them.
+	ExplainGet(ctx context.Context, objectID string) (ReadPlan, error)
+	ExplainScan(ctx context.Context, filter RowFilter) (ReadPlan, error)
 }
+
+// ReadPlan is how a snapshot answers one read of `__manifest`.
+type ReadPlan struct {
+	// Indices are the `__manifest` scalar indices searched (object_id_btree,
+	// object_type_bitmap, base_objects_label_list), in the order applied;
+	// empty when the read scans.
+	Indices []string
+	// Scan says how rows are read without an index: "rows in memory" (the
+	// version is already decoded), "full decode" (every row is read), or
+	// "" when Indices answer the read.
+	Scan string
+	// UncoveredFragments counts the fragments (appended since the indices
+	// were built) that an indexed read scans whole besides its index hits.
+	UncoveredFragments int
+}
+
+// String renders the plan for EXPLAIN: "index object_id_btree",
+// "indices object_type_bitmap, object_id_btree", "scan (full decode)".
+func (p ReadPlan) String() string {
+	unc := ""
+	if p.UncoveredFragments > 0 {
+		unc = fmt.Sprintf(" + scan of %d unindexed fragments", p.UncoveredFragments)
+	}
+	switch {
+	case len(p.Indices) == 1:
+		return "index " + p.Indices[0] + unc
+	case len(p.Indices) > 1:
+		return "indices " + strings.Join(p.Indices, ", ") + unc
+	case p.Scan != "":
+		return "scan (" + p.Scan + ")"
+	}
+	return "scan"
+}
+
+// The Scan values of a ReadPlan.
+const (
+	ReadScanMemory     = "rows in memory"
+	ReadScanFullDecode = "full decode"
+)
 
 // ManifestChange is what one catalog commit changes, applied atomically to
 // the base snapshot: rows of Deletes are removed, rows of Upserts replace the

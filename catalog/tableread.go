@@ -134,6 +134,9 @@ type ListTablesOptions struct {
 	// ExcludeDeclared leaves out tables that are declared but have no data
 	// (one dataset probe per table, as in the reference).
 	ExcludeDeclared bool
+	// NamePrefix lists only the tables whose name starts with it (a LIKE
+	// 'prefix%'), searched through the object_id BTREE.
+	NamePrefix string
 }
 
 // tableEntry is a listed table: its name and location.
@@ -153,7 +156,7 @@ func (c *Catalog) ListTables(ctx context.Context, ns Ident, opts ListTablesOptio
 			return Page{}, err
 		}
 		prefix := childPrefix(ns)
-		rows, err := snap.Scan(ctx, RowFilter{Types: []string{ObjectTypeTable}, IDPrefix: prefix, DirectOnly: true})
+		rows, err := snap.Scan(ctx, childrenFilter(ObjectTypeTable, ns, opts.NamePrefix))
 		if err != nil {
 			return Page{}, asCatalogError(err, "scan %s", ManifestDir)
 		}
@@ -176,7 +179,7 @@ func (c *Catalog) ListTables(ctx context.Context, ns Ident, opts ListTablesOptio
 			if err != nil {
 				return Page{}, err
 			}
-			entries = append(entries, v1...)
+			entries = append(entries, keepPrefixed(v1, opts.NamePrefix)...)
 		}
 	} else {
 		if len(ns) != 0 {
@@ -186,7 +189,7 @@ func (c *Catalog) ListTables(ctx context.Context, ns Ident, opts ListTablesOptio
 		if err != nil {
 			return Page{}, err
 		}
-		entries = v1
+		entries = keepPrefixed(v1, opts.NamePrefix)
 	}
 	if opts.ExcludeDeclared {
 		var err error
@@ -230,7 +233,7 @@ func (c *Catalog) v1Tables(ctx context.Context, snap ManifestSnapshot, manifestR
 		return nil, nil
 	}
 	if snap != nil {
-		rows, err := snap.Scan(ctx, RowFilter{Types: []string{ObjectTypeTable}})
+		rows, err := snap.Scan(ctx, allTablesFilter())
 		if err != nil {
 			return nil, asCatalogError(err, "scan %s", ManifestDir)
 		}
@@ -296,7 +299,7 @@ func (c *Catalog) ListAllTables(ctx context.Context) ([]Ident, error) {
 		return nil, err
 	}
 	if snap != nil {
-		rows, err := snap.Scan(ctx, RowFilter{Types: []string{ObjectTypeTable}})
+		rows, err := snap.Scan(ctx, allTablesFilter())
 		if err != nil {
 			return nil, asCatalogError(err, "scan %s", ManifestDir)
 		}

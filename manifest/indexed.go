@@ -258,40 +258,27 @@ func (s *snapshot) Get(ctx context.Context, objectID string) (catalog.Row, bool,
 	if s.derived() {
 		return s.getDerived(ctx, objectID)
 	}
-	rows, byID, loaded := s.ifLoaded()
-	if !loaded && s.promote() {
-		var err error
-		if rows, byID, err = s.all(ctx); err != nil {
-			return catalog.Row{}, false, err
-		}
-		loaded = true
+	ix, _, err := s.getPlan(ctx)
+	if err != nil {
+		return catalog.Row{}, false, err
 	}
 	var hits []catalog.Row
-	if loaded {
+	if ix == nil {
+		rows, byID, err := s.all(ctx)
+		if err != nil {
+			return catalog.Row{}, false, err
+		}
 		for _, i := range byID[objectID] {
 			hits = append(hits, rows[i])
 		}
 	} else {
-		ix, err := s.index(ctx, indexObjectID)
+		res, err := ix.Search(ctx, index.Eq(objectID))
 		if err != nil {
-			return catalog.Row{}, false, err
+			return catalog.Row{}, false, fmt.Errorf("%s version %d: %w", catalog.ManifestDir, s.Version(), err)
 		}
-		if ix == nil {
-			if rows, byID, err = s.all(ctx); err != nil {
-				return catalog.Row{}, false, err
-			}
-			for _, i := range byID[objectID] {
-				hits = append(hits, rows[i])
-			}
-		} else {
-			res, err := ix.Search(ctx, index.Eq(objectID))
-			if err != nil {
-				return catalog.Row{}, false, fmt.Errorf("%s version %d: %w", catalog.ManifestDir, s.Version(), err)
-			}
-			match := func(r catalog.Row) bool { return r.ObjectID == objectID }
-			if hits, err = s.fetch(ctx, res.Rows, res.Uncovered, match, 0); err != nil {
-				return catalog.Row{}, false, err
-			}
+		match := func(r catalog.Row) bool { return r.ObjectID == objectID }
+		if hits, err = s.fetch(ctx, res.Rows, res.Uncovered, match, 0); err != nil {
+			return catalog.Row{}, false, err
 		}
 	}
 	switch len(hits) {
@@ -301,6 +288,47 @@ func (s *snapshot) Get(ctx context.Context, objectID string) (catalog.Row, bool,
 		return hits[0].Clone(), true, nil
 	}
 	return catalog.Row{}, false, fmt.Errorf("%s version %d holds %d rows with object_id %q", catalog.ManifestDir, s.Version(), len(hits), objectID)
+}
+
+// getPlan decides how Get answers on a snapshot that is not derived: through
+// the BTREE (ix non-nil), or from every row of the version (in memory
+// already, or decoded first).
+func (s *snapshot) getPlan(ctx context.Context) (*index.Index, catalog.ReadPlan, error) {
+	if _, _, loaded := s.ifLoaded(); loaded {
+		return nil, catalog.ReadPlan{Scan: catalog.ReadScanMemory}, nil
+	}
+	if s.promote() {
+		return nil, catalog.ReadPlan{Scan: catalog.ReadScanFullDecode}, nil
+	}
+	ix, err := s.index(ctx, indexObjectID)
+	if err != nil {
+		return nil, catalog.ReadPlan{}, err
+	}
+	if ix == nil {
+		return nil, catalog.ReadPlan{Scan: catalog.ReadScanFullDecode}, nil
+	}
+	return ix, catalog.ReadPlan{Indices: []string{indexObjectID}}, nil
+}
+
+// ExplainGet says how Get(objectID) would answer now.
+func (s *snapshot) ExplainGet(ctx context.Context, objectID string) (catalog.ReadPlan, error) {
+	if s.derived() {
+		if _, _, settled, root := s.walk(objectID); !settled {
+			return root.ExplainGet(ctx, objectID)
+		}
+		// Settled by this process's own commits, or by a decoded root.
+		return catalog.ReadPlan{Scan: catalog.ReadScanMemory}, nil
+	}
+	ix, plan, err := s.getPlan(ctx)
+	if ix != nil {
+		covered := ix.Covered()
+		for _, f := range s.ds.Fragments() {
+			if !slices.Contains(covered, f.ID) {
+				plan.UncoveredFragments++
+			}
+		}
+	}
+	return plan, err
 }
 
 // Scan answers f with the indices that apply to it: the BTREE for a
@@ -315,31 +343,61 @@ func (s *snapshot) Scan(ctx context.Context, f catalog.RowFilter) ([]catalog.Row
 			return s.direct().Scan(ctx, f)
 		}
 	}
-	if rows, _, loaded := s.ifLoaded(); loaded || s.derived() || s.promote() {
-		if !loaded {
-			var err error
-			if rows, _, err = s.all(ctx); err != nil {
-				return nil, err
-			}
-		}
-		return scanRows(rows, f), nil
-	}
-	cand, uncovered, ok, err := s.candidates(ctx, f)
+	plan, cand, uncovered, err := s.scanPlan(ctx, f)
 	if err != nil {
 		return nil, err
 	}
-	if ok {
-		n, _ := cand.Len()
-		total := s.liveRowsHint()
-		if s.pushDownOnly || total == 0 || n*fullDecodeFraction <= total {
-			return s.fetch(ctx, cand, uncovered, f.Match, f.Limit)
-		}
+	if len(plan.Indices) > 0 {
+		return s.fetch(ctx, cand, uncovered, f.Match, f.Limit)
 	}
 	rows, _, err := s.all(ctx)
 	if err != nil {
 		return nil, err
 	}
 	return scanRows(rows, f), nil
+}
+
+// scanPlan decides how Scan answers f on s (not a derived snapshot with a
+// lazy root): through the indices the plan names, whose candidate rows and
+// uncovered fragments it returns, or from every row of the version.
+func (s *snapshot) scanPlan(ctx context.Context, f catalog.RowFilter) (plan catalog.ReadPlan, cand *index.RowSet, uncovered []uint64, err error) {
+	_, _, loaded := s.ifLoaded()
+	if loaded || s.derived() {
+		// A derived snapshot here has a decoded root: it is materialized
+		// from memory.
+		return catalog.ReadPlan{Scan: catalog.ReadScanMemory}, nil, nil, nil
+	}
+	full := catalog.ReadPlan{Scan: catalog.ReadScanFullDecode}
+	if s.promote() {
+		return full, nil, nil, nil
+	}
+	cand, uncovered, used, err := s.candidates(ctx, f)
+	if err != nil {
+		return catalog.ReadPlan{}, nil, nil, err
+	}
+	if len(used) == 0 {
+		return full, nil, nil, nil
+	}
+	n, _ := cand.Len()
+	total := s.liveRowsHint()
+	if s.pushDownOnly || total == 0 || n*fullDecodeFraction <= total {
+		return catalog.ReadPlan{Indices: used, UncoveredFragments: len(uncovered)}, cand, uncovered, nil
+	}
+	// The indices match too large a share of the rows to fetch them one
+	// by one.
+	return full, nil, nil, nil
+}
+
+// ExplainScan says how Scan(f) would answer now. Deciding may search the
+// indices (as Scan does), never fetch rows.
+func (s *snapshot) ExplainScan(ctx context.Context, f catalog.RowFilter) (catalog.ReadPlan, error) {
+	if s.derived() {
+		if _, lazy := s.root(); lazy {
+			return s.direct().ExplainScan(ctx, f)
+		}
+	}
+	plan, _, _, err := s.scanPlan(ctx, f)
+	return plan, err
 }
 
 func scanRows(rows []catalog.Row, f catalog.RowFilter) []catalog.Row {
@@ -369,10 +427,11 @@ func (s *snapshot) liveRowsHint() uint64 {
 	return n
 }
 
-// candidates intersects the hits of every index that applies to f. ok is
-// false when none does. uncovered lists the fragments some used index does
-// not cover (to be scanned with the filter).
-func (s *snapshot) candidates(ctx context.Context, f catalog.RowFilter) (cand *index.RowSet, uncovered []uint64, ok bool, err error) {
+// candidates intersects the hits of every index that applies to f. used
+// names the indices searched, in order; it is empty when none applies.
+// uncovered lists the fragments some used index does not cover (to be
+// scanned with the filter).
+func (s *snapshot) candidates(ctx context.Context, f catalog.RowFilter) (cand *index.RowSet, uncovered []uint64, used []string, err error) {
 	type use struct {
 		name string
 		q    index.Query
@@ -395,15 +454,16 @@ func (s *snapshot) candidates(ctx context.Context, f catalog.RowFilter) (cand *i
 	for _, u := range uses {
 		ix, err := s.index(ctx, u.name)
 		if err != nil {
-			return nil, nil, false, err
+			return nil, nil, nil, err
 		}
 		if ix == nil {
 			continue
 		}
 		res, err := ix.Search(ctx, u.q)
 		if err != nil {
-			return nil, nil, false, fmt.Errorf("%s version %d: %w", catalog.ManifestDir, s.Version(), err)
+			return nil, nil, nil, fmt.Errorf("%s version %d: %w", catalog.ManifestDir, s.Version(), err)
 		}
+		used = append(used, u.name)
 		if cand == nil {
 			cand = res.Rows
 		} else {
@@ -414,7 +474,7 @@ func (s *snapshot) candidates(ctx context.Context, f catalog.RowFilter) (cand *i
 		}
 	}
 	if cand == nil {
-		return nil, nil, false, nil
+		return nil, nil, nil, nil
 	}
 	for id := range unc {
 		uncovered = append(uncovered, id)
@@ -423,7 +483,7 @@ func (s *snapshot) candidates(ctx context.Context, f catalog.RowFilter) (cand *i
 	// Whatever fragment an index left uncovered is scanned whole, so its
 	// hits from other indices are not needed.
 	cand.RetainGroups(func(hi uint32) bool { return !unc[uint64(hi)] })
-	return cand, uncovered, true, nil
+	return cand, uncovered, used, nil
 }
 
 // fetch returns, in storage order, the rows at the candidate addresses and

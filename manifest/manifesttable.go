@@ -729,3 +729,9 @@ func (emptySnapshot) Scan(context.Context, catalog.RowFilter) ([]catalog.Row, er
 func (emptySnapshot) Get(context.Context, string) (catalog.Row, bool, error) {
 	return catalog.Row{}, false, nil
 }
+func (emptySnapshot) ExplainGet(context.Context, string) (catalog.ReadPlan, error) {
+	return catalog.ReadPlan{Scan: catalog.ReadScanMemory}, nil
+}
+func (emptySnapshot) ExplainScan(context.Context, catalog.RowFilter) (catalog.ReadPlan, error) {
+	return catalog.ReadPlan{Scan: catalog.ReadScanMemory}, nil
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -105,7 +106,13 @@ type selectPlan struct {
 	// Push-down: nil means "all"; an empty non-nil slice means "none".
 	namespaces []catalog.Ident
 	names      []string
+	// namePrefix: a conjunct TABLE_NAME LIKE 'prefix%' (listings of known
+	// namespaces search the object_id BTREE for it).
+	namePrefix string
 	level      describeLevel
+	// manifestRead is how the catalog reads `__manifest` for the scan
+	// (set for EXPLAIN by explainReads).
+	manifestRead string
 }
 
 func notSupportedSelect(what string) error {
@@ -330,6 +337,12 @@ func singleTable(from sqlparse.FromItem) (*sqlparse.TableSource, error) {
 // evaluated on every row produced, so push-down never changes the result.
 func (p *selectPlan) pushDown(where sqlparse.Expr) {
 	for _, c := range conjuncts(where) {
+		if prefix, ok := p.namePrefixOf(c); ok {
+			if p.namePrefix == "" || strings.HasPrefix(prefix, p.namePrefix) {
+				p.namePrefix = prefix // the longer of two nested prefixes
+			}
+			continue
+		}
 		col, vals, ok := p.equalityOn(c)
 		if !ok {
 			continue
@@ -350,6 +363,24 @@ func (p *selectPlan) pushDown(where sqlparse.Expr) {
 			p.names = intersectStrings(p.names, vals)
 		}
 	}
+}
+
+// namePrefixOf recognizes TABLE_NAME LIKE 'prefix%' (case-sensitive, as
+// the BTREE compares bytes).
+func (p *selectPlan) namePrefixOf(e sqlparse.Expr) (string, bool) {
+	l, ok := sqlparse.StripParens(e).(*sqlparse.Like)
+	if !ok || l.Not || l.CaseInsensitive || p.view.nameCol == "" {
+		return "", false
+	}
+	col, ok := p.columnOf(l.X)
+	if !ok || !strings.EqualFold(col, p.view.nameCol) {
+		return "", false
+	}
+	pat, ok := stringLiteral(l.Pattern)
+	if !ok {
+		return "", false
+	}
+	return likePrefix(pat, l.Escape)
 }
 
 // conjuncts splits a condition into its top-level AND operands.
@@ -545,6 +576,8 @@ func (p *selectPlan) scanDescription() string {
 			ns = append(ns, quoteString(n))
 		}
 		b.WriteString("look up tables " + strings.Join(ns, ", ") + " in namespaces " + nsPart())
+	case p.namespaces != nil && p.namePrefix != "":
+		b.WriteString("list tables of namespaces " + nsPart() + " with names starting " + quoteString(p.namePrefix))
 	case p.namespaces != nil:
 		b.WriteString("list tables of namespaces " + nsPart())
 	case p.names != nil:
@@ -564,7 +597,72 @@ func (p *selectPlan) scanDescription() string {
 	default:
 		b.WriteString("; describe each (catalog entry and dataset)")
 	}
+	if p.manifestRead != "" {
+		b.WriteString("; __manifest read: " + p.manifestRead)
+	}
 	return b.String()
+}
+
+// explainReads asks the catalog how the scan's reads of `__manifest` would
+// be answered (the index searched, or a scan), for EXPLAIN: the lookups
+// by full name, else the listings. Distinct answers are joined by " | ".
+func (p *selectPlan) explainReads(ctx context.Context, s *Session) error {
+	if p.view == nil {
+		return nil
+	}
+	var plans []catalog.ReadPlan
+	add := func(rp catalog.ReadPlan, err error) error {
+		if err != nil {
+			return err
+		}
+		plans = append(plans, rp)
+		return nil
+	}
+	switch {
+	case p.view.name == "schemata" && p.namespaces == nil:
+		// The walk lists the children of every namespace; the root's
+		// listing stands for them.
+		if err := add(s.cat.ExplainListNamespaces(ctx, catalog.Ident{})); err != nil {
+			return err
+		}
+	case p.view.name == "schemata":
+		for _, ns := range p.namespaces {
+			if len(ns) > 0 {
+				if err := add(s.cat.ExplainLookup(ctx, ns)); err != nil {
+					return err
+				}
+			}
+		}
+	case p.namespaces != nil && p.names != nil:
+		for _, ns := range p.namespaces {
+			for _, n := range p.names {
+				if err := add(s.cat.ExplainLookup(ctx, ns.Child(n))); err != nil {
+					return err
+				}
+			}
+		}
+	case p.namespaces != nil:
+		for _, ns := range p.namespaces {
+			if err := add(s.cat.ExplainListTables(ctx, ns, catalog.ListTablesOptions{NamePrefix: p.namePrefix})); err != nil {
+				return err
+			}
+		}
+	default:
+		if err := add(s.cat.ExplainListAllTables(ctx)); err != nil {
+			return err
+		}
+	}
+	var parts []string
+	for _, rp := range plans {
+		if t := rp.String(); !slices.Contains(parts, t) {
+			parts = append(parts, t)
+		}
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "none")
+	}
+	p.manifestRead = strings.Join(parts, " | ")
+	return nil
 }
 
 func (s *Session) explain(ctx context.Context, st *sqlparse.Explain) (*Result, error) {
@@ -578,6 +676,11 @@ func (s *Session) explain(ctx context.Context, st *sqlparse.Explain) (*Result, e
 	p, err := s.planQuery(ctx, sel)
 	if err != nil {
 		return nil, err
+	}
+	if sp, ok := p.(*selectPlan); ok {
+		if err := sp.explainReads(ctx, s); err != nil {
+			return nil, err
+		}
 	}
 	var rows [][]any
 	for _, l := range p.Explain() {
@@ -710,7 +813,7 @@ func (p *selectPlan) tableIdents(ctx context.Context, s *Session) ([]catalog.Ide
 		}
 	case p.namespaces != nil:
 		for _, ns := range p.namespaces {
-			page, err := s.cat.ListTables(ctx, ns, catalog.ListTablesOptions{})
+			page, err := s.cat.ListTables(ctx, ns, catalog.ListTablesOptions{NamePrefix: p.namePrefix})
 			if err != nil {
 				if catalogCode(err) == catalog.CodeNamespaceNotFound {
 					continue

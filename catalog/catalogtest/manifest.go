@@ -283,6 +283,16 @@ func (s *memSnapshot) Scan(ctx context.Context, f catalog.RowFilter) ([]catalog.
 	return sortedRows(s.v.rows, f), nil
 }
 
+// ExplainGet: the fake holds its rows in a map; it has no indices.
+func (s *memSnapshot) ExplainGet(ctx context.Context, objectID string) (catalog.ReadPlan, error) {
+	return catalog.ReadPlan{Scan: catalog.ReadScanMemory}, ctx.Err()
+}
+
+// ExplainScan: the fake filters every row in memory.
+func (s *memSnapshot) ExplainScan(ctx context.Context, f catalog.RowFilter) (catalog.ReadPlan, error) {
+	return catalog.ReadPlan{Scan: catalog.ReadScanMemory}, ctx.Err()
+}
+
 func sortedRows(rows map[string]catalog.Row, f catalog.RowFilter) []catalog.Row {
 	var out []catalog.Row
 	for _, r := range rows {

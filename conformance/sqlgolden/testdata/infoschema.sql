@@ -26,6 +26,10 @@ EXPLAIN SELECT TABLE_NAME FROM information_schema.tables WHERE TABLE_SCHEMA = 's
 EXPLAIN SELECT TABLE_NAME, TABLE_ROWS FROM information_schema.tables WHERE TABLE_NAME = 'alpha';
 EXPLAIN SELECT COLUMN_NAME FROM information_schema.columns WHERE TABLE_SCHEMA = 's1' AND TABLE_NAME = 'alpha';
 EXPLAIN SELECT * FROM information_schema.schemata WHERE SCHEMA_NAME = 's1';
+-- A LIKE 'prefix%' on the table name narrows a namespace listing to an object_id prefix; this
+-- session wrote the catalog, so __manifest is answered from memory.
+EXPLAIN SELECT TABLE_NAME FROM information_schema.tables WHERE TABLE_SCHEMA = 's1' AND TABLE_NAME LIKE 'al%';
+SELECT TABLE_NAME FROM information_schema.tables WHERE TABLE_SCHEMA = 's1' AND TABLE_NAME LIKE 'al%';
 SELECT DATABASE();
 USE s1.inner;
 SELECT DATABASE(), VERSION();
