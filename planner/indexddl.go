@@ -188,6 +188,24 @@ func (s *Session) lanceIndexRows(ctx context.Context, id catalog.Ident, d catalo
 	}
 	var rows [][]any
 	for _, info := range index.Describe(ds) {
+		typ, comment := info.Kind.String(), fmt.Sprintf("Lance scalar index (%d segment(s))", len(info.Segments))
+		switch info.Kind {
+		case index.KindVector, index.KindInverted:
+			// The exact type (IVF_PQ, ...) is in the first segment's files.
+			for _, m := range ds.Indices() {
+				if m.Name == info.Name {
+					if typ, err = index.TypeName(ctx, ds, m); err != nil {
+						return nil, err
+					}
+					break
+				}
+			}
+			what := "full-text"
+			if info.Kind == index.KindVector {
+				what = "vector"
+			}
+			comment = fmt.Sprintf("Lance %s index, not used by lancecat (%d segment(s))", what, len(info.Segments))
+		}
 		for i, c := range info.Columns {
 			null := ""
 			nonUnique := int64(1)
@@ -199,8 +217,8 @@ func (s *Session) lanceIndexRows(ctx context.Context, id catalog.Ident, d catalo
 					nonUnique = 0
 				}
 			}
-			rows = append(rows, []any{id.Name(), nonUnique, info.Name, int64(i + 1), c, null, info.Kind.String(),
-				fmt.Sprintf("Lance scalar index (%d segment(s))", len(info.Segments)), fragList(info.Covered), fragList(info.Uncovered)})
+			rows = append(rows, []any{id.Name(), nonUnique, info.Name, int64(i + 1), c, null, typ,
+				comment, fragList(info.Covered), fragList(info.Uncovered)})
 		}
 	}
 	return rows, nil

@@ -21,6 +21,11 @@ const (
 	KindBTree
 	KindBitmap
 	KindLabelList
+	// KindInverted is the full-text (FTS) index; KindVector a vector index,
+	// whose exact type (IVF_PQ, IVF_HNSW_SQ, ...) its files record (see
+	// TypeName). lancecat names them but does not search them.
+	KindInverted
+	KindVector
 )
 
 func (k Kind) String() string {
@@ -31,8 +36,18 @@ func (k Kind) String() string {
 		return "BITMAP"
 	case KindLabelList:
 		return "LABEL_LIST"
+	case KindInverted:
+		return "INVERTED"
+	case KindVector:
+		return "VECTOR"
 	}
 	return "UNKNOWN"
+}
+
+// searchable reports whether lancecat can open and search indices of k
+// (the scalar kinds).
+func (k Kind) searchable() bool {
+	return k == KindBTree || k == KindBitmap || k == KindLabelList
 }
 
 // Type URLs of the index details Lance stores in IndexMetadata.index_details
@@ -61,6 +76,10 @@ func KindOf(m *dataset.IndexMetadata) Kind {
 		return KindBitmap
 	case "LabelList":
 		return KindLabelList
+	case "Inverted":
+		return KindInverted
+	case "Vector":
+		return KindVector
 	}
 	return KindUnknown
 }
@@ -124,7 +143,7 @@ func Open(ctx context.Context, ds *dataset.Dataset, name string) (*Index, error)
 	}
 	ix.dels = newDeletionCache(ds)
 	for _, m := range metas {
-		if k := KindOf(m); k != ix.kind || k == KindUnknown {
+		if k := KindOf(m); k != ix.kind || !k.searchable() {
 			return nil, fmt.Errorf("%w: index %q segment %s has type %q", ErrUnsupported, name, m.UUID, m.DetailsTypeURL)
 		}
 		if len(m.Fields) != 1 {
