@@ -70,6 +70,14 @@ func TestExplainNamesManifestIndex(t *testing.T) {
 		t.Errorf("LIKE 'p%%' in s1: %v, want [[pa]]", got)
 	}
 
+	// SHOW TABLES LIKE 'prefix%' lists through the same prefix.
+	if got := f.rows("SHOW TABLES FROM s1 LIKE 'p%'"); len(got) != 1 || got[0][0] != "pa" {
+		t.Errorf("SHOW TABLES FROM s1 LIKE 'p%%': %v, want [[pa]]", got)
+	}
+	if got := f.rows("SHOW TABLES FROM s2 LIKE 't1%'"); len(got) != 10 {
+		t.Errorf("SHOW TABLES FROM s2 LIKE 't1%%': %d rows, want 10", len(got))
+	}
+
 	// The writer's snapshot derives from its own commits: in memory.
 	if got := wf.rows("EXPLAIN SELECT TABLE_NAME FROM information_schema.tables WHERE TABLE_SCHEMA = 's1'"); !strings.HasSuffix(got[len(got)-1][0].(string), "__manifest read: scan (rows in memory)") {
 		t.Errorf("writer's EXPLAIN: %v", got)

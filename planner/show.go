@@ -87,7 +87,15 @@ func (s *Session) showTables(ctx context.Context, st *sqlparse.ShowTables) (*Res
 	if st.Namespace != nil {
 		ns = namespaceIdent(st.Namespace)
 	}
-	page, err := s.cat.ListTables(ctx, ns, catalog.ListTablesOptions{})
+	var opts catalog.ListTablesOptions
+	if st.Like != nil {
+		// LIKE 'prefix%' lists through the object_id BTREE; likeFilter
+		// below still applies the whole pattern.
+		if prefix, ok := likePrefix(*st.Like, '\\'); ok {
+			opts.NamePrefix = prefix
+		}
+	}
+	page, err := s.cat.ListTables(ctx, ns, opts)
 	if err != nil {
 		return nil, err
 	}
