@@ -156,6 +156,11 @@ func planAggregate(env *rowEnv, st *sqlparse.Select, post selectPipeline, mark f
 		groupText[key] = len(a.groupBy)
 		a.groupBy = append(a.groupBy, g)
 		c := exprColumn(env, g, aggSlot("g", len(cols)))
+		if ref, ok := sqlparse.StripParens(g).(*sqlparse.ColumnRef); ok {
+			if i, err := env.column(ref); err == nil {
+				c.Nullable = env.cols[i].Nullable // a group key is NULL only if its column can be
+			}
+		}
 		cols = append(cols, c)
 	}
 	callIndex := map[string]int{}
@@ -362,7 +367,9 @@ func exprColumn(env *rowEnv, e sqlparse.Expr, label string) Column {
 		if i, err := env.column(ref); err == nil {
 			c := env.cols[i]
 			c.Name = label
-			c.Nullable = true
+			// A group key or an aggregate keeps its nullability (COUNT is
+			// never NULL); a source column's MIN or MAX is NULL over no rows.
+			c.Nullable = c.Nullable || !strings.HasPrefix(ref.Column, "\x00")
 			return c
 		}
 	}
