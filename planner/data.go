@@ -20,6 +20,9 @@ import (
 //	FROM [ns.]table
 //	[WHERE cond] [ORDER BY col [ASC|DESC], ...] [LIMIT n [OFFSET m] | LIMIT m, n]
 //
+// or an aggregating query (GROUP BY, HAVING, COUNT/SUM/AVG/MIN/MAX; see
+// aggregate.go), whose WHERE and scan are the same.
+//
 // cond combines, with AND, OR, NOT, XOR and parentheses, comparisons of
 // columns and literals: =, <=>, <>, !=, <, <=, >, >=, [NOT] IN (list),
 // [NOT] BETWEEN, IS [NOT] NULL, IS [NOT] TRUE/FALSE, [NOT] LIKE (with
