@@ -47,6 +47,9 @@ type aggCall struct {
 	star     bool
 	distinct bool
 	text     string // the call's normal form, to share equal calls
+	// decimal: the argument is a DECIMAL column, whose values are exact
+	// text; MIN and MAX compare it numerically (compareDecimalText).
+	decimal bool
 }
 
 // aggState accumulates one aggregate call within one group.
@@ -411,6 +414,11 @@ func newAggCall(env *rowEnv, n *sqlparse.FuncCall) (aggCall, error) {
 		return aggCall{}, err
 	}
 	call.arg = n.Args[0]
+	if ref, ok := sqlparse.StripParens(call.arg).(*sqlparse.ColumnRef); ok {
+		if i, err := env.column(ref); err == nil {
+			call.decimal = strings.HasPrefix(strings.ToUpper(env.cols[i].DatabaseType), "DECIMAL")
+		}
+	}
 	return call, nil
 }
 
@@ -643,16 +651,64 @@ func (c aggCall) add(st *aggState, env *rowEnv, row []any) error {
 			st.fsum = float64(st.isum)
 		}
 		st.fsum += f
-	case "min":
-		if st.best == nil || compare(v, st.best) < 0 {
+	case "min", "max":
+		if st.best == nil {
 			st.best = cloneValues([]any{v})[0]
+			return nil
 		}
-	case "max":
-		if st.best == nil || compare(v, st.best) > 0 {
+		var cmp int
+		ds, dok := v.(string)
+		bs, bok := st.best.(string)
+		if c.decimal && dok && bok {
+			cmp = compareDecimalText(ds, bs)
+		} else {
+			cmp = compare(v, st.best)
+		}
+		if (c.fn == "min" && cmp < 0) || (c.fn == "max" && cmp > 0) {
 			st.best = cloneValues([]any{v})[0]
 		}
 	}
 	return nil
+}
+
+// compareDecimalText orders two plain decimal texts ("-12.50", "3")
+// exactly, without a float's rounding.
+func compareDecimalText(a, b string) int {
+	an, bn := strings.HasPrefix(a, "-"), strings.HasPrefix(b, "-")
+	ai, af, _ := strings.Cut(strings.TrimPrefix(a, "-"), ".")
+	bi, bf, _ := strings.Cut(strings.TrimPrefix(b, "-"), ".")
+	ai, bi = strings.TrimLeft(ai, "0"), strings.TrimLeft(bi, "0")
+	af, bf = strings.TrimRight(af, "0"), strings.TrimRight(bf, "0")
+	zero := func(i, f string) bool { return i == "" && f == "" }
+	if zero(ai, af) {
+		an = false
+	}
+	if zero(bi, bf) {
+		bn = false
+	}
+	if an != bn {
+		if an {
+			return -1
+		}
+		return 1
+	}
+	c := len(ai) - len(bi)
+	if c == 0 {
+		c = strings.Compare(ai, bi)
+	}
+	if c == 0 {
+		c = strings.Compare(af, bf) // trailing zeros trimmed: byte order is numeric order
+	}
+	switch {
+	case c < 0:
+		c = -1
+	case c > 0:
+		c = 1
+	}
+	if an {
+		c = -c
+	}
+	return c
 }
 
 // result is the aggregate's value for the group.

@@ -155,3 +155,22 @@ func TestAggregateErrors(t *testing.T) {
 	f.fails(`SELECT g, id, COUNT(*) FROM s.t GROUP BY g`, catalog.CodeInvalidInput, "neither aggregated nor named in GROUP BY")
 	f.fails(`SELECT id, COUNT(*) FROM s.t`, catalog.CodeInvalidInput, "neither aggregated nor named in GROUP BY")
 }
+
+// TestAggregateDecimalMinMax: MIN and MAX of a DECIMAL column (exact text
+// values) order numerically, not byte-wise.
+func TestAggregateDecimalMinMax(t *testing.T) {
+	f := newDataFixture(t, Options{})
+	f.exec(`CREATE SCHEMA s; CREATE TABLE s.t (d DECIMAL(10,2)); INSERT INTO s.t VALUES (9.5), (10.25), (-3), (-12), (NULL)`)
+	rows := f.rows(`SELECT MIN(d), MAX(d), COUNT(d) FROM s.t`)
+	if want := [][]any{{"-12.00", "10.25", int64(4)}}; !reflect.DeepEqual(rows, want) {
+		t.Fatalf("got %v, want %v", rows, want)
+	}
+	for _, c := range []struct {
+		a, b string
+		want int
+	}{{"9.50", "10.25", -1}, {"-12.00", "-3.00", -1}, {"0.00", "-0.00", 0}, {"1.5", "1.50", 0}, {"-0.01", "0.00", -1}, {"100", "99.99", 1}} {
+		if got := compareDecimalText(c.a, c.b); got != c.want {
+			t.Errorf("compareDecimalText(%s, %s) = %d, want %d", c.a, c.b, got, c.want)
+		}
+	}
+}
