@@ -14,7 +14,7 @@ import (
 // the directory) left behind. A directory is owned when it is `__manifest`, ends in ".lance" (a
 // compatibility-mode root table, listed from the directory itself, never deleted here), or holds
 // the location of any `__manifest` row of any type (including rows other clients wrote). Younger
-// directories may belong to a mutation in flight and are kept.
+// directories may belong to a mutation in flight and are kept, and so are symbolic links.
 func (c *Catalog) vacuumOrphanDirs(ctx context.Context, snap ManifestSnapshot, cutoff time.Time, rep *VacuumReport) error {
 	rows, err := snap.Scan(ctx, RowFilter{})
 	if err != nil {
@@ -38,6 +38,13 @@ func (c *Catalog) vacuumOrphanDirs(ctx context.Context, snap ManifestSnapshot, c
 	}
 	for _, d := range dirs {
 		if owned[d] || strings.HasSuffix(d, ".lance") || strings.HasPrefix(d, ".") {
+			continue
+		}
+		// lancecat never creates links: a link in the root is someone
+		// else's, and what it points at is never ours to delete.
+		if link, err := c.symlinkOnPath(ctx, d); err != nil {
+			return fmt.Errorf("vacuum: %s: %w", d, err)
+		} else if link != "" {
 			continue
 		}
 		newest, err := c.opts.Root.NewestModTime(ctx, d)

@@ -513,18 +513,26 @@ func checkRegisterLocation(ctx context.Context, v *view, loc, objectID string) e
 	} else if other != "" {
 		return newErr(CodeInvalidInput, nil, "table location %q overlaps the location of table %q", loc, other)
 	}
-	if sc, ok := v.c.opts.Root.(interface {
-		SymlinkOnPath(ctx context.Context, path string) (string, error)
-	}); ok {
-		link, err := sc.SymlinkOnPath(ctx, clean)
-		if err != nil {
-			return asCatalogError(err, "register %s", loc)
-		}
-		if link != "" {
-			return newErr(CodeInvalidInput, nil, "table location %q passes through the symbolic link %q: a table must live inside the catalog root", loc, link)
-		}
+	link, err := v.c.symlinkOnPath(ctx, clean)
+	if err != nil {
+		return asCatalogError(err, "register %s", loc)
+	}
+	if link != "" {
+		return newErr(CodeInvalidInput, nil, "table location %q passes through the symbolic link %q: a table must live inside the catalog root", loc, link)
 	}
 	return nil
+}
+
+// symlinkOnPath reports the first symbolic link on a path under the root,
+// for roots that can have links (an optional RootDir capability).
+func (c *Catalog) symlinkOnPath(ctx context.Context, p string) (string, error) {
+	sc, ok := c.opts.Root.(interface {
+		SymlinkOnPath(ctx context.Context, path string) (string, error)
+	})
+	if !ok {
+		return "", nil
+	}
+	return sc.SymlinkOnPath(ctx, p)
 }
 
 // RegisterTable adds an existing dataset at a location relative to the

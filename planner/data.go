@@ -20,6 +20,9 @@ import (
 //	FROM [ns.]table
 //	[WHERE cond] [ORDER BY col [ASC|DESC], ...] [LIMIT n [OFFSET m] | LIMIT m, n]
 //
+// or an aggregating query (GROUP BY, HAVING, COUNT/SUM/AVG/MIN/MAX; see
+// aggregate.go), whose WHERE and scan are the same.
+//
 // cond combines, with AND, OR, NOT, XOR and parentheses, comparisons of
 // columns and literals: =, <=>, <>, !=, <, <=, >, >=, [NOT] IN (list),
 // [NOT] BETWEEN, IS [NOT] NULL, IS [NOT] TRUE/FALSE, [NOT] LIKE (with
@@ -154,6 +157,21 @@ func (s *Session) planDataSelect(ctx context.Context, st *sqlparse.Select, name 
 			return true
 		})
 	}
+	if hasAggregates(st) && !loneCount(st, true) {
+		if err := p.planGrouped(s, st, markUsed); err != nil {
+			return nil, err
+		}
+		for i := range cols {
+			if used[i] {
+				p.read = append(p.read, i)
+			}
+		}
+		if len(p.read) == 0 {
+			p.read = []int{0} // only the row count matters
+		}
+		p.keep = p.read
+		return p, nil
+	}
 	for _, f := range st.Items {
 		if f.Star {
 			for i, c := range cols {
@@ -249,6 +267,36 @@ func (s *Session) planDataSelect(ctx context.Context, st *sqlparse.Select, name 
 	}
 	p.pushLimit = p.where == nil && len(p.order) == 0 && !p.countStar
 	return p, nil
+}
+
+// planGrouped plans an aggregating query (aggregate.go): WHERE on the
+// scanned rows, then the aggregation stage.
+func (p *dataPlan) planGrouped(s *Session, st *sqlparse.Select, mark func(sqlparse.Expr)) error {
+	if st.Where != nil {
+		if containsAggregate(st.Where) {
+			return errorf(catalog.CodeInvalidInput, "invalid use of an aggregate function in WHERE (%s); filter groups with HAVING", st.Where)
+		}
+		if err := checkDataCondition(st.Where); err != nil {
+			return err
+		}
+		if err := p.env.check(st.Where); err != nil {
+			return err
+		}
+		p.where = st.Where
+		mark(st.Where)
+		p.indexable = p.indexCandidates(st.Where)
+	}
+	post := s.newPipeline(p.source)
+	if err := setLimit(&post, st.Limit); err != nil {
+		return err
+	}
+	agg, err := planAggregate(p.env, st, post, mark)
+	if err != nil {
+		return err
+	}
+	p.agg = agg
+	p.outCols = agg.post.outCols
+	return nil
 }
 
 func (p *dataPlan) planCount(agg *sqlparse.FuncCall, nFields int, used map[int]bool) error {
@@ -478,7 +526,11 @@ func (p *dataPlan) Explain() []string {
 			add(fmt.Sprintf("Sort %s (in memory, at most %d rows)", strings.Join(keys, ", "), p.maxRows))
 		}
 	}
+	if p.agg != nil {
+		p.agg.explain(add)
+	}
 	switch {
+	case p.agg != nil:
 	case p.countStar && p.where == nil && p.countCol < 0:
 		add("Count from the manifest's fragment row counts (no data read)")
 	case p.countStar:

@@ -139,8 +139,6 @@ func checkSelectShape(st *sqlparse.Select) error {
 	switch {
 	case len(st.SetOps) > 0:
 		return notSupportedSelect("set operations (UNION, EXCEPT, INTERSECT)")
-	case st.GroupBy != nil || st.Having != nil:
-		return notSupportedSelect("GROUP BY, HAVING and window functions")
 	case st.Distinct:
 		return notSupportedSelect("SELECT DISTINCT")
 	}
@@ -178,6 +176,12 @@ func (s *Session) planSelect(st *sqlparse.Select) (*selectPlan, error) {
 	p.env.session = s
 	// Fields.
 	used := map[string]bool{}
+	if hasAggregates(st) && !loneCount(st, false) {
+		if err := p.planGrouped(s, st, used); err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
 	for _, f := range st.Items {
 		if f.Star {
 			if p.view == nil {
@@ -262,6 +266,61 @@ func (s *Session) planSelect(st *sqlparse.Select) (*selectPlan, error) {
 		}
 	}
 	return p, nil
+}
+
+// planGrouped plans an aggregating query over a view (aggregate.go):
+// WHERE (pushed down where it can be) on the view's rows, then the
+// aggregation stage.
+func (p *selectPlan) planGrouped(s *Session, st *sqlparse.Select, used map[string]bool) error {
+	mark := func(e sqlparse.Expr) { markColumns(e, used, p.env) }
+	if st.Where != nil {
+		if p.view == nil {
+			return notSupportedSelect("WHERE without FROM")
+		}
+		if containsAggregate(st.Where) {
+			return errorf(catalog.CodeInvalidInput, "invalid use of an aggregate function in WHERE (%s); filter groups with HAVING", st.Where)
+		}
+		if err := p.env.check(st.Where); err != nil {
+			return err
+		}
+		p.where = st.Where
+		mark(st.Where)
+		p.pushDown(st.Where)
+	}
+	post := s.newPipeline(p.source)
+	if err := setLimit(&post, st.Limit); err != nil {
+		return err
+	}
+	agg, err := planAggregate(p.env, st, post, mark)
+	if err != nil {
+		return err
+	}
+	p.agg = agg
+	p.outCols = agg.post.outCols
+	if p.view != nil {
+		for _, c := range p.view.columns {
+			if used[strings.ToLower(c.Name)] && c.level > p.level {
+				p.level = c.level
+			}
+		}
+	}
+	return nil
+}
+
+// setLimit sets a pipeline's LIMIT and OFFSET from the query's clause
+// (nil: none).
+func setLimit(p *selectPipeline, l *sqlparse.Limit) error {
+	if l == nil {
+		return nil
+	}
+	var err error
+	if p.limit, err = limitValue(l.Count); err != nil {
+		return err
+	}
+	if l.Offset != nil {
+		p.offset, err = limitValue(l.Offset)
+	}
+	return err
 }
 
 func limitValue(e sqlparse.Expr) (int64, error) {
@@ -522,7 +581,9 @@ func (p *selectPlan) Explain() []string {
 		}
 		add("Sort " + strings.Join(keys, ", "))
 	}
-	if p.countStar {
+	if p.agg != nil {
+		p.agg.explain(add)
+	} else if p.countStar {
 		add("Count")
 	} else {
 		var names []string

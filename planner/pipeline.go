@@ -49,6 +49,10 @@ type selectPipeline struct {
 	// others are nil in rows read back.
 	keep   []int
 	source string // names the source in errors
+	// agg, when set, folds the matching rows into groups and hands them to
+	// its own pipeline (aggregate.go); the fields above past WHERE are
+	// unused.
+	agg *aggStage
 }
 
 // selectField is one item of the select list.
@@ -70,6 +74,8 @@ func (p *selectPipeline) tooMany() error {
 // execute runs the pipeline over the rows of a source.
 func (p *selectPipeline) execute(ctx context.Context, rows iter.Seq2[[]any, error]) (*Result, error) {
 	switch {
+	case p.agg != nil:
+		return p.agg.run(ctx, p.env, p.matching(ctx, rows))
 	case p.countStar:
 		var count int64
 		for row, err := range p.matching(ctx, rows) {

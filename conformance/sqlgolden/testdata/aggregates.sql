@@ -1,0 +1,17 @@
+-- Aggregates over table data: GROUP BY, HAVING, ORDER BY over aggregates and aliases.
+CREATE SCHEMA agg;
+USE agg;
+CREATE TABLE m (version_id BIGINT, g VARCHAR(8), x INT, f DOUBLE);
+SELECT MAX(version_id) FROM m;
+SELECT COUNT(*), COUNT(x), SUM(x), AVG(x), MIN(g), MAX(f) FROM m;
+INSERT INTO m VALUES (1, 'a', 10, 0.5), (2, 'a', NULL, 1.5), (3, 'b', 7, NULL), (4, 'b', 7, 2.5), (5, NULL, -3, 4.0);
+SELECT MAX(version_id) FROM m;
+SELECT g, COUNT(*) AS n, COUNT(x), COUNT(DISTINCT x), SUM(x), AVG(x), MIN(f), MAX(f) FROM m GROUP BY g ORDER BY g;
+SELECT g, SUM(x) AS s FROM m GROUP BY g HAVING SUM(x) > 5 ORDER BY s DESC;
+SELECT g, COUNT(*) FROM m WHERE version_id > 1 GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 2;
+EXPLAIN SELECT g, SUM(x) AS s FROM m WHERE version_id > 1 GROUP BY g HAVING COUNT(*) > 1 ORDER BY s;
+-- Errors: an aggregate in WHERE, a column neither grouped nor aggregated.
+SELECT g FROM m WHERE MAX(x) > 1;
+SELECT g, x, COUNT(*) FROM m GROUP BY g;
+SELECT x, COUNT(*) FROM m;
+SELECT g, COUNT(*) FROM m GROUP BY g HAVING x > 1;

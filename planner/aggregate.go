@@ -1,0 +1,736 @@
+package planner
+
+import (
+	"context"
+	"encoding/binary"
+	"iter"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lancecat/lancecat/catalog"
+	"github.com/lancecat/lancecat/sqlparse"
+)
+
+// Aggregation (GROUP BY, HAVING, COUNT/SUM/AVG/MIN/MAX) is a stage of the
+// selectPipeline: the rows that pass WHERE are folded into one state per
+// group (memory grows with the number of groups, and with the distinct
+// values of a COUNT(DISTINCT x), never with the rows), then the groups, one
+// row each laid out as [group keys..., aggregate results...], feed a second
+// selectPipeline that evaluates HAVING, ORDER BY, LIMIT and the select
+// list over them. The select list, HAVING and ORDER BY are rewritten for
+// that layout: each aggregate call and each GROUP BY expression becomes a
+// reference to its slot; a column outside an aggregate that GROUP BY does
+// not name is an error (MySQL's ONLY_FULL_GROUP_BY).
+//
+// Result types, as MySQL reports them where lancecat's value types allow:
+// COUNT is BIGINT (0 over no rows); SUM of integers is BIGINT (an int64;
+// overflow fails with InvalidInput rather than wrapping; MySQL would answer
+// a DECIMAL), SUM of anything else and AVG are DOUBLE; MIN and MAX keep the
+// argument column's type. NULLs are skipped; SUM, AVG, MIN and MAX over no
+// non-NULL value are NULL. Without GROUP BY an empty input still yields
+// one row.
+
+// aggStage is the aggregation step of a pipeline.
+type aggStage struct {
+	groupBy []sqlparse.Expr // over the source row
+	calls   []aggCall
+	post    selectPipeline // over the grouped rows
+}
+
+// aggCall is one distinct aggregate call of the query.
+type aggCall struct {
+	fn       string // count, sum, avg, min, max
+	arg      sqlparse.Expr
+	star     bool
+	distinct bool
+	text     string // the call's normal form, to share equal calls
+	// decimal: the argument is a DECIMAL column, whose values are exact
+	// text; MIN and MAX compare it numerically (compareDecimalText).
+	decimal bool
+}
+
+// aggState accumulates one aggregate call within one group.
+type aggState struct {
+	count    int64
+	isum     int64
+	fsum     float64
+	floating bool // fsum is in use (a non-integer was summed)
+	best     any  // MIN or MAX so far
+	seen     map[string]struct{}
+}
+
+// hasAggregates reports whether a query aggregates: GROUP BY, HAVING, or
+// an aggregate call in the select list or ORDER BY.
+func hasAggregates(st *sqlparse.Select) bool {
+	if len(st.GroupBy) > 0 || st.Having != nil || (st.Where != nil && containsAggregate(st.Where)) {
+		return true
+	}
+	for _, it := range st.Items {
+		if containsAggregate(it.Expr) {
+			return true
+		}
+	}
+	for _, o := range st.OrderBy {
+		if containsAggregate(o.Expr) {
+			return true
+		}
+	}
+	return false
+}
+
+// loneCount reports whether st is the one-COUNT query the older fast
+// path answers (a COUNT(*) without WHERE from the manifest's row counts):
+// a single non-DISTINCT COUNT and no GROUP BY or HAVING. withArg admits
+// COUNT(column) and COUNT(literal) too.
+func loneCount(st *sqlparse.Select, withArg bool) bool {
+	if len(st.GroupBy) > 0 || st.Having != nil || len(st.Items) != 1 || st.Items[0].Star ||
+		(st.Where != nil && containsAggregate(st.Where)) {
+		return false
+	}
+	f, ok := st.Items[0].Expr.(*sqlparse.FuncCall)
+	if !ok || !f.Aggregate || f.Distinct || !strings.EqualFold(f.Name, "count") {
+		return false
+	}
+	for _, o := range st.OrderBy {
+		if containsAggregate(o.Expr) {
+			return false
+		}
+	}
+	return f.Star || withArg
+}
+
+// containsAggregate reports whether e calls an aggregate function.
+func containsAggregate(e sqlparse.Expr) bool {
+	found := false
+	sqlparse.Inspect(e, func(n sqlparse.Expr) bool {
+		if f, ok := n.(*sqlparse.FuncCall); ok && f.Aggregate {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// aggSlot names the slot of the i-th group key or aggregate in the grouped
+// row; the NUL byte keeps it from clashing with a real column name.
+func aggSlot(kind string, i int) string { return "\x00" + kind + strconv.Itoa(i) }
+
+// planAggregate plans the aggregation of st over rows laid out as env
+// describes. post starts the pipeline over the groups (its limits and
+// budget); the returned stage's post pipeline holds the select list,
+// HAVING, ORDER BY and LIMIT. mark is called for every source column the
+// query reads.
+func planAggregate(env *rowEnv, st *sqlparse.Select, post selectPipeline, mark func(sqlparse.Expr)) (*aggStage, error) {
+	if st.Where != nil && containsAggregate(st.Where) {
+		return nil, errorf(catalog.CodeInvalidInput, "invalid use of an aggregate function in WHERE (%s); filter groups with HAVING", st.Where)
+	}
+	a := &aggStage{}
+	var cols []Column
+	groupText := map[string]int{}
+	for _, g := range st.GroupBy {
+		if pos, ok := g.(*sqlparse.ColumnPosition); ok {
+			if pos.N < 1 || pos.N > len(st.Items) || st.Items[pos.N-1].Star {
+				return nil, errorf(catalog.CodeInvalidInput, "GROUP BY position %d does not name an expression of the select list", pos.N)
+			}
+			g = st.Items[pos.N-1].Expr
+		} else if ref, ok := g.(*sqlparse.ColumnRef); ok && ref.Qualifier == nil {
+			if _, err := env.column(ref); err != nil { // GROUP BY alias
+				for _, it := range st.Items {
+					if !it.Star && strings.EqualFold(it.Alias, ref.Column) {
+						g = it.Expr
+					}
+				}
+			}
+		}
+		if containsAggregate(g) {
+			return nil, errorf(catalog.CodeInvalidInput, "invalid use of an aggregate function in GROUP BY (%s)", g)
+		}
+		if err := env.check(g); err != nil {
+			return nil, err
+		}
+		mark(g)
+		key := g.String()
+		if _, dup := groupText[key]; dup {
+			continue
+		}
+		groupText[key] = len(a.groupBy)
+		a.groupBy = append(a.groupBy, g)
+		c := exprColumn(env, g, aggSlot("g", len(cols)))
+		if ref, ok := sqlparse.StripParens(g).(*sqlparse.ColumnRef); ok {
+			if i, err := env.column(ref); err == nil {
+				c.Nullable = env.cols[i].Nullable // a group key is NULL only if its column can be
+			}
+		}
+		cols = append(cols, c)
+	}
+	callIndex := map[string]int{}
+	// rewrite maps an expression over source rows to one over grouped rows.
+	var rewrite func(e sqlparse.Expr) (sqlparse.Expr, error)
+	rewrite = func(e sqlparse.Expr) (sqlparse.Expr, error) {
+		if e == nil {
+			return nil, nil
+		}
+		if i, ok := groupText[e.String()]; ok {
+			return &sqlparse.ColumnRef{Column: aggSlot("g", i)}, nil
+		}
+		switch n := e.(type) {
+		case *sqlparse.FuncCall:
+			if !n.Aggregate {
+				c := *n
+				c.Args = make([]sqlparse.Expr, len(n.Args))
+				for i, x := range n.Args {
+					r, err := rewrite(x)
+					if err != nil {
+						return nil, err
+					}
+					c.Args[i] = r
+				}
+				return &c, nil
+			}
+			call, err := newAggCall(env, n)
+			if err != nil {
+				return nil, err
+			}
+			i, ok := callIndex[call.text]
+			if !ok {
+				i = len(a.calls)
+				callIndex[call.text] = i
+				a.calls = append(a.calls, call)
+				cols = append(cols, call.column(env, aggSlot("a", i)))
+				if call.arg != nil {
+					mark(call.arg)
+				}
+			}
+			return &sqlparse.ColumnRef{Column: aggSlot("a", i)}, nil
+		case *sqlparse.ColumnRef:
+			if _, err := env.column(n); err != nil {
+				return nil, err
+			}
+			return nil, errorf(catalog.CodeInvalidInput, "column %s is neither aggregated nor named in GROUP BY (each select item must be an aggregate or a GROUP BY expression)", n)
+		case *sqlparse.Literal:
+			return n, nil
+		case *sqlparse.Paren:
+			x, err := rewrite(n.X)
+			if err != nil {
+				return nil, err
+			}
+			c := *n
+			c.X = x
+			return &c, nil
+		case *sqlparse.Unary:
+			x, err := rewrite(n.X)
+			if err != nil {
+				return nil, err
+			}
+			c := *n
+			c.X = x
+			return &c, nil
+		case *sqlparse.Binary:
+			l, err := rewrite(n.L)
+			if err != nil {
+				return nil, err
+			}
+			r, err := rewrite(n.R)
+			if err != nil {
+				return nil, err
+			}
+			c := *n
+			c.L, c.R = l, r
+			return &c, nil
+		case *sqlparse.IsNull:
+			x, err := rewrite(n.X)
+			if err != nil {
+				return nil, err
+			}
+			c := *n
+			c.X = x
+			return &c, nil
+		case *sqlparse.Between:
+			x, err := rewrite(n.X)
+			if err != nil {
+				return nil, err
+			}
+			lo, err := rewrite(n.Lo)
+			if err != nil {
+				return nil, err
+			}
+			hi, err := rewrite(n.Hi)
+			if err != nil {
+				return nil, err
+			}
+			c := *n
+			c.X, c.Lo, c.Hi = x, lo, hi
+			return &c, nil
+		case *sqlparse.InList:
+			if n.Subquery != nil {
+				return nil, errorf(catalog.CodeUnsupported, "not supported: subqueries")
+			}
+			x, err := rewrite(n.X)
+			if err != nil {
+				return nil, err
+			}
+			c := *n
+			c.X = x
+			c.List = make([]sqlparse.Expr, len(n.List))
+			for i, item := range n.List {
+				if c.List[i], err = rewrite(item); err != nil {
+					return nil, err
+				}
+			}
+			return &c, nil
+		}
+		return nil, errorf(catalog.CodeUnsupported, "not supported: %s over grouped rows", e)
+	}
+	type item struct {
+		label string
+		expr  sqlparse.Expr
+	}
+	var items []item
+	for _, it := range st.Items {
+		if it.Star {
+			return nil, errorf(catalog.CodeInvalidInput, "SELECT * cannot be combined with GROUP BY or aggregates (name the grouped columns)")
+		}
+		e, err := rewrite(it.Expr)
+		if err != nil {
+			return nil, err
+		}
+		label := it.Alias
+		if label == "" {
+			label = fieldText(it)
+		}
+		items = append(items, item{label, e})
+	}
+	having, err := rewrite(st.Having)
+	if err != nil {
+		return nil, err
+	}
+	var order []orderKey
+	for _, o := range st.OrderBy {
+		var e sqlparse.Expr
+		switch n := o.Expr.(type) {
+		case *sqlparse.ColumnPosition:
+			if n.N < 1 || n.N > len(items) {
+				return nil, errorf(catalog.CodeInvalidInput, "ORDER BY position %d is out of range", n.N)
+			}
+			e = items[n.N-1].expr
+		case *sqlparse.ColumnRef:
+			for _, it := range items {
+				if n.Qualifier == nil && strings.EqualFold(it.label, n.Column) {
+					e = it.expr
+					break
+				}
+			}
+		}
+		if e == nil {
+			if e, err = rewrite(o.Expr); err != nil {
+				return nil, err
+			}
+		}
+		order = append(order, orderKey{expr: e, desc: o.Desc})
+	}
+	post.env = newRowEnv(cols)
+	post.env.session = env.session
+	post.where = having
+	post.order = order
+	for _, it := range items {
+		c := exprColumn(post.env, it.expr, it.label)
+		post.fields = append(post.fields, selectField{col: c, expr: it.expr})
+		post.outCols = append(post.outCols, c)
+	}
+	for _, e := range append([]sqlparse.Expr{having}, func() []sqlparse.Expr {
+		var es []sqlparse.Expr
+		for _, f := range post.fields {
+			es = append(es, f.expr)
+		}
+		for _, o := range order {
+			es = append(es, o.expr)
+		}
+		return es
+	}()...) {
+		if e == nil {
+			continue
+		}
+		if err := post.env.check(e); err != nil {
+			return nil, err
+		}
+	}
+	a.post = post
+	return a, nil
+}
+
+// exprColumn describes the result column of e labelled label: a column
+// (or a group or aggregate slot) keeps its type, a numeric literal is
+// BIGINT or DOUBLE, an operator BIGINT (comparisons yield 1 or 0),
+// anything else a VARCHAR.
+func exprColumn(env *rowEnv, e sqlparse.Expr, label string) Column {
+	if ref, ok := sqlparse.StripParens(e).(*sqlparse.ColumnRef); ok {
+		if i, err := env.column(ref); err == nil {
+			c := env.cols[i]
+			c.Name = label
+			// A group key or an aggregate keeps its nullability (COUNT is
+			// never NULL); a source column's MIN or MAX is NULL over no rows.
+			c.Nullable = c.Nullable || !strings.HasPrefix(ref.Column, "\x00")
+			return c
+		}
+	}
+	switch n := sqlparse.StripParens(e).(type) {
+	case *sqlparse.Literal:
+		switch literalValue(n).(type) {
+		case int64, bool:
+			return bigintNull(label)
+		case float64:
+			return Column{Name: label, DatabaseType: "DOUBLE", Nullable: true}
+		}
+	case *sqlparse.Binary, *sqlparse.IsNull, *sqlparse.Between, *sqlparse.InList, *sqlparse.Unary:
+		return bigintNull(label)
+	}
+	return varcharNull(label)
+}
+
+func newAggCall(env *rowEnv, n *sqlparse.FuncCall) (aggCall, error) {
+	fn := strings.ToLower(n.Name)
+	call := aggCall{fn: fn, star: n.Star, distinct: n.Distinct, text: n.String()}
+	switch fn {
+	case "count", "sum", "avg", "min", "max":
+	default:
+		return aggCall{}, errorf(catalog.CodeUnsupported, "not supported: aggregate %s (COUNT, SUM, AVG, MIN and MAX only)", strings.ToUpper(n.Name))
+	}
+	if n.Star {
+		if fn != "count" {
+			return aggCall{}, errorf(catalog.CodeInvalidInput, "%s(*) is not valid (only COUNT(*))", strings.ToUpper(fn))
+		}
+		return call, nil
+	}
+	if len(n.Args) != 1 {
+		return aggCall{}, errorf(catalog.CodeInvalidInput, "%s takes one argument", strings.ToUpper(fn))
+	}
+	if containsAggregate(n.Args[0]) {
+		return aggCall{}, errorf(catalog.CodeInvalidInput, "invalid use of an aggregate function inside %s", n)
+	}
+	if err := env.check(n.Args[0]); err != nil {
+		return aggCall{}, err
+	}
+	call.arg = n.Args[0]
+	if ref, ok := sqlparse.StripParens(call.arg).(*sqlparse.ColumnRef); ok {
+		if i, err := env.column(ref); err == nil {
+			call.decimal = strings.HasPrefix(strings.ToUpper(env.cols[i].DatabaseType), "DECIMAL")
+		}
+	}
+	return call, nil
+}
+
+// column is the result column of the call.
+func (c aggCall) column(env *rowEnv, name string) Column {
+	switch c.fn {
+	case "count":
+		return bigint(name)
+	case "avg":
+		return Column{Name: name, DatabaseType: "DOUBLE", Nullable: true}
+	case "sum":
+		if ref, ok := sqlparse.StripParens(c.arg).(*sqlparse.ColumnRef); ok {
+			if i, err := env.column(ref); err == nil && signedIntegerType(env.cols[i].DatabaseType) {
+				return bigintNull(name)
+			}
+		}
+		return Column{Name: name, DatabaseType: "DOUBLE", Nullable: true}
+	}
+	return exprColumn(env, c.arg, name) // MIN, MAX: the argument's type
+}
+
+// signedIntegerType reports whether a column of type t reads as int64
+// (every integer type but BIGINT UNSIGNED, which reads as uint64).
+func signedIntegerType(t string) bool {
+	switch strings.ToUpper(t) {
+	case "TINYINT", "SMALLINT", "MEDIUMINT", "INT", "INTEGER", "BIGINT",
+		"TINYINT UNSIGNED", "SMALLINT UNSIGNED", "MEDIUMINT UNSIGNED", "INT UNSIGNED":
+		return true
+	}
+	return false
+}
+
+// explain adds the stage's lines, outermost first: the post pipeline's
+// LIMIT, ORDER BY and HAVING, the projection, then the aggregation.
+func (a *aggStage) explain(add func(string)) {
+	post := &a.post
+	name := func(e sqlparse.Expr) string { return slotText(a, e.String()) }
+	if post.limit >= 0 || post.offset > 0 {
+		l := "Limit none"
+		if post.limit >= 0 {
+			l = "Limit " + strconv.FormatInt(post.limit, 10)
+		}
+		if post.offset > 0 {
+			l += " offset " + strconv.FormatInt(post.offset, 10)
+		}
+		add(l)
+	}
+	if len(post.order) > 0 {
+		var keys []string
+		for _, o := range post.order {
+			k := name(o.expr)
+			if o.desc {
+				k += " DESC"
+			}
+			keys = append(keys, k)
+		}
+		add("Sort " + strings.Join(keys, ", "))
+	}
+	if post.where != nil {
+		add("Having " + name(post.where))
+	}
+	var items []string
+	for _, f := range post.fields {
+		items = append(items, f.col.Name)
+	}
+	add("Project " + strings.Join(items, ", "))
+	var calls, keys []string
+	for _, c := range a.calls {
+		calls = append(calls, c.text)
+	}
+	for _, g := range a.groupBy {
+		keys = append(keys, g.String())
+	}
+	l := "Aggregate " + strings.Join(calls, ", ")
+	if len(keys) > 0 {
+		l += " group by " + strings.Join(keys, ", ") + " (one state per group)"
+	}
+	add(l)
+}
+
+// slotText renders an expression over grouped rows with its slots
+// replaced by what they stand for.
+func slotText(a *aggStage, s string) string {
+	for i, c := range a.calls {
+		s = strings.ReplaceAll(s, sqlparse.QuoteIdent(aggSlot("a", i)), c.text)
+	}
+	for i, g := range a.groupBy {
+		s = strings.ReplaceAll(s, sqlparse.QuoteIdent(aggSlot("g", i)), g.String())
+	}
+	return s
+}
+
+// group is one group's key values and aggregate states.
+type group struct {
+	keys   []any
+	states []aggState
+}
+
+// run folds the source rows into groups and runs the post pipeline over
+// them.
+func (a *aggStage) run(ctx context.Context, env *rowEnv, rows iter.Seq2[[]any, error]) (*Result, error) {
+	groups := map[string]*group{}
+	var order []*group // first-seen order, so results are deterministic
+	keyBuf := []byte{}
+	keys := make([]any, len(a.groupBy))
+	for row, err := range rows {
+		if err != nil {
+			return nil, err
+		}
+		keyBuf = keyBuf[:0]
+		for i, g := range a.groupBy {
+			v, err := env.eval(g, row)
+			if err != nil {
+				return nil, err
+			}
+			keys[i] = v
+			keyBuf = appendKey(keyBuf, v)
+		}
+		gr, ok := groups[string(keyBuf)]
+		if !ok {
+			gr = &group{keys: cloneValues(keys), states: make([]aggState, len(a.calls))}
+			groups[string(keyBuf)] = gr
+			order = append(order, gr)
+		}
+		for i, c := range a.calls {
+			if err := c.add(&gr.states[i], env, row); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(a.groupBy) == 0 && len(order) == 0 {
+		order = append(order, &group{states: make([]aggState, len(a.calls))})
+	}
+	out := make([][]any, len(order))
+	for i, gr := range order {
+		r := make([]any, 0, len(gr.keys)+len(a.calls))
+		r = append(r, gr.keys...)
+		for j, c := range a.calls {
+			r = append(r, c.result(&gr.states[j]))
+		}
+		out[i] = r
+	}
+	return a.post.execute(ctx, sliceRows(out))
+}
+
+func cloneValues(vs []any) []any {
+	out := make([]any, len(vs))
+	for i, v := range vs {
+		if b, ok := v.([]byte); ok {
+			v = slices.Clone(b)
+		}
+		out[i] = v
+	}
+	return out
+}
+
+// appendKey appends a type-tagged encoding of v that equal values (and
+// only they) share.
+func appendKey(b []byte, v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(b, 0)
+	case bool:
+		if x {
+			return append(b, 'i', 0, 0, 0, 0, 0, 0, 0, 1)
+		}
+		return append(b, 'i', 0, 0, 0, 0, 0, 0, 0, 0)
+	case int64:
+		return binary.BigEndian.AppendUint64(append(b, 'i'), uint64(x))
+	case uint64:
+		if x <= math.MaxInt64 {
+			return binary.BigEndian.AppendUint64(append(b, 'i'), x)
+		}
+		return binary.BigEndian.AppendUint64(append(b, 'u'), x)
+	case float64:
+		if x == 0 {
+			x = 0 // -0 groups with 0
+		}
+		return binary.BigEndian.AppendUint64(append(b, 'f'), math.Float64bits(x))
+	case time.Time:
+		return binary.BigEndian.AppendUint64(append(b, 't'), uint64(x.UnixNano()))
+	case []byte:
+		b = binary.AppendUvarint(append(b, 's'), uint64(len(x)))
+		return append(b, x...)
+	}
+	s := toString(v)
+	b = binary.AppendUvarint(append(b, 's'), uint64(len(s)))
+	return append(b, s...)
+}
+
+// add folds one row into the state.
+func (c aggCall) add(st *aggState, env *rowEnv, row []any) error {
+	if c.star {
+		st.count++
+		return nil
+	}
+	v, err := env.eval(c.arg, row)
+	if err != nil || v == nil {
+		return err
+	}
+	if c.distinct {
+		if st.seen == nil {
+			st.seen = map[string]struct{}{}
+		}
+		k := string(appendKey(nil, v))
+		if _, dup := st.seen[k]; dup {
+			return nil
+		}
+		st.seen[k] = struct{}{}
+	}
+	st.count++
+	switch c.fn {
+	case "sum", "avg":
+		if i, ok := v.(int64); ok && !st.floating {
+			s := st.isum + i
+			if (s > st.isum) == (i > 0) || i == 0 {
+				st.isum = s
+				return nil
+			}
+			if c.fn == "sum" {
+				return errorf(catalog.CodeInvalidInput, "%s overflows BIGINT", c.text)
+			}
+		}
+		f, ok := toNumber(v)
+		if !ok {
+			f, _ = strconv.ParseFloat(strings.TrimSpace(toString(v)), 64)
+		}
+		if !st.floating {
+			st.floating = true
+			st.fsum = float64(st.isum)
+		}
+		st.fsum += f
+	case "min", "max":
+		if st.best == nil {
+			st.best = cloneValues([]any{v})[0]
+			return nil
+		}
+		var cmp int
+		ds, dok := v.(string)
+		bs, bok := st.best.(string)
+		if c.decimal && dok && bok {
+			cmp = compareDecimalText(ds, bs)
+		} else {
+			cmp = compare(v, st.best)
+		}
+		if (c.fn == "min" && cmp < 0) || (c.fn == "max" && cmp > 0) {
+			st.best = cloneValues([]any{v})[0]
+		}
+	}
+	return nil
+}
+
+// compareDecimalText orders two plain decimal texts ("-12.50", "3")
+// exactly, without a float's rounding.
+func compareDecimalText(a, b string) int {
+	an, bn := strings.HasPrefix(a, "-"), strings.HasPrefix(b, "-")
+	ai, af, _ := strings.Cut(strings.TrimPrefix(a, "-"), ".")
+	bi, bf, _ := strings.Cut(strings.TrimPrefix(b, "-"), ".")
+	ai, bi = strings.TrimLeft(ai, "0"), strings.TrimLeft(bi, "0")
+	af, bf = strings.TrimRight(af, "0"), strings.TrimRight(bf, "0")
+	zero := func(i, f string) bool { return i == "" && f == "" }
+	if zero(ai, af) {
+		an = false
+	}
+	if zero(bi, bf) {
+		bn = false
+	}
+	if an != bn {
+		if an {
+			return -1
+		}
+		return 1
+	}
+	c := len(ai) - len(bi)
+	if c == 0 {
+		c = strings.Compare(ai, bi)
+	}
+	if c == 0 {
+		c = strings.Compare(af, bf) // trailing zeros trimmed: byte order is numeric order
+	}
+	switch {
+	case c < 0:
+		c = -1
+	case c > 0:
+		c = 1
+	}
+	if an {
+		c = -c
+	}
+	return c
+}
+
+// result is the aggregate's value for the group.
+func (c aggCall) result(st *aggState) any {
+	switch c.fn {
+	case "count":
+		return st.count
+	case "min", "max":
+		return st.best
+	}
+	if st.count == 0 {
+		return nil
+	}
+	sum := st.fsum
+	if !st.floating {
+		if c.fn == "sum" {
+			return st.isum
+		}
+		sum = float64(st.isum)
+	}
+	if c.fn == "avg" {
+		return sum / float64(st.count)
+	}
+	return sum
+}
