@@ -317,7 +317,10 @@ func TestDDLScriptSeenByPeer(t *testing.T) {
 		switch c.col {
 		case "c_varchar":
 			md[pkKey] = "1"
-			nullable = false // primary key columns are NOT NULL
+			md["lancecat:char_length"] = "255" // the declared size, read back as VARCHAR(255)
+			nullable = false                   // primary key columns are NOT NULL
+		case "c_char":
+			md["lancecat:char_length"] = "3"
 		case "c_json":
 			md["ARROW:extension:name"] = "lance.json"
 		}

@@ -84,7 +84,7 @@ func TestAggregatesMatchReference(t *testing.T) {
 	if !reflect.DeepEqual(got.Rows, want) {
 		t.Fatalf("got\n%v\nwant\n%v", got.Rows, want)
 	}
-	types := []string{"TEXT", "BIGINT", "BIGINT", "BIGINT", "BIGINT", "DOUBLE", "INT", "INT"}
+	types := []string{"VARCHAR", "BIGINT", "BIGINT", "BIGINT", "BIGINT", "DOUBLE", "INT", "INT"}
 	for i, c := range got.Columns {
 		if c.DatabaseType != types[i] {
 			t.Errorf("column %d %q: type %s, want %s", i, c.Name, c.DatabaseType, types[i])

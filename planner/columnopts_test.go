@@ -27,8 +27,8 @@ func TestCreateTableColumnOptions(t *testing.T) {
 		{"created_at", "DATETIME(3)", "YES", "", nil, ""},
 		{"updated_at", "DATETIME(3)", "YES", "", nil, ""},
 		{"deleted_at", "DATETIME(3)", "YES", "MUL", nil, ""},
-		{"name", "TEXT", "YES", "", nil, ""},
-		{"email", "TEXT", "NO", "UNI", nil, ""},
+		{"name", "VARCHAR(64)", "YES", "", nil, ""},
+		{"email", "VARCHAR(191)", "NO", "UNI", nil, ""},
 		{"age", "INT", "YES", "", "18", ""},
 		{"joined", "TIMESTAMP(3)", "YES", "", "CURRENT_TIMESTAMP(3)", "DEFAULT_GENERATED"},
 	}

@@ -93,7 +93,7 @@ func TestInsertSelectEveryType(t *testing.T) {
 		}
 	}
 	wantTypes := []string{"BIGINT", "BOOLEAN", "TINYINT", "SMALLINT", "INT", "TINYINT UNSIGNED", "SMALLINT UNSIGNED", "INT UNSIGNED",
-		"BIGINT UNSIGNED", "FLOAT", "DOUBLE", "DECIMAL", "DECIMAL", "TEXT", "BLOB", "DATE", "TIME", "DATETIME", "TIMESTAMP", "VECTOR"}
+		"BIGINT UNSIGNED", "FLOAT", "DOUBLE", "DECIMAL", "DECIMAL", "VARCHAR", "BLOB", "DATE", "TIME", "DATETIME", "TIMESTAMP", "VECTOR"}
 	wantScan := []any{int64(0), sql.NullBool{}, sql.NullInt64{}, sql.NullInt64{}, sql.NullInt64{}, sql.NullInt64{}, sql.NullInt64{}, sql.NullInt64{},
 		sql.Null[uint64]{}, sql.NullFloat64{}, sql.NullFloat64{}, sql.NullString{}, sql.NullString{}, sql.NullString{}, []byte(nil),
 		sql.NullTime{}, sql.NullString{}, sql.NullTime{}, sql.NullTime{}, sql.NullString{}}

@@ -78,12 +78,34 @@ var infoViews = map[string]*infoView{
 			vcol(varcharNull("COLUMN_DEFAULT"), describeFull),
 			vcol(varchar("IS_NULLABLE"), describeFull),
 			vcol(varchar("DATA_TYPE"), describeFull),
+			vcol(bigintNull("CHARACTER_MAXIMUM_LENGTH"), describeFull),
+			vcol(bigintNull("NUMERIC_PRECISION"), describeFull),
+			vcol(bigintNull("NUMERIC_SCALE"), describeFull),
+			vcol(bigintNull("DATETIME_PRECISION"), describeFull),
 			vcol(varchar("COLUMN_TYPE"), describeFull),
 			vcol(varchar("COLUMN_KEY"), describeFull),
 			vcol(varchar("EXTRA"), describeFull),
 			vcol(varchar("COLUMN_COMMENT"), describeFull),
 			vcol(varchar("ARROW_TYPE"), describeFull),
 			vcol(varcharNull("FIELD_METADATA"), describeFull),
+		},
+	},
+	// statistics lists index columns as SHOW INDEX does (schema tools such as
+	// GORM's migrator ask it whether an index exists).
+	"statistics": {
+		name: "statistics", schemaCol: "TABLE_SCHEMA", nameCol: "TABLE_NAME", minLevel: describeFull,
+		columns: []viewColumn{
+			vcol(varchar("TABLE_CATALOG"), describeFull),
+			vcol(varchar("TABLE_SCHEMA"), describeFull),
+			vcol(varchar("TABLE_NAME"), describeFull),
+			vcol(bigint("NON_UNIQUE"), describeFull),
+			vcol(varchar("INDEX_SCHEMA"), describeFull),
+			vcol(varchar("INDEX_NAME"), describeFull),
+			vcol(bigint("SEQ_IN_INDEX"), describeFull),
+			vcol(varchar("COLUMN_NAME"), describeFull),
+			vcol(varchar("NULLABLE"), describeFull),
+			vcol(varchar("INDEX_TYPE"), describeFull),
+			vcol(varchar("COMMENT"), describeFull),
 		},
 	},
 }
@@ -148,7 +170,7 @@ func (s *Session) planSelect(st *sqlparse.Select) (*selectPlan, error) {
 		}
 		if p.view == nil {
 			if len(name) >= 2 && strings.EqualFold(name[0], "information_schema") {
-				return nil, errorf(catalog.CodeUnsupported, "not supported: information_schema.%s (views: schemata, tables, columns)", strings.ToLower(name[len(name)-1]))
+				return nil, errorf(catalog.CodeUnsupported, "not supported: information_schema.%s (views: schemata, tables, columns, statistics)", strings.ToLower(name[len(name)-1]))
 			}
 			return nil, errorf(catalog.CodeUnsupported, "not supported: SELECT from table data (%s); only information_schema.schemata, .tables and .columns can be queried yet", name)
 		}
@@ -833,6 +855,14 @@ func (p *selectPlan) scan(ctx context.Context, s *Session) ([][]any, error) {
 			}
 			rows = append(rows, []any{"def", schema, id.Name(), "BASE TABLE", "Lance", nrows, version,
 				d.URI, yesNo(d.DeclaredOnly), propOrNull(d.Properties, CommentKey), propertiesJSON(d.Properties)})
+		case "statistics":
+			idx, err := s.indexRows(ctx, id, d)
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range idx {
+				rows = append(rows, []any{"def", schema, id.Name(), r[1], schema, r[2], r[3], r[4], r[5], r[6], r[7]})
+			}
 		case "columns":
 			if d.Schema == nil {
 				continue
@@ -841,8 +871,16 @@ func (p *selectPlan) scan(ctx context.Context, s *Session) ([][]any, error) {
 				// COLUMN_KEY says PRI and UNI (from the schema); MUL would
 				// need every table's index list, which this view does not read.
 				comment, _ := fieldMeta(f, CommentKey)
+				// CHARACTER_MAXIMUM_LENGTH is the declared n of a
+				// VARCHAR(n) (GORM's migrator compares it with the
+				// model's size); other strings have no maximum (NULL).
+				prec, scale := numericPrecision(f.Type)
+				var maxLen any
+				if n, ok := charLength(f); ok && f.Type.ID() == arrow.STRING {
+					maxLen = n
+				}
 				rows = append(rows, []any{"def", schema, id.Name(), f.Name, int64(i + 1), defaultText(f), yesNo(f.Nullable),
-					dataTypeName(f), SQLType(f), columnKey(f, nil), extraText(f), comment, f.Type.String(), fieldMetadataJSON(f)})
+					dataTypeName(f), maxLen, prec, scale, datetimePrecision(f.Type), SQLType(f), columnKey(f, nil), extraText(f), comment, f.Type.String(), fieldMetadataJSON(f)})
 			}
 		}
 	}

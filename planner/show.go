@@ -237,6 +237,7 @@ var knownFieldMeta = map[string]bool{
 	AutoIncrementKey:                      true,
 	DefaultKey:                            true,
 	UniqueKey:                             true,
+	CharLengthKey:                         true,
 }
 
 // CreateTableSQL renders a CREATE TABLE statement for a table. Types SQL
@@ -383,14 +384,11 @@ func (s *Session) showCreateSchema(ctx context.Context, st *sqlparse.ShowCreateS
 	return rowsResult(cols, [][]any{{displayName(ns), CreateSchemaSQL(ns, info.Properties)}}), nil
 }
 
-func (s *Session) showIndex(ctx context.Context, st *sqlparse.ShowIndex) (*Result, error) {
-	id, d, err := s.describeForColumns(ctx, st.Table)
-	if err != nil {
-		return nil, err
-	}
-	cols := []Column{varchar("Table"), bigint("Non_unique"), varchar("Key_name"), bigint("Seq_in_index"),
-		varchar("Column_name"), varchar("Null"), varchar("Index_type"), varchar("Comment"),
-		varcharNull("Covered_fragments"), varcharNull("Uncovered_fragments")}
+// indexRows lists a table's indexes as SHOW INDEX rows (Table, Non_unique,
+// Key_name, Seq_in_index, Column_name, Null, Index_type, Comment,
+// Covered_fragments, Uncovered_fragments): the unenforced primary key first,
+// then the Lance indices. information_schema.statistics reads them too.
+func (s *Session) indexRows(ctx context.Context, id catalog.Ident, d catalog.TableDescription) ([][]any, error) {
 	var rows [][]any
 	if d.Schema != nil {
 		for i, name := range primaryKeyOf(d.Schema) {
@@ -406,7 +404,21 @@ func (s *Session) showIndex(ctx context.Context, st *sqlparse.ShowIndex) (*Resul
 	if err != nil {
 		return nil, err
 	}
-	rows = append(rows, lance...)
+	return append(rows, lance...), nil
+}
+
+func (s *Session) showIndex(ctx context.Context, st *sqlparse.ShowIndex) (*Result, error) {
+	id, d, err := s.describeForColumns(ctx, st.Table)
+	if err != nil {
+		return nil, err
+	}
+	cols := []Column{varchar("Table"), bigint("Non_unique"), varchar("Key_name"), bigint("Seq_in_index"),
+		varchar("Column_name"), varchar("Null"), varchar("Index_type"), varchar("Comment"),
+		varcharNull("Covered_fragments"), varcharNull("Uncovered_fragments")}
+	rows, err := s.indexRows(ctx, id, d)
+	if err != nil {
+		return nil, err
+	}
 	if rows, err = filterRows(cols, rows, st.Filter, 0); err != nil {
 		return nil, err
 	}

@@ -16,6 +16,10 @@ const (
 	// CommentKey holds a column comment (field metadata) or a table or
 	// namespace comment (property).
 	CommentKey = "comment"
+	// CharLengthKey holds the declared n of a VARCHAR(n) or CHAR(n) column
+	// (the data is an unbounded Lance utf8 either way);
+	// information_schema.columns reports it as VARCHAR(n).
+	CharLengthKey = "lancecat:char_length"
 )
 
 // fieldForColumn maps a SQL column definition to the Arrow field stored in the
@@ -35,6 +39,9 @@ func fieldForColumn(cd sqlparse.ColumnDef) (arrow.Field, error) {
 	}
 	if cd.Comment != nil {
 		md[CommentKey] = *cd.Comment
+	}
+	if cd.Type.CharLength > 0 {
+		md[CharLengthKey] = strconv.Itoa(cd.Type.CharLength)
 	}
 	opts, err := columnOptionMeta(cd, arrow.Field{Name: cd.Name, Type: dt, Nullable: cd.Nullable, Metadata: metadataOf(md)})
 	if err != nil {
@@ -151,6 +158,9 @@ func SQLType(f arrow.Field) string {
 	if isJSONField(f) {
 		return "JSON"
 	}
+	if n, ok := charLength(f); ok && f.Type.ID() == arrow.STRING {
+		return fmt.Sprintf("VARCHAR(%d)", n)
+	}
 	return sqlTypeOf(f.Type)
 }
 
@@ -265,6 +275,57 @@ func dataTypeName(f arrow.Field) string {
 		s = s[:i]
 	}
 	return strings.ToLower(s)
+}
+
+// numericPrecision is information_schema.columns.NUMERIC_PRECISION and
+// NUMERIC_SCALE, as MySQL reports them (decimal digits of integer types, the
+// declared precision and scale of decimals); nil, nil for other types. Schema
+// tools (GORM's migrator) read them to decide whether a column must change.
+func numericPrecision(dt arrow.DataType) (precision, scale any) {
+	switch t := dt.(type) {
+	case *arrow.Int8Type, *arrow.Uint8Type:
+		return int64(3), int64(0)
+	case *arrow.Int16Type, *arrow.Uint16Type:
+		return int64(5), int64(0)
+	case *arrow.Int32Type, *arrow.Uint32Type:
+		return int64(10), int64(0)
+	case *arrow.Int64Type:
+		return int64(19), int64(0)
+	case *arrow.Uint64Type:
+		return int64(20), int64(0)
+	case *arrow.Decimal128Type:
+		return int64(t.Precision), int64(t.Scale)
+	case *arrow.Decimal256Type:
+		return int64(t.Precision), int64(t.Scale)
+	}
+	return nil, nil
+}
+
+// charLength returns the declared n of a VARCHAR(n) column (CharLengthKey).
+func charLength(f arrow.Field) (int64, bool) {
+	v, ok := fieldMeta(f, CharLengthKey)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, false
+	}
+	return n, true
+}
+
+// datetimePrecision is information_schema.columns.DATETIME_PRECISION: the
+// fractional-second digits of timestamp and time columns, nil otherwise.
+func datetimePrecision(dt arrow.DataType) any {
+	switch t := dt.(type) {
+	case *arrow.TimestampType:
+		return int64(precisionOf(t.Unit))
+	case *arrow.Time32Type:
+		return int64(precisionOf(t.Unit))
+	case *arrow.Time64Type:
+		return int64(precisionOf(t.Unit))
+	}
+	return nil
 }
 
 // quoteString renders s as a single-quoted SQL string literal.

@@ -351,7 +351,12 @@ func (c *converter) columnType(ft *types.FieldType, span *colSpan, at int) (Colu
 		if binary {
 			return ColumnType{Kind: KindBinary, Arrow: arrow.BinaryTypes.Binary, SQL: sql}, nil
 		}
-		return ColumnType{Kind: KindString, Arrow: arrow.BinaryTypes.String, SQL: sql}, nil
+		ct := ColumnType{Kind: KindString, Arrow: arrow.BinaryTypes.String, SQL: sql}
+		if tp := ft.GetType(); tp != mysql.TypeTinyBlob && tp != mysql.TypeBlob && tp != mysql.TypeMediumBlob &&
+			tp != mysql.TypeLongBlob && ft.GetFlen() > 0 {
+			ct.CharLength = ft.GetFlen()
+		}
+		return ct, nil
 	case mysql.TypeDate:
 		return ColumnType{Kind: KindDate, Arrow: arrow.FixedWidthTypes.Date32, SQL: sql}, nil
 	case mysql.TypeDuration:

@@ -100,6 +100,10 @@ type ColumnType struct {
 	Kind  TypeKind
 	Arrow arrow.DataType // nil for KindJSON
 	SQL   string         // the type as spelled in the statement, e.g. "VARCHAR(255)", "BIGINT UNSIGNED"
+	// CharLength is the declared n of CHAR(n) and VARCHAR(n); 0 for other
+	// types. Lance strings are unbounded: it is kept only so schema tools
+	// (GORM's migrator) read back the size they declared.
+	CharLength int
 }
 
 // ColumnDef is one column definition of CREATE TABLE or ALTER TABLE ADD COLUMN.

@@ -25,7 +25,7 @@ func runSQLCLI(stdin string, args ...string) (int, string, string) {
 // without a result set.
 const goldenScript = `CREATE SCHEMA a COMMENT 'first, "quoted"';
 CREATE SCHEMA b;
-CREATE TABLE a.t (id BIGINT NOT NULL, note VARCHAR(10), PRIMARY KEY (id));
+CREATE TABLE a.t (id BIGINT NOT NULL, note TEXT, PRIMARY KEY (id));
 SELECT SCHEMA_NAME, SCHEMA_COMMENT FROM information_schema.schemata ORDER BY SCHEMA_NAME;
 SELECT 9223372036854775807 AS big, -42 AS neg, NULL AS n, 2.5 AS f, '' AS e, 'x y' AS s
   FROM information_schema.schemata WHERE SCHEMA_NAME = 'a';
