@@ -4,11 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -109,30 +107,28 @@ func rewriteForTiDB(sc *script, toks []token, prefix string, names *nameMap) *ma
 	return m
 }
 
-var parserPool = sync.Pool{New: func() any { return parser.New() }}
-
 var tidbPosRE = regexp.MustCompile(`^line (\d+) column (\d+) near "`)
 
 // runTiDB parses text with the TiDB parser and maps a syntax error back to the original script.
 func runTiDB(sc *script, m *mappedText, stmtStart int) (nodes []ast.StmtNode, err error) {
-	p := parserPool.Get().(*parser.Parser)
+	// A parser per statement, never pooled: the TiDB parser reuses the
+	// memory of the nodes it returned on its next Parse, while the caller
+	// is still converting them (a data race the race detector found when a
+	// pooled parser served another connection).
+	p := parser.New()
 	defer func() {
 		// The TiDB parser is not expected to panic; if it ever does, report a syntax error rather
-		// than crash the caller, and drop the parser instance whose state is unknown.
+		// than crash the caller.
 		if r := recover(); r != nil {
 			nodes, err = nil, sc.errAt(stmtStart, ErrSyntax, fmt.Sprintf("cannot parse statement: %v", r))
-			return
 		}
-		parserPool.Put(p)
 	}()
 	text := m.String()
 	nodes, _, err = p.Parse(text, "", "")
 	if err != nil {
 		return nil, tidbError(sc, m, text, stmtStart, err)
 	}
-	// Parse returns the parser's own result slice, which its next use
-	// overwrites: copy it before the parser goes back to the pool.
-	return slices.Clone(nodes), nil
+	return nodes, nil
 }
 
 // tidbError converts a TiDB parser error. TiDB's syntax errors read
