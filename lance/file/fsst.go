@@ -31,11 +31,20 @@ func (t *fsstTable) decode(dst, src []byte) ([]byte, error) {
 }
 
 func (t *fsstTable) decodeBlock(in *block) (*block, error) {
+	if uint64(len(in.offsets)) != in.n+1 {
+		return nil, corruptf("fsst block: %d offsets for %d values", len(in.offsets), in.n)
+	}
 	out := &block{n: in.n, variable: true, offsets: make([]uint64, in.n+1)}
 	out.data = make([]byte, 0, len(in.data)*2)
 	var err error
 	for i := uint64(0); i < in.n; i++ {
-		out.data, err = t.decode(out.data, in.data[in.offsets[i]:in.offsets[i+1]])
+		// Offsets come from the file: a decreasing or out-of-range pair is
+		// corruption, never a slice panic.
+		a, b := in.offsets[i], in.offsets[i+1]
+		if a > b || b > uint64(len(in.data)) {
+			return nil, corruptf("fsst block: value %d spans [%d, %d) of %d bytes", i, a, b, len(in.data))
+		}
+		out.data, err = t.decode(out.data, in.data[a:b])
 		if err != nil {
 			return nil, err
 		}
