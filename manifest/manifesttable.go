@@ -117,7 +117,9 @@ var _ catalog.ManifestTable = (*ManifestTable)(nil)
 // opened indices, decoded rows) is reused only while the version is
 // unchanged.
 func (m *ManifestTable) Latest(ctx context.Context) (catalog.ManifestSnapshot, error) {
-	ds, err := dataset.Open(ctx, m.store, m.dir, dataset.OpenOptions{})
+	// Finding the latest version reads no manifest: the cached version's
+	// is not read (and decoded) again.
+	vi, err := dataset.LatestVersion(ctx, m.store, m.dir)
 	if errors.Is(err, dataset.ErrNotFound) {
 		return emptySnapshot{}, nil
 	}
@@ -125,11 +127,18 @@ func (m *ManifestTable) Latest(ctx context.Context) (catalog.ManifestSnapshot, e
 		return nil, fmt.Errorf("open %s: %w", catalog.ManifestDir, err)
 	}
 	m.mu.Lock()
-	if c := m.cached; c != nil && c.ds.Version() == ds.Version() {
+	if c := m.cached; c != nil && c.ds.Version() == vi.Version && c.ds.ManifestPath() == vi.Path {
 		m.mu.Unlock()
 		return c, nil
 	}
 	m.mu.Unlock()
+	ds, err := dataset.Open(ctx, m.store, m.dir, dataset.OpenOptions{Version: vi.Version})
+	if errors.Is(err, dataset.ErrNotFound) {
+		return emptySnapshot{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", catalog.ManifestDir, err)
+	}
 	// A version not seen before is read lazily: lookups and listings go
 	// through its indices (see snapshot) instead of decoding every row.
 	snap := newSnapshot(ds)
