@@ -400,16 +400,44 @@ func (s *snapshot) ExplainScan(ctx context.Context, f catalog.RowFilter) (catalo
 	return plan, err
 }
 
+// scanRows returns copies of the rows f selects, in order. A listing of a
+// whole namespace returns tens of thousands of rows, so the result and the
+// copied locations are allocated once, at their final size (one pass to
+// count, one to copy), instead of growing row by row.
 func scanRows(rows []catalog.Row, f catalog.RowFilter) []catalog.Row {
-	var out []catalog.Row
+	n, locs := 0, 0
 	for _, r := range rows {
 		if !f.Match(r) {
 			continue
 		}
-		out = append(out, r.Clone())
-		if f.Limit > 0 && len(out) >= f.Limit {
+		n++
+		if r.Location != nil {
+			locs++
+		}
+		if f.Limit > 0 && n >= f.Limit {
 			break
 		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]catalog.Row, 0, n)
+	locSlab := make([]string, 0, locs)
+	for _, r := range rows {
+		if len(out) == n {
+			break
+		}
+		if !f.Match(r) {
+			continue
+		}
+		loc := r.Location
+		r.Location = nil
+		c := r.Clone()
+		if loc != nil {
+			locSlab = append(locSlab, *loc)
+			c.Location = &locSlab[len(locSlab)-1]
+		}
+		out = append(out, c)
 	}
 	return out
 }
