@@ -445,3 +445,33 @@ func mustLatest(t *testing.T, st storage.Store) *dataset.Dataset {
 	_, ds := opOf(t, st)
 	return ds
 }
+
+// TestFoldCandidates: the new fragment of a change counts in its tier; a
+// full tier is folded into it, and so is the tier the grown fragment then
+// fills.
+func TestFoldCandidates(t *testing.T) {
+	frag := func(id, rows uint64) *dataset.Fragment { return &dataset.Fragment{ID: id, PhysicalRows: rows} }
+	for _, tc := range []struct {
+		name   string
+		frags  []*dataset.Fragment
+		adding uint64
+		want   []uint64
+	}{
+		{"tier not full", []*dataset.Fragment{frag(1, 1), frag(2, 1)}, 1, nil},
+		{"new fragment fills tier 0", []*dataset.Fragment{frag(1, 1), frag(2, 2), frag(3, 1)}, 1, []uint64{1, 2, 3}},
+		{"cascade into tier 1", []*dataset.Fragment{frag(1, 4), frag(2, 5), frag(3, 6), frag(4, 1), frag(5, 1), frag(6, 1)}, 1, []uint64{4, 5, 6, 1, 2, 3}},
+		{"bigger tiers left alone", []*dataset.Fragment{frag(1, 20), frag(2, 1), frag(3, 1), frag(4, 1)}, 1, []uint64{2, 3, 4}},
+		{"delete-only change", []*dataset.Fragment{frag(1, 1), frag(2, 1), frag(3, 1), frag(4, 1)}, 0, []uint64{1, 2, 3, 4}},
+		{"delete-only, no full tier", []*dataset.Fragment{frag(1, 1), frag(2, 1), frag(3, 1)}, 0, nil},
+	} {
+		if got := foldCandidates(tc.frags, tc.adding, 4); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: foldCandidates = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	// Tiers count the rows a change leaves: a fragment it empties is gone,
+	// one it shrinks drops a tier.
+	left := afterDeletes([]*dataset.Fragment{frag(1, 1), frag(2, 4), frag(3, 2)}, []uint64{1 << 32, 2<<32 | 0, 2<<32 | 3})
+	if len(left) != 2 || left[0].ID != 2 || left[0].PhysicalRows != 2 || left[1].ID != 3 || left[1].PhysicalRows != 2 {
+		t.Fatalf("afterDeletes = %v", left)
+	}
+}
