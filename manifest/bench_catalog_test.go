@@ -58,7 +58,7 @@ func seededCatalogWith(b *testing.B, size int, opts manifest.Options) *manifest.
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := mt.Commit(ctx, snap.Version(), &catalog.ManifestChange{Upserts: rows}); err != nil {
+	if _, err := mt.Commit(ctx, snap.Version(), &catalog.ManifestChange{Upserts: rows, BuildIndices: true}); err != nil {
 		b.Fatal(err)
 	}
 	if _, err := c.CreateTable(ctx, catalog.Ident{"bench", "real"}, benchSchema(), catalog.CreateTableOptions{}); err != nil {
