@@ -256,6 +256,8 @@ var (
 //     files cleaned up by the implementation), an error wrapping
 //     ErrCommitOutcomeUnknown when it cannot tell, and any other error when
 //     nothing landed. base is never 0: the catalog calls Create first.
+//     The files of change.Sync are durable before version base+1 can be
+//     seen (on stores that sync).
 //   - Vacuum deletes files of old versions as described at VacuumOptions.
 //
 // Implementations must be safe for concurrent use.
