@@ -9,6 +9,7 @@ import (
 	"github.com/lancecat/lancecat/catalog"
 	lanceschema "github.com/lancecat/lancecat/lance/schema"
 	"github.com/lancecat/lancecat/sqlparse"
+	"github.com/lancecat/lancecat/sqltypes"
 )
 
 // ---- namespaces ----
@@ -175,13 +176,13 @@ func schemaFor(st *sqlparse.CreateTable) (*arrow.Schema, error) {
 		}
 		seen[name] = true
 		f := fields[i]
-		if st.Columns[i].Type.Kind == sqlparse.KindJSON || st.Columns[i].Type.Kind == sqlparse.KindVector {
+		if st.Columns[i].Type.Kind == sqltypes.KindJSON || st.Columns[i].Type.Kind == sqltypes.KindVector {
 			return nil, errorf(catalog.CodeInvalidInput, "column %s of type %s cannot be part of the primary key", sqlparse.QuoteIdent(name), st.Columns[i].Type.SQL)
 		}
 		// Primary key columns are NOT NULL, as in MySQL (Lance requires
 		// non-nullable primary key fields).
 		f.Nullable = false
-		fields[i] = withFieldMeta(f, lanceschema.PrimaryKeyPositionKey, itoa(pos))
+		fields[i] = sqltypes.WithFieldMeta(f, lanceschema.PrimaryKeyPositionKey, itoa(pos))
 	}
 	return arrow.NewSchema(fields, nil), nil
 }

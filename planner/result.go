@@ -3,6 +3,7 @@ package planner
 import (
 	"database/sql"
 	"errors"
+	"github.com/apache/arrow-go/v18/arrow"
 	"io"
 	"iter"
 	"reflect"
@@ -17,6 +18,10 @@ type Column struct {
 	DatabaseType string
 	// Nullable reports whether values may be NULL.
 	Nullable bool
+	// Field is the stored Arrow field of a column of table data, whose
+	// values are its sqltypes Go values; a zero Field (Type nil) for other
+	// columns (catalog results, computed values).
+	Field arrow.Field
 	// scan is the scan type of a column of table data (see values.go);
 	// nil: derived from DatabaseType.
 	scan reflect.Type
