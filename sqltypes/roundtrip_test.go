@@ -198,6 +198,8 @@ func TestNestedRoundTrip(t *testing.T) {
 			arrow.Field{Name: "v", Type: arrow.PrimitiveTypes.Float64, Nullable: true})), Nullable: true},
 			"LIST<STRUCT<v DOUBLE>>",
 			[]any{`[{"v":0.5},{"v":null}]`, nil}},
+		{arrow.Field{Name: "h", Type: arrow.FixedWidthTypes.Float16, Nullable: true}, "FLOAT16",
+			[]any{5.960464477539063e-08, 65504.0, -0.5, math.Inf(-1), nil}},
 		{arrow.Field{Name: "fl", Type: arrow.FixedSizeListOf(2, arrow.PrimitiveTypes.Int16), Nullable: true},
 			"FIXED_SIZE_LIST<SMALLINT>[2]",
 			[]any{"[1,-32768]", nil}},

@@ -330,7 +330,11 @@ func Append(fb array.Builder, f arrow.Field, v any) error {
 		if !ok {
 			return mismatch("a number")
 		}
-		b.Append(float16.New(float32(x)))
+		if math.IsNaN(x) {
+			b.Append(float16.NaN())
+			break
+		}
+		b.Append(float16.FromBits(arrowjson.Float16Bits(x)))
 	case *array.Float32Builder:
 		x, ok := floatOf(v)
 		if !ok {
@@ -434,21 +438,25 @@ func Append(fb array.Builder, f arrow.Field, v any) error {
 			if !isString {
 				return mismatch("a vector '[x, y, ...]'")
 			}
-			var xs []float64
-			if err := json.Unmarshal([]byte(s), &xs); err != nil {
+			xs, err := vectorElems(s)
+			if err != nil {
 				return mismatch("a vector '[x, y, ...]' (JSON array of numbers)")
 			}
 			if len(xs) != int(t.Len()) {
 				return fmt.Errorf("vector has %d elements, the column has %d", len(xs), t.Len())
 			}
 			for _, x := range xs {
-				if outOfFloat32(x) {
-					return fmt.Errorf("vector element %v is out of the FLOAT range", x)
+				if x != nil && outOfFloat32(*x) {
+					return fmt.Errorf("vector element %v is out of the FLOAT range", *x)
 				}
 			}
 			b.Append(true)
 			for _, x := range xs {
-				vb.Append(float32(x))
+				if x == nil {
+					vb.AppendNull()
+				} else {
+					vb.Append(float32(*x))
+				}
 			}
 			return nil
 		}
@@ -481,6 +489,46 @@ func appendJSON(b array.Builder, f arrow.Field, v any) error {
 		return fmt.Errorf("%s is not one %s value", Describe(v), Name(f, Quoting{}))
 	}
 	return nil
+}
+
+// vectorElems reads a vector's JSON text: numbers, null and the JSONL.md
+// spellings of non-finite floats ("NaN", "Infinity", "-Infinity"), which
+// Reader prints for what the peer stores.
+func vectorElems(s string) ([]*float64, error) {
+	var raw []any
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	if err := dec.Decode(&raw); err != nil || dec.More() {
+		return nil, fmt.Errorf("not a JSON array")
+	}
+	xs := make([]*float64, len(raw))
+	for i, e := range raw {
+		var x float64
+		switch e := e.(type) {
+		case nil:
+			continue
+		case json.Number:
+			var err error
+			if x, err = e.Float64(); err != nil {
+				return nil, err
+			}
+		case string:
+			switch e {
+			case "NaN":
+				x = math.NaN()
+			case "Infinity":
+				x = math.Inf(1)
+			case "-Infinity":
+				x = math.Inf(-1)
+			default:
+				return nil, fmt.Errorf("element %q", e)
+			}
+		default:
+			return nil, fmt.Errorf("element %v", e)
+		}
+		xs[i] = &x
+	}
+	return xs, nil
 }
 
 // outOfFloat32 reports a finite x that float32 cannot hold (it would

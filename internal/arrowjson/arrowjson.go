@@ -328,7 +328,7 @@ func appendFloat16(dst []byte, h float16.Num) []byte {
 		return appendFloat(dst, v, 64)
 	}
 	return append(dst, shortestIn(v, func(x float64) (float64, bool) {
-		r := Float16(f64ToF16Bits(x))
+		r := Float16(Float16Bits(x))
 		return r, !math.IsInf(r, 0)
 	})...)
 }
@@ -354,8 +354,9 @@ func Float16(b uint16) float64 {
 	return sign * math.Ldexp(1024+m, e-25)
 }
 
-// f64ToF16Bits rounds a finite float64 to binary16, ties to even.
-func f64ToF16Bits(x float64) uint16 {
+// Float16Bits rounds a finite float64 to binary16, ties to even,
+// subnormals included (arrow-go's float16.New flushes them to zero).
+func Float16Bits(x float64) uint16 {
 	var sign uint16
 	if math.Signbit(x) {
 		sign = 0x8000
