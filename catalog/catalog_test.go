@@ -678,14 +678,25 @@ func TestAlterColumns(t *testing.T) {
 			wantCode(t, err, catalog.ErrTableNotFound)
 			_, err = c.RenameColumns(ctx, catalog.Ident{"nonexistent"}, []catalog.ColumnRename{{From: "id", To: "x"}})
 			wantCode(t, err, catalog.ErrTableNotFound)
+			// An unknown column is code TableColumnNotFound, with the
+			// dataset's own sentinel kept as its cause.
 			_, err = c.DropColumns(ctx, id, []string{"missing"})
 			wantCode(t, err, catalog.ErrTableColumnNotFound)
+			if !errors.Is(err, catalog.ErrDatasetColumnNotFound) {
+				t.Errorf("DropColumns(missing) = %v, does not wrap ErrDatasetColumnNotFound", err)
+			}
 			_, err = c.RenameColumns(ctx, id, []catalog.ColumnRename{{From: "missing", To: "x"}})
 			wantCode(t, err, catalog.ErrTableColumnNotFound)
+			if !errors.Is(err, catalog.ErrDatasetColumnNotFound) {
+				t.Errorf("RenameColumns(missing) = %v, does not wrap ErrDatasetColumnNotFound", err)
+			}
 			_, err = c.AddColumns(ctx, id, []arrow.Field{{Name: "nn", Type: arrow.PrimitiveTypes.Int8}})
 			wantCode(t, err, catalog.ErrTableSchemaValidationError)
 			_, err = c.AddColumns(ctx, id, []arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int8, Nullable: true}})
 			wantCode(t, err, catalog.ErrTableSchemaValidationError)
+			if !errors.Is(err, catalog.ErrDatasetColumnExists) {
+				t.Errorf("AddColumns(id) = %v, does not wrap ErrDatasetColumnExists", err)
+			}
 		})
 	}
 }
