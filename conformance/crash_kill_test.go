@@ -1,0 +1,659 @@
+package conformance
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/lancecat/lancecat/catalog"
+	"github.com/lancecat/lancecat/conformance/peer"
+	"github.com/lancecat/lancecat/manifest"
+)
+
+// The multi-process kill -9 test (issue #10): lancecat writer processes run random SQL scripts
+// (CREATE SCHEMA, CREATE TABLE, INSERT, UPDATE, DELETE, DROP TABLE) against one local catalog
+// while reference processes create and append there too; every lancecat writer is killed with
+// SIGKILL at a random moment. After each round, with every process gone, lancecat and the
+// reference list, describe and scan every table; no write a lancecat writer saw committed is lost
+// or duplicated (the one statement in flight at the kill may have landed or not, atomically);
+// `CALL vacuum_catalog('0s')` leaves no directory the catalog does not own; and the reference
+// appends once more to a lancecat table, which lancecat then reads.
+
+const (
+	crashWorkerEnv = "LANCECAT_CRASH_WORKER" // "root|namespace|seed|idBase": run as a writer
+	crashRoundsEnv = "LANCECAT_CRASH_ROUNDS" // rounds (default 3); the soak sets more
+	crashSeedEnv   = "LANCECAT_CRASH_SEED"   // replay a printed seed
+)
+
+// crashOp is one statement of a lancecat writer, printed as a JSON line before it runs
+// (Phase "begin") and again, by Seq alone, after Exec returned (Phase "done").
+type crashOp struct {
+	Seq   int     `json:"seq"`
+	Phase string  `json:"phase"`
+	Kind  string  `json:"kind,omitempty"`  // schema, create, insert, update, delete, drop
+	Table string  `json:"table,omitempty"` // "ns.t"; for schema: the namespace
+	IDs   []int64 `json:"ids,omitempty"`   // insert: the new ids; update/delete: the ids targeted
+	V     int64   `json:"v,omitempty"`     // insert/update: the value of v
+	SQL   string  `json:"sql,omitempty"`
+}
+
+// crashWorkerMain is a lancecat writer process: it runs random statements on tables of its own
+// namespace until it is killed, printing each one before and after it runs.
+func crashWorkerMain(spec string) int {
+	parts := strings.Split(spec, "|")
+	if len(parts) != 4 {
+		fmt.Fprintln(os.Stderr, "crash worker: bad spec", spec)
+		return 2
+	}
+	root, ns := parts[0], parts[1]
+	seed, _ := strconv.ParseInt(parts[2], 10, 64)
+	nextID, _ := strconv.ParseInt(parts[3], 10, 64)
+	rng := rand.New(rand.NewSource(seed))
+	db, err := sql.Open("lancecat", root)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "crash worker:", err)
+		return 1
+	}
+	defer db.Close()
+	ctx := context.Background()
+	enc := json.NewEncoder(os.Stdout) // unbuffered: one write(2) per line, atomic on a pipe
+	seq := 0
+	run := func(op crashOp) error {
+		seq++
+		op.Seq, op.Phase = seq, "begin"
+		if err := enc.Encode(op); err != nil {
+			return err
+		}
+		// The catalog is shared with other writers: a conflict that outlasted the driver's own
+		// retries changed nothing (a failed Exec never half-lands), so it is simply run again.
+		for i := 0; ; i++ {
+			_, err := db.ExecContext(ctx, op.SQL)
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, catalog.ErrConcurrentModification) || i >= 50 {
+				return fmt.Errorf("%s: %w", op.SQL, err)
+			}
+			time.Sleep(time.Duration(5+rng.Intn(20)) * time.Millisecond)
+		}
+		return enc.Encode(crashOp{Seq: seq, Phase: "done"})
+	}
+	if err := run(crashOp{Kind: "schema", Table: ns, SQL: "CREATE SCHEMA " + ns}); err != nil {
+		fmt.Fprintln(os.Stderr, "crash worker:", err)
+		return 1
+	}
+	tables := map[string]map[int64]bool{} // this writer's tables and their ids (nobody else writes them)
+	nTables, nSchemas := 0, 0
+	pick := func() string {
+		names := slices.Sorted(maps.Keys(tables))
+		return names[rng.Intn(len(names))]
+	}
+	someIDs := func(tbl string) []int64 {
+		ids := slices.Sorted(maps.Keys(tables[tbl]))
+		if len(ids) == 0 {
+			return []int64{-1} // matches no row: the statement still commits nothing, or a version
+		}
+		rng.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+		return ids[:1+rng.Intn(min(3, len(ids)))]
+	}
+	inList := func(ids []int64) string {
+		s := make([]string, len(ids))
+		for i, id := range ids {
+			s[i] = strconv.FormatInt(id, 10)
+		}
+		return strings.Join(s, ", ")
+	}
+	for {
+		var op crashOp
+		r := rng.Float64()
+		switch {
+		case len(tables) == 0 || r < 0.12:
+			nTables++
+			tbl := fmt.Sprintf("%s.t%d", ns, nTables)
+			op = crashOp{Kind: "create", Table: tbl, SQL: "CREATE TABLE " + tbl + " (id BIGINT NOT NULL, v BIGINT)"}
+		case r < 0.55:
+			tbl := pick()
+			n := 1 + rng.Intn(40)
+			op = crashOp{Kind: "insert", Table: tbl, V: rng.Int63n(1000)}
+			vals := make([]string, n)
+			for i := range vals {
+				op.IDs = append(op.IDs, nextID)
+				vals[i] = fmt.Sprintf("(%d, %d)", nextID, op.V)
+				nextID++
+			}
+			op.SQL = "INSERT INTO " + tbl + " VALUES " + strings.Join(vals, ", ")
+		case r < 0.72:
+			tbl := pick()
+			op = crashOp{Kind: "update", Table: tbl, IDs: someIDs(tbl), V: 1000 + rng.Int63n(1000)}
+			op.SQL = fmt.Sprintf("UPDATE %s SET v = %d WHERE id IN (%s)", tbl, op.V, inList(op.IDs))
+		case r < 0.88:
+			tbl := pick()
+			op = crashOp{Kind: "delete", Table: tbl, IDs: someIDs(tbl)}
+			op.SQL = fmt.Sprintf("DELETE FROM %s WHERE id IN (%s)", tbl, inList(op.IDs))
+		case r < 0.95:
+			tbl := pick()
+			op = crashOp{Kind: "drop", Table: tbl, SQL: "DROP TABLE " + tbl}
+		default:
+			nSchemas++
+			s := fmt.Sprintf("%s_s%d", ns, nSchemas)
+			op = crashOp{Kind: "schema", Table: s, SQL: "CREATE SCHEMA " + s}
+		}
+		if err := run(op); err != nil {
+			fmt.Fprintln(os.Stderr, "crash worker:", err)
+			return 1
+		}
+		switch op.Kind {
+		case "create":
+			tables[op.Table] = map[int64]bool{}
+		case "insert":
+			for _, id := range op.IDs {
+				tables[op.Table][id] = true
+			}
+		case "delete":
+			for _, id := range op.IDs {
+				delete(tables[op.Table], id)
+			}
+		case "drop":
+			delete(tables, op.Table)
+		}
+	}
+}
+
+// crashModel is what the catalog must hold: the lancecat writers' namespaces and tables with
+// their rows (id -> v), and the rows of the reference's tables.
+type crashModel struct {
+	namespaces map[string]bool
+	tables     map[string]map[int64]int64 // "ns.t" -> id -> v
+}
+
+func (m *crashModel) clone() *crashModel {
+	c := &crashModel{namespaces: maps.Clone(m.namespaces), tables: map[string]map[int64]int64{}}
+	for k, rows := range m.tables {
+		c.tables[k] = maps.Clone(rows)
+	}
+	return c
+}
+
+// apply applies a committed statement.
+func (m *crashModel) apply(op crashOp) {
+	rows := m.tables[op.Table]
+	switch op.Kind {
+	case "schema":
+		m.namespaces[op.Table] = true
+	case "create":
+		m.tables[op.Table] = map[int64]int64{}
+	case "insert":
+		for _, id := range op.IDs {
+			rows[id] = op.V
+		}
+	case "update":
+		for _, id := range op.IDs {
+			if _, ok := rows[id]; ok {
+				rows[id] = op.V
+			}
+		}
+	case "delete":
+		for _, id := range op.IDs {
+			delete(rows, id)
+		}
+	case "drop":
+		delete(m.tables, op.Table)
+	}
+}
+
+// crashProc is one running writer process and the lines it printed.
+type crashProc struct {
+	name   string
+	cmd    *exec.Cmd
+	lines  []string
+	stderr strings.Builder
+	done   chan struct{} // closed when stdout reached EOF
+}
+
+func startCrashProc(t *testing.T, name string, cmd *exec.Cmd) *crashProc {
+	t.Helper()
+	p := &crashProc{name: name, cmd: cmd, done: make(chan struct{})}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = &p.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", name, err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	go func() {
+		defer close(p.done)
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			p.lines = append(p.lines, sc.Text())
+		}
+		_, _ = io.Copy(io.Discard, out)
+	}()
+	return p
+}
+
+// wait waits for the process and its output; it reports whether the process was killed.
+func (p *crashProc) wait() (killed bool, err error) {
+	<-p.done
+	err = p.cmd.Wait()
+	if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("%s: %v: %s", p.name, err, strings.TrimSpace(p.stderr.String()))
+	}
+	return false, nil
+}
+
+func crashRounds() int {
+	if n, err := strconv.Atoi(os.Getenv(crashRoundsEnv)); err == nil && n > 0 {
+		return n
+	}
+	return 3
+}
+
+// TestKillWritersUnderPeerLoad is the multi-process crash test (see the top of the file). Each
+// round starts 3 lancecat writers and 1 reference writer and SIGKILLs each lancecat writer at a
+// random moment within about 2.5 s. The seed is printed (t.Log) and replayed with
+// LANCECAT_CRASH_SEED; LANCECAT_CRASH_ROUNDS sets the rounds (3 by default, more to soak).
+func TestKillWritersUnderPeerLoad(t *testing.T) {
+	peer.Require(t)
+	if testing.Short() {
+		t.Skip("multi-process kill test: skipped in -short mode")
+	}
+	seed := time.Now().UnixNano()
+	if s := os.Getenv(crashSeedEnv); s != "" {
+		var err error
+		if seed, err = strconv.ParseInt(s, 10, 64); err != nil {
+			t.Fatalf("%s=%q: %v", crashSeedEnv, s, err)
+		}
+	}
+	rounds := crashRounds()
+	t.Logf("seed %d (%s=%d replays it), %d rounds", seed, crashSeedEnv, seed, rounds)
+	rng := rand.New(rand.NewSource(seed))
+	peerDir, err := peer.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	ctx := context.Background()
+	model := &crashModel{namespaces: map[string]bool{}, tables: map[string]map[int64]int64{}}
+	stats := map[string]int{}
+	start := time.Now()
+	for round := 0; round < rounds; round++ {
+		var procs []*crashProc
+		const writers = 3
+		for w := 0; w < writers; w++ {
+			ns := fmt.Sprintf("r%dw%d", round, w)
+			spec := fmt.Sprintf("%s|%s|%d|%d", root, ns, rng.Int63(), int64(round*writers+w+1)*1_000_000)
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), crashWorkerEnv+"="+spec)
+			procs = append(procs, startCrashProc(t, ns, cmd))
+		}
+		peerNS := fmt.Sprintf("r%dpeer", round)
+		peerBase := int64(900_000_000 + round*1_000_000)
+		pcmd := exec.Command("node", filepath.Join(peerDir, "crash-writer.mjs"), "write", root, peerNS, "6", strconv.FormatInt(peerBase, 10))
+		pcmd.Dir = peerDir
+		pp := startCrashProc(t, peerNS, pcmd)
+
+		// Kill every lancecat writer at its own random moment.
+		var wg sync.WaitGroup
+		for _, p := range procs {
+			after := time.Duration(300+rng.Intn(2200)) * time.Millisecond
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				time.Sleep(after)
+				_ = p.cmd.Process.Signal(syscall.SIGKILL)
+			}()
+		}
+		wg.Wait()
+		for _, p := range procs {
+			killed, err := p.wait()
+			if err != nil {
+				t.Fatalf("round %d: lancecat writer %v", round, err)
+			}
+			if !killed {
+				t.Fatalf("round %d: writer %s ended before its kill", round, p.name)
+			}
+		}
+		if _, err := pp.wait(); err != nil {
+			t.Fatalf("round %d: reference writer %v", round, err)
+		}
+
+		// What the writers saw committed, and the statement each had in flight.
+		var inflight []crashOp
+		for _, p := range procs {
+			var pending *crashOp
+			for i, line := range p.lines {
+				var op crashOp
+				if err := json.Unmarshal([]byte(line), &op); err != nil {
+					if i == len(p.lines)-1 {
+						break // torn by the kill
+					}
+					t.Fatalf("%s printed %q: %v", p.name, line, err)
+				}
+				switch op.Phase {
+				case "begin":
+					pending = &op
+				case "done":
+					if pending == nil || pending.Seq != op.Seq {
+						t.Fatalf("%s: done %d without its begin", p.name, op.Seq)
+					}
+					model.apply(*pending)
+					stats[pending.Kind]++
+					pending = nil
+				}
+			}
+			if pending != nil {
+				inflight = append(inflight, *pending)
+				stats["in flight at the kill"]++
+			}
+		}
+		model.namespaces[peerNS] = true
+		peerRows := map[int64]int64{}
+		for _, line := range pp.lines {
+			var w struct {
+				Table string  `json:"table"`
+				IDs   []int64 `json:"ids"`
+			}
+			if err := json.Unmarshal([]byte(line), &w); err != nil {
+				t.Fatalf("reference writer printed %q: %v", line, err)
+			}
+			for _, id := range w.IDs {
+				peerRows[id] = 2 * id
+			}
+		}
+		model.tables[peerNS+".p"] = peerRows
+
+		model = checkCrashRound(t, ctx, root, round, model, inflight)
+
+		// The reference writes once more, into a lancecat writer's table if one is left.
+		if names := slices.Sorted(maps.Keys(model.tables)); len(names) > 0 {
+			var target string
+			for _, n := range names {
+				if !strings.HasSuffix(n, "peer.p") {
+					target = n
+					break
+				}
+			}
+			if target == "" {
+				target = names[0]
+			}
+			nsName, tbl, _ := strings.Cut(target, ".")
+			base := int64(990_000_000 + round*1000)
+			rows := []map[string]any{{"id": base, "v": 7}, {"id": base + 1, "v": nil}}
+			if err := peer.Op(ctx, t, "add", map[string]any{"uri": root, "namespace": []string{nsName}, "name": tbl, "rows": rows}, nil); err != nil {
+				t.Fatalf("round %d: the reference cannot append to %s after the crashes: %v", round, target, err)
+			}
+			model.tables[target][base] = 7
+			model.tables[target][base+1] = nullV
+			got := crashTableRows(t, ctx, openCrashDB(t, root), target)
+			if !maps.Equal(got, model.tables[target]) {
+				t.Fatalf("round %d: after the reference's append lancecat reads %s as %v, want %v", round, target, got, model.tables[target])
+			}
+		}
+	}
+	t.Logf("%d rounds in %s; lancecat statements committed and killed: %v", rounds, time.Since(start).Round(time.Millisecond), stats)
+	if stats["insert"] == 0 {
+		t.Errorf("no INSERT committed in %d rounds: the test covered nothing of it", rounds)
+	}
+}
+
+// nullV stands for a NULL v in a model's rows (no writer writes it).
+const nullV = int64(-1 << 62)
+
+func openCrashDB(t *testing.T, root string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("lancecat", root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// crashTableRows reads id and v of a table through the driver; a duplicated id fails the test.
+func crashTableRows(t *testing.T, ctx context.Context, db *sql.DB, table string) map[int64]int64 {
+	t.Helper()
+	rows, err := db.QueryContext(ctx, "SELECT id, v FROM "+table)
+	if err != nil {
+		t.Fatalf("lancecat SELECT from %s: %v", table, err)
+	}
+	defer rows.Close()
+	out := map[int64]int64{}
+	for rows.Next() {
+		var id int64
+		var v sql.NullInt64
+		if err := rows.Scan(&id, &v); err != nil {
+			t.Fatal(err)
+		}
+		if _, dup := out[id]; dup {
+			t.Fatalf("lancecat reads id %d twice in %s", id, table)
+		}
+		out[id] = nullV
+		if v.Valid {
+			out[id] = v.Int64
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("lancecat scan of %s: %v", table, err)
+	}
+	return out
+}
+
+// checkCrashRound checks the catalog after a round against the model and the statements in
+// flight at the kills (each landed entirely or not at all), and returns the model updated with
+// the outcome of those. It also vacuums and checks that no foreign directory is left.
+func checkCrashRound(t *testing.T, ctx context.Context, root string, round int, model *crashModel, inflight []crashOp) *crashModel {
+	t.Helper()
+	db := openCrashDB(t, root)
+	strs := func(q string) []string {
+		t.Helper()
+		rows, err := db.QueryContext(ctx, q)
+		if err != nil {
+			t.Fatalf("round %d: lancecat %s: %v", round, q, err)
+		}
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var s string
+			if err := rows.Scan(&s); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, s)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatalf("round %d: lancecat %s: %v", round, q, err)
+		}
+		return out
+	}
+	// lancecat: list, describe, scan.
+	namespaces := strs("SHOW SCHEMAS")
+	got := &crashModel{namespaces: map[string]bool{}, tables: map[string]map[int64]int64{}}
+	for _, n := range namespaces {
+		got.namespaces[n] = true
+		for _, tbl := range strs("SHOW TABLES FROM " + n) {
+			key := n + "." + tbl
+			if cols := strs("SELECT column_name FROM information_schema.columns WHERE table_schema = '" + n + "' AND table_name = '" + tbl + "' ORDER BY ordinal_position"); !slices.Equal(cols, []string{"id", "v"}) {
+				t.Fatalf("round %d: lancecat describes %s with columns %v", round, key, cols)
+			}
+			got.tables[key] = crashTableRows(t, ctx, db, key)
+		}
+	}
+	if root := strs("SHOW TABLES"); len(root) != 0 {
+		t.Errorf("round %d: tables in the root namespace nobody created: %v", round, root)
+	}
+
+	// The statements in flight: each landed whole or not at all. Try every combination (at most
+	// 2^3) of them landing, and keep the one that matches.
+	var match *crashModel
+	for mask := 0; mask < 1<<len(inflight); mask++ {
+		want := model.clone()
+		for i, op := range inflight {
+			if mask&(1<<i) != 0 {
+				want.apply(op)
+			}
+		}
+		if maps.Equal(want.namespaces, got.namespaces) && maps.EqualFunc(want.tables, got.tables, maps.Equal) {
+			match = want
+			break
+		}
+	}
+	if match == nil {
+		t.Fatalf("round %d: lancecat's catalog is neither the committed state nor it plus any of the statements in flight %+v\n%s",
+			round, inflight, crashDiff(model, got))
+	}
+
+	// The reference lists, opens and scans the same.
+	out, err := peer.Run(ctx, t, "crash-writer.mjs", "dump", root)
+	if err != nil {
+		t.Fatalf("round %d: reference dump: %v", round, err)
+	}
+	var dump struct {
+		Namespaces []string `json:"namespaces"`
+		Tables     map[string]struct {
+			Fields []string    `json:"fields"`
+			Rows   [][]*string `json:"rows"`
+		} `json:"tables"`
+		Errors []string `json:"errors"`
+	}
+	if err := json.Unmarshal(out, &dump); err != nil {
+		t.Fatalf("round %d: reference dump %q: %v", round, out, err)
+	}
+	if len(dump.Errors) > 0 {
+		t.Fatalf("round %d: the reference cannot open or scan listed tables: %v", round, dump.Errors)
+	}
+	sort.Strings(dump.Namespaces)
+	if !slices.Equal(dump.Namespaces, namespaces) {
+		t.Fatalf("round %d: the reference lists namespaces %v, lancecat %v", round, dump.Namespaces, namespaces)
+	}
+	if !slices.Equal(slices.Sorted(maps.Keys(dump.Tables)), slices.Sorted(maps.Keys(got.tables))) {
+		t.Fatalf("round %d: the reference lists tables %v, lancecat %v", round, slices.Sorted(maps.Keys(dump.Tables)), slices.Sorted(maps.Keys(got.tables)))
+	}
+	for key, pt := range dump.Tables {
+		if !slices.Equal(pt.Fields, []string{"id", "v"}) {
+			t.Errorf("round %d: the reference describes %s as %v", round, key, pt.Fields)
+		}
+		rows := map[int64]int64{}
+		for _, r := range pt.Rows {
+			id, _ := strconv.ParseInt(*r[0], 10, 64)
+			if _, dup := rows[id]; dup {
+				t.Errorf("round %d: the reference reads id %d twice in %s", round, id, key)
+			}
+			rows[id] = nullV
+			if r[1] != nil {
+				rows[id], _ = strconv.ParseInt(*r[1], 10, 64)
+			}
+		}
+		if !maps.Equal(rows, got.tables[key]) {
+			t.Errorf("round %d: the reference reads %d rows of %s, lancecat %d (or other values)", round, len(rows), key, len(got.tables[key]))
+		}
+	}
+
+	// Vacuum leaves no directory the catalog does not own.
+	if _, err := db.ExecContext(ctx, "CALL vacuum_catalog('0s')"); err != nil {
+		t.Fatalf("round %d: vacuum: %v", round, err)
+	}
+	owned := map[string]bool{catalog.ManifestDir: true}
+	c, err := manifest.OpenCatalog(ctx, root, manifest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	snap, err := manifest.NewManifestTable(c.Store).Latest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := snap.Scan(ctx, catalog.RowFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Location != nil {
+			owned[strings.SplitN(*e.Location, "/", 2)[0]] = true
+		}
+	}
+	dirs, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var foreign []string
+	for _, d := range dirs {
+		if !owned[d.Name()] {
+			foreign = append(foreign, d.Name())
+		}
+	}
+	if len(foreign) > 0 {
+		t.Errorf("round %d: after CALL vacuum_catalog('0s') the root holds what the catalog does not own: %v", round, foreign)
+	}
+	// Vacuum changed nothing the catalog lists.
+	for key, rows := range match.tables {
+		if after := crashTableRows(t, ctx, db, key); !maps.Equal(after, rows) {
+			t.Fatalf("round %d: vacuum changed the rows of %s", round, key)
+		}
+	}
+	return match
+}
+
+// crashDiff describes how the catalog differs from the committed model.
+func crashDiff(want, got *crashModel) string {
+	var b strings.Builder
+	for _, n := range slices.Sorted(maps.Keys(want.namespaces)) {
+		if !got.namespaces[n] {
+			fmt.Fprintf(&b, "namespace %s missing\n", n)
+		}
+	}
+	for _, n := range slices.Sorted(maps.Keys(got.namespaces)) {
+		if !want.namespaces[n] {
+			fmt.Fprintf(&b, "namespace %s unexpected\n", n)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(want.tables)) {
+		g, ok := got.tables[k]
+		switch {
+		case !ok:
+			fmt.Fprintf(&b, "table %s missing\n", k)
+		case !maps.Equal(g, want.tables[k]):
+			var lost, extra, changed []int64
+			for id, v := range want.tables[k] {
+				if gv, ok := g[id]; !ok {
+					lost = append(lost, id)
+				} else if gv != v {
+					changed = append(changed, id)
+				}
+			}
+			for id := range g {
+				if _, ok := want.tables[k][id]; !ok {
+					extra = append(extra, id)
+				}
+			}
+			fmt.Fprintf(&b, "table %s: lost %v extra %v changed %v\n", k, lost, extra, changed)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(got.tables)) {
+		if _, ok := want.tables[k]; !ok {
+			fmt.Fprintf(&b, "table %s unexpected\n", k)
+		}
+	}
+	return b.String()
+}
