@@ -538,7 +538,7 @@ func checkCrashRound(t *testing.T, ctx context.Context, root string, round int, 
 		Errors []string `json:"errors"`
 	}
 	if err := json.Unmarshal(out, &dump); err != nil {
-		t.Fatalf("round %d: reference dump %q: %v", round, out, err)
+		t.Fatalf("round %d: reference dump (%d bytes) %.300q...: %v", round, len(out), out, err)
 	}
 	if len(dump.Errors) > 0 {
 		t.Fatalf("round %d: the reference cannot open or scan listed tables: %v", round, dump.Errors)

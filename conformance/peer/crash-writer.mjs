@@ -44,8 +44,9 @@ if (mode === "dump") {
       }
     }
   }
-  out(res);
-  process.exit(0);
+  // process.exit right after a large write to a pipe would cut the output short.
+  process.stdout.write(JSON.stringify(res) + "\n", () => process.exit(0));
+  await new Promise(() => {});
 }
 
 if (mode !== "write") {
