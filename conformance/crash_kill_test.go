@@ -28,13 +28,13 @@ import (
 )
 
 // The multi-process kill -9 test (issue #10): lancecat writer processes run random SQL scripts
-// (CREATE SCHEMA, CREATE TABLE, INSERT, UPDATE, DELETE, DROP TABLE) against one local catalog
-// while reference processes create and append there too; every lancecat writer is killed with
-// SIGKILL at a random moment. After each round, with every process gone, lancecat and the
-// reference list, describe and scan every table; no write a lancecat writer saw committed is lost
-// or duplicated (the one statement in flight at the kill may have landed or not, atomically);
-// `CALL vacuum_catalog('0s')` leaves no directory the catalog does not own; and the reference
-// appends once more to a lancecat table, which lancecat then reads.
+// (CREATE SCHEMA, CREATE TABLE, INSERT, UPDATE, DELETE, DROP TABLE, DROP SCHEMA ... CASCADE)
+// against one local catalog while reference processes create and append there too; every
+// lancecat writer is killed with SIGKILL at a random moment. After each round, with every process
+// gone, lancecat and the reference list, describe and scan every table; no write a lancecat
+// writer saw committed is lost or duplicated (the one statement in flight at the kill may have
+// landed or not, atomically); `CALL vacuum_catalog('0s')` leaves no directory the catalog does
+// not own; and the reference appends once more to a lancecat table, which lancecat then reads.
 
 const (
 	crashWorkerEnv = "LANCECAT_CRASH_WORKER" // "root|namespace|seed|idBase": run as a writer
@@ -47,7 +47,7 @@ const (
 type crashOp struct {
 	Seq   int     `json:"seq"`
 	Phase string  `json:"phase"`
-	Kind  string  `json:"kind,omitempty"`  // schema, create, insert, update, delete, drop
+	Kind  string  `json:"kind,omitempty"`  // schema, create, insert, update, delete, drop, dropschema
 	Table string  `json:"table,omitempty"` // "ns.t"; for schema: the namespace
 	IDs   []int64 `json:"ids,omitempty"`   // insert: the new ids; update/delete: the ids targeted
 	V     int64   `json:"v,omitempty"`     // insert/update: the value of v
@@ -101,6 +101,7 @@ func crashWorkerMain(spec string) int {
 	}
 	tables := map[string]map[int64]bool{} // this writer's tables and their ids (nobody else writes them)
 	nTables, nSchemas := 0, 0
+	var schemas []string // extra schemas this writer created and has not dropped
 	pick := func() string {
 		names := slices.Sorted(maps.Keys(tables))
 		return names[rng.Intn(len(names))]
@@ -126,7 +127,11 @@ func crashWorkerMain(spec string) int {
 		switch {
 		case len(tables) == 0 || r < 0.12:
 			nTables++
-			tbl := fmt.Sprintf("%s.t%d", ns, nTables)
+			in := ns // a table of the writer's own schema, or of one of its extra schemas
+			if len(schemas) > 0 && rng.Intn(3) == 0 {
+				in = schemas[rng.Intn(len(schemas))]
+			}
+			tbl := fmt.Sprintf("%s.t%d", in, nTables)
 			op = crashOp{Kind: "create", Table: tbl, SQL: "CREATE TABLE " + tbl + " (id BIGINT NOT NULL, v BIGINT)"}
 		case r < 0.55:
 			tbl := pick()
@@ -147,9 +152,12 @@ func crashWorkerMain(spec string) int {
 			tbl := pick()
 			op = crashOp{Kind: "delete", Table: tbl, IDs: someIDs(tbl)}
 			op.SQL = fmt.Sprintf("DELETE FROM %s WHERE id IN (%s)", tbl, inList(op.IDs))
-		case r < 0.95:
+		case r < 0.94:
 			tbl := pick()
 			op = crashOp{Kind: "drop", Table: tbl, SQL: "DROP TABLE " + tbl}
+		case r < 0.97 && len(schemas) > 0:
+			s := schemas[rng.Intn(len(schemas))]
+			op = crashOp{Kind: "dropschema", Table: s, SQL: "DROP SCHEMA " + s + " CASCADE"}
 		default:
 			nSchemas++
 			s := fmt.Sprintf("%s_s%d", ns, nSchemas)
@@ -172,6 +180,13 @@ func crashWorkerMain(spec string) int {
 			}
 		case "drop":
 			delete(tables, op.Table)
+		case "schema":
+			if op.Table != ns {
+				schemas = append(schemas, op.Table)
+			}
+		case "dropschema":
+			schemas = slices.DeleteFunc(schemas, func(s string) bool { return s == op.Table })
+			maps.DeleteFunc(tables, func(k string, _ map[int64]bool) bool { return strings.HasPrefix(k, op.Table+".") })
 		}
 	}
 }
@@ -215,6 +230,9 @@ func (m *crashModel) apply(op crashOp) {
 		}
 	case "drop":
 		delete(m.tables, op.Table)
+	case "dropschema":
+		delete(m.namespaces, op.Table)
+		maps.DeleteFunc(m.tables, func(k string, _ map[int64]int64) bool { return strings.HasPrefix(k, op.Table+".") })
 	}
 }
 
