@@ -238,16 +238,17 @@ func (m *crashModel) apply(op crashOp) {
 
 // crashProc is one running writer process and the lines it printed.
 type crashProc struct {
-	name   string
-	cmd    *exec.Cmd
-	lines  []string
-	stderr strings.Builder
-	done   chan struct{} // closed when stdout reached EOF
+	name    string
+	cmd     *exec.Cmd
+	lines   []string
+	stderr  strings.Builder
+	done    chan struct{} // closed when stdout reached EOF
+	started chan struct{} // closed at the first line printed (the process is up and writing)
 }
 
 func startCrashProc(t *testing.T, name string, cmd *exec.Cmd) *crashProc {
 	t.Helper()
-	p := &crashProc{name: name, cmd: cmd, done: make(chan struct{})}
+	p := &crashProc{name: name, cmd: cmd, done: make(chan struct{}), started: make(chan struct{})}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -262,7 +263,9 @@ func startCrashProc(t *testing.T, name string, cmd *exec.Cmd) *crashProc {
 		sc := bufio.NewScanner(out)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		for sc.Scan() {
-			p.lines = append(p.lines, sc.Text())
+			if p.lines = append(p.lines, sc.Text()); len(p.lines) == 1 {
+				close(p.started)
+			}
 		}
 		_, _ = io.Copy(io.Discard, out)
 	}()
@@ -290,9 +293,10 @@ func crashRounds() int {
 }
 
 // TestKillWritersUnderPeerLoad is the multi-process crash test (see the top of the file). Each
-// round starts 3 lancecat writers and 1 reference writer and SIGKILLs each lancecat writer at a
-// random moment within about 2.5 s. The seed is printed (t.Log) and replayed with
-// LANCECAT_CRASH_SEED; LANCECAT_CRASH_ROUNDS sets the rounds (3 by default, more to soak).
+// round starts 3 lancecat writers and 2 reference writers and SIGKILLs each lancecat writer at a
+// random moment within 2 s of its first statement. The seed is printed (t.Log); with
+// LANCECAT_CRASH_SEED it replays the same statements and kill delays (not the same timing of
+// the processes). LANCECAT_CRASH_ROUNDS sets the rounds (3 by default, more to soak).
 func TestKillWritersUnderPeerLoad(t *testing.T) {
 	peer.Require(t)
 	if testing.Short() {
@@ -327,19 +331,27 @@ func TestKillWritersUnderPeerLoad(t *testing.T) {
 			cmd.Env = append(os.Environ(), crashWorkerEnv+"="+spec)
 			procs = append(procs, startCrashProc(t, ns, cmd))
 		}
-		peerNS := fmt.Sprintf("r%dpeer", round)
-		peerBase := int64(900_000_000 + round*1_000_000)
-		pcmd := exec.Command("node", filepath.Join(peerDir, "crash-writer.mjs"), "write", root, peerNS, "6", strconv.FormatInt(peerBase, 10))
-		pcmd.Dir = peerDir
-		pp := startCrashProc(t, peerNS, pcmd)
+		var peers []*crashProc
+		for i := 0; i < 2; i++ {
+			ns := fmt.Sprintf("r%dpeer%d", round, i)
+			base := int64(900_000_000 + round*1_000_000 + i*100_000)
+			cmd := exec.Command("node", filepath.Join(peerDir, "crash-writer.mjs"), "write", root, ns, "5", strconv.FormatInt(base, 10))
+			cmd.Dir = peerDir
+			peers = append(peers, startCrashProc(t, ns, cmd))
+		}
 
-		// Kill every lancecat writer at its own random moment.
+		// Kill every lancecat writer at its own random moment once it has started writing (a
+		// kill while a process still starts up would test nothing).
 		var wg sync.WaitGroup
 		for _, p := range procs {
-			after := time.Duration(300+rng.Intn(2200)) * time.Millisecond
+			after := time.Duration(rng.Intn(2000)) * time.Millisecond
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				select {
+				case <-p.started:
+				case <-time.After(time.Minute):
+				}
 				time.Sleep(after)
 				_ = p.cmd.Process.Signal(syscall.SIGKILL)
 			}()
@@ -354,8 +366,10 @@ func TestKillWritersUnderPeerLoad(t *testing.T) {
 				t.Fatalf("round %d: writer %s ended before its kill", round, p.name)
 			}
 		}
-		if _, err := pp.wait(); err != nil {
-			t.Fatalf("round %d: reference writer %v", round, err)
+		for _, pp := range peers {
+			if _, err := pp.wait(); err != nil {
+				t.Fatalf("round %d: reference writer %v", round, err)
+			}
 		}
 
 		// What the writers saw committed, and the statement each had in flight.
@@ -387,21 +401,22 @@ func TestKillWritersUnderPeerLoad(t *testing.T) {
 				stats["in flight at the kill"]++
 			}
 		}
-		model.namespaces[peerNS] = true
-		peerRows := map[int64]int64{}
-		for _, line := range pp.lines {
-			var w struct {
-				Table string  `json:"table"`
-				IDs   []int64 `json:"ids"`
+		for _, pp := range peers {
+			model.namespaces[pp.name] = true
+			peerRows := map[int64]int64{}
+			for _, line := range pp.lines {
+				var w struct {
+					IDs []int64 `json:"ids"`
+				}
+				if err := json.Unmarshal([]byte(line), &w); err != nil {
+					t.Fatalf("reference writer printed %q: %v", line, err)
+				}
+				for _, id := range w.IDs {
+					peerRows[id] = 2 * id
+				}
 			}
-			if err := json.Unmarshal([]byte(line), &w); err != nil {
-				t.Fatalf("reference writer printed %q: %v", line, err)
-			}
-			for _, id := range w.IDs {
-				peerRows[id] = 2 * id
-			}
+			model.tables[pp.name+".p"] = peerRows
 		}
-		model.tables[peerNS+".p"] = peerRows
 
 		model = checkCrashRound(t, ctx, root, round, model, inflight)
 
@@ -409,7 +424,7 @@ func TestKillWritersUnderPeerLoad(t *testing.T) {
 		if names := slices.Sorted(maps.Keys(model.tables)); len(names) > 0 {
 			var target string
 			for _, n := range names {
-				if !strings.HasSuffix(n, "peer.p") {
+				if !strings.Contains(n, "peer") {
 					target = n
 					break
 				}
