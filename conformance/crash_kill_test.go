@@ -94,7 +94,7 @@ func crashWorkerMain(spec string) int {
 			if !errors.Is(err, catalog.ErrConcurrentModification) || i >= 50 {
 				return fmt.Errorf("%s: %w", op.SQL, err)
 			}
-			time.Sleep(time.Duration(5+rng.Intn(20)) * time.Millisecond)
+			time.Sleep(time.Duration(5+rand.Intn(20)) * time.Millisecond) // not rng: a replay makes the same statements
 		}
 		return enc.Encode(crashOp{Seq: seq, Phase: "done"})
 	}
@@ -112,7 +112,7 @@ func crashWorkerMain(spec string) int {
 	someIDs := func(tbl string) []int64 {
 		ids := slices.Sorted(maps.Keys(tables[tbl]))
 		if len(ids) == 0 {
-			return []int64{-1} // matches no row: the statement still commits nothing, or a version
+			return []int64{-1} // matches no row; the statement still runs
 		}
 		rng.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
 		return ids[:1+rng.Intn(min(3, len(ids)))]
