@@ -354,6 +354,7 @@ func TestKillWritersUnderPeerLoad(t *testing.T) {
 				defer wg.Done()
 				select {
 				case <-p.started:
+				case <-p.done: // it failed before writing; wait reports why
 				case <-time.After(time.Minute):
 				}
 				time.Sleep(after)
