@@ -69,7 +69,7 @@ func Arm(name string, nth int) *Handle {
 }
 
 // ArmPanic makes the nth (1-based) hit of step name panic instead of blocking: a bug deep inside a
-// write, for tests of the recover boundaries (driver, CLI). Fired is closed when it happens.
+// write, for tests of the driver's recover boundary. Fired is closed when it happens.
 func ArmPanic(name string, nth int) *Handle {
 	p := &plan{name: name, nth: nth, fired: make(chan struct{}), panics: true}
 	active.Store(p)
