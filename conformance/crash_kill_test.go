@@ -10,6 +10,7 @@ import (
 	"io"
 	"maps"
 	"math/rand"
+	"net/url"
 	"os"
 	"os/exec"
 	"path"
@@ -25,6 +26,7 @@ import (
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/conformance/peer"
+	"github.com/lancecat/lancecat/internal/testservers"
 	"github.com/lancecat/lancecat/lance/dataset"
 	"github.com/lancecat/lancecat/manifest"
 	"github.com/lancecat/lancecat/storage"
@@ -32,17 +34,20 @@ import (
 
 // The multi-process kill -9 test (issue #10): lancecat writer processes run random SQL scripts
 // (CREATE SCHEMA, CREATE TABLE, INSERT, UPDATE, DELETE, DROP TABLE, DROP SCHEMA ... CASCADE)
-// against one local catalog while reference processes create and append there too; every
-// lancecat writer is killed with SIGKILL at a random moment. After each round, with every process
-// gone, lancecat and the reference list, describe and scan every table; no write a lancecat
-// writer saw committed is lost or duplicated (the one statement in flight at the kill may have
-// landed or not, atomically); `CALL vacuum_catalog('0s')` leaves no directory the catalog does
-// not own; and the reference appends once more to a lancecat table, which lancecat then reads.
+// against one catalog (a local directory; and a prefix on the S3 server) while reference
+// processes create and append there too; every lancecat writer is killed with SIGKILL at a
+// random moment. After each round, with every process gone, lancecat and the reference list,
+// describe and scan every table; no write a lancecat writer saw committed is lost or duplicated
+// (the one statement in flight at the kill may have landed or not, atomically);
+// `CALL vacuum_catalog('0s')` leaves no directory the catalog does not own; and the reference
+// appends once more to a lancecat table, which lancecat then reads.
 
 const (
 	crashWorkerEnv = "LANCECAT_CRASH_WORKER" // "root|namespace|seed|idBase": run as a writer
 	crashRoundsEnv = "LANCECAT_CRASH_ROUNDS" // rounds (default 3); the soak sets more
 	crashSeedEnv   = "LANCECAT_CRASH_SEED"   // replay a printed seed
+	// crashStorageEnv hands crash-writer.mjs the storage options (JSON) of an object-store catalog.
+	crashStorageEnv = "LANCECAT_CRASH_STORAGE_OPTIONS"
 )
 
 // crashOp is one statement of a lancecat writer, printed as a JSON line before it runs
@@ -65,11 +70,11 @@ func crashWorkerMain(spec string) int {
 		fmt.Fprintln(os.Stderr, "crash worker: bad spec", spec)
 		return 2
 	}
-	root, ns := parts[0], parts[1]
+	dsn, ns := parts[0], parts[1]
 	seed, _ := strconv.ParseInt(parts[2], 10, 64)
 	nextID, _ := strconv.ParseInt(parts[3], 10, 64)
 	rng := rand.New(rand.NewSource(seed))
-	db, err := sql.Open("lancecat", root)
+	db, err := sql.Open("lancecat", dsn)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "crash worker:", err)
 		return 1
@@ -288,11 +293,30 @@ func (p *crashProc) wait() (killed bool, err error) {
 	return false, nil
 }
 
-func crashRounds() int {
+func crashRounds(def int) int {
 	if n, err := strconv.Atoi(os.Getenv(crashRoundsEnv)); err == nil && n > 0 {
 		return n
 	}
-	return 3
+	return def
+}
+
+// crashTarget is the catalog the kill test runs on: a local directory, or a prefix on an
+// object-store server (storage options set).
+type crashTarget struct {
+	uri  string
+	opts map[string]string
+}
+
+// dsn is the driver's data source name for the target.
+func (c crashTarget) dsn() string {
+	if len(c.opts) == 0 {
+		return c.uri
+	}
+	q := url.Values{}
+	for k, v := range c.opts {
+		q.Set("storage."+k, v)
+	}
+	return c.uri + "?" + q.Encode()
 }
 
 // TestKillWritersUnderPeerLoad is the multi-process crash test (see the top of the file). Each
@@ -305,6 +329,33 @@ func TestKillWritersUnderPeerLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("multi-process kill test: skipped in -short mode")
 	}
+	runKillTest(t, crashTarget{uri: t.TempDir()}, 3, 2*time.Second)
+}
+
+// TestKillWritersUnderPeerLoadOnS3 is the same on the S3 server (versitygw), where conditional
+// PUT decides commit races and a killed writer leaves uploads half done; 2 rounds by default,
+// and a kill window of 5 s (statements are slower there).
+func TestKillWritersUnderPeerLoadOnS3(t *testing.T) {
+	peer.Require(t)
+	if testing.Short() {
+		t.Skip("multi-process kill test: skipped in -short mode")
+	}
+	srv := testservers.S3(t)
+	for _, kv := range srv.PeerEnv() {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	opts, err := json.Marshal(srv.StorageOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(crashStorageEnv, string(opts))
+	runKillTest(t, crashTarget{uri: srv.URI(fmt.Sprintf("crash-%d", time.Now().UnixNano())), opts: srv.StorageOptions}, 2, 5*time.Second)
+}
+
+// runKillTest runs the rounds on target; each lancecat writer is killed within killWindow of its
+// first statement.
+func runKillTest(t *testing.T, target crashTarget, defaultRounds int, killWindow time.Duration) {
 	seed := time.Now().UnixNano()
 	if s := os.Getenv(crashSeedEnv); s != "" {
 		var err error
@@ -312,14 +363,13 @@ func TestKillWritersUnderPeerLoad(t *testing.T) {
 			t.Fatalf("%s=%q: %v", crashSeedEnv, s, err)
 		}
 	}
-	rounds := crashRounds()
+	rounds := crashRounds(defaultRounds)
 	t.Logf("seed %d (%s=%d replays it), %d rounds", seed, crashSeedEnv, seed, rounds)
 	rng := rand.New(rand.NewSource(seed))
 	peerDir, err := peer.Dir()
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := t.TempDir()
 	ctx := context.Background()
 	model := &crashModel{namespaces: map[string]bool{}, tables: map[string]map[int64]int64{}}
 	stats := map[string]int{}
@@ -330,7 +380,7 @@ func TestKillWritersUnderPeerLoad(t *testing.T) {
 		const writers = 3
 		for w := 0; w < writers; w++ {
 			ns := fmt.Sprintf("r%dw%d", round, w)
-			spec := fmt.Sprintf("%s|%s|%d|%d", root, ns, rng.Int63(), int64(round*writers+w+1)*1_000_000)
+			spec := fmt.Sprintf("%s|%s|%d|%d", target.dsn(), ns, rng.Int63(), int64(round*writers+w+1)*1_000_000)
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
 			cmd.Env = append(os.Environ(), crashWorkerEnv+"="+spec)
 			procs = append(procs, startCrashProc(t, ns, cmd))
@@ -339,7 +389,7 @@ func TestKillWritersUnderPeerLoad(t *testing.T) {
 		for i := 0; i < 2; i++ {
 			ns := fmt.Sprintf("r%dpeer%d", round, i)
 			base := int64(900_000_000 + round*1_000_000 + i*100_000)
-			cmd := exec.Command("node", filepath.Join(peerDir, "crash-writer.mjs"), "write", root, ns, "5", strconv.FormatInt(base, 10))
+			cmd := exec.Command("node", filepath.Join(peerDir, "crash-writer.mjs"), "write", target.uri, ns, "5", strconv.FormatInt(base, 10))
 			cmd.Dir = peerDir
 			peers = append(peers, startCrashProc(t, ns, cmd))
 		}
@@ -348,7 +398,7 @@ func TestKillWritersUnderPeerLoad(t *testing.T) {
 		// kill while a process still starts up would test nothing).
 		var wg sync.WaitGroup
 		for _, p := range procs {
-			after := time.Duration(rng.Intn(2000)) * time.Millisecond
+			after := time.Duration(rng.Int63n(int64(killWindow)))
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -423,31 +473,35 @@ func TestKillWritersUnderPeerLoad(t *testing.T) {
 			model.tables[pp.name+".p"] = peerRows
 		}
 
-		model = checkCrashRound(t, ctx, root, round, model, inflight, debris)
+		model = checkCrashRound(t, ctx, target, round, model, inflight, debris)
 
 		// The reference writes once more, into a lancecat writer's table if one is left.
 		if names := slices.Sorted(maps.Keys(model.tables)); len(names) > 0 {
-			var target string
+			var table string
 			for _, n := range names {
 				if !strings.Contains(n, "peer") {
-					target = n
+					table = n
 					break
 				}
 			}
-			if target == "" {
-				target = names[0]
+			if table == "" {
+				table = names[0]
 			}
-			nsName, tbl, _ := strings.Cut(target, ".")
+			nsName, tbl, _ := strings.Cut(table, ".")
 			base := int64(990_000_000 + round*1000)
 			rows := []map[string]any{{"id": base, "v": 7}, {"id": base + 1, "v": nil}}
-			if err := peer.Op(ctx, t, "add", map[string]any{"uri": root, "namespace": []string{nsName}, "name": tbl, "rows": rows}, nil); err != nil {
-				t.Fatalf("round %d: the reference cannot append to %s after the crashes: %v", round, target, err)
+			args := map[string]any{"uri": target.uri, "namespace": []string{nsName}, "name": tbl, "rows": rows}
+			if target.opts != nil {
+				args["storageOptions"] = target.opts
 			}
-			model.tables[target][base] = 7
-			model.tables[target][base+1] = nullV
-			got := crashTableRows(t, ctx, openCrashDB(t, root), target)
-			if !maps.Equal(got, model.tables[target]) {
-				t.Fatalf("round %d: after the reference's append lancecat reads %s as %v, want %v", round, target, got, model.tables[target])
+			if err := peer.Op(ctx, t, "add", args, nil); err != nil {
+				t.Fatalf("round %d: the reference cannot append to %s after the crashes: %v", round, table, err)
+			}
+			model.tables[table][base] = 7
+			model.tables[table][base+1] = nullV
+			got := crashTableRows(t, ctx, openCrashDB(t, target.dsn()), table)
+			if !maps.Equal(got, model.tables[table]) {
+				t.Fatalf("round %d: after the reference's append lancecat reads %s as %v, want %v", round, table, got, model.tables[table])
 			}
 		}
 	}
@@ -465,9 +519,9 @@ func TestKillWritersUnderPeerLoad(t *testing.T) {
 // nullV stands for a NULL v in a model's rows (no writer writes it).
 const nullV = int64(-1 << 62)
 
-func openCrashDB(t *testing.T, root string) *sql.DB {
+func openCrashDB(t *testing.T, dsn string) *sql.DB {
 	t.Helper()
-	db, err := sql.Open("lancecat", root)
+	db, err := sql.Open("lancecat", dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -508,9 +562,9 @@ func crashTableRows(t *testing.T, ctx context.Context, db *sql.DB, table string)
 // flight at the kills (each landed entirely or not at all), and returns the model updated with
 // the outcome of those. It also vacuums, checks that no foreign directory is left, and adds the
 // staged data files left inside tables to debris.
-func checkCrashRound(t *testing.T, ctx context.Context, root string, round int, model *crashModel, inflight []crashOp, debris crashDebris) *crashModel {
+func checkCrashRound(t *testing.T, ctx context.Context, target crashTarget, round int, model *crashModel, inflight []crashOp, debris crashDebris) *crashModel {
 	t.Helper()
-	db := openCrashDB(t, root)
+	db := openCrashDB(t, target.dsn())
 	strs := func(q string) []string {
 		t.Helper()
 		rows, err := db.QueryContext(ctx, q)
@@ -569,7 +623,7 @@ func checkCrashRound(t *testing.T, ctx context.Context, root string, round int, 
 	}
 
 	// The reference lists, opens and scans the same.
-	out, err := peer.Run(ctx, t, "crash-writer.mjs", "dump", root)
+	out, err := peer.Run(ctx, t, "crash-writer.mjs", "dump", target.uri)
 	if err != nil {
 		t.Fatalf("round %d: reference dump: %v", round, err)
 	}
@@ -619,7 +673,7 @@ func checkCrashRound(t *testing.T, ctx context.Context, root string, round int, 
 		t.Fatalf("round %d: vacuum: %v", round, err)
 	}
 	owned := map[string]bool{catalog.ManifestDir: true}
-	c, err := manifest.OpenCatalog(ctx, root, manifest.Options{})
+	c, err := manifest.OpenCatalog(ctx, target.uri, manifest.Options{Storage: storage.Options{StorageOptions: target.opts}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -637,14 +691,14 @@ func checkCrashRound(t *testing.T, ctx context.Context, root string, round int, 
 			owned[strings.SplitN(*e.Location, "/", 2)[0]] = true
 		}
 	}
-	dirs, err := os.ReadDir(root)
+	_, dirs, err := c.Store.ListDir(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var foreign []string
 	for _, d := range dirs {
-		if !owned[d.Name()] {
-			foreign = append(foreign, d.Name())
+		if !owned[d] {
+			foreign = append(foreign, d)
 		}
 	}
 	if len(foreign) > 0 {

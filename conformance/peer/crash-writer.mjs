@@ -17,7 +17,9 @@ import * as lancedb from "@lancedb/lancedb";
 import { schemaFromJSON, tableFromRows } from "./arrowjson.mjs";
 
 const [mode, root, ...rest] = process.argv.slice(2);
-const db = await lancedb.connect(root);
+// An object-store catalog's storage options come as JSON in LANCECAT_CRASH_STORAGE_OPTIONS.
+const storageOptions = process.env.LANCECAT_CRASH_STORAGE_OPTIONS ? JSON.parse(process.env.LANCECAT_CRASH_STORAGE_OPTIONS) : undefined;
+const db = await lancedb.connect(root, storageOptions ? { storageOptions } : {});
 const out = (v) => process.stdout.write(JSON.stringify(v) + "\n");
 
 if (mode === "dump") {
