@@ -277,7 +277,7 @@ func timeOfDayText(v int64, unit arrow.TimeUnit) string {
 //	DECIMAL(p,s)        numbers (exact digits, at most s fraction digits), numeric strings
 //	TEXT                strings
 //	BLOB, BINARY(n)     strings, []byte (FIXED_SIZE_BINARY: exactly n bytes)
-//	DATE                time.Time, 'YYYY-MM-DD'
+//	DATE                time.Time (its UTC date), 'YYYY-MM-DD'
 //	DATETIME(p)         time.Time, 'YYYY-MM-DD[ HH:MM:SS[.fraction]]' (the wall clock)
 //	TIMESTAMP(p)        time.Time, the same text read as UTC, or RFC 3339 with a zone
 //	TIME(p)             'HH:MM:SS[.fraction]'
@@ -396,11 +396,9 @@ func Append(fb array.Builder, f arrow.Field, v any) error {
 		if !ok {
 			return mismatch("a date 'YYYY-MM-DD'")
 		}
-		d := arrow.Date32FromTime(t)
-		if !d.ToTime().Equal(t) {
-			return mismatch("a date (it has a time of day)")
-		}
-		b.Append(d)
+		// A time.Time (a DATETIME value assigned to a DATE column) keeps
+		// its UTC date, as MySQL truncates DATETIME to DATE.
+		b.Append(arrow.Date32FromTime(t))
 	case *array.TimestampBuilder:
 		t, ok := v.(time.Time)
 		if s, isText := v.(string); isText {
