@@ -155,7 +155,7 @@ func Reader(f arrow.Field, arr arrow.Array) (ValueReader, error) {
 		return null(func(i int) any { return time.UnixMilli(int64(a.Value(i))).UTC() }), nil
 	case *array.Timestamp:
 		unit := a.DataType().(*arrow.TimestampType).Unit
-		return null(func(i int) any { return TimestampValue(int64(a.Value(i)), unit) }), nil
+		return null(func(i int) any { return timestampValue(int64(a.Value(i)), unit) }), nil
 	case *array.Time32:
 		unit := a.DataType().(*arrow.Time32Type).Unit
 		return null(func(i int) any { return timeOfDayText(int64(a.Value(i)), unit) }), nil
@@ -221,8 +221,8 @@ func float32Value(v float32) float64 {
 	return f
 }
 
-// TimestampValue is the time.Time (UTC) of a timestamp of the given unit.
-func TimestampValue(v int64, unit arrow.TimeUnit) time.Time {
+// timestampValue is the time.Time (UTC) of a timestamp of the given unit.
+func timestampValue(v int64, unit arrow.TimeUnit) time.Time {
 	switch unit {
 	case arrow.Second:
 		return time.Unix(v, 0).UTC()
@@ -356,7 +356,7 @@ func Append(fb array.Builder, f arrow.Field, v any) error {
 		if !ok {
 			return mismatch("a decimal number")
 		}
-		d, err := DecimalFromText(text, t.Precision, t.Scale)
+		d, err := decimalFromText(text, t.Precision, t.Scale)
 		if err != nil {
 			return err
 		}
@@ -412,13 +412,13 @@ func Append(fb array.Builder, f arrow.Field, v any) error {
 		if err != nil {
 			return err
 		}
-		if back := TimestampValue(int64(ts), unit); !back.Equal(t) {
+		if back := timestampValue(int64(ts), unit); !back.Equal(t) {
 			return tooPrecise()
 		}
 		b.Append(ts)
 	case *array.Time64Builder:
 		s, ok := v.(string)
-		nanos, err := ParseTimeOfDay(s)
+		nanos, err := parseTimeOfDay(s)
 		if !ok || err != nil {
 			return mismatch("a time 'HH:MM:SS[.fraction]'")
 		}
@@ -652,10 +652,10 @@ func decimalTextOf(v any) (string, bool) {
 	return "", false
 }
 
-// DecimalFromText converts plain decimal text to a decimal128 of the given
+// decimalFromText converts plain decimal text to a decimal128 of the given
 // precision and scale, refusing digits beyond the scale (no silent
 // rounding) and values beyond the precision.
-func DecimalFromText(text string, prec, scale int32) (decimal128.Num, error) {
+func decimalFromText(text string, prec, scale int32) (decimal128.Num, error) {
 	s := strings.TrimSpace(text)
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimLeft(s, "+-")
@@ -678,8 +678,8 @@ func DecimalFromText(text string, prec, scale int32) (decimal128.Num, error) {
 	return decimal128.FromBigInt(n), nil
 }
 
-// ParseTimeOfDay reads 'HH:MM:SS[.fraction]' as nanoseconds since midnight.
-func ParseTimeOfDay(s string) (int64, error) {
+// parseTimeOfDay reads 'HH:MM:SS[.fraction]' as nanoseconds since midnight.
+func parseTimeOfDay(s string) (int64, error) {
 	s = strings.TrimSpace(s)
 	main, frac, _ := strings.Cut(s, ".")
 	parts := strings.Split(main, ":")
