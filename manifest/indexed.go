@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -24,6 +25,8 @@ const (
 	indexObjectType  = "object_type_bitmap"
 	indexBaseObjects = "base_objects_label_list"
 )
+
+var _ catalog.RowVisitor = (*snapshot)(nil)
 
 var manifestIndices = []struct {
 	name, column string
@@ -348,6 +351,60 @@ func (s *snapshot) Scan(ctx context.Context, f catalog.RowFilter) ([]catalog.Row
 		return nil, err
 	}
 	return scanRows(rows, f), nil
+}
+
+// VisitRows hands the rows Scan(f) would return to visit without copying
+// the rows a decoded version holds (catalog.RowVisitor).
+func (s *snapshot) VisitRows(ctx context.Context, f catalog.RowFilter, visit func(int, iter.Seq[*catalog.Row])) error {
+	if s.derived() {
+		if _, lazy := s.root(); lazy {
+			return s.direct().VisitRows(ctx, f, visit)
+		}
+	}
+	_, sc, err := s.scanPlan(ctx, f)
+	if err != nil {
+		return err
+	}
+	var rows []catalog.Row
+	if sc != nil {
+		if rows, err = s.read(ctx, sc, f.Match, f.Limit); err != nil {
+			return err
+		}
+		visit(len(rows), func(yield func(*catalog.Row) bool) {
+			for i := range rows {
+				if !yield(&rows[i]) {
+					return
+				}
+			}
+		})
+		return nil
+	}
+	if rows, _, err = s.all(ctx); err != nil {
+		return err
+	}
+	// Counting first is one cheap pass over rows in memory; it spares the
+	// caller growing its result row by row.
+	n := 0
+	for i := range rows {
+		if f.Match(rows[i]) {
+			n++
+			if f.Limit > 0 && n >= f.Limit {
+				break
+			}
+		}
+	}
+	visit(n, func(yield func(*catalog.Row) bool) {
+		left := n
+		for i := 0; i < len(rows) && left > 0; i++ {
+			if f.Match(rows[i]) {
+				left--
+				if !yield(&rows[i]) {
+					return
+				}
+			}
+		}
+	})
+	return nil
 }
 
 // filterPredicates are the predicates of f that lance/scan can check, on
