@@ -88,6 +88,9 @@ func buildManifestIndices(ctx context.Context, st *dataset.StagedOverwrite) ([]*
 // index hit at a time.
 const fullDecodeFraction = 4 // 1/4
 
+// maxRowsHint bounds the rows allocated up front for a full decode.
+const maxRowsHint = 1 << 20
+
 // promoteFactor decides when a snapshot stops pushing reads down and
 // decodes the whole version instead: once the rows fetched through indices
 // plus the lookups made, times this factor, reach the table's row count.
@@ -181,14 +184,17 @@ func (s *snapshot) all(ctx context.Context) ([]catalog.Row, map[string][]int, er
 	if s.loaded {
 		return s.rows, s.byID, nil
 	}
-	var rows []catalog.Row
-	var addrs []uint64
+	// Sized once from the row count the manifest records (bounded: it is
+	// read from disk): the rows of a large catalog would otherwise be
+	// copied over and over as they grow.
+	hint := min(s.liveRowsHint(), maxRowsHint)
+	rows := make([]catalog.Row, 0, hint)
+	addrs := make([]uint64, 0, hint)
 	err := s.ds.Scan(ctx, dataset.ScanOptions{WithRowAddress: true}, func(rec arrow.RecordBatch) error {
-		rs, err := rowsOf(rec)
-		if err != nil {
+		var err error
+		if rows, err = appendRows(rows, rec); err != nil {
 			return err
 		}
-		rows = append(rows, rs...)
 		addrs, err = appendRowAddresses(addrs, rec)
 		return err
 	})
