@@ -146,15 +146,24 @@ func (s *snapshot) promote() bool {
 	return total == 0 || uint64(s.pushedWork.Load())*promoteFactor >= total
 }
 
-func newSnapshot(ds *dataset.Dataset) *snapshot {
-	return &snapshot{ds: ds, indices: scan.NewIndices(ds)}
+func newSnapshot(ds *dataset.Dataset) *snapshot { return &snapshot{ds: ds} }
+
+// indexCache returns the snapshot's opened indices, made on first use
+// (whichever way the snapshot was made: new, loaded or derived).
+func (s *snapshot) indexCache() *scan.Indices {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.indices == nil {
+		s.indices = scan.NewIndices(s.ds)
+	}
+	return s.indices
 }
 
 // loadedSnapshot is a snapshot whose rows are known (the rows a full
 // rewrite just wrote, in fragment order from the first row of the first
 // fragment).
 func loadedSnapshot(ds *dataset.Dataset, rows []catalog.Row) *snapshot {
-	s := &snapshot{ds: ds, rows: rows, loaded: true, indices: scan.NewIndices(ds)}
+	s := &snapshot{ds: ds, rows: rows, loaded: true}
 	s.addrs = make([]uint64, 0, len(rows))
 	for _, f := range ds.Fragments() {
 		for off := uint64(0); off < f.PhysicalRows && len(s.addrs) < len(rows); off++ {
@@ -232,7 +241,7 @@ func (s *snapshot) pushDown(ctx context.Context, preds []scan.Predicate, withAdd
 	if len(preds) == 0 {
 		return nil, nil, nil
 	}
-	opts := scan.Options{Predicates: preds, Indices: s.indices, WithRowAddress: withAddr}
+	opts := scan.Options{Predicates: preds, Indices: s.indexCache(), WithRowAddress: withAddr}
 	if withAddr {
 		opts.Columns = []string{colObjectID}
 	}
