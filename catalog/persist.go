@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"strings"
 	"time"
 
@@ -159,6 +160,17 @@ type ManifestSnapshot interface {
 	// decide, never rows). EXPLAIN prints them.
 	ExplainGet(ctx context.Context, objectID string) (ReadPlan, error)
 	ExplainScan(ctx context.Context, filter RowFilter) (ReadPlan, error)
+}
+
+// RowVisitor is implemented by snapshots that can hand the rows a filter
+// selects to a callback without copying them, so that listing tens of
+// thousands of tables allocates only the listing. VisitRows calls visit
+// once, with the number of rows selected (to size the result) and the
+// rows, in Scan's order and within its Limit. visit must neither keep nor
+// modify a row (its pointer fields are shared with the snapshot), and may
+// range over rows only once.
+type RowVisitor interface {
+	VisitRows(ctx context.Context, filter RowFilter, visit func(n int, rows iter.Seq[*Row])) error
 }
 
 // ReadPlan is how a snapshot answers one read of `__manifest`.

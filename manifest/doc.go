@@ -19,8 +19,8 @@
 //   - Incremental (the common case): the upserted rows are written as one
 //     small fragment, and the rows they replace plus the deleted rows get
 //     deletion-file updates; their row addresses come from the snapshot
-//     (BTREE lookups plus a scan of the object_id column of fragments no
-//     index covers, or memory). dataset.Update records it as Lance would:
+//     (lance/scan: object_id IN the ids through the BTREE plus a scan of
+//     the object_id column of fragments no index covers, or memory). dataset.Update records it as Lance would:
 //     Append, Delete, or Update {removed_fragment_ids, updated_fragments,
 //     new_fragments}. The three indices are left as they are: their
 //     fragment bitmaps do not cover the new fragment (every Lance reader,
@@ -78,10 +78,13 @@
 //
 // # Read path
 //
-// Reads push down to those indices (indexed.go): a snapshot answers Get
-// with the BTREE and Scan with the BTREE prefix, BITMAP and LABEL_LIST
-// searches, fetching only the matching rows by row address plus a scan of
-// fragments no index covers (rows another client appended); versions
-// without usable indices, broad listings and long-lived use of one version
-// fall back to decoding the whole table once.
+// Reads push down to those indices through lance/scan, the one scanner
+// (indexed.go): a snapshot turns Get into object_id = id and Scan's
+// RowFilter into object_id prefix, object_type IN and base_objects has-any
+// predicates; the scanner answers them with the BTREE, BITMAP and
+// LABEL_LIST, reads only the matching rows plus the fragments no index
+// covers (rows another client appended), and keeps row addresses and index
+// files to itself. Versions without usable indices, broad listings and
+// long-lived use of one version fall back to decoding the whole table once;
+// a listing then reads the decoded rows in place (catalog.RowVisitor).
 package manifest

@@ -572,7 +572,10 @@ func applyChange(rows []catalog.Row, change *catalog.ManifestChange) []catalog.R
 // (nil for null), written back with the column's builder.
 type extraValues map[string]*string
 
-func rowsOf(rec arrow.RecordBatch) ([]catalog.Row, error) {
+func rowsOf(rec arrow.RecordBatch) ([]catalog.Row, error) { return appendRows(nil, rec) }
+
+// appendRows appends the rows of rec to dst.
+func appendRows(dst []catalog.Row, rec arrow.RecordBatch) ([]catalog.Row, error) {
 	sc := rec.Schema()
 	col := func(name string) (arrow.Array, error) {
 		idx := sc.FieldIndices(name)
@@ -633,7 +636,8 @@ func rowsOf(rec arrow.RecordBatch) ([]catalog.Row, error) {
 		}
 	}
 	n := int(rec.NumRows())
-	rows := make([]catalog.Row, n)
+	base := len(dst)
+	rows := slices.Grow(dst, n)[:base+n]
 	for i := 0; i < n; i++ {
 		if idStr.IsNull(i) || typeStr.IsNull(i) {
 			return nil, fmt.Errorf("%s: row %d has a null object_id or object_type", catalog.ManifestDir, i)
@@ -668,7 +672,7 @@ func rowsOf(rec arrow.RecordBatch) ([]catalog.Row, error) {
 			}
 			r.Extra = ex
 		}
-		rows[i] = r
+		rows[base+i] = r
 	}
 	return rows, nil
 }
