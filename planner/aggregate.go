@@ -264,13 +264,21 @@ func planAggregate(env *rowEnv, st *sqlparse.Select, post selectPipeline, mark f
 			c := *n
 			c.X, c.Lo, c.Hi = x, lo, hi
 			return &c, nil
+		case *sqlparse.Subquery, *sqlparse.Exists:
+			return n, nil // uncorrelated: a constant (subquery.go)
 		case *sqlparse.InList:
-			if n.Subquery != nil {
-				return nil, errorf(catalog.CodeUnsupported, "not supported: subqueries")
-			}
 			x, err := rewrite(n.X)
 			if err != nil {
 				return nil, err
+			}
+			if n.Subquery != nil {
+				c := *n
+				c.X = x
+				// The subquery's value is keyed by the original node.
+				if v, ok := env.subq[n]; ok {
+					env.subq[&c] = v
+				}
+				return &c, nil
 			}
 			c := *n
 			c.X = x
@@ -333,6 +341,7 @@ func planAggregate(env *rowEnv, st *sqlparse.Select, post selectPipeline, mark f
 	}
 	post.env = newRowEnv(cols)
 	post.env.session = env.session
+	post.env.subq = env.subq
 	post.where = having
 	post.order = order
 	for _, it := range items {

@@ -63,6 +63,9 @@ type queryPlan interface {
 // planQuery plans a SELECT: over table data when FROM names a table, else
 // over the information_schema views (or no FROM).
 func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan, error) {
+	if err := s.resolveSubqueries(ctx, selectExprs(st)...); err != nil {
+		return nil, err
+	}
 	if len(st.SetOps) == 0 && st.From != nil {
 		if ts, err := singleTable(st.From); err == nil {
 			name := ts.Table
@@ -146,6 +149,7 @@ func (s *Session) planDataSelect(ctx context.Context, st *sqlparse.Select, name 
 	}
 	p.env = newRowEnv(cols)
 	p.env.session = s
+	p.env.subq = s.subq
 	used := map[int]bool{}
 	markUsed := func(e sqlparse.Expr) {
 		sqlparse.Inspect(e, func(n sqlparse.Expr) bool {
@@ -217,8 +221,16 @@ func (s *Session) planDataSelect(ctx context.Context, st *sqlparse.Select, name 
 			}
 			p.fields = append(p.fields, selectField{col: c, expr: e})
 			p.outCols = append(p.outCols, c)
+		case *sqlparse.Subquery, *sqlparse.Exists:
+			label := f.Alias
+			if label == "" {
+				label = fieldText(f)
+			}
+			c, _ := p.env.subqueryColumn(e, label)
+			p.fields = append(p.fields, selectField{col: c, expr: e})
+			p.outCols = append(p.outCols, c)
 		default:
-			return nil, errorf(catalog.CodeUnsupported, "not supported: %s in the select list of a query over table data (columns, *, literals and one COUNT only)", f.Expr)
+			return nil, errorf(catalog.CodeUnsupported, "not supported: %s in the select list of a query over table data (columns, *, literals, subqueries and one COUNT only)", f.Expr)
 		}
 	}
 	if p.countStar && len(p.fields) > 0 {
@@ -371,10 +383,8 @@ func checkDataCondition(e sqlparse.Expr) error {
 		switch x := n.(type) {
 		case *sqlparse.Paren, *sqlparse.ColumnRef, *sqlparse.Literal,
 			*sqlparse.IsNull, *sqlparse.IsTruth, *sqlparse.Between, *sqlparse.Like:
-		case *sqlparse.InList:
-			if x.Subquery != nil {
-				bad = n
-			}
+		case *sqlparse.InList, *sqlparse.Subquery, *sqlparse.Exists:
+			// subqueries are resolved before the scan (subquery.go)
 		case *sqlparse.Binary:
 			if !x.Op.IsComparison() && !x.Op.IsLogical() {
 				bad = n

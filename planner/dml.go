@@ -50,8 +50,12 @@ func (s *Session) dmlTarget(ctx context.Context, name sqlparse.Name, where sqlpa
 	for i, f := range schema.Fields() {
 		cols[i] = dataColumn(f, "")
 	}
+	if err := s.resolveSubqueries(ctx, where); err != nil {
+		return nil, nil, nil, nil, err
+	}
 	env := newRowEnv(cols)
 	env.session = s
+	env.subq = s.subq
 	if where != nil {
 		if err := checkDataCondition(where); err != nil {
 			return nil, nil, nil, nil, err

@@ -20,6 +20,8 @@ type rowEnv struct {
 	exact map[string]int // name -> position (wins over a case-insensitive match)
 	// session answers DATABASE() and friends (nil: they are NULL).
 	session *Session
+	// subq holds the values of the statement's (uncorrelated) subqueries.
+	subq subqueryValues
 }
 
 func newRowEnv(cols []Column) *rowEnv {
@@ -197,12 +199,16 @@ func (env *rowEnv) eval(e sqlparse.Expr, row []any) (any, error) {
 		}
 		return likeMatch(pat, s, esc) != n.Not, nil
 	case *sqlparse.InList:
-		if n.Subquery != nil {
-			return nil, errorf(catalog.CodeUnsupported, "not supported: subqueries")
-		}
 		v, err := env.eval(n.X, row)
 		if err != nil {
 			return nil, err
+		}
+		if n.Subquery != nil {
+			sq, err := env.subqueryOf(n)
+			if err != nil {
+				return nil, err
+			}
+			return evalIn(v, sq.list, n.Not), nil
 		}
 		if v == nil {
 			return nil, nil
@@ -225,6 +231,18 @@ func (env *rowEnv) eval(e sqlparse.Expr, row []any) (any, error) {
 			return nil, nil
 		}
 		return n.Not, nil
+	case *sqlparse.Subquery:
+		sq, err := env.subqueryOf(n)
+		if err != nil {
+			return nil, err
+		}
+		return sq.scalar, nil
+	case *sqlparse.Exists:
+		sq, err := env.subqueryOf(n)
+		if err != nil {
+			return nil, err
+		}
+		return sq.exists != n.Not, nil
 	case *sqlparse.Between:
 		v, err := env.eval(n.X, row)
 		if err != nil {

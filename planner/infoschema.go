@@ -181,6 +181,7 @@ func (s *Session) planSelect(st *sqlparse.Select) (*selectPlan, error) {
 		p.env = newRowEnv(nil)
 	}
 	p.env.session = s
+	p.env.subq = s.subq
 	// Fields.
 	used := map[string]bool{}
 	if hasAggregates(st) && !loneCount(st, false) {
@@ -372,6 +373,9 @@ func (p *selectPlan) fieldColumn(f sqlparse.SelectItem) (Column, error) {
 	}
 	if label == "" {
 		label = fieldText(f)
+	}
+	if c, ok := p.env.subqueryColumn(f.Expr, label); ok {
+		return c, nil
 	}
 	// The type of a computed field: from its value on an all-NULL row when
 	// it is a literal, else VARCHAR.

@@ -52,6 +52,9 @@ type Session struct {
 	ns        catalog.Ident
 	tx        *txState
 	vars      map[string]string // session variables set by SET (variables.go)
+	// subq holds the results of the subqueries of the statement being
+	// planned (subquery.go); rowEnvs built meanwhile take it.
+	subq subqueryValues
 }
 
 // txState is an open transaction: the catalog changes collected so far, to
@@ -286,6 +289,7 @@ func (s *Session) Exec(ctx context.Context, st sqlparse.Statement) (*Result, err
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	s.subq = nil // the previous statement's subqueries (its rowEnvs keep their own)
 	if s.tx != nil {
 		switch modeOf(st) {
 		case txRefuse:
