@@ -68,6 +68,17 @@ type txState struct {
 	createdTables, droppedTables map[string]bool
 	// indexes are CREATE TABLE's index clauses, built after the commit.
 	indexes []pendingIndexes
+	// inserts are INSERT ... VALUES into tables the transaction creates,
+	// applied after the commit (deferInsert).
+	inserts []pendingInsert
+}
+
+// pendingInsert is an INSERT deferred to COMMIT, with the namespace its
+// table name is resolved in.
+type pendingInsert struct {
+	st *sqlparse.Insert
+	id catalog.Ident
+	ns catalog.Ident
 }
 
 // pendingIndexes are the declared indices of a table created in a
@@ -139,6 +150,12 @@ func (s *Session) Commit(ctx context.Context) error {
 	}
 	t := s.tx
 	s.tx = nil
+	for _, p := range t.inserts {
+		if !t.createdTables[p.id.ObjectID()] {
+			t.batch.Discard()
+			return errorf(catalog.CodeInvalidInput, "the transaction inserts into table %s and then drops or renames it; nothing was committed", displayName(p.id))
+		}
+	}
 	if t.batch.Len() == 0 {
 		return nil
 	}
@@ -155,7 +172,39 @@ func (s *Session) Commit(ctx context.Context) error {
 			return fmt.Errorf("the transaction was committed, but the indices of table %s were not built: %w", displayName(p.id), err)
 		}
 	}
+	// Then the rows inserted into the tables it created, in statement order.
+	ns := s.ns
+	defer func() { s.ns = ns }()
+	for _, p := range t.inserts {
+		s.ns = p.ns
+		if _, err := s.insert(ctx, p.st); err != nil {
+			return fmt.Errorf("the transaction was committed, but its INSERT into table %s failed: %w", displayName(p.id), err)
+		}
+	}
 	return nil
+}
+
+// deferInsert defers an INSERT ... VALUES into a table the open transaction
+// creates (it does not exist before COMMIT) to the end of COMMIT, after the
+// catalog commit and the table's indices: goose creates its version table
+// and inserts version 0 in one transaction. The result reports the rows the
+// INSERT will add; LastInsertId is 0 (ids are assigned at COMMIT), and
+// errors the rows would raise are raised by COMMIT. ok is false for any
+// other statement.
+func (s *Session) deferInsert(st sqlparse.Statement) (res *Result, ok bool, err error) {
+	ins, isInsert := st.(*sqlparse.Insert)
+	if !isInsert || ins.Query != nil {
+		return nil, false, nil
+	}
+	id, err := s.tableIdent(ins.Table)
+	if err != nil {
+		return nil, false, err
+	}
+	if !s.tx.createdTables[id.ObjectID()] {
+		return nil, false, nil
+	}
+	s.tx.inserts = append(s.tx.inserts, pendingInsert{st: ins, id: id, ns: append(catalog.Ident{}, s.ns...)})
+	return okResult(int64(len(ins.Rows))), true, nil
 }
 
 // Rollback discards the open transaction (a no-op without one).
@@ -248,8 +297,10 @@ func modeOf(st sqlparse.Statement) txMode {
 	case *sqlparse.CreateSchema, *sqlparse.DropSchema, *sqlparse.AlterSchema,
 		*sqlparse.CreateTable, *sqlparse.DropTable, *sqlparse.RenameTable:
 		return txJoin
-	case *sqlparse.AlterTable, *sqlparse.CreateIndex, *sqlparse.DropIndex:
-		return txRefuse // column and index changes commit to the table dataset, not to `__manifest`
+	case *sqlparse.CreateIndex, *sqlparse.DropIndex:
+		return txRefuse // index changes commit to the table dataset, not to `__manifest`
+	case *sqlparse.AlterTable:
+		return txImmediate // column changes commit to the table dataset, as row changes do
 	case *sqlparse.Call:
 		switch procName(n) {
 		case "register_table", "deregister_table", "declare_table":
@@ -276,15 +327,17 @@ func IsWrite(st sqlparse.Statement) bool {
 // collected and applied by COMMIT (errors they would raise are raised
 // there); statements that cannot join an atomic catalog commit are refused.
 //
-// INSERT, UPDATE and DELETE inside a transaction are applied at once, each
-// as its own Lance commit of the table's dataset, as MySQL does for a
-// non-transactional table engine (MyISAM): Lance cannot commit several
-// datasets and `__manifest` atomically, and clients that wrap every write in
-// BEGIN ... COMMIT (GORM's default transaction, goose's migrations) need
-// their rows written and their ids back. ROLLBACK does not undo them. They
-// are refused on a table the open transaction creates, drops or renames
-// (it does not exist yet for them: COMMIT first) and in a READ ONLY
-// transaction.
+// INSERT, UPDATE, DELETE and ALTER TABLE inside a transaction are applied
+// at once, each as its own Lance commit of the table's dataset, as MySQL
+// does for a non-transactional table engine (MyISAM; MySQL's ALTER TABLE
+// even commits the transaction): Lance cannot commit several datasets and
+// `__manifest` atomically, and clients that wrap every write in BEGIN ...
+// COMMIT (GORM's default transaction, goose's migrations) need their rows
+// written and their ids back. ROLLBACK does not undo them. An INSERT ...
+// VALUES into a table the transaction creates is applied by COMMIT, after
+// the catalog commit (deferInsert); other such statements on a table the
+// open transaction creates, drops or renames are refused (it does not exist
+// yet for them: COMMIT first), and all of them in a READ ONLY transaction.
 func (s *Session) Exec(ctx context.Context, st sqlparse.Statement) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -302,6 +355,9 @@ func (s *Session) Exec(ctx context.Context, st sqlparse.Statement) (*Result, err
 		case txImmediate:
 			if s.tx.readOnly {
 				return nil, errorf(catalog.CodeInvalidInput, "%s is not allowed in a READ ONLY transaction", StatementKind(st))
+			}
+			if res, ok, err := s.deferInsert(st); ok || err != nil {
+				return res, err
 			}
 			if err := s.checkRowChangeInTx(st); err != nil {
 				return nil, err
@@ -405,6 +461,8 @@ func (s *Session) checkRowChangeInTx(st sqlparse.Statement) error {
 		name = n.Table
 	case *sqlparse.Update:
 		name = n.Table
+	case *sqlparse.AlterTable:
+		name = n.Name
 	}
 	id, err := s.tableIdent(name)
 	if err != nil {
@@ -413,7 +471,7 @@ func (s *Session) checkRowChangeInTx(st sqlparse.Statement) error {
 	oid := id.ObjectID()
 	if s.tx.createdTables[oid] || s.tx.droppedTables[oid] {
 		return errorf(catalog.CodeInvalidInput,
-			"%s on table %s, which this transaction creates, drops or renames: COMMIT first (row changes are applied at once, catalog changes at COMMIT)", StatementKind(st), displayName(id))
+			"%s on table %s, which this transaction creates, drops or renames: COMMIT first (row and column changes are applied at once, catalog changes at COMMIT; only INSERT ... VALUES into a created table waits for COMMIT)", StatementKind(st), displayName(id))
 	}
 	return nil
 }

@@ -43,7 +43,8 @@ UPDATE users SET email = 'd@x' WHERE id = 1;
 UPDATE users SET nosuch = 1;
 UPDATE users SET age = age + 1;
 DELETE FROM information_schema.tables;
--- Row changes inside a transaction apply at once (a non-transactional engine, as MyISAM).
+-- Row changes inside a transaction apply at once (a non-transactional engine, as MyISAM); an INSERT
+-- into a table the transaction creates waits for COMMIT (ROLLBACK drops both).
 BEGIN;
 INSERT INTO users (email) VALUES ('tx@x');
 CREATE TABLE made_in_tx (id INT);
