@@ -206,31 +206,23 @@ func (s *Session) planDataSelect(ctx context.Context, st *sqlparse.Select, name 
 			p.fields = append(p.fields, selectField{col: c, expr: e})
 			p.outCols = append(p.outCols, c)
 			used[i] = true
-		case *sqlparse.Literal:
-			v := literalValue(e)
-			label := f.Alias
-			if label == "" {
-				label = fieldText(f)
-			}
-			c := varcharNull(label)
-			switch v.(type) {
-			case int64, bool:
-				c = Column{Name: label, DatabaseType: "BIGINT", Nullable: true}
-			case float64:
-				c = Column{Name: label, DatabaseType: "DOUBLE", Nullable: true}
-			}
-			p.fields = append(p.fields, selectField{col: c, expr: e})
-			p.outCols = append(p.outCols, c)
-		case *sqlparse.Subquery, *sqlparse.Exists:
-			label := f.Alias
-			if label == "" {
-				label = fieldText(f)
-			}
-			c, _ := p.env.subqueryColumn(e, label)
-			p.fields = append(p.fields, selectField{col: c, expr: e})
-			p.outCols = append(p.outCols, c)
 		default:
-			return nil, errorf(catalog.CodeUnsupported, "not supported: %s in the select list of a query over table data (columns, *, literals, subqueries and one COUNT only)", f.Expr)
+			// A computed item: literals, operators, functions and subqueries
+			// over the row's columns (the WHERE grammar).
+			if err := checkDataCondition(e); err != nil {
+				return nil, errorf(catalog.CodeUnsupported, "not supported: %s in the select list of a query over table data", e)
+			}
+			if err := p.env.check(e); err != nil {
+				return nil, err
+			}
+			markUsed(e)
+			label := f.Alias
+			if label == "" {
+				label = fieldText(f)
+			}
+			c := exprColumn(p.env, e, label)
+			p.fields = append(p.fields, selectField{col: c, expr: e})
+			p.outCols = append(p.outCols, c)
 		}
 	}
 	if p.countStar && len(p.fields) > 0 {
@@ -386,16 +378,13 @@ func checkDataCondition(e sqlparse.Expr) error {
 		case *sqlparse.InList, *sqlparse.Subquery, *sqlparse.Exists:
 			// subqueries are resolved before the scan (subquery.go)
 		case *sqlparse.Binary:
-			if !x.Op.IsComparison() && !x.Op.IsLogical() {
+			if !x.Op.IsComparison() && !x.Op.IsLogical() && !isArithmetic(x.Op) {
 				bad = n
 			}
 		case *sqlparse.Unary:
 			switch x.Op {
 			case sqlparse.OpNot:
 			case sqlparse.OpNeg, sqlparse.OpPlus:
-				if _, ok := sqlparse.StripParens(x.X).(*sqlparse.Literal); !ok {
-					bad = n
-				}
 			default:
 				bad = n
 			}
@@ -405,7 +394,7 @@ func checkDataCondition(e sqlparse.Expr) error {
 		return bad == nil
 	})
 	if bad != nil {
-		return errorf(catalog.CodeUnsupported, "not supported: %s in WHERE over table data (supported: =, <>, <, <=, >, >=, <=>, IN, BETWEEN, IS [NOT] NULL, LIKE, AND, OR, XOR, NOT over columns and literals)", bad)
+		return errorf(catalog.CodeUnsupported, "not supported: %s in WHERE over table data (supported: =, <>, <, <=, >, >=, <=>, IN, BETWEEN, IS [NOT] NULL, LIKE, AND, OR, XOR, NOT, +, -, *, /, DIV, %% over columns, literals and subqueries)", bad)
 	}
 	return nil
 }

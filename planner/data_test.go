@@ -244,6 +244,10 @@ func TestSelectWhere(t *testing.T) {
 		{"id IN (SELECT id FROM w WHERE id <= 2)", []int64{1, 2}},
 		{"id NOT IN (SELECT id FROM w WHERE id > 2) AND EXISTS (SELECT 1 FROM w)", []int64{1, 2}},
 		{"id = (SELECT MAX(id) FROM w)", []int64{6}},
+		{"id + 1 = 2", []int64{1}},
+		{"id * 2 - 1 >= 9 OR -id = -2", []int64{2, 5, 6}},
+		{"id % 2 = 0 AND id DIV 2 <= 2", []int64{2, 4}},
+		{"id / 4 = 0.5", []int64{2}},
 	} {
 		got := ids(t, f.rows("SELECT id FROM w WHERE "+c.where))
 		if !reflect.DeepEqual(got, c.want) {
@@ -251,7 +255,6 @@ func TestSelectWhere(t *testing.T) {
 		}
 	}
 	for _, c := range []struct{ where, contains string }{
-		{"id + 1 = 2", "id + 1 in WHERE over table data"},
 		{"LOWER(name) = 'alpha'", "LOWER(name) in WHERE over table data"},
 		{"EXISTS (SELECT 1 FROM w AS x WHERE x.id = nosuch)", "correlated subqueries"},
 		{"name REGEXP 'a'", "in WHERE over table data"},
@@ -310,7 +313,11 @@ func TestSelectOrderLimitCount(t *testing.T) {
 	}
 	f.fails("SELECT BIT_AND(id) FROM w", catalog.CodeUnsupported, "aggregate BIT_AND")
 	f.fails("SELECT COUNT(*), id FROM w", catalog.CodeInvalidInput, "neither aggregated nor named in GROUP BY")
-	f.fails("SELECT id + 1 FROM w", catalog.CodeUnsupported, "id + 1 in the select list")
+	res = f.exec("SELECT id * 10 + 1 AS x, id / 2, score > 1 FROM w WHERE id = 3")
+	if !reflect.DeepEqual(res.Rows, [][]any{{int64(31), 1.5, res.Rows[0][2]}}) || res.Columns[0].DatabaseType != "BIGINT" || res.Columns[1].DatabaseType != "DOUBLE" {
+		t.Fatalf("computed items: %v %v", res.Columns, res.Rows)
+	}
+	f.fails("SELECT LOWER(name) FROM w", catalog.CodeUnsupported, "LOWER(name) in the select list")
 	f.fails("SELECT id FROM w ORDER BY id + 1", catalog.CodeUnsupported, "ORDER BY id + 1")
 	f.fails("SELECT w.id FROM w JOIN w AS x", catalog.CodeUnsupported, "joins")
 	f.fails("SELECT DISTINCT id FROM w", catalog.CodeUnsupported, "DISTINCT")

@@ -147,14 +147,10 @@ func (env *rowEnv) eval(e sqlparse.Expr, row []any) (any, error) {
 			}
 			return t == 0, nil
 		case sqlparse.OpNeg:
-			switch x := v.(type) {
-			case int64:
-				return -x, nil
-			case float64:
-				return -x, nil
-			case nil:
-				return nil, nil
+			if f, ok := v.(float64); ok {
+				return -f, nil
 			}
+			return arithmetic(sqlparse.OpSub, int64(0), v)
 		case sqlparse.OpPlus:
 			return v, nil
 		}
@@ -401,6 +397,9 @@ func (env *rowEnv) evalBinary(n *sqlparse.Binary, row []any) (any, error) {
 		default:
 			return c >= 0, nil
 		}
+	}
+	if isArithmetic(n.Op) {
+		return arithmetic(n.Op, l, r)
 	}
 	return nil, errorf(catalog.CodeUnsupported, "not supported: operator %s in WHERE", n.Op)
 }

@@ -41,7 +41,15 @@ DELETE FROM users WHERE id = 2;
 SELECT id, email, age, note FROM users ORDER BY id;
 UPDATE users SET email = 'd@x' WHERE id = 1;
 UPDATE users SET nosuch = 1;
+SELECT id, age FROM users ORDER BY id;
 UPDATE users SET age = age + 1;
+UPDATE users SET age = age * 2 - id WHERE id > (SELECT MIN(id) FROM users);
+SELECT id, age FROM users ORDER BY id;
+UPDATE users SET age = -9223372036854775807 - age;
+UPDATE users SET age = age + 3000000000;
+UPDATE users SET note = CONCAT(note, '!');
+UPDATE users SET age = age DIV 0 WHERE id = 1;
+SELECT id, age FROM users ORDER BY id;
 DELETE FROM information_schema.tables;
 -- Row changes inside a transaction apply at once (a non-transactional engine, as MyISAM); an INSERT
 -- into a table the transaction creates waits for COMMIT (ROLLBACK drops both).
