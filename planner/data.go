@@ -66,6 +66,10 @@ func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan
 	if err := s.resolveSubqueries(ctx, selectExprs(st)...); err != nil {
 		return nil, err
 	}
+	st, err := distinctAsGroupBy(st)
+	if err != nil {
+		return nil, err
+	}
 	if len(st.SetOps) == 0 && st.From != nil {
 		if ts, err := singleTable(st.From); err == nil {
 			name := ts.Table
@@ -79,6 +83,48 @@ func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan
 		return nil, err
 	}
 	return p, nil
+}
+
+// distinctAsGroupBy answers SELECT DISTINCT items as SELECT items GROUP BY
+// items: the aggregation stage keeps one row per distinct combination
+// (memory grows with the distinct rows, never with the rows scanned), and
+// an ORDER BY outside the select list fails as MySQL's does. With
+// aggregates and no GROUP BY the query has one row and DISTINCT changes
+// nothing; DISTINCT over GROUP BY and DISTINCT * are not supported.
+func distinctAsGroupBy(st *sqlparse.Select) (*sqlparse.Select, error) {
+	if !st.Distinct || len(st.SetOps) > 0 {
+		return st, nil
+	}
+	q := *st
+	q.Distinct = false
+	if len(st.GroupBy) > 0 {
+		return nil, notSupportedSelect("SELECT DISTINCT with GROUP BY")
+	}
+	if hasAggregates(st) {
+		return &q, nil
+	}
+	q.GroupBy = nil
+	selected := map[string]bool{}
+	for _, it := range st.Items {
+		if it.Star {
+			return nil, notSupportedSelect("SELECT DISTINCT * (name the columns)")
+		}
+		q.GroupBy = append(q.GroupBy, it.Expr)
+		selected[it.Expr.String()] = true
+		if it.Alias != "" {
+			selected[strings.ToLower(sqlparse.QuoteIdent(it.Alias))] = true
+		}
+	}
+	for _, o := range st.OrderBy {
+		if _, pos := o.Expr.(*sqlparse.ColumnPosition); pos || selected[o.Expr.String()] {
+			continue
+		}
+		if ref, ok := o.Expr.(*sqlparse.ColumnRef); ok && ref.Qualifier == nil && selected[strings.ToLower(sqlparse.QuoteIdent(ref.Column))] {
+			continue
+		}
+		return nil, errorf(catalog.CodeInvalidInput, "ORDER BY %s is not in the select list, which SELECT DISTINCT requires", o.Expr)
+	}
+	return &q, nil
 }
 
 // dataPlan is a planned SELECT over a table's data: a scan of the table

@@ -320,7 +320,11 @@ func TestSelectOrderLimitCount(t *testing.T) {
 	f.fails("SELECT LOWER(name) FROM w", catalog.CodeUnsupported, "LOWER(name) in the select list")
 	f.fails("SELECT id FROM w ORDER BY id + 1", catalog.CodeUnsupported, "ORDER BY id + 1")
 	f.fails("SELECT w.id FROM w JOIN w AS x", catalog.CodeUnsupported, "joins")
-	f.fails("SELECT DISTINCT id FROM w", catalog.CodeUnsupported, "DISTINCT")
+	f.fails("SELECT DISTINCT * FROM w", catalog.CodeUnsupported, "DISTINCT *")
+	f.fails("SELECT DISTINCT name FROM w ORDER BY id", catalog.CodeInvalidInput, "not in the select list")
+	if got := f.rows("SELECT DISTINCT name AS n FROM w WHERE id <= 2 ORDER BY n"); fmt.Sprint(got) != "[[alpha] [beta]]" {
+		t.Errorf("SELECT DISTINCT name: %v", got)
+	}
 }
 
 // TestSelectMaxRows: with NoSpill, a full ORDER BY sorts within the sort
