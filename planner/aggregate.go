@@ -264,8 +264,8 @@ func planAggregate(env *rowEnv, st *sqlparse.Select, post selectPipeline, mark f
 			c := *n
 			c.X, c.Lo, c.Hi = x, lo, hi
 			return &c, nil
-		case *sqlparse.Subquery, *sqlparse.Exists:
-			return n, nil // uncorrelated: a constant (subquery.go)
+		case *sqlparse.Subquery, *sqlparse.Exists, *sqlparse.Variable:
+			return n, nil // uncorrelated subqueries and variables are constants
 		case *sqlparse.InList:
 			x, err := rewrite(n.X)
 			if err != nil {

@@ -421,7 +421,7 @@ func checkDataCondition(e sqlparse.Expr) error {
 		switch x := n.(type) {
 		case *sqlparse.Paren, *sqlparse.ColumnRef, *sqlparse.Literal,
 			*sqlparse.IsNull, *sqlparse.IsTruth, *sqlparse.Between, *sqlparse.Like:
-		case *sqlparse.InList, *sqlparse.Subquery, *sqlparse.Exists:
+		case *sqlparse.InList, *sqlparse.Subquery, *sqlparse.Exists, *sqlparse.Variable:
 			// subqueries are resolved before the scan (subquery.go)
 		case *sqlparse.Binary:
 			if !x.Op.IsComparison() && !x.Op.IsLogical() && !isArithmetic(x.Op) {

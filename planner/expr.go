@@ -233,6 +233,8 @@ func (env *rowEnv) eval(e sqlparse.Expr, row []any) (any, error) {
 			return nil, err
 		}
 		return sq.scalar, nil
+	case *sqlparse.Variable:
+		return env.session.variableValue(n)
 	case *sqlparse.Exists:
 		sq, err := env.subqueryOf(n)
 		if err != nil {
