@@ -678,14 +678,25 @@ func TestAlterColumns(t *testing.T) {
 			wantCode(t, err, catalog.ErrTableNotFound)
 			_, err = c.RenameColumns(ctx, catalog.Ident{"nonexistent"}, []catalog.ColumnRename{{From: "id", To: "x"}})
 			wantCode(t, err, catalog.ErrTableNotFound)
+			// An unknown column is code TableColumnNotFound, with the
+			// dataset's own sentinel kept as its cause.
 			_, err = c.DropColumns(ctx, id, []string{"missing"})
 			wantCode(t, err, catalog.ErrTableColumnNotFound)
+			if !errors.Is(err, catalog.ErrDatasetColumnNotFound) {
+				t.Errorf("DropColumns(missing) = %v, does not wrap ErrDatasetColumnNotFound", err)
+			}
 			_, err = c.RenameColumns(ctx, id, []catalog.ColumnRename{{From: "missing", To: "x"}})
 			wantCode(t, err, catalog.ErrTableColumnNotFound)
+			if !errors.Is(err, catalog.ErrDatasetColumnNotFound) {
+				t.Errorf("RenameColumns(missing) = %v, does not wrap ErrDatasetColumnNotFound", err)
+			}
 			_, err = c.AddColumns(ctx, id, []arrow.Field{{Name: "nn", Type: arrow.PrimitiveTypes.Int8}})
 			wantCode(t, err, catalog.ErrTableSchemaValidationError)
 			_, err = c.AddColumns(ctx, id, []arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int8, Nullable: true}})
 			wantCode(t, err, catalog.ErrTableSchemaValidationError)
+			if !errors.Is(err, catalog.ErrDatasetColumnExists) {
+				t.Errorf("AddColumns(id) = %v, does not wrap ErrDatasetColumnExists", err)
+			}
 		})
 	}
 }
@@ -1015,5 +1026,58 @@ func TestTableVersionAndUnknownRowsArePreserved(t *testing.T) {
 	}
 	if _, ok := ids["ns$v"]; !ok {
 		t.Fatal("view row lost")
+	}
+}
+
+// TestBatchPending: a batch answers what its operations so far do to a
+// table or namespace (the IF [NOT] EXISTS checks of a transaction), before
+// anything is committed.
+func TestBatchPending(t *testing.T) {
+	c := catalogtest.NewEnv(t).Open(catalog.ModeCompatibility)
+	mustNS(t, c, "ns")
+	b := c.NewBatch()
+	check := func(what string, exists, touched, wantExists, wantTouched bool) {
+		t.Helper()
+		if exists != wantExists || touched != wantTouched {
+			t.Errorf("%s: exists %v touched %v, want %v %v", what, exists, touched, wantExists, wantTouched)
+		}
+	}
+	e, tc := b.PendingTable(catalog.Ident{"ns", "t"})
+	check("empty batch", e, tc, false, false)
+
+	b.CreateTable(catalog.Ident{"ns", "t"}, testSchema(), catalog.CreateTableOptions{})
+	e, tc = b.PendingTable(catalog.Ident{"ns", "t"})
+	check("created", e, tc, true, true)
+	b.RenameTable(catalog.Ident{"ns", "t"}, catalog.Ident{"ns", "u"})
+	e, tc = b.PendingTable(catalog.Ident{"ns", "t"})
+	check("renamed away", e, tc, false, true)
+	e, tc = b.PendingTable(catalog.Ident{"ns", "u"})
+	check("renamed to", e, tc, true, true)
+	b.DropTable(catalog.Ident{"ns", "u"}, false)
+	e, tc = b.PendingTable(catalog.Ident{"ns", "u"})
+	check("dropped", e, tc, false, true)
+	b.AlterTableProperties(catalog.Ident{"ns", "v"}, map[string]string{"k": "v"}, nil)
+	e, tc = b.PendingTable(catalog.Ident{"ns", "v"})
+	check("properties only", e, tc, false, false)
+
+	b.CreateNamespace(catalog.Ident{"ns", "sub"}, nil)
+	e, tc = b.PendingNamespace(catalog.Ident{"ns", "sub"})
+	check("namespace created", e, tc, true, true)
+	b.DeclareTable(catalog.Ident{"ns", "sub", "d"}, nil)
+	e, tc = b.PendingTable(catalog.Ident{"ns", "sub", "d"})
+	check("declared", e, tc, true, true)
+	b.DropNamespace(catalog.Ident{"ns"}, catalog.DropNamespaceOptions{Cascade: true})
+	e, tc = b.PendingTable(catalog.Ident{"ns", "sub", "d"})
+	check("dropped with its namespace", e, tc, false, true)
+	e, tc = b.PendingNamespace(catalog.Ident{"ns", "sub"})
+	check("namespace dropped with its parent", e, tc, false, true)
+	e, tc = b.PendingNamespace(catalog.Ident{"ns"})
+	check("namespace dropped", e, tc, false, true)
+
+	b.Discard()
+	e, tc = b.PendingNamespace(catalog.Ident{"ns"})
+	check("discarded", e, tc, false, false)
+	if ok, err := c.NamespaceExists(ctx, catalog.Ident{"ns"}); err != nil || !ok {
+		t.Fatalf("nothing was committed: NamespaceExists(ns) = %v, %v", ok, err)
 	}
 }

@@ -60,8 +60,14 @@ func (e *Error) Is(target error) bool {
 	return t.Message == "" && t.Cause == nil && t.Code == e.Code
 }
 
-// Sentinels for errors.Is. They are the catalog's sentinels: an error of the
-// catalog package matches them too.
+// Sentinels for errors.Is. They are the catalog's code sentinels
+// (catalog.ErrTableNotFound, ...): an error of the catalog package matches
+// them too, and each matches every error of its code, whichever layer raised
+// it. ErrColumnNotFound is code TableColumnNotFound: a statement names a
+// column the table lacks (ALTER TABLE, CREATE INDEX, a dataset's
+// catalog.ErrDatasetColumnNotFound as the catalog reports it); a name an
+// expression cannot resolve (SELECT nope) is ErrInvalidInput, as MySQL's
+// "unknown column".
 var (
 	ErrNotSupported           = catalog.ErrUnsupported
 	ErrNamespaceNotFound      = catalog.ErrNamespaceNotFound
