@@ -40,8 +40,8 @@ type selectPipeline struct {
 	// numerically (compareDecimalText), not as strings.
 	orderCols    []int
 	orderDecimal []bool
-	limit     int64 // -1: none
-	offset    int64
+	limit        int64 // -1: none
+	offset       int64
 	// pushLimit: the source applies OFFSET and LIMIT itself (pushed into a
 	// scan when nothing filters or orders).
 	pushLimit  bool

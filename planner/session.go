@@ -143,7 +143,7 @@ func (s *Session) Commit(ctx context.Context) error {
 	t := s.tx
 	s.tx = nil
 	for _, p := range t.inserts {
-		if !t.createdTables[p.id.ObjectID()] {
+		if exists, _ := t.batch.PendingTable(p.id); !exists {
 			t.batch.Discard()
 			return errorf(catalog.CodeInvalidInput, "the transaction inserts into table %s and then drops or renames it; nothing was committed", displayName(p.id))
 		}
@@ -192,7 +192,7 @@ func (s *Session) deferInsert(st sqlparse.Statement) (res *Result, ok bool, err 
 	if err != nil {
 		return nil, false, err
 	}
-	if !s.tx.createdTables[id.ObjectID()] {
+	if exists, touched := s.tx.batch.PendingTable(id); !touched || !exists {
 		return nil, false, nil
 	}
 	s.tx.inserts = append(s.tx.inserts, pendingInsert{st: ins, id: id, ns: append(catalog.Ident{}, s.ns...)})
