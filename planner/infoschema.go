@@ -136,6 +136,9 @@ type selectPlan struct {
 	// manifestRead is how the catalog reads `__manifest` for the scan
 	// (set for EXPLAIN by explainReads).
 	manifestRead string
+	// columnKeys: the query reads COLUMN_KEY of information_schema.columns,
+	// whose MUL needs each table's index list (its dataset's manifest).
+	columnKeys bool
 }
 
 func notSupportedSelect(what string) error {
@@ -274,6 +277,7 @@ func (s *Session) planSelect(st *sqlparse.Select) (*selectPlan, error) {
 			}
 		}
 	}
+	p.columnKeys = p.view != nil && p.view.name == "columns" && used["column_key"]
 	return p, nil
 }
 
@@ -313,6 +317,7 @@ func (p *selectPlan) planGrouped(s *Session, st *sqlparse.Select, used map[strin
 			}
 		}
 	}
+	p.columnKeys = p.view != nil && p.view.name == "columns" && used["column_key"]
 	return nil
 }
 
@@ -872,9 +877,15 @@ func (p *selectPlan) scan(ctx context.Context, s *Session) ([][]any, error) {
 			if d.Schema == nil {
 				continue
 			}
+			// COLUMN_KEY says PRI and UNI from the schema, MUL from the
+			// table's index list, read only when the query uses COLUMN_KEY.
+			var indexed map[string]bool
+			if p.columnKeys {
+				if indexed, err = s.indexedColumns(ctx, d); err != nil {
+					return nil, err
+				}
+			}
 			for i, f := range d.Schema.Fields() {
-				// COLUMN_KEY says PRI and UNI (from the schema); MUL would
-				// need every table's index list, which this view does not read.
 				comment, _ := sqltypes.FieldMeta(f, CommentKey)
 				// CHARACTER_MAXIMUM_LENGTH is the declared n of a
 				// VARCHAR(n) (GORM's migrator compares it with the
@@ -885,7 +896,7 @@ func (p *selectPlan) scan(ctx context.Context, s *Session) ([][]any, error) {
 					maxLen = n
 				}
 				rows = append(rows, []any{"def", schema, id.Name(), f.Name, int64(i + 1), defaultText(f), yesNo(f.Nullable),
-					sqltypes.DataTypeName(f), maxLen, prec, scale, sqltypes.DatetimePrecision(f.Type), typeName(f), columnKey(f, nil), extraText(f), comment, f.Type.String(), fieldMetadataJSON(f)})
+					sqltypes.DataTypeName(f), maxLen, prec, scale, sqltypes.DatetimePrecision(f.Type), typeName(f), columnKey(f, indexed), extraText(f), comment, f.Type.String(), fieldMetadataJSON(f)})
 			}
 		}
 	}
