@@ -91,6 +91,26 @@ var infoViews = map[string]*infoView{
 			vcol(varcharNull("FIELD_METADATA"), describeFull),
 		},
 	},
+	// key_column_usage lists the columns of PRIMARY KEY and UNIQUE
+	// constraints, with MySQL's columns (schema tools read it for keys);
+	// lancecat has no foreign keys, so the REFERENCED_* columns are NULL.
+	"key_column_usage": {
+		name: "key_column_usage", schemaCol: "TABLE_SCHEMA", nameCol: "TABLE_NAME", minLevel: describeFull,
+		columns: []viewColumn{
+			vcol(varchar("CONSTRAINT_CATALOG"), describeFull),
+			vcol(varchar("CONSTRAINT_SCHEMA"), describeFull),
+			vcol(varchar("CONSTRAINT_NAME"), describeFull),
+			vcol(varchar("TABLE_CATALOG"), describeFull),
+			vcol(varchar("TABLE_SCHEMA"), describeFull),
+			vcol(varchar("TABLE_NAME"), describeFull),
+			vcol(varchar("COLUMN_NAME"), describeFull),
+			vcol(bigint("ORDINAL_POSITION"), describeFull),
+			vcol(bigintNull("POSITION_IN_UNIQUE_CONSTRAINT"), describeFull),
+			vcol(varcharNull("REFERENCED_TABLE_SCHEMA"), describeFull),
+			vcol(varcharNull("REFERENCED_TABLE_NAME"), describeFull),
+			vcol(varcharNull("REFERENCED_COLUMN_NAME"), describeFull),
+		},
+	},
 	// statistics lists index columns as SHOW INDEX does (schema tools such as
 	// GORM's migrator ask it whether an index exists).
 	"statistics": {
@@ -174,7 +194,7 @@ func (s *Session) planSelect(st *sqlparse.Select) (*selectPlan, error) {
 		}
 		if p.view == nil {
 			if len(name) >= 2 && strings.EqualFold(name[0], "information_schema") {
-				return nil, errorf(catalog.CodeUnsupported, "not supported: information_schema.%s (views: schemata, tables, columns, statistics)", strings.ToLower(name[len(name)-1]))
+				return nil, errorf(catalog.CodeUnsupported, "not supported: information_schema.%s (views: schemata, tables, columns, statistics, key_column_usage)", strings.ToLower(name[len(name)-1]))
 			}
 			return nil, errorf(catalog.CodeUnsupported, "not supported: SELECT from table data (%s); only information_schema.schemata, .tables and .columns can be queried yet", name)
 		}
@@ -872,6 +892,24 @@ func (p *selectPlan) scan(ctx context.Context, s *Session) ([][]any, error) {
 			}
 			for _, r := range idx {
 				rows = append(rows, []any{"def", schema, id.Name(), r[1], schema, r[2], r[3], r[4], r[5], r[6], r[7]})
+			}
+		case "key_column_usage":
+			if d.Schema == nil {
+				continue
+			}
+			// The unenforced primary key Lance records, then each UNIQUE
+			// column lancecat's writes enforce (one-column constraints).
+			for i, name := range primaryKeyOf(d.Schema) {
+				rows = append(rows, []any{"def", schema, "PRIMARY", "def", schema, id.Name(), name, int64(i + 1), nil, nil, nil, nil})
+			}
+			for _, f := range d.Schema.Fields() {
+				if isUnique(f) {
+					cname := uniqueIndexName(f)
+					if cname == "" {
+						cname = f.Name
+					}
+					rows = append(rows, []any{"def", schema, cname, "def", schema, id.Name(), f.Name, int64(1), nil, nil, nil, nil})
+				}
 			}
 		case "columns":
 			if d.Schema == nil {
