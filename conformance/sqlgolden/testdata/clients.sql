@@ -5,6 +5,11 @@ SHOW CREATE TABLE users;
 SHOW INDEX FROM users;
 SELECT COLUMN_NAME, COLUMN_DEFAULT, COLUMN_KEY, EXTRA FROM information_schema.columns WHERE TABLE_NAME = 'users';
 SELECT CONSTRAINT_NAME, TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, ORDINAL_POSITION, REFERENCED_TABLE_NAME FROM information_schema.key_column_usage WHERE TABLE_NAME = 'users' ORDER BY CONSTRAINT_NAME;
+-- CREATE TABLE ... LIKE copies the schema (UNIQUE included) and builds the same scalar indices.
+CREATE TABLE users_copy LIKE users;
+SHOW INDEX FROM users_copy;
+DESCRIBE users_copy;
+INSERT INTO users_copy (email) VALUES ('a@x'), ('a@x');
 CREATE TABLE goose (id SERIAL NOT NULL, version_id BIGINT NOT NULL, tstamp TIMESTAMP NULL DEFAULT now(), PRIMARY KEY (id));
 DESCRIBE goose;
 -- Errors.
