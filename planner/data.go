@@ -24,11 +24,13 @@ import (
 // aggregate.go), whose WHERE and scan are the same.
 //
 // cond combines, with AND, OR, NOT, XOR and parentheses, comparisons of
-// columns and literals: =, <=>, <>, !=, <, <=, >, >=, [NOT] IN (list),
-// [NOT] BETWEEN, IS [NOT] NULL, IS [NOT] TRUE/FALSE, [NOT] LIKE (with
-// ESCAPE). Anything else (functions, arithmetic, subqueries) fails with
-// CodeUnsupported naming the expression. The select list holds columns,
-// literals, * or one COUNT.
+// columns, literals, arithmetic (arith.go), @@variables and uncorrelated
+// subqueries (subquery.go): =, <=>, <>, !=, <, <=, >, >=, [NOT] IN (list
+// or subquery), [NOT] BETWEEN, IS [NOT] NULL, IS [NOT] TRUE/FALSE, [NOT]
+// LIKE (with ESCAPE), [NOT] EXISTS. Anything else (functions, CASE, ...)
+// fails with CodeUnsupported naming the expression. The select list holds
+// *, such expressions or one COUNT; SELECT DISTINCT is a GROUP BY
+// (distinctAsGroupBy).
 //
 // Execution (datarun.go): one lance/scan scanner over the table's latest
 // version (narrowed by one scalar index when a conjunct of WHERE is column
@@ -232,7 +234,8 @@ func (s *Session) planDataSelect(ctx context.Context, st *sqlparse.Select, name 
 			continue
 		}
 		if agg, ok := f.Expr.(*sqlparse.FuncCall); ok && agg.Aggregate {
-			if err := p.planCount(agg, len(st.Items), used); err != nil {
+			// loneCount: the only item, a COUNT without DISTINCT.
+			if err := p.planCount(agg, used); err != nil {
 				return nil, err
 			}
 			label := f.Alias
@@ -270,9 +273,6 @@ func (s *Session) planDataSelect(ctx context.Context, st *sqlparse.Select, name 
 			p.fields = append(p.fields, selectField{col: c, expr: e})
 			p.outCols = append(p.outCols, c)
 		}
-	}
-	if p.countStar && len(p.fields) > 0 {
-		return nil, notSupportedSelect("COUNT together with other select items (no GROUP BY)")
 	}
 	if st.Where != nil {
 		if err := checkDataCondition(st.Where); err != nil {
@@ -349,16 +349,10 @@ func (p *dataPlan) planGrouped(s *Session, st *sqlparse.Select, mark func(sqlpar
 	return nil
 }
 
-func (p *dataPlan) planCount(agg *sqlparse.FuncCall, nFields int, used map[int]bool) error {
-	if !strings.EqualFold(agg.Name, "count") {
-		return errorf(catalog.CodeUnsupported, "not supported: aggregate %s over table data (only COUNT)", strings.ToUpper(agg.Name))
-	}
-	if agg.Distinct {
-		return notSupportedSelect("COUNT(DISTINCT ...)")
-	}
-	if nFields != 1 {
-		return notSupportedSelect("COUNT together with other select items (no GROUP BY)")
-	}
+// planCount plans the lone COUNT(*), COUNT(column) or COUNT(literal) of a
+// query loneCount admits (other aggregate queries go to planGrouped): from
+// the manifest's row counts without WHERE, else counted on the scan.
+func (p *dataPlan) planCount(agg *sqlparse.FuncCall, used map[int]bool) error {
 	p.countStar = true
 	if agg.Star {
 		return nil

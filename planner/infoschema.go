@@ -227,16 +227,14 @@ func (s *Session) planSelect(st *sqlparse.Select) (*selectPlan, error) {
 			continue
 		}
 		if agg, ok := f.Expr.(*sqlparse.FuncCall); ok && agg.Aggregate {
-			if strings.EqualFold(agg.Name, "count") && len(st.Items) == 1 && !agg.Distinct {
-				p.countStar = true
-				label := f.Alias
-				if label == "" {
-					label = fieldText(f)
-				}
-				p.outCols = append(p.outCols, bigint(label))
-				continue
+			// loneCount(st, false): the only item, COUNT(*).
+			p.countStar = true
+			label := f.Alias
+			if label == "" {
+				label = fieldText(f)
 			}
-			return nil, notSupportedSelect("aggregate functions other than a lone COUNT(*)")
+			p.outCols = append(p.outCols, bigint(label))
+			continue
 		}
 		col, err := p.fieldColumn(f)
 		if err != nil {
