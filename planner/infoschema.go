@@ -782,7 +782,15 @@ func (s *Session) explain(ctx context.Context, st *sqlparse.Explain) (*Result, e
 	}
 	sel, ok := st.Stmt.(*sqlparse.Select)
 	if !ok {
-		return nil, errorf(catalog.CodeUnsupported, "not supported: EXPLAIN %s", StatementKind(st.Stmt))
+		lines, err := s.explainShow(ctx, st.Stmt)
+		if err != nil {
+			return nil, err
+		}
+		var rows [][]any
+		for _, l := range lines {
+			rows = append(rows, []any{l})
+		}
+		return rowsResult([]Column{varchar("plan")}, rows), nil
 	}
 	p, err := s.planQuery(ctx, sel)
 	if err != nil {
@@ -1080,4 +1088,85 @@ func fieldMetadataJSON(f arrow.Field) any {
 		m[k] = f.Metadata.Values()[i]
 	}
 	return propertiesJSON(m)
+}
+
+// explainShow is EXPLAIN of a SHOW statement: how it reads the catalog
+// (the `__manifest` index searched, or a scan, as the catalog answers it),
+// then its filter.
+func (s *Session) explainShow(ctx context.Context, st sqlparse.Statement) ([]string, error) {
+	var lines []string
+	filter := func(f sqlparse.Filter) {
+		switch {
+		case f.Like != nil:
+			lines = append(lines, "Filter LIKE "+quoteString(*f.Like))
+		case f.Where != nil:
+			lines = append(lines, "Filter "+f.Where.String())
+		}
+	}
+	read := func(what string, rp catalog.ReadPlan, err error) error {
+		if err != nil {
+			return err
+		}
+		lines = append(lines, what+"; __manifest read: "+rp.String())
+		return nil
+	}
+	table := func(name sqlparse.Name, what string) error {
+		id, err := s.tableIdent(name)
+		if err != nil {
+			return err
+		}
+		rp, err := s.cat.ExplainLookup(ctx, id)
+		return read("CatalogLookup table "+quoteString(displayName(id))+", then "+what, rp, err)
+	}
+	var err error
+	switch n := st.(type) {
+	case *sqlparse.ShowSchemas:
+		filter(n.Filter)
+		parent := namespaceIdent(n.Parent)
+		rp, e := s.cat.ExplainListNamespaces(ctx, parent)
+		err = read("CatalogList namespaces of "+quoteString(displayName(parent)), rp, e)
+	case *sqlparse.ShowTables, *sqlparse.ShowTableStatus:
+		var nsName sqlparse.Name
+		var f sqlparse.Filter
+		what := "no per-table describe"
+		if t, ok := n.(*sqlparse.ShowTables); ok {
+			nsName, f = t.Namespace, t.Filter
+			if t.Full {
+				what = "describe each (catalog entry only)"
+			}
+		} else {
+			t := n.(*sqlparse.ShowTableStatus)
+			nsName, f, what = t.Namespace, t.Filter, "describe each (catalog entry and dataset)"
+		}
+		ns := s.ns
+		if nsName != nil {
+			ns = namespaceIdent(nsName)
+		}
+		filter(f)
+		var opts catalog.ListTablesOptions
+		desc := "CatalogList tables of " + quoteString(displayName(ns))
+		if f.Like != nil {
+			if prefix, ok := likePrefix(*f.Like, '\\'); ok {
+				opts.NamePrefix = prefix
+				desc += " with names starting " + quoteString(prefix)
+			}
+		}
+		rp, e := s.cat.ExplainListTables(ctx, ns, opts)
+		err = read(desc+"; "+what, rp, e)
+	case *sqlparse.ShowColumns:
+		filter(n.Filter)
+		err = table(n.Table, "its schema")
+	case *sqlparse.ShowIndex:
+		filter(n.Filter)
+		err = table(n.Table, "its dataset manifest's indices")
+	case *sqlparse.ShowCreateTable:
+		err = table(n.Name, "its schema and indices")
+	case *sqlparse.ShowCreateSchema:
+		ns := namespaceIdent(n.Name)
+		rp, e := s.cat.ExplainLookup(ctx, ns)
+		err = read("CatalogLookup namespace "+quoteString(displayName(ns)), rp, e)
+	default:
+		return nil, errorf(catalog.CodeUnsupported, "not supported: EXPLAIN %s", StatementKind(st))
+	}
+	return lines, err
 }
