@@ -102,7 +102,7 @@ func (a *Arrow) QueryContext(ctx context.Context, query string, args ...any) (ar
 		sets[0].Close()
 		return nil, err
 	}
-	return &recordReader{refs: 1, schema: schema, conv: conv, mem: a.mem, rows: newRows(sets, stmts)}, nil
+	return &recordReader{refs: 1, schema: schema, conv: conv, mem: a.mem, rows: newRows(sets, stmts, a.c.connector.logger())}, nil
 }
 
 // appender appends one Go value (non-nil) of a result column to a builder.
