@@ -99,7 +99,18 @@ func loneCount(st *sqlparse.Select, withArg bool) bool {
 			return false
 		}
 	}
-	return f.Star || withArg
+	if f.Star {
+		return true
+	}
+	// COUNT(column) and COUNT(literal); COUNT of an expression goes to the
+	// aggregation stage.
+	if len(f.Args) == 1 {
+		switch f.Args[0].(type) {
+		case *sqlparse.ColumnRef, *sqlparse.Literal:
+			return withArg
+		}
+	}
+	return false
 }
 
 // containsAggregate reports whether e calls an aggregate function.

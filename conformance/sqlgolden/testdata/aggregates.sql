@@ -19,6 +19,7 @@ SELECT DISTINCT g, COUNT(*) FROM m GROUP BY g;
 -- Aggregates over expressions.
 SELECT g, SUM(x + 1), SUM(x * version_id) AS w, MIN(-x), MAX(f * 2), AVG(x / 2), COUNT(DISTINCT x % 2) FROM m GROUP BY g ORDER BY g;
 SELECT SUM(x) + 1, SUM(x + 1) - COUNT(x) FROM m;
+SELECT COUNT(x + 1), COUNT(x * NULL), COUNT(f > 1) FROM m WHERE version_id > 1;
 SELECT g, COUNT(*) FROM m WHERE version_id > 1 GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 2;
 EXPLAIN SELECT g, SUM(x) AS s FROM m WHERE version_id > 1 GROUP BY g HAVING COUNT(*) > 1 ORDER BY s;
 -- Errors: an aggregate in WHERE, a column neither grouped nor aggregated.
