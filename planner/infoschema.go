@@ -805,6 +805,15 @@ func (s *Session) explain(ctx context.Context, st *sqlparse.Explain) (*Result, e
 	for _, l := range p.Explain() {
 		rows = append(rows, []any{l})
 	}
+	// The query's own subqueries ran once while it was planned (subquery.go).
+	for _, e := range selectExprs(sel) {
+		sqlparse.Inspect(e, func(n sqlparse.Expr) bool {
+			if _, ok := s.subq[n]; ok {
+				rows = append(rows, []any{"Subquery " + n.String() + ": run once before the query"})
+			}
+			return true
+		})
+	}
 	return rowsResult([]Column{varchar("plan")}, rows), nil
 }
 

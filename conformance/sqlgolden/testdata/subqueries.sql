@@ -23,6 +23,7 @@ SELECT table_name FROM information_schema.tables WHERE table_name IN (SELECT 'vi
 UPDATE shop.orders SET total = 0 WHERE customer IN (SELECT name FROM shop.vip WHERE name = 'linus');
 DELETE FROM shop.orders WHERE total < (SELECT MIN(total) FROM shop.orders WHERE total > 0);
 SELECT id, customer, total FROM shop.orders ORDER BY id;
+EXPLAIN SELECT id FROM shop.orders WHERE customer IN (SELECT name FROM shop.vip) AND total > (SELECT MIN(total) FROM shop.orders);
 -- Errors.
 SELECT (SELECT id FROM shop.orders);
 SELECT (SELECT id, customer FROM shop.orders WHERE id = 1);
