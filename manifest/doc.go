@@ -44,19 +44,33 @@
 //
 // Between full rewrites, uncovered fragments are merged in size tiers
 // (log-structured): a fragment's tier is floor(log_F(live rows)) with
-// F = WriteOptions.MergeFanout (default 4); once F fragments share a tier,
-// they and every smaller uncovered fragment are rewritten into one with
-// dataset.RewriteFragments, a Lance Rewrite commit (one group, no index
-// touched) made right after the change lands. So at most (F-1) fragments
-// per tier stay uncovered, each row is rewritten O(log_F) times before the
-// next full rewrite, and no commit pays O(catalog) more often than once
-// per 5% of the catalog changed. A merge that loses a race is skipped (the
-// catalog is valid either way) and tried again after the next commit.
+// F = WriteOptions.MergeFanout (default 4); once F fragments share a tier
+// (the change's new fragment counted, rows it deletes not), they and every
+// smaller uncovered fragment are folded into the change's own new
+// fragment: their live rows are carried into it and they are removed
+// (Update.removed_fragment_ids, rows rewritten as Lance's merge-insert
+// records them; no index touched, as none covers them). The merge costs no
+// version of its own, and its rows come from the writer's snapshot in
+// memory (one scan of those fragments when another process wrote them).
+// So at most (F-1) fragments per tier stay uncovered, each row is
+// rewritten O(log_F) times before the next full rewrite, and no commit
+// pays O(catalog) more often than once per 5% of the catalog changed.
 //
 // Crash safety: data, deletion and index files are written before the
-// version file that references them; a commit that does not land deletes
-// what it staged, one whose outcome is unknown keeps it.
-//
+// version file that references them, without a sync of their own, and
+// made durable in one parallel round together with the version file's
+// content before that file is created (storage.PutIfAbsentAfterSync); a
+// commit that does not land deletes what it staged, one whose outcome is
+// unknown keeps it. A table the commit names that no directory listing
+// shows (any table but a root table in compatibility mode) is created the
+// same way but not synced on its own (dataset.CreateOptions.DeferSync):
+// its files, version file included, ride on the `__manifest` commit's
+// round of syncs (catalog.ManifestChange.Sync), so a durable `__manifest`
+// version never names a table a crash can lose, and a create costs two
+// rounds of fsyncs (files, then the version's directory entry) instead of
+// four. A crash before that commit can leave a partial table directory no
+// entry names; the orphan sweep of Vacuum removes it.
+
 // The writer keeps the rows of the versions it commits in memory without
 // re-reading them: an incremental commit's snapshot is the previous one
 // plus a delta (derived.go), walked by lookups and materialized in storage
