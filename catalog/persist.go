@@ -173,6 +173,17 @@ type RowVisitor interface {
 	VisitRows(ctx context.Context, filter RowFilter, visit func(n int, rows iter.Seq[*Row])) error
 }
 
+// LocationFinder is implemented by snapshots that can find the tables whose
+// location overlaps a given one (LocationsOverlap: the same directory, one
+// above or one below it) without reading every table row, which dropping a
+// table checks so that an alias does not take another table's data with it.
+// Snapshots without it are scanned.
+type LocationFinder interface {
+	// TablesOverlapping returns the rows of object_type table whose
+	// location overlaps loc, in any order.
+	TablesOverlapping(ctx context.Context, loc string) ([]Row, error)
+}
+
 // ReadPlan is how a snapshot answers one read of `__manifest`.
 type ReadPlan struct {
 	// Indices are the `__manifest` scalar indices searched (object_id_btree,

@@ -30,7 +30,7 @@ func (c *Catalog) resolveTable(ctx context.Context, snap ManifestSnapshot, id Id
 			if r.Location != nil {
 				loc = *r.Location
 			}
-			if loc != "" && (locationsOverlap(loc, ManifestDir) || hasDotDotSegment(loc)) {
+			if loc != "" && (LocationsOverlap(loc, ManifestDir) || hasDotDotSegment(loc)) {
 				// Registered by another writer (or before lancecat refused
 				// it): writing through it would corrupt the catalog itself
 				// or reach outside the root.

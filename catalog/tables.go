@@ -100,13 +100,13 @@ func removeTableDirsAfterCommit(ctx context.Context, v *view, locs []string) err
 	if len(todo) == 0 {
 		return nil
 	}
-	rows, err := v.scan(ctx, RowFilter{Types: []string{ObjectTypeTable}})
-	if err != nil {
-		return err
-	}
 	root := v.c.opts.Root
 	for _, loc := range todo {
-		if slices.ContainsFunc(rows, func(r Row) bool { return r.Location != nil && locationsOverlap(*r.Location, loc) }) {
+		others, err := v.tablesOverlapping(ctx, loc)
+		if err != nil {
+			return err
+		}
+		if len(others) > 0 {
 			continue
 		}
 		v.afterCommit(func(ctx context.Context) {
@@ -118,17 +118,47 @@ func removeTableDirsAfterCommit(ctx context.Context, v *view, locs []string) err
 	return nil
 }
 
-// cleanLocation is a location as a slash-separated path without empty or
+// CleanLocation is a location as a slash-separated path without empty or
 // "." segments, for comparing locations.
-func cleanLocation(loc string) string {
+func CleanLocation(loc string) string {
 	return strings.Trim(path.Clean("/"+strings.ReplaceAll(loc, `\`, "/")), "/")
 }
 
-// locationsOverlap reports whether one location is the other or lies
+// LocationsOverlap reports whether one location is the other or lies
 // inside it.
-func locationsOverlap(a, b string) bool {
-	a, b = cleanLocation(a), cleanLocation(b)
+func LocationsOverlap(a, b string) bool {
+	a, b = CleanLocation(a), CleanLocation(b)
 	return a == b || a == "" || b == "" || strings.HasPrefix(a, b+"/") || strings.HasPrefix(b, a+"/")
+}
+
+// tablesOverlapping returns the tables of the view whose location overlaps
+// loc: through the snapshot's LocationFinder when it has one (a DROP on a
+// large catalog then costs no scan of every table row), otherwise from one
+// scan of the table rows.
+func (v *view) tablesOverlapping(ctx context.Context, loc string) ([]Row, error) {
+	overlaps := func(r *Row) bool {
+		return r.ObjectType == ObjectTypeTable && r.Location != nil && LocationsOverlap(*r.Location, loc)
+	}
+	lf, ok := v.snap.(LocationFinder)
+	if !ok {
+		rows, err := v.scan(ctx, RowFilter{Types: []string{ObjectTypeTable}})
+		if err != nil {
+			return nil, err
+		}
+		return slices.DeleteFunc(rows, func(r Row) bool { return !overlaps(&r) }), nil
+	}
+	rows, err := lf.TablesOverlapping(ctx, loc)
+	if err != nil {
+		return nil, asCatalogError(err, "scan %s", ManifestDir)
+	}
+	// The view's pending changes overlay the snapshot, as in scan.
+	out := slices.DeleteFunc(rows, func(r Row) bool { _, touched := v.rows[r.ObjectID]; return touched })
+	for _, id := range v.order {
+		if r := v.rows[id]; r != nil && overlaps(r) {
+			out = append(out, r.Clone())
+		}
+	}
+	return out, nil
 }
 
 // tableAtLocation returns the object id of a table of the view (other than
@@ -139,7 +169,7 @@ func tableAtLocation(ctx context.Context, v *view, loc, except string) (string, 
 		return "", err
 	}
 	for _, r := range rows {
-		if r.ObjectID != except && r.Location != nil && locationsOverlap(*r.Location, loc) {
+		if r.ObjectID != except && r.Location != nil && LocationsOverlap(*r.Location, loc) {
 			return r.ObjectID, nil
 		}
 	}
@@ -521,11 +551,11 @@ func (o *registerTableOp) plan(ctx context.Context, v *view) error {
 // around it), the root itself, or a path through a symbolic link (which
 // could lead out of the root).
 func checkRegisterLocation(ctx context.Context, v *view, loc, objectID string) error {
-	clean := cleanLocation(loc)
+	clean := CleanLocation(loc)
 	if clean != strings.Trim(loc, "/") {
 		return newErr(CodeInvalidInput, nil, "table location %q must not have empty or \".\" segments", loc)
 	}
-	if locationsOverlap(clean, ManifestDir) {
+	if LocationsOverlap(clean, ManifestDir) {
 		return newErr(CodeInvalidInput, nil, "table location %q overlaps the catalog's %s table, which is never a table of the catalog", loc, ManifestDir)
 	}
 	if other, err := tableAtLocation(ctx, v, clean, objectID); err != nil {

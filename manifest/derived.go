@@ -205,30 +205,13 @@ func (s *snapshot) materialize(ctx context.Context) error {
 	root.mu.Unlock()
 	folded := foldDeltas(chain)
 	removed, added := folded.removed, folded.added
-	pos := make(map[uint64]int, len(s.ds.Fragments()))
-	for i, f := range s.ds.Fragments() {
-		pos[f.ID] = i
-	}
-	less := func(a, b uint64) bool {
-		pa, pb := pos[a>>32], pos[b>>32]
-		if pa != pb {
-			return pa < pb
-		}
-		return uint32(a) < uint32(b)
-	}
+	cmp := storageOrder(s.ds)
+	less := func(a, b uint64) bool { return cmp(a, b) < 0 }
 	fresh := make([]addressedRow, 0, len(added))
 	for _, r := range added {
 		fresh = append(fresh, r)
 	}
-	slices.SortFunc(fresh, func(a, b addressedRow) int {
-		switch {
-		case less(a.addr, b.addr):
-			return -1
-		case less(b.addr, a.addr):
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(fresh, func(a, b addressedRow) int { return cmp(a.addr, b.addr) })
 	// Survivors of the root keep their relative order (commits never
 	// reorder the fragments they keep): merge them with the sorted arrivals.
 	rows := make([]catalog.Row, 0, len(rootRows)+len(fresh))

@@ -116,6 +116,10 @@ type snapshot struct {
 	rows   []catalog.Row
 	byID   map[string][]int
 	addrs  []uint64 // row address of each of rows
+	// idOrder and locOrder are sorted views of a loaded snapshot's rows
+	// (sortedview.go), built on first use.
+	idOrder  []int32
+	locOrder []locEntry
 	// A snapshot this process derived from its own commit (see derive):
 	// parent's rows with delta applied, answered without I/O; nil parent
 	// once the snapshot is loaded.
@@ -347,6 +351,9 @@ func (s *snapshot) ExplainGet(ctx context.Context, objectID string) (catalog.Rea
 // storage order, as a full decode returns them, so a Limit cuts at the same
 // rows.
 func (s *snapshot) Scan(ctx context.Context, f catalog.RowFilter) ([]catalog.Row, error) {
+	if rows, ok := s.prefixRows(f); ok {
+		return cloneRows(rows), nil
+	}
 	if s.derived() {
 		if _, lazy := s.root(); lazy {
 			// Materializing would decode the whole root version: read this
@@ -371,6 +378,10 @@ func (s *snapshot) Scan(ctx context.Context, f catalog.RowFilter) ([]catalog.Row
 // VisitRows hands the rows Scan(f) would return to visit without copying
 // the rows a decoded version holds (catalog.RowVisitor).
 func (s *snapshot) VisitRows(ctx context.Context, f catalog.RowFilter, visit func(int, iter.Seq[*catalog.Row])) error {
+	if rows, ok := s.prefixRows(f); ok {
+		visitRowPointers(rows, visit)
+		return nil
+	}
 	if s.derived() {
 		if _, lazy := s.root(); lazy {
 			return s.direct().VisitRows(ctx, f, visit)
