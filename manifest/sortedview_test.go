@@ -187,3 +187,65 @@ func checkOverlaps(t *testing.T, snap *snapshot, all []catalog.Row, locs []strin
 		}
 	}
 }
+
+// TestDropKeepsAliasedData: on a `__manifest` catalog (whose snapshots
+// answer the overlap check from sorted locations, catalog.LocationFinder),
+// dropping a table another writer registered at, below or above a table's
+// directory deletes none of that table's files, both on a version read
+// from disk and on the writer's own derived versions after it; once no
+// alias is left, dropping the table removes its directory.
+func TestDropKeepsAliasedData(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	c := open(t, dir)
+	var tableLoc string
+	for i := range 20 {
+		info, err := c.CreateTable(ctx, catalog.Ident{fmt.Sprintf("t%02d", i)}, eventsSchema(), catalog.CreateTableOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 7 {
+			tableLoc = info.Location
+		}
+	}
+	files := func(loc string) int {
+		objs, err := c.Store.List(ctx, loc+"/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(objs)
+	}
+	before := files(tableLoc)
+	if before == 0 {
+		t.Fatalf("table t07 at %s has no files", tableLoc)
+	}
+	// Another writer registers the aliases.
+	other := NewManifestTable(c.Store)
+	snap, err := other.Latest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	aliases := []catalog.Row{
+		locRow("same", tableLoc),
+		locRow("dotted", "./"+tableLoc+"/"),
+		locRow("below", tableLoc+"/data"),
+		locRow("above", "."),
+	}
+	if _, err := other.Commit(ctx, snap.Version(), &catalog.ManifestChange{Upserts: aliases, BuildIndices: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range aliases {
+		if err := c.DropTable(ctx, catalog.Ident{a.ObjectID}); err != nil {
+			t.Fatalf("DropTable %s: %v", a.ObjectID, err)
+		}
+		if got := files(tableLoc); got != before {
+			t.Fatalf("dropping alias %s (%s) left %d of t07's %d files", a.ObjectID, *a.Location, got, before)
+		}
+	}
+	if err := c.DropTable(ctx, catalog.Ident{"t07"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := files(tableLoc); got != 0 {
+		t.Fatalf("dropping t07 without aliases left %d files in %s", got, tableLoc)
+	}
+}
