@@ -202,6 +202,7 @@ func (s *snapshot) materialize(ctx context.Context) error {
 	}
 	root.mu.Lock()
 	rootRows, rootAddrs := root.rows, root.addrs
+	rootIDOrder, rootLocOrder := root.idOrder, root.locOrder
 	root.mu.Unlock()
 	folded := foldDeltas(chain)
 	removed, added := folded.removed, folded.added
@@ -216,24 +217,41 @@ func (s *snapshot) materialize(ctx context.Context) error {
 	// reorder the fragments they keep): merge them with the sorted arrivals.
 	rows := make([]catalog.Row, 0, len(rootRows)+len(fresh))
 	addrs := make([]uint64, 0, len(rootRows)+len(fresh))
+	// Where each row of the root and each arrival lands (-1: removed), to
+	// carry the root's sorted views over (sortedview.go).
+	rootAt := make([]int32, len(rootRows))
+	freshAt := make([]int32, len(fresh))
 	j := 0
 	for i, r := range rootRows {
+		rootAt[i] = -1
 		if removed[r.ObjectID] {
 			continue
 		}
 		for j < len(fresh) && less(fresh[j].addr, rootAddrs[i]) {
+			freshAt[j] = int32(len(rows))
 			rows, addrs = append(rows, fresh[j].row), append(addrs, fresh[j].addr)
 			j++
 		}
+		rootAt[i] = int32(len(rows))
 		rows, addrs = append(rows, r), append(addrs, rootAddrs[i])
 	}
 	for ; j < len(fresh); j++ {
+		freshAt[j] = int32(len(rows))
 		rows, addrs = append(rows, fresh[j].row), append(addrs, fresh[j].addr)
+	}
+	var idOrder []int32
+	var locOrder []locEntry
+	if rootIDOrder != nil {
+		idOrder = carryIDOrder(rows, rootIDOrder, rootAt, freshAt)
+	}
+	if rootLocOrder != nil {
+		locOrder = carryLocOrder(rows, rootLocOrder, rootAt, freshAt)
 	}
 	s.mu.Lock()
 	if !s.loaded {
 		s.rows, s.addrs, s.loaded = rows, addrs, true
 		s.parent, s.delta = nil, nil
+		s.idOrder, s.locOrder = idOrder, locOrder
 		s.indexRows()
 	}
 	s.mu.Unlock()

@@ -66,6 +66,57 @@ func (s *snapshot) locationsLocked() []locEntry {
 	return s.locOrder
 }
 
+// carryIDOrder returns the object id order of rows, the rows a chain
+// materialized into: the root's order (rootOrder, over the root's rows,
+// each landing at rootAt or removed, -1) merged with the arrivals (landing
+// at freshAt). One pass instead of a sort of the whole catalog every
+// maxDeriveDepth commits. (Among rows with one id, which a sound catalog
+// does not have, the order may differ from a sort; readers re-sort the
+// rows they select by storage order.)
+func carryIDOrder(rows []catalog.Row, rootOrder, rootAt, freshAt []int32) []int32 {
+	fresh := slices.Clone(freshAt)
+	slices.SortStableFunc(fresh, func(a, b int32) int { return strings.Compare(rows[a].ObjectID, rows[b].ObjectID) })
+	out := make([]int32, 0, len(rows))
+	j := 0
+	for _, old := range rootOrder {
+		at := rootAt[old]
+		if at < 0 {
+			continue
+		}
+		for j < len(fresh) && rows[fresh[j]].ObjectID < rows[at].ObjectID {
+			out = append(out, fresh[j])
+			j++
+		}
+		out = append(out, at)
+	}
+	return append(out, fresh[j:]...)
+}
+
+// carryLocOrder is carryIDOrder for the sorted table locations.
+func carryLocOrder(rows []catalog.Row, rootOrder []locEntry, rootAt, freshAt []int32) []locEntry {
+	var fresh []locEntry
+	for _, at := range freshAt {
+		if r := &rows[at]; r.ObjectType == catalog.ObjectTypeTable && r.Location != nil {
+			fresh = append(fresh, locEntry{loc: catalog.CleanLocation(*r.Location), row: at})
+		}
+	}
+	slices.SortStableFunc(fresh, func(a, b locEntry) int { return strings.Compare(a.loc, b.loc) })
+	out := make([]locEntry, 0, len(rootOrder)+len(fresh))
+	j := 0
+	for _, e := range rootOrder {
+		at := rootAt[e.row]
+		if at < 0 {
+			continue
+		}
+		for j < len(fresh) && fresh[j].loc < e.loc {
+			out = append(out, fresh[j])
+			j++
+		}
+		out = append(out, locEntry{loc: e.loc, row: at})
+	}
+	return append(out, fresh[j:]...)
+}
+
 // loadedRoot returns the decoded snapshot s is answered from without I/O
 // (s itself when loaded, or the loaded root of its chain) and the deltas
 // from s up to it, newest first; ok is false for a snapshot read lazily

@@ -100,6 +100,7 @@ func checkSortedViews(t *testing.T, mt *ManifestTable, store storage.Store, locs
 		t.Fatal(err)
 	}
 	wasDerived := snap.derived()
+	checkCarriedViews(t, snap)
 	var filters []catalog.RowFilter
 	for i, r := range all {
 		if i%4 != 0 && !strings.Contains(r.ObjectID, "$s") {
@@ -247,5 +248,23 @@ func TestDropKeepsAliasedData(t *testing.T) {
 	}
 	if got := files(tableLoc); got != 0 {
 		t.Fatalf("dropping t07 without aliases left %d files in %s", got, tableLoc)
+	}
+}
+
+// checkCarriedViews: sorted views a materialized snapshot carried over
+// from its root equal views built from its rows.
+func checkCarriedViews(t *testing.T, snap *snapshot) {
+	t.Helper()
+	snap.mu.Lock()
+	defer snap.mu.Unlock()
+	if !snap.loaded {
+		return
+	}
+	fresh := &snapshot{rows: snap.rows}
+	if snap.idOrder != nil && !slices.Equal(snap.idOrder, fresh.sortedIDsLocked()) {
+		t.Fatalf("version %d: carried id order differs from a sort of its rows", snap.Version())
+	}
+	if snap.locOrder != nil && !slices.Equal(snap.locOrder, fresh.locationsLocked()) {
+		t.Fatalf("version %d: carried location order differs from a sort of its rows", snap.Version())
 	}
 }
