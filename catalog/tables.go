@@ -162,18 +162,20 @@ func (v *view) tablesOverlapping(ctx context.Context, loc string) ([]Row, error)
 }
 
 // tableAtLocation returns the object id of a table of the view (other than
-// except) whose location overlaps loc, or "".
+// except) whose location overlaps loc, or "": the least such id, so that
+// the answer does not depend on how the snapshot finds them.
 func tableAtLocation(ctx context.Context, v *view, loc, except string) (string, error) {
-	rows, err := v.scan(ctx, RowFilter{Types: []string{ObjectTypeTable}})
+	rows, err := v.tablesOverlapping(ctx, loc)
 	if err != nil {
 		return "", err
 	}
+	found := ""
 	for _, r := range rows {
-		if r.ObjectID != except && r.Location != nil && LocationsOverlap(*r.Location, loc) {
-			return r.ObjectID, nil
+		if r.ObjectID != except && (found == "" || r.ObjectID < found) {
+			found = r.ObjectID
 		}
 	}
-	return "", nil
+	return found, nil
 }
 
 // rowScanner scans the manifest as some reader sees it (a snapshot, or a

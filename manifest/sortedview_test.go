@@ -249,6 +249,38 @@ func TestDropKeepsAliasedData(t *testing.T) {
 	if got := files(tableLoc); got != 0 {
 		t.Fatalf("dropping t07 without aliases left %d files in %s", got, tableLoc)
 	}
+
+	// DROP SCHEMA CASCADE drops many tables in one commit: a table inside
+	// keeps its files while a table outside the schema aliases them, and
+	// two tables dropped together do not protect each other.
+	if err := c.CreateNamespace(ctx, catalog.Ident{"s"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var inner []string
+	for _, name := range []string{"kept", "gone"} {
+		info, err := c.CreateTable(ctx, catalog.Ident{"s", name}, eventsSchema(), catalog.CreateTableOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		inner = append(inner, info.Location)
+	}
+	if snap, err = other.Latest(ctx); err != nil {
+		t.Fatal(err)
+	}
+	outsideAndInside := []catalog.Row{locRow("outside", inner[0]), locRow("s$twin", inner[1])}
+	if _, err := other.Commit(ctx, snap.Version(), &catalog.ManifestChange{Upserts: outsideAndInside, BuildIndices: true}); err != nil {
+		t.Fatal(err)
+	}
+	keptFiles := files(inner[0])
+	if err := c.DropNamespace(ctx, catalog.Ident{"s"}, catalog.DropNamespaceOptions{Cascade: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := files(inner[0]); got != keptFiles || got == 0 {
+		t.Fatalf("DROP SCHEMA CASCADE left %d of %d files of a table aliased from outside", got, keptFiles)
+	}
+	if got := files(inner[1]); got != 0 {
+		t.Fatalf("DROP SCHEMA CASCADE left %d files of a table aliased only inside the schema", got)
+	}
 }
 
 // checkCarriedViews: sorted views a materialized snapshot carried over
