@@ -47,36 +47,52 @@ type Bound = index.Bound
 type Predicate struct {
 	Column string
 	Query  index.Query
+	// Index, when set, is the only index that may answer this predicate
+	// (the caller knows which index agrees with its own comparisons); ""
+	// lets the scanner pick any index on Column that can answer it.
+	Index string
+	// Label is how the predicate is printed in a Plan ("" prints Column
+	// and Query), e.g. the SQL text the caller derived it from.
+	Label string
 }
 
 // Eq is column = v.
-func Eq(column string, v any) Predicate { return Predicate{column, index.Eq(v)} }
+func Eq(column string, v any) Predicate { return Predicate{Column: column, Query: index.Eq(v)} }
 
 // In is column IN (vs...).
-func In(column string, vs ...any) Predicate { return Predicate{column, index.In(vs...)} }
+func In(column string, vs ...any) Predicate {
+	return Predicate{Column: column, Query: index.In(vs...)}
+}
 
 // Prefix is "column starts with p" on a string column.
-func Prefix(column, p string) Predicate { return Predicate{column, index.Prefix(p)} }
+func Prefix(column, p string) Predicate {
+	return Predicate{Column: column, Query: index.Prefix(p)}
+}
 
 // Range is lo <(=) column <(=) hi; a nil bound is unbounded.
 func Range(column string, lo, hi *Bound) Predicate {
-	return Predicate{column, index.Range(lo, hi)}
+	return Predicate{Column: column, Query: index.Range(lo, hi)}
 }
 
 // IsNull is column IS NULL.
-func IsNull(column string) Predicate { return Predicate{column, index.IsNull()} }
+func IsNull(column string) Predicate { return Predicate{Column: column, Query: index.IsNull()} }
 
 // HasAny is array_has_any(column, labels) on a list column.
 func HasAny(column string, labels ...any) Predicate {
-	return Predicate{column, index.HasAny(labels...)}
+	return Predicate{Column: column, Query: index.HasAny(labels...)}
 }
 
 // HasAll is array_has_all(column, labels) on a list column.
 func HasAll(column string, labels ...any) Predicate {
-	return Predicate{column, index.HasAll(labels...)}
+	return Predicate{Column: column, Query: index.HasAll(labels...)}
 }
 
-func (p Predicate) String() string { return p.Column + " " + p.Query.String() }
+func (p Predicate) String() string {
+	if p.Label != "" {
+		return p.Label
+	}
+	return p.Column + " " + p.Query.String()
+}
 
 // Options select what a Scanner returns.
 type Options struct {
@@ -90,6 +106,10 @@ type Options struct {
 	Offset, Limit uint64
 	// NoIndices scans every fragment, checking the predicates on each row.
 	NoIndices bool
+	// RowAddress appends a uint64 column dataset.RowAddressColumn to every
+	// batch: each row's address (fragment id << 32 | offset), as deletes
+	// and updates name rows.
+	RowAddress bool
 	// Index, when set, names the one index the scanner may use; New fails
 	// when it does not exist or answers none of the predicates.
 	Index string
@@ -210,6 +230,14 @@ func answers(k index.Kind, op index.Op) bool {
 	return false
 }
 
+// answeredBy reports whether index info may answer p.
+func (p Predicate) answeredBy(info index.Info) bool {
+	if p.Index != "" && info.Name != p.Index {
+		return false
+	}
+	return len(info.Columns) == 1 && info.Columns[0] == p.Column && answers(info.Kind, p.Query.Op)
+}
+
 // selectivity ranks predicates for index choice: point lookups before
 // ranges before IS NULL.
 func selectivity(op index.Op) int {
@@ -232,7 +260,7 @@ func (s *Scanner) chooseIndex() *choice {
 			if s.opts.Index != "" && info.Name != s.opts.Index {
 				continue
 			}
-			if len(info.Columns) != 1 || info.Columns[0] != p.Column || !answers(info.Kind, p.Query.Op) {
+			if !p.answeredBy(info) {
 				continue
 			}
 			if best == nil || selectivity(p.Query.Op) < selectivity(s.preds[best.pred].Query.Op) {
@@ -254,7 +282,7 @@ func (s *Scanner) otherIndices(skip int) []choice {
 			continue
 		}
 		for _, info := range infos {
-			if len(info.Columns) == 1 && info.Columns[0] == p.Column && answers(info.Kind, p.Query.Op) {
+			if p.answeredBy(info) {
 				out = append(out, choice{name: info.Name, kind: info.Kind, pred: i})
 				break
 			}
@@ -491,7 +519,7 @@ func (r *run) run(ctx context.Context) error {
 	s := r.s
 	if len(s.preds) == 0 {
 		// Nothing to filter: the dataset scan does offset and limit itself.
-		return s.ds.Scan(ctx, dataset.ScanOptions{Columns: s.out, Offset: s.opts.Offset, Limit: s.opts.Limit, BatchSize: s.opts.BatchSize, Allocator: s.mem}, func(rec arrow.RecordBatch) error {
+		return s.ds.Scan(ctx, dataset.ScanOptions{Columns: s.out, Offset: s.opts.Offset, Limit: s.opts.Limit, BatchSize: s.opts.BatchSize, Allocator: s.mem, WithRowAddress: s.opts.RowAddress}, func(rec arrow.RecordBatch) error {
 			if !r.yield(rec, nil) {
 				return errStop
 			}
@@ -547,7 +575,7 @@ func (r *run) run(ctx context.Context) error {
 }
 
 func (s *Scanner) scanOptions(frags []uint64) dataset.ScanOptions {
-	return dataset.ScanOptions{Columns: s.read, Fragments: frags, BatchSize: s.opts.BatchSize, Allocator: s.mem}
+	return dataset.ScanOptions{Columns: s.read, Fragments: frags, BatchSize: s.opts.BatchSize, Allocator: s.mem, WithRowAddress: s.opts.RowAddress}
 }
 
 // sparse is the hit density below which the rows of a covered fragment are
@@ -576,7 +604,7 @@ func (r *run) readHits(ctx context.Context, f *dataset.Fragment, lows *roaring.B
 	for it.HasNext() {
 		batch = append(batch, f.ID<<32|uint64(it.Next()))
 		if len(batch) == cap(batch) || !it.HasNext() {
-			rec, err := s.ds.Take(ctx, batch, dataset.TakeOptions{Columns: s.read, Allocator: s.mem})
+			rec, err := s.ds.Take(ctx, batch, dataset.TakeOptions{Columns: s.read, Allocator: s.mem, WithRowAddress: s.opts.RowAddress})
 			if err != nil {
 				return err
 			}
@@ -645,11 +673,24 @@ func (r *run) filter(rec arrow.RecordBatch, keep func(int) bool, preds []int) er
 	return nil
 }
 
-// project returns rows (ascending) of the first len(out) columns of rec.
+// project returns rows (ascending) of the first len(out) columns of rec,
+// and of its last column (the row address) with Options.RowAddress.
 func (r *run) project(rec arrow.RecordBatch, rows []int) (arrow.RecordBatch, error) {
 	ncols := len(r.s.out)
+	src := make([]int, ncols, ncols+1) // output column -> column of rec
+	for i := range src {
+		src[i] = i
+	}
+	if r.s.opts.RowAddress {
+		src = append(src, int(rec.NumCols())-1)
+		ncols++
+	}
 	if r.schema == nil {
-		r.schema = arrow.NewSchema(rec.Schema().Fields()[:ncols], nil)
+		fields := make([]arrow.Field, ncols)
+		for i, c := range src {
+			fields[i] = rec.Schema().Field(c)
+		}
+		r.schema = arrow.NewSchema(fields, nil)
 	}
 	cols := make([]arrow.Array, ncols)
 	defer func() {
@@ -661,7 +702,7 @@ func (r *run) project(rec arrow.RecordBatch, rows []int) (arrow.RecordBatch, err
 	}()
 	if len(rows) == int(rec.NumRows()) {
 		for c := range cols {
-			cols[c] = rec.Column(c)
+			cols[c] = rec.Column(src[c])
 			cols[c].Retain()
 		}
 		return array.NewRecordBatch(r.schema, cols, int64(len(rows))), nil
@@ -677,17 +718,18 @@ func (r *run) project(rec arrow.RecordBatch, rows []int) (arrow.RecordBatch, err
 		spans = append(spans, span{int64(i), int64(i) + 1})
 	}
 	for c := range cols {
+		in := rec.Column(src[c])
 		if len(spans) == 1 {
-			cols[c] = array.NewSlice(rec.Column(c), spans[0].lo, spans[0].hi)
+			cols[c] = array.NewSlice(in, spans[0].lo, spans[0].hi)
 			continue
 		}
 		parts := make([]arrow.Array, len(spans))
 		for i, sp := range spans {
-			parts[i] = array.NewSlice(rec.Column(c), sp.lo, sp.hi)
+			parts[i] = array.NewSlice(in, sp.lo, sp.hi)
 		}
 		var err error
 		if len(parts) == 0 {
-			cols[c] = array.MakeArrayOfNull(r.s.mem, rec.Column(c).DataType(), 0)
+			cols[c] = array.MakeArrayOfNull(r.s.mem, in.DataType(), 0)
 		} else {
 			cols[c], err = array.Concatenate(parts, r.s.mem)
 		}
