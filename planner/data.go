@@ -401,8 +401,10 @@ func checkDataCondition(e sqlparse.Expr) error {
 }
 
 // indexCandidates lists the top-level conjuncts of where a scalar index
-// could answer: column = literal, column IN (literals), column LIKE
-// 'prefix%'.
+// could answer: column = literal (or <=>), column IN (literals), column <,
+// <=, >, >= literal (either side), column BETWEEN literal AND literal,
+// column IS NULL (or <=> NULL), column LIKE 'prefix%'. Each is a necessary
+// condition of WHERE, so the scan may drop every row failing one of them.
 func (p *dataPlan) indexCandidates(where sqlparse.Expr) []IndexPredicate {
 	var out []IndexPredicate
 	colOf := func(e sqlparse.Expr) (string, bool) {
@@ -416,28 +418,78 @@ func (p *dataPlan) indexCandidates(where sqlparse.Expr) []IndexPredicate {
 		}
 		return p.schema.Field(i).Name, true
 	}
-	litOf := func(e sqlparse.Expr) (any, bool) {
-		l, ok := sqlparse.StripParens(e).(*sqlparse.Literal)
-		if !ok {
-			return nil, false
+	// constOf evaluates a literal or a signed literal (-5); ok is false
+	// for anything else and for NULL.
+	constOf := func(e sqlparse.Expr) (any, bool) {
+		switch x := sqlparse.StripParens(e).(type) {
+		case *sqlparse.Literal:
+			v := literalValue(x)
+			return v, v != nil
+		case *sqlparse.Unary:
+			if _, ok := sqlparse.StripParens(x.X).(*sqlparse.Literal); !ok {
+				return nil, false
+			}
+			v, err := p.env.eval(x, nil)
+			return v, err == nil && v != nil
 		}
-		v := literalValue(l)
-		return v, v != nil
+		return nil, false
+	}
+	isNullLit := func(e sqlparse.Expr) bool {
+		l, ok := sqlparse.StripParens(e).(*sqlparse.Literal)
+		return ok && l.Value == nil
+	}
+	// flipped is the comparison with its sides swapped (5 < x is x > 5).
+	flipped := map[sqlparse.BinaryOp]sqlparse.BinaryOp{
+		sqlparse.OpEQ: sqlparse.OpEQ, sqlparse.OpNullEQ: sqlparse.OpNullEQ,
+		sqlparse.OpLT: sqlparse.OpGT, sqlparse.OpLE: sqlparse.OpGE,
+		sqlparse.OpGT: sqlparse.OpLT, sqlparse.OpGE: sqlparse.OpLE,
 	}
 	for _, c := range conjuncts(where) {
 		switch n := sqlparse.StripParens(c).(type) {
 		case *sqlparse.Binary:
-			if n.Op != sqlparse.OpEQ {
+			op, ok := flipped[n.Op]
+			if !ok {
 				continue
 			}
-			if col, ok := colOf(n.L); ok {
-				if v, ok := litOf(n.R); ok {
-					out = append(out, IndexPredicate{Column: col, Op: IndexEqual, Values: []any{v}})
+			col, colOK := colOf(n.L)
+			other := n.R
+			if !colOK {
+				if col, colOK = colOf(n.R); !colOK {
+					continue
 				}
-			} else if col, ok := colOf(n.R); ok {
-				if v, ok := litOf(n.L); ok {
-					out = append(out, IndexPredicate{Column: col, Op: IndexEqual, Values: []any{v}})
-				}
+				other = n.L
+			} else {
+				op = n.Op
+			}
+			if op == sqlparse.OpNullEQ && isNullLit(other) {
+				out = append(out, IndexPredicate{Column: col, Op: IndexIsNull})
+				continue
+			}
+			v, ok := constOf(other)
+			if !ok {
+				continue
+			}
+			switch op {
+			case sqlparse.OpEQ, sqlparse.OpNullEQ:
+				out = append(out, IndexPredicate{Column: col, Op: IndexEqual, Values: []any{v}})
+			case sqlparse.OpLT, sqlparse.OpLE:
+				out = append(out, IndexPredicate{Column: col, Op: IndexRange, Hi: &IndexBound{Value: v, Inclusive: op == sqlparse.OpLE}})
+			case sqlparse.OpGT, sqlparse.OpGE:
+				out = append(out, IndexPredicate{Column: col, Op: IndexRange, Lo: &IndexBound{Value: v, Inclusive: op == sqlparse.OpGE}})
+			}
+		case *sqlparse.Between:
+			col, ok := colOf(n.X)
+			if n.Not || !ok {
+				continue
+			}
+			lo, loOK := constOf(n.Lo)
+			hi, hiOK := constOf(n.Hi)
+			if loOK && hiOK {
+				out = append(out, IndexPredicate{Column: col, Op: IndexRange, Lo: &IndexBound{Value: lo, Inclusive: true}, Hi: &IndexBound{Value: hi, Inclusive: true}})
+			}
+		case *sqlparse.IsNull:
+			if col, ok := colOf(n.X); ok && !n.Not {
+				out = append(out, IndexPredicate{Column: col, Op: IndexIsNull})
 			}
 		case *sqlparse.InList:
 			col, ok := colOf(n.X)
@@ -446,7 +498,10 @@ func (p *dataPlan) indexCandidates(where sqlparse.Expr) []IndexPredicate {
 			}
 			var vals []any
 			for _, item := range n.List {
-				v, ok := litOf(item)
+				if isNullLit(item) {
+					continue // x IN (..., NULL) is never true through the NULL
+				}
+				v, ok := constOf(item)
 				if !ok {
 					vals = nil
 					break

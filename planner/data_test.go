@@ -396,7 +396,7 @@ func TestIndexLookupHook(t *testing.T) {
 	if got := ids(t, f.rows("SELECT id FROM w WHERE name LIKE 'al%'")); !reflect.DeepEqual(got, []int64{1, 4}) {
 		t.Fatalf("got %v", got)
 	}
-	want := []string{"id IN (3, 4, 1)", "id IN (3, 4, 1)", "name = 'none'", "name LIKE prefix 'al'"}
+	want := []string{"id IN (3, 4, 1)", "id > 1", "id IN (3, 4, 1)", "name = 'none'", "name LIKE prefix 'al'"}
 	if !reflect.DeepEqual(ix.asked, want) {
 		t.Fatalf("asked %q, want %q", ix.asked, want)
 	}

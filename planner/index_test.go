@@ -161,13 +161,44 @@ func TestIndexedSelectMatchesScan(t *testing.T) {
 	if _, err := ds.Delete(context.Background(), del); err != nil {
 		t.Fatal(err)
 	}
+	same := func(sqlText string) {
+		t.Helper()
+		got, err := f.try(sqlText)
+		if err != nil {
+			t.Fatalf("%s: %v", sqlText, err)
+		}
+		wantRes, err := (&fixture{t: t, s: plain}).try(sqlText)
+		if err != nil {
+			t.Fatalf("%s (no index): %v", sqlText, err)
+		}
+		if !reflect.DeepEqual(got.Rows, wantRes.Rows) {
+			t.Fatalf("%s:\n indexed %v\n scanned %v", sqlText, got.Rows, wantRes.Rows)
+		}
+	}
+	// Every pushable form, each served by an index (served counts them).
+	for _, where := range []string{
+		"k < 2.5", "k <= -2.5", "k > 2.5", "k >= -2.5", "2.5 > k", "-3 <= k", "k < 3", "k <= 3", "k > -3", "k >= 3",
+		"k BETWEEN -2.5 AND 3.5", "k BETWEEN 3 AND -3", "k IS NULL", "k <=> NULL", "k <=> 3", "k IN (1, NULL, -4)",
+		"s < 'ab'", "s >= 'b'", "s BETWEEN 'a' AND 'b'", "'ab' < s", "s > ''", "s IS NULL",
+		"b IS NULL", "b = TRUE", "fl IS NULL", "fl = 0.5",
+		"u > 2", "u < -1", "u >= 1.5", "u <= 2.5", "u BETWEEN 1 AND 3", "u IS NULL",
+		"k > 1e15", "k < -1e15", "k < 7 AND s = 'a'", "k > 0 AND b = TRUE AND s LIKE 'a%'", "u BETWEEN 1 AND 3 AND k < 0 AND s >= 'ab'",
+	} {
+		before := counter.served
+		same("SELECT * FROM p WHERE " + where)
+		same("SELECT id FROM p WHERE " + where + " ORDER BY k DESC, id LIMIT 5")
+		if counter.served == before {
+			t.Errorf("WHERE %s: no conjunct served by an index", where)
+		}
+	}
 	pick := func(xs []string) string { return xs[r.IntN(len(xs))] }
-	kLits := []string{"-20", "0", "7", "19", "25", "-3", "2.0", "2.5", "'5'", "TRUE"}
+	kLits := []string{"-20", "0", "7", "19", "25", "-3", "2.0", "2.5", "-2.5", "'5'", "TRUE", "1e300"}
 	sLits := []string{"''", "'a'", "'ab'", "'abc'", "'zz'", "'x%y'", "'ñu'", "'A'", "'ab '", "5"}
 	bLits := []string{"TRUE", "FALSE", "0", "1", "2"}
 	flLits := []string{"0", "0.5", "-1.5", "2", "1.25", "-0.0"}
 	uLits := []string{"0", "1", "4", "9", "-1"}
 	prefixes := []string{"a%", "ab%", "x\\%%", "ñ%", "b%", "%", "a_%", "zz%"}
+	cmps := []string{"<", "<=", ">", ">="}
 	pred := func() string {
 		col, lits := "k", kLits
 		switch r.IntN(6) {
@@ -182,8 +213,21 @@ func TestIndexedSelectMatchesScan(t *testing.T) {
 		case 5:
 			return fmt.Sprintf("s LIKE %s", quoteString(pick(prefixes)))
 		}
-		if r.IntN(2) == 0 {
+		switch r.IntN(7) {
+		case 0, 1:
 			return fmt.Sprintf("%s = %s", col, pick(lits))
+		case 2: // a range, the literal on either side
+			if r.IntN(2) == 0 {
+				return fmt.Sprintf("%s %s %s", col, pick(cmps), pick(lits))
+			}
+			return fmt.Sprintf("%s %s %s", pick(lits), pick(cmps), col)
+		case 3:
+			return fmt.Sprintf("%s BETWEEN %s AND %s", col, pick(lits), pick(lits))
+		case 4:
+			if r.IntN(2) == 0 {
+				return col + " IS NULL"
+			}
+			return col + " <=> NULL"
 		}
 		n := 1 + r.IntN(4)
 		var in []string
@@ -199,23 +243,18 @@ func TestIndexedSelectMatchesScan(t *testing.T) {
 		if strings.Contains(extra, "%") { // no arithmetic in WHERE
 			extra = " AND id > 10"
 		}
-		sqlText := "SELECT * FROM p WHERE " + pred() + extra + pick(tails)
+		// One to three indexable conjuncts: several indices intersect.
+		where := pred()
+		for range r.IntN(3) {
+			where += " AND " + pred()
+		}
+		sqlText := "SELECT * FROM p WHERE " + where + extra + pick(tails)
 		if i%5 == 0 {
-			sqlText = "SELECT COUNT(*) FROM p WHERE " + pred() + extra
+			sqlText = "SELECT COUNT(*) FROM p WHERE " + where + extra
 		}
-		got, err := f.try(sqlText)
-		if err != nil {
-			t.Fatalf("%s: %v", sqlText, err)
-		}
-		wantRes, err := (&fixture{t: t, s: plain}).try(sqlText)
-		if err != nil {
-			t.Fatalf("%s (no index): %v", sqlText, err)
-		}
-		if !reflect.DeepEqual(got.Rows, wantRes.Rows) {
-			t.Fatalf("%s:\n indexed %v\n scanned %v", sqlText, got.Rows, wantRes.Rows)
-		}
+		same(sqlText)
 	}
-	if counter.served < 150 {
+	if counter.served < 300 {
 		t.Fatalf("only %d of %d lookups were served by an index", counter.served, counter.asked)
 	}
 	t.Logf("%d of %d index lookups served", counter.served, counter.asked)
