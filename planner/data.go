@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/lance/dataset"
-	"github.com/lancecat/lancecat/lance/index"
+	"github.com/lancecat/lancecat/lance/scan"
 	"github.com/lancecat/lancecat/sqlparse"
 )
 
@@ -93,6 +94,10 @@ type dataPlan struct {
 	// indexable are conjuncts of WHERE a scalar index could answer.
 	indexable []IndexPredicate
 	indexes   IndexLookup
+	// scanPlan and pushed (the labels of the conjuncts pushed into the
+	// scan) are set by prepareExplain for EXPLAIN.
+	scanPlan *scan.Plan
+	pushed   []string
 }
 
 // openTableData opens the latest version of a table's dataset through the
@@ -624,50 +629,45 @@ func (p *dataPlan) Explain() []string {
 		fmt.Fprintf(&b, "; stops after %d matching rows", p.limit+p.offset)
 	}
 	add(b.String())
-	if p.where != nil {
-		if len(p.indexable) == 0 {
-			add("Index: none (no conjunct of WHERE is column = literal, column IN (literals) or column LIKE 'prefix%')")
-		} else {
-			have := indexedFields(p.ds)
-			used := false
-			for _, pred := range p.indexable {
-				choice := ""
-				if p.indexes != nil {
-					choice = p.indexes.Choose(p.ds, pred)
-				}
-				switch {
-				case choice != "" && !used:
-					used = true
-					add(fmt.Sprintf("IndexLookup %s: %s (%s)", choice, pred, p.coverage(choice)))
-				case choice != "":
-					add(fmt.Sprintf("Index candidate %s: could use %s (not used: one index lookup per query)", pred, choice))
-				case len(have[pred.Column]) > 0 && p.indexes == nil:
-					add(fmt.Sprintf("Index candidate %s: %s exists (not used: index lookups are off)", pred, strings.Join(have[pred.Column], ", ")))
-				case len(have[pred.Column]) > 0:
-					add(fmt.Sprintf("Index candidate %s: %s cannot answer it (type or index kind); scanned", pred, strings.Join(have[pred.Column], ", ")))
-				default:
-					add(fmt.Sprintf("Index candidate %s: no scalar index on %s", pred, sqlparse.QuoteIdent(pred.Column)))
-				}
-			}
+	depth := len(lines)
+	sub := func(s string) { lines = append(lines, strings.Repeat("  ", depth)+s) }
+	if p.scanPlan != nil {
+		for _, l := range p.scanPlan.Lines() {
+			sub(l)
+		}
+	}
+	if p.where != nil && len(p.indexable) == 0 {
+		sub("no conjunct of WHERE can use an index (column compared with a literal: =, <=>, <, <=, >, >=, IN, BETWEEN, IS NULL, LIKE 'prefix%')")
+	}
+	have := indexedFields(p.ds)
+	for _, pred := range p.indexable {
+		if slices.Contains(p.pushed, pred.String()) {
+			continue
+		}
+		switch {
+		case len(have[pred.Column]) > 0 && p.indexes == nil:
+			sub(fmt.Sprintf("not pushed: %s (%s exists; index lookups are off)", pred, strings.Join(have[pred.Column], ", ")))
+		case len(have[pred.Column]) > 0:
+			sub(fmt.Sprintf("not pushed: %s (%s cannot answer it: type or index kind)", pred, strings.Join(have[pred.Column], ", ")))
+		default:
+			sub(fmt.Sprintf("not pushed: %s (no scalar index on %s)", pred, sqlparse.QuoteIdent(pred.Column)))
 		}
 	}
 	return lines
 }
 
-// coverage describes which fragments a lookup through the index named in
-// choice ("KIND 'name'") reads through the index and which it scans.
-func (p *dataPlan) coverage(choice string) string {
-	for _, info := range index.Describe(p.ds) {
-		if choice != fmt.Sprintf("%s %s", info.Kind, quoteString(info.Name)) {
-			continue
-		}
-		if len(info.Uncovered) == 0 {
-			return fmt.Sprintf("covers all %d fragments; reads only the rows it returns", len(info.Covered))
-		}
-		return fmt.Sprintf("covers %d of %d fragments; reads only the rows it returns there and scans fragments %s in full",
-			len(info.Covered), len(info.Covered)+len(info.Uncovered), fragList(info.Uncovered))
+// prepareExplain opens the scan the plan would run and keeps its
+// scan.Plan (it searches the chosen indices) for Explain.
+func (p *dataPlan) prepareExplain(ctx context.Context) error {
+	if p.countStar && p.where == nil && p.countCol < 0 {
+		return nil // answered from the manifest
 	}
-	return "reads only the rows it returns"
+	sc, err := p.scanner(ctx)
+	if err != nil {
+		return err
+	}
+	p.scanPlan, err = sc.Plan(ctx)
+	return err
 }
 
 func fragList(ids []uint64) string {

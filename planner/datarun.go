@@ -57,7 +57,12 @@ func (p *dataPlan) scanner(ctx context.Context) (*scan.Scanner, error) {
 		}
 	}
 	opts.Predicates = servedPredicates(p.ds, p.indexes, p.indexable)
-	return openScanner(ctx, p.ds, opts)
+	sc, used, err := openScanner(ctx, p.ds, opts)
+	p.pushed = p.pushed[:0]
+	for _, pred := range used {
+		p.pushed = append(p.pushed, pred.Label)
+	}
+	return sc, err
 }
 
 // servedPredicates turns the candidates an index serves into scan
@@ -79,8 +84,9 @@ func servedPredicates(ds *dataset.Dataset, indexes IndexLookup, cands []IndexPre
 
 // openScanner opens a scan and searches its indices now, so that an index
 // that cannot serve this dataset (e.g. stable row ids) falls back to a scan
-// without predicates (WHERE still filters every row).
-func openScanner(ctx context.Context, ds *dataset.Dataset, opts scan.Options) (*scan.Scanner, error) {
+// without predicates (WHERE still filters every row). It returns the
+// predicates the scanner uses.
+func openScanner(ctx context.Context, ds *dataset.Dataset, opts scan.Options) (*scan.Scanner, []scan.Predicate, error) {
 	sc, err := scan.New(ds, opts)
 	if err == nil && len(opts.Predicates) > 0 {
 		_, err = sc.Plan(ctx)
@@ -89,7 +95,7 @@ func openScanner(ctx context.Context, ds *dataset.Dataset, opts scan.Options) (*
 		opts.Index, opts.Predicates = "", nil
 		sc, err = scan.New(ds, opts)
 	}
-	return sc, err
+	return sc, opts.Predicates, err
 }
 
 // scanRows yields the scanner's rows (width: the schema; only the read

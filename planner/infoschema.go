@@ -760,8 +760,13 @@ func (s *Session) explain(ctx context.Context, st *sqlparse.Explain) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	if sp, ok := p.(*selectPlan); ok {
-		if err := sp.explainReads(ctx, s); err != nil {
+	switch x := p.(type) {
+	case *selectPlan:
+		if err := x.explainReads(ctx, s); err != nil {
+			return nil, err
+		}
+	case *dataPlan:
+		if err := x.prepareExplain(ctx); err != nil {
 			return nil, err
 		}
 	}

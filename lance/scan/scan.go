@@ -370,9 +370,9 @@ type Plan struct {
 	// AlsoIndices describe the indices on other predicates whose answers
 	// are intersected with Index's ("KIND "name" answers predicate").
 	AlsoIndices []string
-	// Residual are the predicates checked on every row read (with an index:
-	// on the rows of covered fragments the other predicates, on uncovered
-	// fragments all of them).
+	// Residual are the predicates no index answered, checked on every row
+	// read. The rows of fragments read in full (Scanned) are checked against
+	// every predicate.
 	Residual []string
 	// Covered are the fragments the index covers, HitFragments those of them
 	// holding index hits (the only covered fragments read).
@@ -397,7 +397,11 @@ func (p *Plan) Lines() []string {
 			out = append(out, "intersected with index "+a)
 		}
 		out = append(out, fmt.Sprintf("covered fragments %s, read %s", fragList(p.Covered), fragList(p.HitFragments)))
-		out = append(out, "uncovered fragments scanned "+fragList(p.Scanned))
+		if len(p.Scanned) > 0 {
+			out = append(out, "uncovered fragments scanned "+fragList(p.Scanned)+", checking every predicate")
+		} else {
+			out = append(out, "uncovered fragments scanned none")
+		}
 	} else {
 		out = append(out, "full scan of fragments "+fragList(p.Scanned))
 	}
@@ -457,7 +461,7 @@ func (s *Scanner) Plan(ctx context.Context) (*Plan, error) {
 			}
 		}
 		for i, bp := range s.preds {
-			if !slices.Contains(s.used, i) || len(res.Uncovered) > 0 {
+			if !slices.Contains(s.used, i) {
 				p.Residual = append(p.Residual, bp.String())
 			}
 		}
