@@ -411,17 +411,24 @@ func checkDataCondition(e sqlparse.Expr) error {
 // column IS NULL (or <=> NULL), column LIKE 'prefix%'. Each is a necessary
 // condition of WHERE, so the scan may drop every row failing one of them.
 func (p *dataPlan) indexCandidates(where sqlparse.Expr) []IndexPredicate {
+	return indexCandidates(p.env, p.schema, where)
+}
+
+// indexCandidates lists the conjuncts of where over rows of schema (laid
+// out as env says) that a scalar index could answer; see
+// dataPlan.indexCandidates.
+func indexCandidates(env *rowEnv, schema *arrow.Schema, where sqlparse.Expr) []IndexPredicate {
 	var out []IndexPredicate
 	colOf := func(e sqlparse.Expr) (string, bool) {
 		ref, ok := sqlparse.StripParens(e).(*sqlparse.ColumnRef)
 		if !ok {
 			return "", false
 		}
-		i, err := p.env.column(ref)
+		i, err := env.column(ref)
 		if err != nil {
 			return "", false
 		}
-		return p.schema.Field(i).Name, true
+		return schema.Field(i).Name, true
 	}
 	// constOf evaluates a literal or a signed literal (-5); ok is false
 	// for anything else and for NULL.
@@ -434,7 +441,7 @@ func (p *dataPlan) indexCandidates(where sqlparse.Expr) []IndexPredicate {
 			if _, ok := sqlparse.StripParens(x.X).(*sqlparse.Literal); !ok {
 				return nil, false
 			}
-			v, err := p.env.eval(x, nil)
+			v, err := env.eval(x, nil)
 			return v, err == nil && v != nil
 		}
 		return nil, false

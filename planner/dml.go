@@ -12,6 +12,7 @@ import (
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/lance/dataset"
+	"github.com/lancecat/lancecat/lance/scan"
 	"github.com/lancecat/lancecat/sqlparse"
 )
 
@@ -21,8 +22,10 @@ import (
 // transaction); UPDATE deletes the matching rows and appends their new
 // versions in one commit (lance/dataset Update: deletion files plus new
 // fragments, an Update transaction in REWRITE_ROWS mode). Both read the
-// latest version, evaluate WHERE on every live row (the WHERE grammar of
-// SELECT over table data) and rebase over concurrent commits as Lance's
+// latest version through the scan SELECT uses (the conjuncts of WHERE a
+// scalar index serves narrow the rows read, see dataPlan.scanner),
+// evaluate WHERE on every row it returns (the WHERE grammar of SELECT over
+// table data) and rebase over concurrent commits as Lance's
 // rules allow (a concurrent append is fine; a concurrent change of the
 // same fragments is a ConcurrentModification error).
 //
@@ -63,11 +66,14 @@ func (s *Session) dmlTarget(ctx context.Context, name sqlparse.Name, where sqlpa
 	return id, ds, schema, env, nil
 }
 
-// matchingRows scans ds and calls fn for each live row WHERE keeps, with
-// its row address, the batch holding it and its index there. Only the
-// columns in read are decoded into row values.
-func matchingRows(ctx context.Context, ds *dataset.Dataset, schema *arrow.Schema, env *rowEnv, where sqlparse.Expr, fn func(addr uint64, rec arrow.RecordBatch, i int) error) error {
-	var read []int
+// matchingRows finds the live rows WHERE keeps through the same
+// pushed-down lance/scan scan as SELECT (every indexable conjunct an index
+// serves narrows the read; WHERE is evaluated on every row returned) and
+// calls fn for each with its row address, the batch holding it and its
+// index there. With all, the batch holds every schema column in schema
+// order (then the row address); otherwise only the columns WHERE reads.
+func (s *Session) matchingRows(ctx context.Context, ds *dataset.Dataset, schema *arrow.Schema, env *rowEnv, where sqlparse.Expr, all bool, fn func(addr uint64, rec arrow.RecordBatch, i int) error) error {
+	var read []int // schema positions WHERE reads
 	if where != nil {
 		seen := map[int]bool{}
 		sqlparse.Inspect(where, func(n sqlparse.Expr) bool {
@@ -80,12 +86,39 @@ func matchingRows(ctx context.Context, ds *dataset.Dataset, schema *arrow.Schema
 			return true
 		})
 	}
-	row := make([]any, schema.NumFields())
-	return ds.Scan(ctx, dataset.ScanOptions{WithRowAddress: true}, func(rec arrow.RecordBatch) error {
-		addrs := rowAddresses(rec)
-		readers := make([]valueReader, len(read))
+	// at maps a schema position to its column in the scanned batches.
+	at := make([]int, schema.NumFields())
+	opts := scan.Options{Columns: []string{}, RowAddress: true}
+	if all {
+		for i, f := range schema.Fields() {
+			opts.Columns = append(opts.Columns, f.Name)
+			at[i] = i
+		}
+	} else {
 		for j, c := range read {
-			r, err := readerFor(schema.Field(c), rec.Column(c))
+			opts.Columns = append(opts.Columns, schema.Field(c).Name)
+			at[c] = j
+		}
+		if len(read) == 0 {
+			opts.Columns = []string{schema.Field(0).Name} // only the addresses matter
+		}
+	}
+	if where != nil {
+		opts.Predicates = servedPredicates(ds, s.opts.Indexes, indexCandidates(env, schema, where))
+	}
+	sc, _, err := openScanner(ctx, ds, opts)
+	if err != nil {
+		return err
+	}
+	row := make([]any, schema.NumFields())
+	readers := make([]valueReader, len(read))
+	for rec, err := range sc.Records(ctx) {
+		if err != nil {
+			return err
+		}
+		addrs := rowAddresses(rec)
+		for j, c := range read {
+			r, err := readerFor(schema.Field(c), rec.Column(at[c]))
 			if err != nil {
 				return err
 			}
@@ -112,8 +145,8 @@ func matchingRows(ctx context.Context, ds *dataset.Dataset, schema *arrow.Schema
 				return err
 			}
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 func (s *Session) deleteRows(ctx context.Context, st *sqlparse.Delete) (*Result, error) {
@@ -122,7 +155,7 @@ func (s *Session) deleteRows(ctx context.Context, st *sqlparse.Delete) (*Result,
 		return nil, err
 	}
 	var addrs []uint64
-	err = matchingRows(ctx, ds, schema, env, st.Where, func(addr uint64, _ arrow.RecordBatch, _ int) error {
+	err = s.matchingRows(ctx, ds, schema, env, st.Where, false, func(addr uint64, _ arrow.RecordBatch, _ int) error {
 		addrs = append(addrs, addr)
 		return nil
 	})
@@ -193,7 +226,7 @@ func (s *Session) updateRows(ctx context.Context, st *sqlparse.Update) (*Result,
 	}()
 	var addrs []uint64
 	row := make([]any, schema.NumFields())
-	err = matchingRows(ctx, ds, schema, env, st.Where, func(addr uint64, rec arrow.RecordBatch, r int) error {
+	err = s.matchingRows(ctx, ds, schema, env, st.Where, true, func(addr uint64, rec arrow.RecordBatch, r int) error {
 		if len(addrs) >= s.opts.MaxRows {
 			return errorf(catalog.CodeInvalidInput, "UPDATE of %s changes more than %d rows (the row limit); narrow its WHERE", displayName(id), s.opts.MaxRows)
 		}
