@@ -32,21 +32,26 @@ import (
 // literals, * or one COUNT.
 //
 // Execution (datarun.go): one lance/scan scanner over the table's latest
-// version (narrowed by one scalar index when a conjunct of WHERE is column
-// = literal, IN or LIKE 'prefix%' on an indexed column; see IndexLookup and
-// ScalarIndexes), reading only the columns the query uses. Without WHERE
-// and ORDER BY, LIMIT and OFFSET are pushed into the scan; with WHERE and
-// no ORDER BY the scan stops once LIMIT rows matched. WHERE is evaluated on
-// each row of the Arrow batches. COUNT(*) without WHERE is answered from
-// the manifest's row counts (no data read). Results without ORDER BY
-// stream, with no row cap. ORDER BY (NULLs first, as MySQL) with LIMIT is a
-// top-k keeping LIMIT+OFFSET rows; otherwise it sorts in memory at most
-// Options.MaxRows rows (DefaultMaxRows, the sort budget), beyond which the
-// query fails with a message naming the limit. Comparisons follow MySQL: a
-// number against a string compares numerically; a date/time column against
-// a string literal parses the literal ('2024-01-02', '2024-01-02
-// 10:00:00.5', RFC 3339); decimals compare as float64 (exact only to ~15
-// significant digits).
+// version, reading only the columns the query uses. Every top-level
+// conjunct of WHERE comparing an indexed column with literals (=, <=>, <,
+// <=, >, >=, IN, BETWEEN, IS NULL, LIKE 'prefix%') that a scalar index can
+// answer with the planner's comparison semantics (see IndexLookup and
+// ScalarIndexes) is pushed into the scan: the scanner answers the most
+// selective through its index, intersects the others' answers, and scans
+// the fragments an index does not cover. WHERE is still evaluated on each
+// row the scan returns. Without WHERE and ORDER BY, LIMIT and OFFSET are
+// pushed into the scan; with WHERE and no ORDER BY the scan stops once
+// LIMIT rows matched. COUNT(*) without WHERE is answered from the
+// manifest's row counts (no data read). Results without ORDER BY stream,
+// with no row cap. ORDER BY (NULLs first, as MySQL) with LIMIT is a top-k
+// keeping LIMIT+OFFSET rows, handing over to the spilling sort when those
+// rows pass Options.SortMemory bytes; otherwise it sorts within
+// Options.MaxRows rows and Options.SortMemory bytes, spilling sorted runs
+// to disk beyond them (or failing with Options.NoSpill). Comparisons
+// follow MySQL: a number against a string compares numerically; a
+// date/time column against a string literal parses the literal
+// ('2024-01-02', '2024-01-02 10:00:00.5', RFC 3339); decimals compare as
+// float64 (exact only to ~15 significant digits).
 
 // DefaultMaxRows is the default of Options.MaxRows.
 const DefaultMaxRows = 1_000_000
@@ -588,7 +593,11 @@ func (p *dataPlan) Explain() []string {
 			keys = append(keys, k)
 		}
 		if k := p.limit + p.offset; p.limit >= 0 && k <= int64(p.maxRows) {
-			add(fmt.Sprintf("Sort %s (top-k: keeps %d rows)", strings.Join(keys, ", "), k))
+			if p.noSpill || p.sortMemory <= 0 {
+				add(fmt.Sprintf("Sort %s (top-k: keeps %d rows)", strings.Join(keys, ", "), k))
+			} else {
+				add(fmt.Sprintf("Sort %s (top-k: keeps %d rows; past %d bytes, sorted runs on disk)", strings.Join(keys, ", "), k, p.sortMemory))
+			}
 		} else {
 			add(fmt.Sprintf("Sort %s (in memory, at most %d rows)", strings.Join(keys, ", "), p.maxRows))
 		}
