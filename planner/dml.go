@@ -88,7 +88,7 @@ func (s *Session) matchingRows(ctx context.Context, ds *dataset.Dataset, schema 
 	}
 	// at maps a schema position to its column in the scanned batches.
 	at := make([]int, schema.NumFields())
-	opts := scan.Options{Columns: []string{}, RowAddress: true}
+	opts := scan.Options{Columns: []string{}, WithRowAddress: true}
 	if all {
 		for i, f := range schema.Fields() {
 			opts.Columns = append(opts.Columns, f.Name)

@@ -354,7 +354,7 @@ func TestScanSeveralIndicesAndRowAddress(t *testing.T) {
 		t.Fatalf("restricted plan %v: %d rows", plan2.Lines(), len(got2))
 	}
 
-	s, err := New(ds, Options{Columns: []string{"id"}, Predicates: preds, RowAddress: true})
+	s, err := New(ds, Options{Columns: []string{"id"}, Predicates: preds, WithRowAddress: true})
 	if err != nil {
 		t.Fatal(err)
 	}
