@@ -34,7 +34,8 @@ import (
 // Execution (datarun.go): one lance/scan scanner over the table's latest
 // version, reading only the columns the query uses. Every top-level
 // conjunct of WHERE comparing an indexed column with literals (=, <=>, <,
-// <=, >, >=, IN, BETWEEN, IS NULL, LIKE 'prefix%') that a scalar index can
+// <=, >, >=, IN, BETWEEN, IS NULL, LIKE 'prefix%', array_has_any/all on a
+// LABEL_LIST) that a scalar index can
 // answer with the planner's comparison semantics (see IndexLookup and
 // ScalarIndexes) is pushed into the scan: the scanner answers the most
 // selective through its index, intersects the others' answers, and scans
@@ -381,6 +382,10 @@ func checkDataCondition(e sqlparse.Expr) error {
 		switch x := n.(type) {
 		case *sqlparse.Paren, *sqlparse.ColumnRef, *sqlparse.Literal,
 			*sqlparse.IsNull, *sqlparse.IsTruth, *sqlparse.Between, *sqlparse.Like:
+		case *sqlparse.FuncCall:
+			if x.Aggregate || !isArrayHas(x.Name) {
+				bad = n
+			}
 		case *sqlparse.InList:
 			if x.Subquery != nil {
 				bad = n
@@ -405,15 +410,22 @@ func checkDataCondition(e sqlparse.Expr) error {
 		return bad == nil
 	})
 	if bad != nil {
-		return errorf(catalog.CodeUnsupported, "not supported: %s in WHERE over table data (supported: =, <>, <, <=, >, >=, <=>, IN, BETWEEN, IS [NOT] NULL, LIKE, AND, OR, XOR, NOT over columns and literals)", bad)
+		return errorf(catalog.CodeUnsupported, "not supported: %s in WHERE over table data (supported: =, <>, <, <=, >, >=, <=>, IN, BETWEEN, IS [NOT] NULL, LIKE, array_has_any, array_has_all, AND, OR, XOR, NOT over columns and literals)", bad)
 	}
 	return nil
+}
+
+// isArrayHas reports whether a function is array_has_any or array_has_all
+// (the label list predicates, see arrayHas).
+func isArrayHas(name string) bool {
+	return strings.EqualFold(name, "array_has_any") || strings.EqualFold(name, "array_has_all")
 }
 
 // indexCandidates lists the top-level conjuncts of where a scalar index
 // could answer: column = literal (or <=>), column IN (literals), column <,
 // <=, >, >= literal (either side), column BETWEEN literal AND literal,
-// column IS NULL (or <=> NULL), column LIKE 'prefix%'. Each is a necessary
+// column IS NULL (or <=> NULL), column LIKE 'prefix%', array_has_any and
+// array_has_all(column, literals). Each is a necessary
 // condition of WHERE, so the scan may drop every row failing one of them.
 func (p *dataPlan) indexCandidates(where sqlparse.Expr) []IndexPredicate {
 	return indexCandidates(p.env, p.schema, where)
@@ -527,6 +539,33 @@ func indexCandidates(env *rowEnv, schema *arrow.Schema, where sqlparse.Expr) []I
 			}
 			if vals != nil {
 				out = append(out, IndexPredicate{Column: col, Op: IndexIn, Values: vals})
+			}
+		case *sqlparse.FuncCall:
+			if n.Aggregate || !isArrayHas(n.Name) || len(n.Args) < 2 {
+				continue
+			}
+			col, ok := colOf(n.Args[0])
+			if !ok {
+				continue
+			}
+			var vals []any
+			for _, a := range n.Args[1:] {
+				if isNullLit(a) {
+					continue // a NULL label never matches
+				}
+				v, ok := constOf(a)
+				if !ok {
+					vals = nil
+					break
+				}
+				vals = append(vals, v)
+			}
+			if vals != nil {
+				op := IndexHasAny
+				if strings.EqualFold(n.Name, "array_has_all") {
+					op = IndexHasAll
+				}
+				out = append(out, IndexPredicate{Column: col, Op: op, Values: vals})
 			}
 		case *sqlparse.Like:
 			col, ok := colOf(n.X)
@@ -653,7 +692,7 @@ func (p *dataPlan) Explain() []string {
 		}
 	}
 	if p.where != nil && len(p.indexable) == 0 {
-		sub("no conjunct of WHERE can use an index (column compared with a literal: =, <=>, <, <=, >, >=, IN, BETWEEN, IS NULL, LIKE 'prefix%')")
+		sub("no conjunct of WHERE can use an index (column compared with a literal: =, <=>, <, <=, >, >=, IN, BETWEEN, IS NULL, LIKE 'prefix%', array_has_any/all)")
 	}
 	have := indexedFields(p.ds)
 	for _, pred := range p.indexable {

@@ -343,7 +343,7 @@ func TestExplainDataSelect(t *testing.T) {
 		{"SELECT id FROM w WHERE id IN (1, 2) OR name LIKE 'x%' ORDER BY day DESC",
 			"Sort day DESC (in memory, at most 1000000 rows)\n  Project id\n    Filter id IN (1,2) OR name LIKE 'x%'\n      TableScan w (version 4): columns [id, name, day]\n" +
 				"        full scan of fragments [0 1 2]\n        estimated rows 6\n" +
-				"        no conjunct of WHERE can use an index (column compared with a literal: =, <=>, <, <=, >, >=, IN, BETWEEN, IS NULL, LIKE 'prefix%')"},
+				"        no conjunct of WHERE can use an index (column compared with a literal: =, <=>, <, <=, >, >=, IN, BETWEEN, IS NULL, LIKE 'prefix%', array_has_any/all)"},
 		{"SELECT id FROM w WHERE id IN (1, 2) AND name LIKE 'x%'",
 			"Project id\n  Filter id IN (1,2) AND name LIKE 'x%'\n    TableScan w (version 4): columns [id, name]\n" +
 				"      full scan of fragments [0 1 2]\n      estimated rows 6\n" +

@@ -26,6 +26,10 @@ const (
 	IndexRange
 	// IndexIsNull is column IS NULL (or column <=> NULL).
 	IndexIsNull
+	// IndexHasAny is array_has_any(list column, values...).
+	IndexHasAny
+	// IndexHasAll is array_has_all(list column, values...).
+	IndexHasAll
 )
 
 func (op IndexOp) String() string {
@@ -40,6 +44,10 @@ func (op IndexOp) String() string {
 		return "range"
 	case IndexIsNull:
 		return "IS NULL"
+	case IndexHasAny:
+		return "array_has_any"
+	case IndexHasAll:
+		return "array_has_all"
 	}
 	return "?"
 }
@@ -76,6 +84,8 @@ func (p IndexPredicate) String() string {
 	switch p.Op {
 	case IndexIsNull:
 		return p.Column + " IS NULL"
+	case IndexHasAny, IndexHasAll:
+		return fmt.Sprintf("%s(%s, %s)", p.Op, p.Column, strings.Join(parts, ", "))
 	case IndexRange:
 		var out []string
 		if p.Lo != nil {
@@ -128,8 +138,10 @@ type IndexLookup interface {
 // 0/1 and TRUE/FALSE (equality only), float64 columns against non-zero
 // numbers (equality only: the index orders -0 and 0 apart, and NaN after
 // every number where the planner's comparison does not order it). IS NULL
-// is served on every indexed column. Other types (dates and times against
-// string literals, float32, decimals) are scanned.
+// is served on every indexed column. LABEL_LIST answers array_has_any and
+// array_has_all on lists of strings (string labels) or integers (integer
+// labels). Other types (dates and times against string literals, float32,
+// decimals) are scanned.
 type ScalarIndexes struct{}
 
 // usable finds the index of ds that can answer pred and the index query for
@@ -154,9 +166,11 @@ func (ScalarIndexes) usable(ds *dataset.Dataset, pred IndexPredicate) (string, i
 		if len(info.Columns) != 1 || info.Columns[0] != f.Name {
 			continue
 		}
+		labels := pred.Op == IndexHasAny || pred.Op == IndexHasAll
 		switch {
-		case info.Kind == index.KindBTree:
-		case info.Kind == index.KindBitmap && pred.Op != IndexPrefix:
+		case info.Kind == index.KindLabelList && labels:
+		case info.Kind == index.KindBTree && !labels:
+		case info.Kind == index.KindBitmap && pred.Op != IndexPrefix && !labels:
 		default:
 			continue
 		}
@@ -188,6 +202,8 @@ func indexQuery(t arrow.DataType, pred IndexPredicate) (index.Query, bool) {
 		return index.IsNull(), true
 	case IndexRange:
 		return rangeQuery(t, pred)
+	case IndexHasAny, IndexHasAll:
+		return labelQuery(t, pred)
 	}
 	if pred.Op == IndexPrefix {
 		switch t.ID() {
@@ -325,6 +341,34 @@ func rangeQuery(t arrow.DataType, pred IndexPredicate) (index.Query, bool) {
 		}
 	}
 	return index.Range(lo, hi), true
+}
+
+// labelQuery converts array_has_any/all over a list column: string
+// elements against strings, integer elements against integers (as
+// arrayHas compares them). Other lists are not served.
+func labelQuery(t arrow.DataType, pred IndexPredicate) (index.Query, bool) {
+	lt, ok := t.(*arrow.ListType)
+	if !ok || len(pred.Values) == 0 {
+		return index.Query{}, false
+	}
+	for _, v := range pred.Values {
+		switch lt.Elem().ID() {
+		case arrow.STRING, arrow.LARGE_STRING:
+			if _, ok := v.(string); !ok {
+				return index.Query{}, false
+			}
+		case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
+			if _, ok := v.(int64); !ok {
+				return index.Query{}, false
+			}
+		default:
+			return index.Query{}, false
+		}
+	}
+	if pred.Op == IndexHasAll {
+		return index.HasAll(pred.Values...), true
+	}
+	return index.HasAny(pred.Values...), true
 }
 
 // indexedFields names the fields of ds that have a scalar index, by index
