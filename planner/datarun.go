@@ -8,6 +8,7 @@ import (
 	"github.com/lancecat/lancecat/lance/dataset"
 	"github.com/lancecat/lancecat/lance/index"
 	"github.com/lancecat/lancecat/lance/scan"
+	"github.com/lancecat/lancecat/sqltypes"
 )
 
 // Execution of a dataPlan. Rows come from one lance/scan scanner over the
@@ -103,7 +104,7 @@ func openScanner(ctx context.Context, ds *dataset.Dataset, opts scan.Options) (*
 func (p *dataPlan) scanRows(ctx context.Context, sc *scan.Scanner) iter.Seq2[[]any, error] {
 	return func(yield func([]any, error) bool) {
 		row := make([]any, p.schema.NumFields())
-		readers := make([]valueReader, len(p.read))
+		readers := make([]sqltypes.ValueReader, len(p.read))
 		for rec, err := range sc.Records(ctx) {
 			if err != nil {
 				yield(nil, err)
