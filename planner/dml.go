@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -67,50 +68,74 @@ func (s *Session) dmlTarget(ctx context.Context, name sqlparse.Name, where sqlpa
 	return id, ds, schema, env, nil
 }
 
-// matchingRows finds the live rows WHERE keeps through the same
-// pushed-down lance/scan scan as SELECT (every indexable conjunct an index
-// serves narrows the read; WHERE is evaluated on every row returned) and
-// calls fn for each with its row address, the batch holding it and its
-// index there. With all, the batch holds every schema column in schema
-// order (then the row address); otherwise only the columns WHERE reads.
-func (s *Session) matchingRows(ctx context.Context, ds *dataset.Dataset, schema *arrow.Schema, env *rowEnv, where sqlparse.Expr, all bool, fn func(addr uint64, rec arrow.RecordBatch, i int) error) error {
-	var read []int // schema positions WHERE reads
+// dmlScan is the scan DELETE/UPDATE find their rows with.
+type dmlScan struct {
+	sc *scan.Scanner
+	// read lists the schema positions WHERE reads; at maps a schema
+	// position to its column in the scanned batches.
+	read, at []int
+	// pushed are the labels of the WHERE conjuncts pushed into the scan.
+	pushed []string
+}
+
+// openDMLScan opens the pushed-down lance/scan scan of DELETE/UPDATE: the
+// WHERE conjuncts an index serves are scan predicates (as for SELECT, see
+// dataPlan.scanner) and batches carry row addresses. With all, batches
+// hold every schema column in schema order; otherwise only the columns
+// WHERE reads.
+func (s *Session) openDMLScan(ctx context.Context, ds *dataset.Dataset, schema *arrow.Schema, env *rowEnv, where sqlparse.Expr, all bool) (*dmlScan, error) {
+	d := &dmlScan{at: make([]int, schema.NumFields())}
 	if where != nil {
 		seen := map[int]bool{}
 		sqlparse.Inspect(where, func(n sqlparse.Expr) bool {
 			if ref, ok := n.(*sqlparse.ColumnRef); ok {
 				if i, err := env.column(ref); err == nil && !seen[i] {
 					seen[i] = true
-					read = append(read, i)
+					d.read = append(d.read, i)
 				}
 			}
 			return true
 		})
 	}
-	// at maps a schema position to its column in the scanned batches.
-	at := make([]int, schema.NumFields())
 	opts := scan.Options{Columns: []string{}, WithRowAddress: true}
 	if all {
 		for i, f := range schema.Fields() {
 			opts.Columns = append(opts.Columns, f.Name)
-			at[i] = i
+			d.at[i] = i
 		}
 	} else {
-		for j, c := range read {
+		for j, c := range d.read {
 			opts.Columns = append(opts.Columns, schema.Field(c).Name)
-			at[c] = j
+			d.at[c] = j
 		}
-		if len(read) == 0 {
+		if len(d.read) == 0 {
 			opts.Columns = []string{schema.Field(0).Name} // only the addresses matter
 		}
 	}
 	if where != nil {
 		opts.Predicates = servedPredicates(ds, s.opts.Indexes, indexCandidates(env, schema, where))
 	}
-	sc, _, err := openScanner(ctx, ds, opts)
+	sc, used, err := openScanner(ctx, ds, opts)
+	if err != nil {
+		return nil, err
+	}
+	d.sc = sc
+	for _, p := range used {
+		d.pushed = append(d.pushed, p.Label)
+	}
+	return d, nil
+}
+
+// matchingRows finds the live rows WHERE keeps through openDMLScan's scan
+// (WHERE is evaluated on every row it returns) and calls fn for each with
+// its row address, the batch holding it and its index there (batch
+// columns as openDMLScan says for all).
+func (s *Session) matchingRows(ctx context.Context, ds *dataset.Dataset, schema *arrow.Schema, env *rowEnv, where sqlparse.Expr, all bool, fn func(addr uint64, rec arrow.RecordBatch, i int) error) error {
+	d, err := s.openDMLScan(ctx, ds, schema, env, where, all)
 	if err != nil {
 		return err
 	}
+	sc, read, at := d.sc, d.read, d.at
 	row := make([]any, schema.NumFields())
 	readers := make([]sqltypes.ValueReader, len(read))
 	for rec, err := range sc.Records(ctx) {
@@ -320,3 +345,52 @@ func (s *Session) updateRows(ctx context.Context, st *sqlparse.Update) (*Result,
 }
 
 func errorsIsConflict(err error) bool { return errors.Is(err, dataset.ErrCommitConflict) }
+
+// explainDML describes how DELETE or UPDATE would find its rows: the
+// pushed-down scan's plan (the one matchingRows runs) and the conjuncts not
+// pushed.
+func (s *Session) explainDML(ctx context.Context, st sqlparse.Statement) (*Result, error) {
+	var name sqlparse.Name
+	var where sqlparse.Expr
+	verb := "Delete"
+	switch x := st.(type) {
+	case *sqlparse.Delete:
+		name, where = x.Table, x.Where
+	case *sqlparse.Update:
+		name, where, verb = x.Table, x.Where, "Update"
+	}
+	id, ds, schema, env, err := s.dmlTarget(ctx, name, where)
+	if err != nil {
+		return nil, err
+	}
+	d, err := s.openDMLScan(ctx, ds, schema, env, where, verb == "Update")
+	if err != nil {
+		return nil, err
+	}
+	plan, err := d.sc.Plan(ctx)
+	if err != nil {
+		return nil, err
+	}
+	lines := []string{fmt.Sprintf("%s %s (version %d): the matching rows by row address", verb, displayName(id), ds.Version())}
+	indent := "  "
+	if where != nil {
+		lines = append(lines, indent+"Filter "+where.String())
+		indent += "  "
+	}
+	lines = append(lines, indent+"TableScan with row addresses")
+	for _, l := range plan.Lines() {
+		lines = append(lines, indent+"  "+l)
+	}
+	if where != nil {
+		for _, pred := range indexCandidates(env, schema, where) {
+			if !slices.Contains(d.pushed, pred.String()) {
+				lines = append(lines, indent+"  not pushed: "+pred.String())
+			}
+		}
+	}
+	rows := make([][]any, len(lines))
+	for i, l := range lines {
+		rows[i] = []any{l}
+	}
+	return rowsResult([]Column{varchar("plan")}, rows), nil
+}

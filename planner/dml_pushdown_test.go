@@ -116,3 +116,33 @@ func TestDeleteUpdateReadThroughIndex(t *testing.T) {
 		t.Errorf("rows after the changes:\n got %v\nwant %v", got, want)
 	}
 }
+
+// TestExplainDeleteUpdate: EXPLAIN DELETE/UPDATE prints the plan of the
+// scan that finds their rows.
+func TestExplainDeleteUpdate(t *testing.T) {
+	f := whereTable(t, Options{})
+	f.exec(`CREATE INDEX id_idx ON w (id)`)
+	explain := func(q string) string {
+		var lines []string
+		for _, r := range f.rows("EXPLAIN " + q) {
+			lines = append(lines, r[0].(string))
+		}
+		return strings.Join(lines, "\n")
+	}
+	if got, want := explain("DELETE FROM w WHERE id BETWEEN 2 AND 3 AND score > 0"), `Delete w (version 5): the matching rows by row address
+  Filter id BETWEEN 2 AND 3 AND score > 0
+    TableScan with row addresses
+      index BTREE "id_idx" answers id >= 2 AND id <= 3
+      covered fragments [0 1 2], read [0 1]
+      uncovered fragments scanned none
+      estimated rows 2
+      not pushed: score > 0`; got != want {
+		t.Errorf("EXPLAIN DELETE:\n got:\n%s\nwant:\n%s", got, want)
+	}
+	if got := explain("UPDATE w SET name = 'x'"); got != "Update w (version 5): the matching rows by row address\n  TableScan with row addresses\n    full scan of fragments [0 1 2]\n    estimated rows 6" {
+		t.Errorf("EXPLAIN UPDATE:\n%s", got)
+	}
+	if got := f.rows("SELECT COUNT(*) FROM w"); got[0][0] != int64(6) {
+		t.Errorf("EXPLAIN changed rows: %v", got)
+	}
+}

@@ -753,6 +753,10 @@ func (s *Session) explain(ctx context.Context, st *sqlparse.Explain) (*Result, e
 	if st.Analyze {
 		return nil, errorf(catalog.CodeUnsupported, "not supported: EXPLAIN ANALYZE")
 	}
+	switch st.Stmt.(type) {
+	case *sqlparse.Delete, *sqlparse.Update:
+		return s.explainDML(ctx, st.Stmt)
+	}
 	sel, ok := st.Stmt.(*sqlparse.Select)
 	if !ok {
 		return nil, errorf(catalog.CodeUnsupported, "not supported: EXPLAIN %s", StatementKind(st.Stmt))
