@@ -2,12 +2,16 @@ package sqlparse
 
 import (
 	"errors"
-	"github.com/lancecat/lancecat/sqltypes"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/lancecat/lancecat/sqltypes"
 )
 
 // testBase gives tests access to the embedded base so expected values can ignore positions.
@@ -815,5 +819,57 @@ func TestExpressionDepthLimit(t *testing.T) {
 	ok := MaxExpressionDepth - 1
 	if _, err := Parse("SELECT " + strings.Repeat("(", ok) + "1" + strings.Repeat(")", ok) + " - -1"); err != nil {
 		t.Errorf("depth %d: %v", ok, err)
+	}
+}
+
+// TestScriptPosMatchesRuneCount checks the fast paths of script.pos (ASCII lines, and counting on
+// from the last position of a non-ASCII line) against counting runes from the line start, for
+// offsets in increasing, decreasing and random order.
+func TestScriptPosMatchesRuneCount(t *testing.T) {
+	src := "SELECT 1;\nINSERT INTO t VALUES ('héllo', 'wörld'), ('日本', 'x');\n\nSELECT 'ü' -- é\nEND"
+	sc := newScript(src)
+	naive := func(off int) Pos {
+		line, start := 1, 0
+		for i := 0; i < off; i++ {
+			if src[i] == '\n' {
+				line, start = line+1, i+1
+			}
+		}
+		return Pos{Line: line, Column: 1 + utf8.RuneCountInString(src[start:off]), Offset: off}
+	}
+	var offs []int
+	for off := 0; off <= len(src); off++ {
+		if utf8.RuneStart(src[min(off, len(src)-1)]) || off == len(src) {
+			offs = append(offs, off)
+		}
+	}
+	orders := [][]int{offs, slices.Clone(offs), slices.Clone(offs)}
+	slices.Reverse(orders[1])
+	rand.New(rand.NewPCG(1, 2)).Shuffle(len(orders[2]), func(i, j int) { orders[2][i], orders[2][j] = orders[2][j], orders[2][i] })
+	for _, order := range orders {
+		for _, off := range order {
+			if got, want := sc.pos(off), naive(off); got != want {
+				t.Fatalf("pos(%d) = %+v, want %+v", off, got, want)
+			}
+		}
+	}
+}
+
+// BenchmarkParseLongInsertLine parses a one-line INSERT of 5,000 rows with non-ASCII literals,
+// where positions used to be counted from the line start for every literal (quadratic).
+func BenchmarkParseLongInsertLine(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString("INSERT INTO t VALUES ")
+	for i := range 5000 {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		sb.WriteString("(1, 'é')")
+	}
+	sql := sb.String()
+	for b.Loop() {
+		if _, err := Parse(sql); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

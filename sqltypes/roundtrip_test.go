@@ -236,7 +236,7 @@ func TestAppendRefuses(t *testing.T) {
 		{&arrow.Decimal128Type{Precision: 5, Scale: 2}, 1.5},
 		{&arrow.TimestampType{Unit: arrow.Millisecond}, "2024-01-01 00:00:00.0001"},
 		{arrow.FixedWidthTypes.Time64us, "12:00:00.0000001"},
-		{arrow.FixedWidthTypes.Date32, time.Date(2024, 1, 1, 1, 0, 0, 0, time.UTC)},
+		{arrow.FixedWidthTypes.Date32, "2024-01-01 10:00:00"},
 		{arrow.FixedSizeListOf(2, arrow.PrimitiveTypes.Float32), "[1,2,3]"},
 		{arrow.FixedSizeListOf(2, arrow.PrimitiveTypes.Float32), "[1,1e39]"},
 		{arrow.ListOf(arrow.PrimitiveTypes.Int64), "[1,"},

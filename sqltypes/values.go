@@ -155,7 +155,7 @@ func Reader(f arrow.Field, arr arrow.Array) (ValueReader, error) {
 		return null(func(i int) any { return time.UnixMilli(int64(a.Value(i))).UTC() }), nil
 	case *array.Timestamp:
 		unit := a.DataType().(*arrow.TimestampType).Unit
-		return null(func(i int) any { return TimestampValue(int64(a.Value(i)), unit) }), nil
+		return null(func(i int) any { return timestampValue(int64(a.Value(i)), unit) }), nil
 	case *array.Time32:
 		unit := a.DataType().(*arrow.Time32Type).Unit
 		return null(func(i int) any { return timeOfDayText(int64(a.Value(i)), unit) }), nil
@@ -221,8 +221,8 @@ func float32Value(v float32) float64 {
 	return f
 }
 
-// TimestampValue is the time.Time (UTC) of a timestamp of the given unit.
-func TimestampValue(v int64, unit arrow.TimeUnit) time.Time {
+// timestampValue is the time.Time (UTC) of a timestamp of the given unit.
+func timestampValue(v int64, unit arrow.TimeUnit) time.Time {
 	switch unit {
 	case arrow.Second:
 		return time.Unix(v, 0).UTC()
@@ -277,7 +277,7 @@ func timeOfDayText(v int64, unit arrow.TimeUnit) string {
 //	DECIMAL(p,s)        numbers (exact digits, at most s fraction digits), numeric strings
 //	TEXT                strings
 //	BLOB, BINARY(n)     strings, []byte (FIXED_SIZE_BINARY: exactly n bytes)
-//	DATE                time.Time, 'YYYY-MM-DD'
+//	DATE                time.Time (its UTC date), 'YYYY-MM-DD'
 //	DATETIME(p)         time.Time, 'YYYY-MM-DD[ HH:MM:SS[.fraction]]' (the wall clock)
 //	TIMESTAMP(p)        time.Time, the same text read as UTC, or RFC 3339 with a zone
 //	TIME(p)             'HH:MM:SS[.fraction]'
@@ -356,7 +356,7 @@ func Append(fb array.Builder, f arrow.Field, v any) error {
 		if !ok {
 			return mismatch("a decimal number")
 		}
-		d, err := DecimalFromText(text, t.Precision, t.Scale)
+		d, err := decimalFromText(text, t.Precision, t.Scale)
 		if err != nil {
 			return err
 		}
@@ -396,11 +396,9 @@ func Append(fb array.Builder, f arrow.Field, v any) error {
 		if !ok {
 			return mismatch("a date 'YYYY-MM-DD'")
 		}
-		d := arrow.Date32FromTime(t)
-		if !d.ToTime().Equal(t) {
-			return mismatch("a date (it has a time of day)")
-		}
-		b.Append(d)
+		// A time.Time (a DATETIME value assigned to a DATE column) keeps
+		// its UTC date, as MySQL truncates DATETIME to DATE.
+		b.Append(arrow.Date32FromTime(t))
 	case *array.TimestampBuilder:
 		t, ok := v.(time.Time)
 		if s, isText := v.(string); isText {
@@ -414,13 +412,13 @@ func Append(fb array.Builder, f arrow.Field, v any) error {
 		if err != nil {
 			return err
 		}
-		if back := TimestampValue(int64(ts), unit); !back.Equal(t) {
+		if back := timestampValue(int64(ts), unit); !back.Equal(t) {
 			return tooPrecise()
 		}
 		b.Append(ts)
 	case *array.Time64Builder:
 		s, ok := v.(string)
-		nanos, err := ParseTimeOfDay(s)
+		nanos, err := parseTimeOfDay(s)
 		if !ok || err != nil {
 			return mismatch("a time 'HH:MM:SS[.fraction]'")
 		}
@@ -654,10 +652,10 @@ func decimalTextOf(v any) (string, bool) {
 	return "", false
 }
 
-// DecimalFromText converts plain decimal text to a decimal128 of the given
+// decimalFromText converts plain decimal text to a decimal128 of the given
 // precision and scale, refusing digits beyond the scale (no silent
 // rounding) and values beyond the precision.
-func DecimalFromText(text string, prec, scale int32) (decimal128.Num, error) {
+func decimalFromText(text string, prec, scale int32) (decimal128.Num, error) {
 	s := strings.TrimSpace(text)
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimLeft(s, "+-")
@@ -680,8 +678,8 @@ func DecimalFromText(text string, prec, scale int32) (decimal128.Num, error) {
 	return decimal128.FromBigInt(n), nil
 }
 
-// ParseTimeOfDay reads 'HH:MM:SS[.fraction]' as nanoseconds since midnight.
-func ParseTimeOfDay(s string) (int64, error) {
+// parseTimeOfDay reads 'HH:MM:SS[.fraction]' as nanoseconds since midnight.
+func parseTimeOfDay(s string) (int64, error) {
 	s = strings.TrimSpace(s)
 	main, frac, _ := strings.Cut(s, ".")
 	parts := strings.Split(main, ":")
