@@ -17,6 +17,7 @@ import (
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/conformance/peer"
+	"github.com/lancecat/lancecat/internal/testservers"
 	"github.com/lancecat/lancecat/manifest"
 )
 
@@ -41,7 +42,9 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	testservers.StopAll()
+	os.Exit(code)
 }
 
 // lancecatRaceWorker mirrors conformance/peer/race-worker.mjs in Go.
