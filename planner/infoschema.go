@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/sqlparse"
+	"github.com/lancecat/lancecat/storage"
 )
 
 // The information_schema views. Every name value (SCHEMA_NAME,
@@ -767,7 +768,8 @@ func (s *Session) explain(ctx context.Context, st *sqlparse.Explain) (*Result, e
 	}
 	var rows [][]any
 	for _, l := range p.Explain() {
-		rows = append(rows, []any{l})
+		// Filters quote literals, and a literal may be a URL with a SAS signature.
+		rows = append(rows, []any{storage.Redact(l)})
 	}
 	return rowsResult([]Column{varchar("plan")}, rows), nil
 }
@@ -854,7 +856,7 @@ func (p *selectPlan) scan(ctx context.Context, s *Session) ([][]any, error) {
 				nrows, version = d.RowCount, int64(d.Version)
 			}
 			rows = append(rows, []any{"def", schema, id.Name(), "BASE TABLE", "Lance", nrows, version,
-				d.URI, yesNo(d.DeclaredOnly), propOrNull(d.Properties, CommentKey), propertiesJSON(d.Properties)})
+				storage.Redact(d.URI), yesNo(d.DeclaredOnly), propOrNull(d.Properties, CommentKey), propertiesJSON(d.Properties)})
 		case "statistics":
 			idx, err := s.indexRows(ctx, id, d)
 			if err != nil {
