@@ -30,7 +30,8 @@ func azurePutIfAbsent(ctx context.Context, c *container.Client, key, path string
 		return nil
 	}
 	if bloberror.HasCode(err, bloberror.BlobAlreadyExists, bloberror.ConditionNotMet) {
-		return fmt.Errorf("put-if-absent %q: %w (%v)", path, ErrAlreadyExists, err)
+		return RedactError(fmt.Errorf("put-if-absent %q: %w (%v)", path, ErrAlreadyExists, err))
 	}
-	return fmt.Errorf("put-if-absent %q: %w", path, err)
+	// Azure SDK errors quote the request URL, which carries the SAS token of a SAS client.
+	return RedactError(fmt.Errorf("put-if-absent %q: %w", path, err))
 }
