@@ -159,7 +159,11 @@ type Page struct {
 // the reference does: start strictly after the token; with a positive limit
 // smaller than what is left, return limit names and the last one as token.
 func paginate(names []string, opts ListOptions) Page {
-	sort.Strings(names)
+	// Names often arrive sorted already (`__manifest` rewrites keep rows in
+	// object_id order): checking is one pass, sorting many.
+	if !sort.StringsAreSorted(names) {
+		sort.Strings(names)
+	}
 	names = dedupSorted(names)
 	if opts.PageToken != "" {
 		i := sort.SearchStrings(names, opts.PageToken)

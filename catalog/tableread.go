@@ -167,6 +167,7 @@ func (c *Catalog) ListTables(ctx context.Context, ns Ident, opts ListTablesOptio
 				return Page{}, newErr(CodeNamespaceNotFound, nil, "namespace %q does not exist", ns.ObjectID())
 			}
 		}
+		entries = make([]tableEntry, 0, len(rows))
 		for _, r := range rows {
 			loc := ""
 			if r.Location != nil {

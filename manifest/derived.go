@@ -10,7 +10,7 @@ import (
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/lance/dataset"
-	"github.com/lancecat/lancecat/lance/index"
+	"github.com/lancecat/lancecat/lance/scan"
 )
 
 // An incremental commit changes a few rows; rebuilding the in-memory copy
@@ -271,9 +271,10 @@ func appendRowAddresses(addrs []uint64, rec arrow.RecordBatch) ([]uint64, error)
 }
 
 // locate returns the row addresses of the live rows with the given object
-// ids: from memory when the snapshot has its rows, otherwise through the
-// BTREE plus a scan of the object_id column of fragments it does not
-// cover (a version without a usable BTREE is decoded whole).
+// ids: from memory when the snapshot has its rows, otherwise pushed down to
+// lance/scan (object_id IN ids, through the BTREE plus a scan of the
+// fragments it does not cover); a version without a usable BTREE is decoded
+// whole.
 func (s *snapshot) locate(ctx context.Context, ids []string) ([]uint64, error) {
 	var out []uint64
 	if s.derived() {
@@ -297,11 +298,18 @@ func (s *snapshot) locate(ctx context.Context, ids []string) ([]uint64, error) {
 		}
 		return out, nil
 	}
-	ix, err := s.index(ctx, indexObjectID)
-	if err != nil {
-		return nil, err
+	var sc *scan.Scanner
+	if _, _, loaded := s.ifLoaded(); !loaded && len(ids) > 0 {
+		vs := make([]any, len(ids))
+		for i, id := range ids {
+			vs[i] = id
+		}
+		var err error
+		if sc, _, err = s.pushDown(ctx, []scan.Predicate{scan.In(colObjectID, vs...)}, true); err != nil {
+			return nil, err
+		}
 	}
-	if _, _, loaded := s.ifLoaded(); loaded || ix == nil {
+	if sc == nil {
 		_, byID, err := s.all(ctx)
 		if err != nil {
 			return nil, err
@@ -313,41 +321,15 @@ func (s *snapshot) locate(ctx context.Context, ids []string) ([]uint64, error) {
 		}
 		return out, nil
 	}
-	want := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		want[id] = true
-		res, err := ix.Search(ctx, index.Eq(id))
+	for rec, err := range sc.Records(ctx) {
 		if err != nil {
-			return nil, fmt.Errorf("%s version %d: %w", catalog.ManifestDir, s.Version(), err)
-		}
-		for _, hi := range res.Rows.Groups() {
-			if lows, ok := res.Rows.Group(hi); ok && lows != nil {
-				out = append(out, addresses(uint64(hi), lows)...)
-			}
-		}
-	}
-	uncovered := ix.Uncovered()
-	if len(uncovered) == 0 {
-		return out, nil
-	}
-	err = s.ds.Scan(ctx, dataset.ScanOptions{Columns: []string{colObjectID}, Fragments: uncovered, WithRowAddress: true}, func(rec arrow.RecordBatch) error {
-		ids, ok := rec.Column(0).(*array.String)
-		if !ok {
-			return fmt.Errorf("%s: object_id must be utf8", catalog.ManifestDir)
+			return nil, fmt.Errorf("read %s version %d: %w", catalog.ManifestDir, s.Version(), err)
 		}
 		addrs, err := appendRowAddresses(nil, rec)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		for i := 0; i < ids.Len(); i++ {
-			if ids.IsValid(i) && want[ids.Value(i)] {
-				out = append(out, addrs[i])
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read %s version %d: %w", catalog.ManifestDir, s.Version(), err)
+		out = append(out, addrs...)
 	}
 	return out, nil
 }

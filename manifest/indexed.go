@@ -8,13 +8,13 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/google/uuid"
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/lance/dataset"
 	"github.com/lancecat/lancecat/lance/index"
+	"github.com/lancecat/lancecat/lance/scan"
 )
 
 // The three scalar indices the reference keeps on `__manifest`, rebuilt
@@ -96,12 +96,12 @@ const fullDecodeFraction = 4 // 1/4
 const promoteFactor = 256
 
 // snapshot is one version of `__manifest`. Point lookups and filtered
-// listings are answered through the version's scalar indices, fetching only
-// the matching rows (plus a scan of fragments no index covers), until the
-// whole table is decoded; from then on (after a commit by this process, a
-// broad listing, enough repeated lookups on an unchanged version — see
-// promoteFactor — or on versions without usable indices) they are answered
-// from memory.
+// listings are pushed down to lance/scan, which answers them through the
+// version's scalar indices (plus a scan of fragments no index covers),
+// until the whole table is decoded; from then on (after a commit by this
+// process, a broad listing, enough repeated lookups on an unchanged version
+// — see promoteFactor — or on versions without usable indices) they are
+// answered from memory.
 type snapshot struct {
 	ds *dataset.Dataset
 
@@ -113,11 +113,13 @@ type snapshot struct {
 	// A snapshot this process derived from its own commit (see derive):
 	// parent's rows with delta applied, answered without I/O; nil parent
 	// once the snapshot is loaded.
-	parent  *snapshot
-	delta   *rowDelta
-	depth   int                     // derived snapshots between this one and its root
-	lazy    *snapshot               // reads of a derived snapshot through its version's indices
-	indices map[string]*index.Index // opened indices; nil entry: unusable
+	parent *snapshot
+	delta  *rowDelta
+	depth  int       // derived snapshots between this one and its root
+	lazy   *snapshot // reads of a derived snapshot through its version's indices
+	// indices are the version's indices opened by pushed-down reads, kept
+	// for the next ones.
+	indices *scan.Indices
 	// rowsDecoded counts rows decoded from storage (full decode included):
 	// tests check that a point lookup does not decode the table.
 	rowsDecoded atomic.Int64
@@ -138,13 +140,15 @@ func (s *snapshot) promote() bool {
 	return total == 0 || uint64(s.pushedWork.Load())*promoteFactor >= total
 }
 
-func newSnapshot(ds *dataset.Dataset) *snapshot { return &snapshot{ds: ds} }
+func newSnapshot(ds *dataset.Dataset) *snapshot {
+	return &snapshot{ds: ds, indices: scan.NewIndices(ds)}
+}
 
 // loadedSnapshot is a snapshot whose rows are known (the rows a full
 // rewrite just wrote, in fragment order from the first row of the first
 // fragment).
 func loadedSnapshot(ds *dataset.Dataset, rows []catalog.Row) *snapshot {
-	s := &snapshot{ds: ds, rows: rows, loaded: true}
+	s := &snapshot{ds: ds, rows: rows, loaded: true, indices: scan.NewIndices(ds)}
 	s.addrs = make([]uint64, 0, len(rows))
 	for _, f := range ds.Fragments() {
 		for off := uint64(0); off < f.PhysicalRows && len(s.addrs) < len(rows); off++ {
@@ -201,47 +205,6 @@ func (s *snapshot) ifLoaded() ([]catalog.Row, map[string][]int, bool) {
 	return s.rows, s.byID, s.loaded
 }
 
-// index opens the named index of the version, once. It returns nil when
-// the version has no such index or it cannot be used (an unknown kind, a
-// foreign layout): the caller then reads without it. Only errors reading an
-// index that should work are returned.
-func (s *snapshot) index(ctx context.Context, name string) (*index.Index, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if ix, ok := s.indices[name]; ok {
-		return ix, nil
-	}
-	if s.indices == nil {
-		s.indices = map[string]*index.Index{}
-	}
-	if !slices.ContainsFunc(s.ds.Indices(), func(m *dataset.IndexMetadata) bool { return m.Name == name }) {
-		s.indices[name] = nil
-		return nil, nil
-	}
-	ix, err := index.Open(ctx, s.ds, name)
-	switch {
-	case err == nil:
-	case errors.Is(err, index.ErrNoIndex), errors.Is(err, index.ErrUnsupported):
-		ix = nil
-	default:
-		return nil, fmt.Errorf("%s version %d: open index %s: %w", catalog.ManifestDir, s.ds.Version(), name, err)
-	}
-	// An index over another column than the reference's is not ours to use.
-	if ix != nil {
-		want := ""
-		for _, mi := range manifestIndices {
-			if mi.name == name {
-				want = mi.column
-			}
-		}
-		if ix.Field() == nil || ix.Field().Name != want || len(ix.Covered()) == 0 {
-			ix = nil
-		}
-	}
-	s.indices[name] = ix
-	return ix, nil
-}
-
 func (s *snapshot) Version() uint64 { return s.ds.Version() }
 
 func (s *snapshot) Metadata() map[string]string {
@@ -252,18 +215,61 @@ func (s *snapshot) Metadata() map[string]string {
 	return out
 }
 
-// Get looks object_id up in the BTREE (Eq), fetching only the matching
+// pushDown plans the read of the rows preds select (every column, and the
+// row address withAddr) through lance/scan. It returns a nil scanner when
+// no index of the version answers any of preds (or none covers a
+// fragment): the caller then reads the version whole.
+func (s *snapshot) pushDown(ctx context.Context, preds []scan.Predicate, withAddr bool) (*scan.Scanner, *scan.Plan, error) {
+	if len(preds) == 0 {
+		return nil, nil, nil
+	}
+	opts := scan.Options{Predicates: preds, Indices: s.indices, WithRowAddress: withAddr}
+	if withAddr {
+		opts.Columns = []string{colObjectID}
+	}
+	sc, err := scan.New(s.ds, opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s version %d: %w", catalog.ManifestDir, s.Version(), err)
+	}
+	p, err := sc.Plan(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s version %d: %w", catalog.ManifestDir, s.Version(), err)
+	}
+	if p.Index == "" || len(p.Covered) == 0 {
+		return nil, nil, nil
+	}
+	return sc, p, nil
+}
+
+// indexedPlan is the ReadPlan of a pushed-down read: the indices in the
+// order of manifestIndices (object_id, object_type, base_objects).
+func indexedPlan(p *scan.Plan) catalog.ReadPlan {
+	var names []string
+	for _, mi := range manifestIndices {
+		if slices.Contains(p.Indices, mi.name) {
+			names = append(names, mi.name)
+		}
+	}
+	for _, n := range p.Indices {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return catalog.ReadPlan{Indices: names, UncoveredFragments: len(p.Scanned)}
+}
+
+// Get looks object_id up through the BTREE (Eq), reading only the matching
 // rows, or in memory when the version is decoded or has no usable index.
 func (s *snapshot) Get(ctx context.Context, objectID string) (catalog.Row, bool, error) {
 	if s.derived() {
 		return s.getDerived(ctx, objectID)
 	}
-	ix, _, err := s.getPlan(ctx)
+	sc, _, err := s.getPlan(ctx, objectID)
 	if err != nil {
 		return catalog.Row{}, false, err
 	}
 	var hits []catalog.Row
-	if ix == nil {
+	if sc == nil {
 		rows, byID, err := s.all(ctx)
 		if err != nil {
 			return catalog.Row{}, false, err
@@ -272,12 +278,8 @@ func (s *snapshot) Get(ctx context.Context, objectID string) (catalog.Row, bool,
 			hits = append(hits, rows[i])
 		}
 	} else {
-		res, err := ix.Search(ctx, index.Eq(objectID))
-		if err != nil {
-			return catalog.Row{}, false, fmt.Errorf("%s version %d: %w", catalog.ManifestDir, s.Version(), err)
-		}
 		match := func(r catalog.Row) bool { return r.ObjectID == objectID }
-		if hits, err = s.fetch(ctx, res.Rows, res.Uncovered, match, 0); err != nil {
+		if hits, err = s.read(ctx, sc, match, 0); err != nil {
 			return catalog.Row{}, false, err
 		}
 	}
@@ -290,24 +292,22 @@ func (s *snapshot) Get(ctx context.Context, objectID string) (catalog.Row, bool,
 	return catalog.Row{}, false, fmt.Errorf("%s version %d holds %d rows with object_id %q", catalog.ManifestDir, s.Version(), len(hits), objectID)
 }
 
-// getPlan decides how Get answers on a snapshot that is not derived: through
-// the BTREE (ix non-nil), or from every row of the version (in memory
+// getPlan decides how Get answers on a snapshot that is not derived:
+// pushed down (sc non-nil), or from every row of the version (in memory
 // already, or decoded first).
-func (s *snapshot) getPlan(ctx context.Context) (*index.Index, catalog.ReadPlan, error) {
+func (s *snapshot) getPlan(ctx context.Context, objectID string) (*scan.Scanner, catalog.ReadPlan, error) {
 	if _, _, loaded := s.ifLoaded(); loaded {
 		return nil, catalog.ReadPlan{Scan: catalog.ReadScanMemory}, nil
 	}
+	full := catalog.ReadPlan{Scan: catalog.ReadScanFullDecode}
 	if s.promote() {
-		return nil, catalog.ReadPlan{Scan: catalog.ReadScanFullDecode}, nil
+		return nil, full, nil
 	}
-	ix, err := s.index(ctx, indexObjectID)
-	if err != nil {
-		return nil, catalog.ReadPlan{}, err
+	sc, p, err := s.pushDown(ctx, []scan.Predicate{scan.Eq(colObjectID, objectID)}, false)
+	if err != nil || sc == nil {
+		return nil, full, err
 	}
-	if ix == nil {
-		return nil, catalog.ReadPlan{Scan: catalog.ReadScanFullDecode}, nil
-	}
-	return ix, catalog.ReadPlan{Indices: []string{indexObjectID}}, nil
+	return sc, indexedPlan(p), nil
 }
 
 // ExplainGet says how Get(objectID) would answer now.
@@ -319,22 +319,15 @@ func (s *snapshot) ExplainGet(ctx context.Context, objectID string) (catalog.Rea
 		// Settled by this process's own commits, or by a decoded root.
 		return catalog.ReadPlan{Scan: catalog.ReadScanMemory}, nil
 	}
-	ix, plan, err := s.getPlan(ctx)
-	if ix != nil {
-		covered := ix.Covered()
-		for _, f := range s.ds.Fragments() {
-			if !slices.Contains(covered, f.ID) {
-				plan.UncoveredFragments++
-			}
-		}
-	}
+	_, plan, err := s.getPlan(ctx, objectID)
 	return plan, err
 }
 
-// Scan answers f with the indices that apply to it: the BTREE for a
-// non-empty IDPrefix, the BITMAP for Types, the LABEL_LIST for BaseObject
-// (their hits intersected). The rows come back in storage order, as a
-// full decode returns them, so a Limit cuts at the same rows.
+// Scan pushes f down to lance/scan: object_id prefix (IDPrefix), object_type
+// IN (Types) and base_objects has-any (BaseObject), each answered by the
+// version's index on that column and intersected. The rows come back in
+// storage order, as a full decode returns them, so a Limit cuts at the same
+// rows.
 func (s *snapshot) Scan(ctx context.Context, f catalog.RowFilter) ([]catalog.Row, error) {
 	if s.derived() {
 		if _, lazy := s.root(); lazy {
@@ -343,12 +336,12 @@ func (s *snapshot) Scan(ctx context.Context, f catalog.RowFilter) ([]catalog.Row
 			return s.direct().Scan(ctx, f)
 		}
 	}
-	plan, cand, uncovered, err := s.scanPlan(ctx, f)
+	_, sc, err := s.scanPlan(ctx, f)
 	if err != nil {
 		return nil, err
 	}
-	if len(plan.Indices) > 0 {
-		return s.fetch(ctx, cand, uncovered, f.Match, f.Limit)
+	if sc != nil {
+		return s.read(ctx, sc, f.Match, f.Limit)
 	}
 	rows, _, err := s.all(ctx)
 	if err != nil {
@@ -357,35 +350,51 @@ func (s *snapshot) Scan(ctx context.Context, f catalog.RowFilter) ([]catalog.Row
 	return scanRows(rows, f), nil
 }
 
+// filterPredicates are the predicates of f that lance/scan can check, on
+// the columns the version has (f.Match checks the rest).
+func (s *snapshot) filterPredicates(f catalog.RowFilter) []scan.Predicate {
+	has := func(col string) bool { return s.ds.Schema().Field(col) != nil }
+	var preds []scan.Predicate
+	if f.IDPrefix != "" && has(colObjectID) {
+		preds = append(preds, scan.Prefix(colObjectID, f.IDPrefix))
+	}
+	if len(f.Types) > 0 && has(colObjectType) {
+		vs := make([]any, len(f.Types))
+		for i, t := range f.Types {
+			vs[i] = t
+		}
+		preds = append(preds, scan.In(colObjectType, vs...))
+	}
+	if f.BaseObject != "" && has(colBaseObjects) {
+		preds = append(preds, scan.HasAny(colBaseObjects, f.BaseObject))
+	}
+	return preds
+}
+
 // scanPlan decides how Scan answers f on s (not a derived snapshot with a
-// lazy root): through the indices the plan names, whose candidate rows and
-// uncovered fragments it returns, or from every row of the version.
-func (s *snapshot) scanPlan(ctx context.Context, f catalog.RowFilter) (plan catalog.ReadPlan, cand *index.RowSet, uncovered []uint64, err error) {
+// lazy root): pushed down (sc non-nil), or from every row of the version.
+func (s *snapshot) scanPlan(ctx context.Context, f catalog.RowFilter) (catalog.ReadPlan, *scan.Scanner, error) {
 	_, _, loaded := s.ifLoaded()
 	if loaded || s.derived() {
 		// A derived snapshot here has a decoded root: it is materialized
 		// from memory.
-		return catalog.ReadPlan{Scan: catalog.ReadScanMemory}, nil, nil, nil
+		return catalog.ReadPlan{Scan: catalog.ReadScanMemory}, nil, nil
 	}
 	full := catalog.ReadPlan{Scan: catalog.ReadScanFullDecode}
 	if s.promote() {
-		return full, nil, nil, nil
+		return full, nil, nil
 	}
-	cand, uncovered, used, err := s.candidates(ctx, f)
-	if err != nil {
-		return catalog.ReadPlan{}, nil, nil, err
+	sc, p, err := s.pushDown(ctx, s.filterPredicates(f), false)
+	if err != nil || sc == nil {
+		return full, nil, err
 	}
-	if len(used) == 0 {
-		return full, nil, nil, nil
-	}
-	n, _ := cand.Len()
 	total := s.liveRowsHint()
-	if s.pushDownOnly || total == 0 || n*fullDecodeFraction <= total {
-		return catalog.ReadPlan{Indices: used, UncoveredFragments: len(uncovered)}, cand, uncovered, nil
+	if s.pushDownOnly || total == 0 || p.IndexHits*fullDecodeFraction <= total {
+		return indexedPlan(p), sc, nil
 	}
 	// The indices match too large a share of the rows to fetch them one
 	// by one.
-	return full, nil, nil, nil
+	return full, nil, nil
 }
 
 // ExplainScan says how Scan(f) would answer now. Deciding may search the
@@ -396,20 +405,77 @@ func (s *snapshot) ExplainScan(ctx context.Context, f catalog.RowFilter) (catalo
 			return s.direct().ExplainScan(ctx, f)
 		}
 	}
-	plan, _, _, err := s.scanPlan(ctx, f)
+	plan, _, err := s.scanPlan(ctx, f)
 	return plan, err
 }
 
-func scanRows(rows []catalog.Row, f catalog.RowFilter) []catalog.Row {
+// read returns, in storage order, the rows sc yields that satisfy match,
+// up to limit (0: all). The scanner checks the predicates an index answers
+// with index semantics; match re-checks the whole filter (DirectOnly, for
+// one, has no predicate).
+func (s *snapshot) read(ctx context.Context, sc *scan.Scanner, match func(catalog.Row) bool, limit int) ([]catalog.Row, error) {
+	s.pushedWork.Add(1)
 	var out []catalog.Row
+	for rec, err := range sc.Records(ctx) {
+		if err != nil {
+			return nil, fmt.Errorf("read %s version %d: %w", catalog.ManifestDir, s.Version(), err)
+		}
+		rows, err := rowsOf(rec)
+		if err != nil {
+			return nil, err
+		}
+		s.rowsDecoded.Add(int64(len(rows)))
+		s.pushedWork.Add(int64(len(rows)))
+		for _, r := range rows {
+			if match(r) {
+				out = append(out, r)
+				if limit > 0 && len(out) >= limit {
+					return out, nil
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// scanRows returns copies of the rows f selects, in order. A listing of a
+// whole namespace returns tens of thousands of rows, so the result and the
+// copied locations are allocated once, at their final size (one pass to
+// count, one to copy), instead of growing row by row.
+func scanRows(rows []catalog.Row, f catalog.RowFilter) []catalog.Row {
+	n, locs := 0, 0
 	for _, r := range rows {
 		if !f.Match(r) {
 			continue
 		}
-		out = append(out, r.Clone())
-		if f.Limit > 0 && len(out) >= f.Limit {
+		n++
+		if r.Location != nil {
+			locs++
+		}
+		if f.Limit > 0 && n >= f.Limit {
 			break
 		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]catalog.Row, 0, n)
+	locSlab := make([]string, 0, locs)
+	for _, r := range rows {
+		if len(out) == n {
+			break
+		}
+		if !f.Match(r) {
+			continue
+		}
+		loc := r.Location
+		r.Location = nil
+		c := r.Clone()
+		if loc != nil {
+			locSlab = append(locSlab, *loc)
+			c.Location = &locSlab[len(locSlab)-1]
+		}
+		out = append(out, c)
 	}
 	return out
 }
@@ -425,147 +491,4 @@ func (s *snapshot) liveRowsHint() uint64 {
 		n += live
 	}
 	return n
-}
-
-// candidates intersects the hits of every index that applies to f. used
-// names the indices searched, in order; it is empty when none applies.
-// uncovered lists the fragments some used index does not cover (to be
-// scanned with the filter).
-func (s *snapshot) candidates(ctx context.Context, f catalog.RowFilter) (cand *index.RowSet, uncovered []uint64, used []string, err error) {
-	type use struct {
-		name string
-		q    index.Query
-	}
-	var uses []use
-	if f.IDPrefix != "" {
-		uses = append(uses, use{indexObjectID, index.Prefix(f.IDPrefix)})
-	}
-	if len(f.Types) > 0 {
-		vs := make([]any, len(f.Types))
-		for i, t := range f.Types {
-			vs[i] = t
-		}
-		uses = append(uses, use{indexObjectType, index.In(vs...)})
-	}
-	if f.BaseObject != "" {
-		uses = append(uses, use{indexBaseObjects, index.HasAny(f.BaseObject)})
-	}
-	unc := map[uint64]bool{}
-	for _, u := range uses {
-		ix, err := s.index(ctx, u.name)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		if ix == nil {
-			continue
-		}
-		res, err := ix.Search(ctx, u.q)
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("%s version %d: %w", catalog.ManifestDir, s.Version(), err)
-		}
-		used = append(used, u.name)
-		if cand == nil {
-			cand = res.Rows
-		} else {
-			cand.And(res.Rows)
-		}
-		for _, id := range res.Uncovered {
-			unc[id] = true
-		}
-	}
-	if cand == nil {
-		return nil, nil, nil, nil
-	}
-	for id := range unc {
-		uncovered = append(uncovered, id)
-	}
-	slices.Sort(uncovered)
-	// Whatever fragment an index left uncovered is scanned whole, so its
-	// hits from other indices are not needed.
-	cand.RetainGroups(func(hi uint32) bool { return !unc[uint64(hi)] })
-	return cand, uncovered, used, nil
-}
-
-// fetch returns, in storage order, the rows at the candidate addresses and
-// the rows of the uncovered fragments that satisfy match, up to limit (0:
-// all). Candidates are re-checked with match (an index answers a wider
-// predicate than DirectOnly, for one).
-func (s *snapshot) fetch(ctx context.Context, cand *index.RowSet, uncovered []uint64, match func(catalog.Row) bool, limit int) ([]catalog.Row, error) {
-	s.pushedWork.Add(1)
-	var out []catalog.Row
-	full := func() bool { return limit > 0 && len(out) >= limit }
-	keep := func(rows []catalog.Row) {
-		for _, r := range rows {
-			if full() {
-				return
-			}
-			if match(r) {
-				out = append(out, r)
-			}
-		}
-	}
-	for _, fr := range s.ds.Fragments() {
-		if full() {
-			break
-		}
-		if slices.Contains(uncovered, fr.ID) {
-			err := s.ds.Scan(ctx, dataset.ScanOptions{Fragments: []uint64{fr.ID}}, func(rec arrow.RecordBatch) error {
-				rows, err := rowsOf(rec)
-				if err != nil {
-					return err
-				}
-				s.rowsDecoded.Add(int64(len(rows)))
-				keep(rows)
-				if full() {
-					return errStopScan
-				}
-				return nil
-			})
-			if err != nil && !errors.Is(err, errStopScan) {
-				return nil, fmt.Errorf("read %s version %d fragment %d: %w", catalog.ManifestDir, s.Version(), fr.ID, err)
-			}
-			continue
-		}
-		if fr.ID > uint64(^uint32(0)) {
-			continue
-		}
-		lows, present := cand.Group(uint32(fr.ID))
-		if !present || lows == nil || lows.IsEmpty() {
-			// A full group never survives Search (it expands them).
-			continue
-		}
-		addrs := addresses(fr.ID, lows)
-		// With a limit, fetch in chunks so a small limit reads few rows.
-		chunk := len(addrs)
-		if limit > 0 {
-			chunk = max(2*limit, 64)
-		}
-		for start := 0; start < len(addrs) && !full(); start += chunk {
-			part := addrs[start:min(start+chunk, len(addrs))]
-			rec, err := s.ds.Take(ctx, part, dataset.TakeOptions{})
-			if err != nil {
-				return nil, fmt.Errorf("read %s version %d rows of fragment %d: %w", catalog.ManifestDir, s.Version(), fr.ID, err)
-			}
-			rows, err := rowsOf(rec)
-			rec.Release()
-			if err != nil {
-				return nil, err
-			}
-			s.rowsDecoded.Add(int64(len(rows)))
-			s.pushedWork.Add(int64(len(rows)))
-			keep(rows)
-		}
-	}
-	return out, nil
-}
-
-var errStopScan = errors.New("manifest: enough rows")
-
-func addresses(fragID uint64, lows *roaring.Bitmap) []uint64 {
-	out := make([]uint64, 0, lows.GetCardinality())
-	it := lows.Iterator()
-	for it.HasNext() {
-		out = append(out, fragID<<32|uint64(it.Next()))
-	}
-	return out
 }

@@ -24,6 +24,7 @@ import (
 	"iter"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/apache/arrow-go/v18/arrow"
@@ -90,6 +91,14 @@ type Options struct {
 	Offset, Limit uint64
 	// NoIndices scans every fragment, checking the predicates on each row.
 	NoIndices bool
+	// Indices, when set, keeps the indices opened by scans of the same
+	// dataset version, so repeated scans (point lookups) do not reopen
+	// them. It must have been made for the Scanner's dataset.
+	Indices *Indices
+	// WithRowAddress appends the column dataset.RowAddressColumn (fragment
+	// id << 32 | offset) to the returned columns: the handle a row change
+	// (dataset.Update, Delete) takes back.
+	WithRowAddress bool
 	// Index, when set, names the one index the scanner may use; New fails
 	// when it does not exist or answers none of the predicates.
 	Index string
@@ -98,6 +107,42 @@ type Options struct {
 	BatchSize int
 	// Allocator for the arrays built (default Go allocator).
 	Allocator memory.Allocator
+}
+
+// Indices holds the scalar indices of one dataset version, each opened on
+// first use and kept; safe for concurrent use. Opening reads an index's
+// lookup structures (BTREE page lookup, bitmap keys), which costs more than
+// a point lookup itself.
+type Indices struct {
+	ds   *dataset.Dataset
+	mu   sync.Mutex
+	open map[string]openedIndex
+}
+
+type openedIndex struct {
+	ix  *index.Index
+	err error
+}
+
+// NewIndices returns an empty cache of ds's indices.
+func NewIndices(ds *dataset.Dataset) *Indices {
+	return &Indices{ds: ds, open: map[string]openedIndex{}}
+}
+
+// get opens the index name once. An index that cannot serve (unsupported,
+// absent) keeps its error; other errors (I/O, cancellation) are retried
+// on the next call.
+func (c *Indices) get(ctx context.Context, name string) (*index.Index, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if o, ok := c.open[name]; ok {
+		return o.ix, o.err
+	}
+	ix, err := index.Open(ctx, c.ds, name)
+	if err == nil || errors.Is(err, index.ErrUnsupported) || errors.Is(err, index.ErrNoIndex) {
+		c.open[name] = openedIndex{ix, err}
+	}
+	return ix, err
 }
 
 // Scanner reads the rows of one dataset version that Options select. Plan
@@ -145,6 +190,9 @@ func New(ds *dataset.Dataset, opts Options) (*Scanner, error) {
 	}
 	if s.opts.BatchSize <= 0 {
 		s.opts.BatchSize = dataset.DefaultBatchSize
+	}
+	if opts.Indices != nil && opts.Indices.ds != ds {
+		return nil, fmt.Errorf("%w: Indices made for another dataset version", ErrInvalid)
 	}
 	s.out = opts.Columns
 	if s.out == nil {
@@ -288,7 +336,7 @@ func (s *Scanner) search(ctx context.Context) (*index.Result, error) {
 }
 
 func (s *Scanner) doSearch(ctx context.Context) (*index.Result, error) {
-	res, err := searchOne(ctx, s.ds, *s.choice, s.preds)
+	res, err := searchOne(ctx, s.ds, s.opts.Indices, *s.choice, s.preds)
 	if err != nil {
 		return nil, err
 	}
@@ -302,7 +350,7 @@ func (s *Scanner) doSearch(ctx context.Context) (*index.Result, error) {
 		unc[id] = true
 	}
 	for _, c := range s.extra {
-		more, err := searchOne(ctx, s.ds, c, s.preds)
+		more, err := searchOne(ctx, s.ds, s.opts.Indices, c, s.preds)
 		if errors.Is(err, index.ErrUnsupported) || errors.Is(err, index.ErrBadQuery) {
 			continue
 		}
@@ -326,8 +374,14 @@ func (s *Scanner) doSearch(ctx context.Context) (*index.Result, error) {
 	return res, nil
 }
 
-func searchOne(ctx context.Context, ds *dataset.Dataset, c choice, preds []boundPredicate) (*index.Result, error) {
-	ix, err := index.Open(ctx, ds, c.name)
+func searchOne(ctx context.Context, ds *dataset.Dataset, cache *Indices, c choice, preds []boundPredicate) (*index.Result, error) {
+	var ix *index.Index
+	var err error
+	if cache != nil {
+		ix, err = cache.get(ctx, c.name)
+	} else {
+		ix, err = index.Open(ctx, ds, c.name)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -342,6 +396,12 @@ type Plan struct {
 	// AlsoIndices describe the indices on other predicates whose answers
 	// are intersected with Index's ("KIND "name" answers predicate").
 	AlsoIndices []string
+	// Indices names every index used: Index first, then those of
+	// AlsoIndices.
+	Indices []string
+	// IndexHits counts the rows of covered fragments the indices matched
+	// (before residual predicates, offset and limit).
+	IndexHits uint64
 	// Residual are the predicates checked on every row read (with an index:
 	// on the rows of covered fragments the other predicates, on uncovered
 	// fragments all of them).
@@ -423,9 +483,11 @@ func (s *Scanner) Plan(ctx context.Context) (*Plan, error) {
 	} else {
 		c := s.choice
 		p.Index, p.IndexKind, p.IndexPredicate = c.name, c.kind.String(), s.preds[c.pred].String()
+		p.Indices = []string{c.name}
 		for _, e := range s.extra {
 			if slices.Contains(s.used, e.pred) {
 				p.AlsoIndices = append(p.AlsoIndices, fmt.Sprintf("%s %q answers %s", e.kind, e.name, s.preds[e.pred]))
+				p.Indices = append(p.Indices, e.name)
 			}
 		}
 		for i, bp := range s.preds {
@@ -448,6 +510,7 @@ func (s *Scanner) Plan(ctx context.Context) (*Plan, error) {
 				if lows, ok := res.Rows.Group(uint32(f.ID)); ok && !lows.IsEmpty() {
 					p.HitFragments = append(p.HitFragments, f.ID)
 					est += lows.GetCardinality()
+					p.IndexHits += lows.GetCardinality()
 				}
 			}
 		}
@@ -491,7 +554,7 @@ func (r *run) run(ctx context.Context) error {
 	s := r.s
 	if len(s.preds) == 0 {
 		// Nothing to filter: the dataset scan does offset and limit itself.
-		return s.ds.Scan(ctx, dataset.ScanOptions{Columns: s.out, Offset: s.opts.Offset, Limit: s.opts.Limit, BatchSize: s.opts.BatchSize, Allocator: s.mem}, func(rec arrow.RecordBatch) error {
+		return s.ds.Scan(ctx, dataset.ScanOptions{Columns: s.out, Offset: s.opts.Offset, Limit: s.opts.Limit, BatchSize: s.opts.BatchSize, Allocator: s.mem, WithRowAddress: s.opts.WithRowAddress}, func(rec arrow.RecordBatch) error {
 			if !r.yield(rec, nil) {
 				return errStop
 			}
@@ -547,7 +610,7 @@ func (r *run) run(ctx context.Context) error {
 }
 
 func (s *Scanner) scanOptions(frags []uint64) dataset.ScanOptions {
-	return dataset.ScanOptions{Columns: s.read, Fragments: frags, BatchSize: s.opts.BatchSize, Allocator: s.mem}
+	return dataset.ScanOptions{Columns: s.read, Fragments: frags, BatchSize: s.opts.BatchSize, Allocator: s.mem, WithRowAddress: s.opts.WithRowAddress}
 }
 
 // sparse is the hit density below which the rows of a covered fragment are
@@ -576,7 +639,7 @@ func (r *run) readHits(ctx context.Context, f *dataset.Fragment, lows *roaring.B
 	for it.HasNext() {
 		batch = append(batch, f.ID<<32|uint64(it.Next()))
 		if len(batch) == cap(batch) || !it.HasNext() {
-			rec, err := s.ds.Take(ctx, batch, dataset.TakeOptions{Columns: s.read, Allocator: s.mem})
+			rec, err := s.ds.Take(ctx, batch, dataset.TakeOptions{Columns: s.read, Allocator: s.mem, WithRowAddress: s.opts.WithRowAddress})
 			if err != nil {
 				return err
 			}
@@ -645,13 +708,24 @@ func (r *run) filter(rec arrow.RecordBatch, keep func(int) bool, preds []int) er
 	return nil
 }
 
-// project returns rows (ascending) of the first len(out) columns of rec.
+// project returns rows (ascending) of the first len(out) columns of rec,
+// and of its last column (the row address) WithRowAddress.
 func (r *run) project(rec arrow.RecordBatch, rows []int) (arrow.RecordBatch, error) {
-	ncols := len(r.s.out)
-	if r.schema == nil {
-		r.schema = arrow.NewSchema(rec.Schema().Fields()[:ncols], nil)
+	src := make([]int, len(r.s.out), len(r.s.out)+1)
+	for i := range src {
+		src[i] = i
 	}
-	cols := make([]arrow.Array, ncols)
+	if r.s.opts.WithRowAddress {
+		src = append(src, int(rec.NumCols())-1)
+	}
+	if r.schema == nil {
+		fields := make([]arrow.Field, len(src))
+		for i, c := range src {
+			fields[i] = rec.Schema().Field(c)
+		}
+		r.schema = arrow.NewSchema(fields, nil)
+	}
+	cols := make([]arrow.Array, len(src))
 	defer func() {
 		for _, c := range cols {
 			if c != nil {
@@ -661,7 +735,7 @@ func (r *run) project(rec arrow.RecordBatch, rows []int) (arrow.RecordBatch, err
 	}()
 	if len(rows) == int(rec.NumRows()) {
 		for c := range cols {
-			cols[c] = rec.Column(c)
+			cols[c] = rec.Column(src[c])
 			cols[c].Retain()
 		}
 		return array.NewRecordBatch(r.schema, cols, int64(len(rows))), nil
@@ -677,17 +751,18 @@ func (r *run) project(rec arrow.RecordBatch, rows []int) (arrow.RecordBatch, err
 		spans = append(spans, span{int64(i), int64(i) + 1})
 	}
 	for c := range cols {
+		col := rec.Column(src[c])
 		if len(spans) == 1 {
-			cols[c] = array.NewSlice(rec.Column(c), spans[0].lo, spans[0].hi)
+			cols[c] = array.NewSlice(col, spans[0].lo, spans[0].hi)
 			continue
 		}
 		parts := make([]arrow.Array, len(spans))
 		for i, sp := range spans {
-			parts[i] = array.NewSlice(rec.Column(c), sp.lo, sp.hi)
+			parts[i] = array.NewSlice(col, sp.lo, sp.hi)
 		}
 		var err error
 		if len(parts) == 0 {
-			cols[c] = array.MakeArrayOfNull(r.s.mem, rec.Column(c).DataType(), 0)
+			cols[c] = array.MakeArrayOfNull(r.s.mem, col.DataType(), 0)
 		} else {
 			cols[c], err = array.Concatenate(parts, r.s.mem)
 		}
