@@ -274,7 +274,13 @@ func openGCS(ctx context.Context, bucket, prefix string, so storageOptions) (Sto
 	if retries >= 0 {
 		var sc *gcs.Client
 		if b.As(&sc) {
-			sc.SetRetry(gcs.WithMaxAttempts(retries + 1))
+			if retries == 0 {
+				// Uploads ignore WithMaxAttempts (they retry until the context ends); only
+				// the policy turns their retries off.
+				sc.SetRetry(gcs.WithPolicy(gcs.RetryNever))
+			} else {
+				sc.SetRetry(gcs.WithMaxAttempts(retries + 1))
+			}
 		}
 	}
 	return newCloudStore(b, "gs", bucket, prefix), nil

@@ -80,6 +80,8 @@
 //	                                                                 dropped connection) before the error reaches lancecat;
 //	                                                                 default: the SDK's own (S3: 2, Azure: 3, GCS: until the
 //	                                                                 context ends for idempotent calls). "0" fails at once.
+//	                                                                 On GCS a count above 0 does not bound uploads, which the
+//	                                                                 client retries until the context ends; "0" does.
 //
 // S3 (s3://):
 //

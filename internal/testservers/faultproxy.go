@@ -76,9 +76,7 @@ func (s *Server) Proxied(t testing.TB, retries string) (*Server, *FaultProxy) {
 			return
 		}
 		if rule.Fault != ResetAfter {
-			// Take the whole request first, as a service does before it answers: gocloud's GCS
-			// uploader (google-api-go gensupport) never finishes Close when the answer comes
-			// while its multipart body is still being written.
+			// Take the whole request first, as a service does before it answers a small write.
 			_, _ = io.Copy(io.Discard, r.Body)
 		}
 		switch rule.Fault {
