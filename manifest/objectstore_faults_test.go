@@ -25,11 +25,12 @@ var writeMethod = map[string]string{"s3": "PUT", "az": "PUT", "gs": "POST"}
 //     is healthy;
 //   - the version PUT lands but its answer is lost (connection reset): success is reported only
 //     if the table is there, a failure only if it is not, unless it says the outcome is unknown
-//     (ServiceUnavailable);
+//     (ErrCommitOutcomeUnknown);
 //   - the version PUT loses a race (412 / Azure 409): the catalog re-reads and commits again;
 //     the table exists exactly once;
-//   - reads of `__manifest` fail (connection reset): the listing fails with a typed error and
-//     works once the store is healthy.
+//   - reads of `__manifest` fail (connection reset): the listing fails with ServiceUnavailable
+//     (as does the failed commit: the store, not the request, is at fault) and works once the
+//     store is healthy.
 //
 // No error text carries a secret of the server's storage options (keys, SAS signatures).
 func TestCommitUnderHTTPFaultsOnObjectStores(t *testing.T) {
@@ -89,10 +90,13 @@ func TestCommitUnderHTTPFaultsOnObjectStores(t *testing.T) {
 				t.Fatalf("CreateTable reported success though every version PUT failed (%v)", fired)
 			}
 			checkErr("failed commit", err)
+			if !errors.Is(err, catalog.ErrServiceUnavailable) {
+				t.Errorf("a commit the store refused with 503 fails with %v, want ServiceUnavailable", err)
+			}
 			if got := listed(); slices.Contains(got, "t1") {
 				t.Fatalf("failed CreateTable (%v) left t1 listed: %v", err, got)
 			}
-			if after := objects(); !errors.Is(err, catalog.ErrServiceUnavailable) && !slices.Equal(after, before) {
+			if after := objects(); !errors.Is(err, catalog.ErrCommitOutcomeUnknown) && !slices.Equal(after, before) {
 				t.Errorf("failed CreateTable (%v) changed the store: added %v, removed %v",
 					err, setMinus(after, before), setMinus(before, after))
 			}
@@ -109,7 +113,7 @@ func TestCommitUnderHTTPFaultsOnObjectStores(t *testing.T) {
 				t.Fatal("the lost-acknowledgement fault did not fire")
 			}
 			landed := slices.Contains(listed(), "t2")
-			unknown := errors.Is(err, catalog.ErrServiceUnavailable)
+			unknown := errors.Is(err, catalog.ErrCommitOutcomeUnknown)
 			switch {
 			case err == nil && !landed:
 				t.Fatal("success reported for a CreateTable that is not in the catalog")
@@ -145,6 +149,9 @@ func TestCommitUnderHTTPFaultsOnObjectStores(t *testing.T) {
 				t.Fatal("ListTables succeeded while every read of __manifest failed")
 			}
 			checkErr("failed read", err)
+			if !errors.Is(err, catalog.ErrServiceUnavailable) {
+				t.Errorf("a read the network dropped fails with %v, want ServiceUnavailable", err)
+			}
 			proxy.Set()
 			got := names(t)(reader.ListTables(ctx, catalog.Ident{"ns"}, catalog.ListTablesOptions{}))
 			if !slices.Contains(got, "t1") || !slices.Contains(got, "t3") {

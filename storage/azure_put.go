@@ -33,5 +33,5 @@ func azurePutIfAbsent(ctx context.Context, c *container.Client, key, path string
 		return RedactError(fmt.Errorf("put-if-absent %q: %w (%v)", path, ErrAlreadyExists, err))
 	}
 	// Azure SDK errors quote the request URL, which carries the SAS token of a SAS client.
-	return RedactError(fmt.Errorf("put-if-absent %q: %w", path, err))
+	return wrap("put-if-absent", path, err)
 }
