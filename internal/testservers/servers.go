@@ -18,6 +18,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/sas"
 )
 
 // S3 credentials of the versitygw test server (test-only, loopback-only).
@@ -239,4 +240,33 @@ func fakeGCSServiceAccount(endpoint string) (string, error) {
 		"disable_oauth":  true,
 	})
 	return string(key), err
+}
+
+// AzureSASOptions returns storage options that reach the Azure server with an account SAS
+// token (read, write, delete, list, create) instead of the shared key, valid for an hour.
+func (s *Server) AzureSASOptions(t testing.TB) map[string]string {
+	t.Helper()
+	if s.Name != "az" {
+		t.Fatalf("AzureSASOptions on a %s server", s.Name)
+	}
+	cred, err := azblob.NewSharedKeyCredential(azuriteAccount, azuriteKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perms := sas.AccountPermissions{Read: true, Write: true, Delete: true, List: true, Add: true, Create: true}
+	types := sas.AccountResourceTypes{Service: true, Container: true, Object: true}
+	qp, err := sas.AccountSignatureValues{
+		Protocol:      sas.ProtocolHTTPSandHTTP,
+		ExpiryTime:    time.Now().Add(time.Hour).UTC(),
+		Permissions:   perms.String(),
+		ResourceTypes: types.String(),
+	}.SignWithSharedKey(cred)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string]string{
+		"azure_storage_endpoint":  s.Endpoint,
+		"azure_storage_sas_token": qp.Encode(),
+		"allow_http":              "true",
+	}
 }
