@@ -21,7 +21,8 @@ var writeMethod = map[string]string{"s3": "PUT", "az": "PUT", "gs": "POST"}
 // TestCommitUnderHTTPFaultsOnObjectStores injects faults between lancecat and real S3, Azure
 // Blob and GCS protocol servers with an HTTP proxy (SDK retries off: client_max_retries=0), at
 // the catalog's commit (the conditional PUT of the next `__manifest` version) and at its reads:
-//   - the version PUT fails (503): the statement fails, nothing of it is left on the store
+//   - the PUT of the staged `__manifest` data file or of the version fails (503): the
+//     statement fails, nothing of it is left on the store
 //     (staged data and index files removed), and the same statement succeeds once the store
 //     is healthy;
 //   - the version PUT lands but its answer is lost (connection reset): success is reported only
@@ -98,28 +99,33 @@ func TestCommitUnderHTTPFaultsOnObjectStores(t *testing.T) {
 				return storePaths(t, openOnServer(t, base, prefix).Store)
 			}
 
-			// 1. The version PUT fails: no partial change; a retry succeeds.
-			before := objects()
-			versionPut.Fault = testservers.Status503Before
-			proxy.Set(versionPut)
-			err := create("t1")
-			fired := proxy.Fired()
-			if len(fired) == 0 {
-				t.Fatal("the fault did not fire: the commit's version PUT was not seen")
-			}
-			if err == nil {
-				t.Fatalf("CreateTable reported success though every version PUT failed (%v)", fired)
-			}
-			checkErr("failed commit", err)
-			if !errors.Is(err, catalog.ErrServiceUnavailable) {
-				t.Errorf("a commit the store refused with 503 fails with %v, want ServiceUnavailable", err)
-			}
-			if got := listed(); slices.Contains(got, "t1") {
-				t.Fatalf("failed CreateTable (%v) left t1 listed: %v", err, got)
-			}
-			if after := objects(); !errors.Is(err, catalog.ErrCommitOutcomeUnknown) && !slices.Equal(after, before) {
-				t.Errorf("failed CreateTable (%v) changed the store: added %v, removed %v",
-					err, setMinus(after, before), setMinus(before, after))
+			// 1. A PUT of the commit fails (the staged `__manifest` data file, or the version
+			// file itself): no partial change; the same statement succeeds once the store is
+			// healthy.
+			dataPut := testservers.FaultRule{Method: writeMethod[srv.Name], PathContains: catalog.ManifestDir + "/data/"}
+			versionPut.Fault, dataPut.Fault = testservers.Status503Before, testservers.Status503Before
+			for _, rule := range []testservers.FaultRule{dataPut, versionPut} {
+				before := objects()
+				proxy.Set(rule)
+				err := create("t1")
+				fired := proxy.Fired()
+				if len(fired) == 0 {
+					t.Fatalf("the fault on %s did not fire: the commit's PUT was not seen", rule.PathContains)
+				}
+				if err == nil {
+					t.Fatalf("CreateTable reported success though every PUT of %s failed (%v)", rule.PathContains, fired)
+				}
+				checkErr("failed commit", err)
+				if !errors.Is(err, catalog.ErrServiceUnavailable) {
+					t.Errorf("a commit the store refused with 503 fails with %v, want ServiceUnavailable", err)
+				}
+				if got := listed(); slices.Contains(got, "t1") {
+					t.Fatalf("failed CreateTable (%v) left t1 listed: %v", err, got)
+				}
+				if after := objects(); !errors.Is(err, catalog.ErrCommitOutcomeUnknown) && !slices.Equal(after, before) {
+					t.Errorf("failed CreateTable (%v, fault on %s) changed the store: added %v, removed %v",
+						err, rule.PathContains, setMinus(after, before), setMinus(before, after))
+				}
 			}
 			proxy.Set()
 			if err := create("t1"); err != nil {
@@ -129,7 +135,7 @@ func TestCommitUnderHTTPFaultsOnObjectStores(t *testing.T) {
 			// 2. The version PUT lands, its answer is lost.
 			versionPut.Fault, versionPut.Times = testservers.ResetAfter, 1
 			proxy.Set(versionPut)
-			err = create("t2")
+			err := create("t2")
 			if len(proxy.Fired()) == 0 {
 				t.Fatal("the lost-acknowledgement fault did not fire")
 			}

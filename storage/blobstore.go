@@ -247,6 +247,9 @@ func (s *blobStore) Put(ctx context.Context, path string, data []byte) error {
 	if err != nil {
 		return err
 	}
+	if s.azure != nil {
+		return azurePut(ctx, s.azure, key, path, data, false)
+	}
 	opts := writeOpts
 	return wrap("put", path, s.bucket.WriteAll(ctx, key, data, &opts))
 }
@@ -257,7 +260,7 @@ func (s *blobStore) PutIfAbsent(ctx context.Context, path string, data []byte) e
 		return err
 	}
 	if s.azure != nil {
-		return azurePutIfAbsent(ctx, s.azure, key, path, data)
+		return azurePut(ctx, s.azure, key, path, data, true)
 	}
 	opts := writeOpts
 	opts.IfNotExist = true
