@@ -8,9 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -518,124 +516,13 @@ func TestInvalidNamesAreRefused(t *testing.T) {
 	equal(t, len(env.Paths()), 0)
 }
 
-// runConcurrently runs f(i) for i in [0,n) on goroutines and fails on the
-// first error.
-func runConcurrently(t *testing.T, n int, f func(i int) error) {
-	t.Helper()
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() { defer wg.Done(); errs[i] = f(i) }()
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			t.Fatalf("goroutine %d: %v", i, err)
-		}
-	}
-}
-
-func fastRetryOptions(env *catalogtest.Env) catalog.Options {
-	o := env.Options(catalog.ModeCompatibility)
-	o.RetryBackoff = 100 * time.Microsecond
-	o.CommitRetries = 200
-	return o
-}
-
-func TestConcurrentCreateAndDropSingleInstance(t *testing.T) {
-	env := catalogtest.NewEnv(t)
-	c, err := catalog.Open(ctx, fastRetryOptions(env))
-	if err != nil {
-		t.Fatal(err)
-	}
-	mustNS(t, c, "test_ns")
-	runConcurrently(t, 10, func(i int) error {
-		id := catalog.Ident{"test_ns", fmt.Sprint("concurrent_table_", i)}
-		if _, err := c.CreateTable(ctx, id, testSchema(), catalog.CreateTableOptions{}); err != nil {
-			return err
-		}
-		return c.DropTable(ctx, id)
+// The concurrency and atomicity suite on the in-memory fakes (manifest/ runs it on the Lance
+// store over local disk and object-store servers).
+func TestConcurrencyOnFakes(t *testing.T) {
+	catalogtest.RunConcurrencyTests(t, func(t *testing.T) catalogtest.Root {
+		env := catalogtest.NewEnv(t)
+		return catalogtest.Root{Store: env.Store, Options: func(*testing.T) catalog.Options { return env.Options(catalog.ModeCompatibility) }}
 	})
-	equal(t, listTables(t, c, "test_ns"), []string{})
-	equal(t, env.TopDirs(), []string{})
-}
-
-func TestConcurrentCreateAndDropMultipleInstances(t *testing.T) {
-	env := catalogtest.NewEnv(t)
-	mustNS(t, env.Open(catalog.ModeCompatibility), "test_ns")
-	runConcurrently(t, 10, func(i int) error {
-		c, err := catalog.Open(ctx, fastRetryOptions(env))
-		if err != nil {
-			return err
-		}
-		id := catalog.Ident{"test_ns", fmt.Sprint("multi_ns_table_", i)}
-		if _, err := c.CreateTable(ctx, id, testSchema(), catalog.CreateTableOptions{}); err != nil {
-			return err
-		}
-		return c.DropTable(ctx, id)
-	})
-	equal(t, listTables(t, env.Open(catalog.ModeCompatibility), "test_ns"), []string{})
-	equal(t, env.TopDirs(), []string{})
-}
-
-func TestConcurrentCreateThenDropFromDifferentInstances(t *testing.T) {
-	env := catalogtest.NewEnv(t)
-	mustNS(t, env.Open(catalog.ModeCompatibility), "test_ns")
-	id := func(i int) catalog.Ident { return catalog.Ident{"test_ns", fmt.Sprint("cross_instance_table_", i)} }
-	runConcurrently(t, 10, func(i int) error {
-		c, err := catalog.Open(ctx, fastRetryOptions(env))
-		if err != nil {
-			return err
-		}
-		_, err = c.CreateTable(ctx, id(i), testSchema(), catalog.CreateTableOptions{})
-		return err
-	})
-	equal(t, len(listTables(t, env.Open(catalog.ModeCompatibility), "test_ns")), 10)
-	runConcurrently(t, 10, func(i int) error {
-		c, err := catalog.Open(ctx, fastRetryOptions(env))
-		if err != nil {
-			return err
-		}
-		return c.DropTable(ctx, id(i))
-	})
-	equal(t, listTables(t, env.Open(catalog.ModeCompatibility), "test_ns"), []string{})
-}
-
-func TestConcurrentCreateSameTableLeavesOneEntry(t *testing.T) {
-	for _, id := range []catalog.Ident{{"race_table"}, {"ns", "race_table"}} {
-		t.Run(id.String(), func(t *testing.T) {
-			env := catalogtest.NewEnv(t)
-			mustNS(t, env.Open(catalog.ModeCompatibility), "ns")
-			c1, _ := catalog.Open(ctx, fastRetryOptions(env))
-			c2, _ := catalog.Open(ctx, fastRetryOptions(env))
-			var errs [2]error
-			var wg sync.WaitGroup
-			for i, c := range []*catalog.Catalog{c1, c2} {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					_, errs[i] = c.CreateTable(ctx, id, testSchema(), catalog.CreateTableOptions{})
-				}()
-			}
-			wg.Wait()
-			ok := 0
-			for _, err := range errs {
-				if err == nil {
-					ok++
-				} else if !errors.Is(err, catalog.ErrTableAlreadyExists) && !errors.Is(err, catalog.ErrConcurrentModification) {
-					t.Fatalf("loser failed with %v", err)
-				}
-			}
-			equal(t, ok, 1)
-			equal(t, listTables(t, c1, id.Namespace()...), []string{"race_table"})
-			if _, err := c1.DescribeTable(ctx, id, catalog.DescribeTableOptions{}); err != nil {
-				t.Fatal(err)
-			}
-			// The loser cleaned up its own directory: one table directory.
-			equal(t, len(env.TopDirs()), 1)
-		})
-	}
 }
 
 func TestAlterColumns(t *testing.T) {
@@ -678,14 +565,25 @@ func TestAlterColumns(t *testing.T) {
 			wantCode(t, err, catalog.ErrTableNotFound)
 			_, err = c.RenameColumns(ctx, catalog.Ident{"nonexistent"}, []catalog.ColumnRename{{From: "id", To: "x"}})
 			wantCode(t, err, catalog.ErrTableNotFound)
+			// An unknown column is code TableColumnNotFound, with the
+			// dataset's own sentinel kept as its cause.
 			_, err = c.DropColumns(ctx, id, []string{"missing"})
 			wantCode(t, err, catalog.ErrTableColumnNotFound)
+			if !errors.Is(err, catalog.ErrDatasetColumnNotFound) {
+				t.Errorf("DropColumns(missing) = %v, does not wrap ErrDatasetColumnNotFound", err)
+			}
 			_, err = c.RenameColumns(ctx, id, []catalog.ColumnRename{{From: "missing", To: "x"}})
 			wantCode(t, err, catalog.ErrTableColumnNotFound)
+			if !errors.Is(err, catalog.ErrDatasetColumnNotFound) {
+				t.Errorf("RenameColumns(missing) = %v, does not wrap ErrDatasetColumnNotFound", err)
+			}
 			_, err = c.AddColumns(ctx, id, []arrow.Field{{Name: "nn", Type: arrow.PrimitiveTypes.Int8}})
 			wantCode(t, err, catalog.ErrTableSchemaValidationError)
 			_, err = c.AddColumns(ctx, id, []arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int8, Nullable: true}})
 			wantCode(t, err, catalog.ErrTableSchemaValidationError)
+			if !errors.Is(err, catalog.ErrDatasetColumnExists) {
+				t.Errorf("AddColumns(id) = %v, does not wrap ErrDatasetColumnExists", err)
+			}
 		})
 	}
 }
@@ -768,126 +666,7 @@ func TestUnknownWriterFlagBlocksWritesButAllowsReads(t *testing.T) {
 	equal(t, env.Manifest.Commits(), commits)
 }
 
-func TestFinalCommitFailureRemovesStagedSideEffects(t *testing.T) {
-	tests := []struct {
-		name     string
-		inject   func(env *catalogtest.Env) error // run by BeforeCommit
-		wantCode *catalog.Error
-	}{
-		{"conflict with no retry left", func(env *catalogtest.Env) error {
-			return env.Manifest.Insert(catalog.Row{ObjectID: "conflicting_table", ObjectType: catalog.ObjectTypeTable, Location: ptr("conflicting_table.lance")})
-		}, catalog.ErrConcurrentModification},
-		{"storage error", func(*catalogtest.Env) error { return errors.New("disk on fire") }, catalog.ErrInternal},
-	}
-	for _, tt := range tests {
-		for _, declare := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s/declare=%v", tt.name, declare), func(t *testing.T) {
-				env := catalogtest.NewEnv(t)
-				setup := env.Open(catalog.ModeCompatibility)
-				mustNS(t, setup, "ns")
-				mustCreate(t, setup, "table")
-				before := env.Paths()
-				opts := env.Options(catalog.ModeCompatibility)
-				opts.CommitRetries = -1
-				c, _ := catalog.Open(ctx, opts)
-				env.Manifest.BeforeCommit = func(uint64, *catalog.ManifestChange) error {
-					env.Manifest.BeforeCommit = nil
-					return tt.inject(env)
-				}
-				for _, id := range []catalog.Ident{{"attempted"}, {"ns", "attempted"}} {
-					var err error
-					if declare {
-						_, err = c.DeclareTable(ctx, id, nil)
-					} else {
-						_, err = c.CreateTable(ctx, id, testSchema(), catalog.CreateTableOptions{})
-					}
-					wantCode(t, err, tt.wantCode)
-					equal(t, env.Paths(), before)
-					if ok, _ := c.TableExists(ctx, id); ok {
-						t.Fatalf("%q exists after its commit failed", id)
-					}
-					env.Manifest.BeforeCommit = func(uint64, *catalog.ManifestChange) error {
-						env.Manifest.BeforeCommit = nil
-						return tt.inject(env)
-					}
-				}
-			})
-		}
-	}
-}
-
 func ptr(s string) *string { return &s }
-
-func TestCommitOutcomeUnknownKeepsSideEffects(t *testing.T) {
-	env := catalogtest.NewEnv(t)
-	c := env.Open(catalog.ModeCompatibility)
-	mustNS(t, c, "ns")
-	env.Manifest.BeforeCommit = func(uint64, *catalog.ManifestChange) error {
-		return fmt.Errorf("lost ack: %w", catalog.ErrCommitOutcomeUnknown)
-	}
-	_, err := c.CreateTable(ctx, catalog.Ident{"ns", "t"}, testSchema(), catalog.CreateTableOptions{})
-	wantCode(t, err, catalog.ErrServiceUnavailable)
-	if len(env.TopDirs()) != 1 {
-		t.Fatalf("the data of a possibly landed commit was removed: %q", env.TopDirs())
-	}
-}
-
-func TestCommitConflictIsRetried(t *testing.T) {
-	env := catalogtest.NewEnv(t)
-	c := env.Open(catalog.ModeCompatibility)
-	mustNS(t, c, "ns")
-	conflicts := 3
-	env.Manifest.BeforeCommit = func(uint64, *catalog.ManifestChange) error {
-		if conflicts == 0 {
-			return nil
-		}
-		conflicts--
-		return env.Manifest.Insert(catalog.Row{ObjectID: fmt.Sprint("other", conflicts), ObjectType: catalog.ObjectTypeNamespace})
-	}
-	info := mustCreate(t, c, "ns", "t")
-	equal(t, listNamespaces(t, c), []string{"ns", "other0", "other1", "other2"})
-	equal(t, listTables(t, c, "ns"), []string{"t"})
-	equal(t, env.TopDirs(), []string{info.Location}) // the dataset was written once
-}
-
-func TestConcurrentCreateOfSameIDDuringCommit(t *testing.T) {
-	env := catalogtest.NewEnv(t)
-	c := env.Open(catalog.ModeCompatibility)
-	mustNS(t, c, "ns")
-	env.Manifest.BeforeCommit = func(uint64, *catalog.ManifestChange) error {
-		env.Manifest.BeforeCommit = nil
-		return env.Manifest.Insert(catalog.Row{ObjectID: "ns$t", ObjectType: catalog.ObjectTypeTable, Location: ptr("0badc0de_ns$t")})
-	}
-	_, err := c.CreateTable(ctx, catalog.Ident{"ns", "t"}, testSchema(), catalog.CreateTableOptions{})
-	wantCode(t, err, catalog.ErrTableAlreadyExists)
-	equal(t, env.TopDirs(), []string{})
-	d, err := c.DescribeTable(ctx, catalog.Ident{"ns", "t"}, catalog.DescribeTableOptions{MetadataOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	equal(t, d.Location, "0badc0de_ns$t")
-}
-
-func TestDeleteSucceedsWhenAConcurrentWriterDeletedFirst(t *testing.T) {
-	env := catalogtest.NewEnv(t)
-	c := env.Open(catalog.ModeCompatibility)
-	mustNS(t, c, "ns")
-	mustCreate(t, c, "ns", "t")
-	env.Manifest.BeforeCommit = func(uint64, *catalog.ManifestChange) error {
-		env.Manifest.BeforeCommit = nil
-		return env.Manifest.CommitDirect(&catalog.ManifestChange{Deletes: []string{"ns$t"}})
-	}
-	if err := c.DropTable(ctx, catalog.Ident{"ns", "t"}); err != nil {
-		t.Fatalf("drop after a concurrent drop: %v", err)
-	}
-	env.Manifest.BeforeCommit = func(uint64, *catalog.ManifestChange) error {
-		env.Manifest.BeforeCommit = nil
-		return env.Manifest.CommitDirect(&catalog.ManifestChange{Deletes: []string{"ns"}})
-	}
-	if err := c.DropNamespace(ctx, catalog.Ident{"ns"}, catalog.DropNamespaceOptions{}); err != nil {
-		t.Fatalf("drop namespace after a concurrent drop: %v", err)
-	}
-}
 
 func TestNamesWrittenByOtherClients(t *testing.T) {
 	env := catalogtest.NewEnv(t)
@@ -1015,5 +794,58 @@ func TestTableVersionAndUnknownRowsArePreserved(t *testing.T) {
 	}
 	if _, ok := ids["ns$v"]; !ok {
 		t.Fatal("view row lost")
+	}
+}
+
+// TestBatchPending: a batch answers what its operations so far do to a
+// table or namespace (the IF [NOT] EXISTS checks of a transaction), before
+// anything is committed.
+func TestBatchPending(t *testing.T) {
+	c := catalogtest.NewEnv(t).Open(catalog.ModeCompatibility)
+	mustNS(t, c, "ns")
+	b := c.NewBatch()
+	check := func(what string, exists, touched, wantExists, wantTouched bool) {
+		t.Helper()
+		if exists != wantExists || touched != wantTouched {
+			t.Errorf("%s: exists %v touched %v, want %v %v", what, exists, touched, wantExists, wantTouched)
+		}
+	}
+	e, tc := b.PendingTable(catalog.Ident{"ns", "t"})
+	check("empty batch", e, tc, false, false)
+
+	b.CreateTable(catalog.Ident{"ns", "t"}, testSchema(), catalog.CreateTableOptions{})
+	e, tc = b.PendingTable(catalog.Ident{"ns", "t"})
+	check("created", e, tc, true, true)
+	b.RenameTable(catalog.Ident{"ns", "t"}, catalog.Ident{"ns", "u"})
+	e, tc = b.PendingTable(catalog.Ident{"ns", "t"})
+	check("renamed away", e, tc, false, true)
+	e, tc = b.PendingTable(catalog.Ident{"ns", "u"})
+	check("renamed to", e, tc, true, true)
+	b.DropTable(catalog.Ident{"ns", "u"}, false)
+	e, tc = b.PendingTable(catalog.Ident{"ns", "u"})
+	check("dropped", e, tc, false, true)
+	b.AlterTableProperties(catalog.Ident{"ns", "v"}, map[string]string{"k": "v"}, nil)
+	e, tc = b.PendingTable(catalog.Ident{"ns", "v"})
+	check("properties only", e, tc, false, false)
+
+	b.CreateNamespace(catalog.Ident{"ns", "sub"}, nil)
+	e, tc = b.PendingNamespace(catalog.Ident{"ns", "sub"})
+	check("namespace created", e, tc, true, true)
+	b.DeclareTable(catalog.Ident{"ns", "sub", "d"}, nil)
+	e, tc = b.PendingTable(catalog.Ident{"ns", "sub", "d"})
+	check("declared", e, tc, true, true)
+	b.DropNamespace(catalog.Ident{"ns"}, catalog.DropNamespaceOptions{Cascade: true})
+	e, tc = b.PendingTable(catalog.Ident{"ns", "sub", "d"})
+	check("dropped with its namespace", e, tc, false, true)
+	e, tc = b.PendingNamespace(catalog.Ident{"ns", "sub"})
+	check("namespace dropped with its parent", e, tc, false, true)
+	e, tc = b.PendingNamespace(catalog.Ident{"ns"})
+	check("namespace dropped", e, tc, false, true)
+
+	b.Discard()
+	e, tc = b.PendingNamespace(catalog.Ident{"ns"})
+	check("discarded", e, tc, false, false)
+	if ok, err := c.NamespaceExists(ctx, catalog.Ident{"ns"}); err != nil || !ok {
+		t.Fatalf("nothing was committed: NamespaceExists(ns) = %v, %v", ok, err)
 	}
 }

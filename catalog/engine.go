@@ -292,6 +292,81 @@ func (b *Batch) Commit(ctx context.Context) error {
 // Discard drops the collected operations.
 func (b *Batch) Discard() { b.ops = nil }
 
+// PendingTable reports what the batch's operations so far say about table
+// id, for the IF [NOT] EXISTS checks of a transaction's later statements:
+// touched is false when none of them creates, declares, registers, drops,
+// deregisters or renames it, or drops a namespace above it with CASCADE (the committed
+// catalog decides); otherwise exists is whether the last of them leaves the
+// table in place. These are the operations' intents, not their outcome: one
+// that fails at Commit still counts (Commit then fails as a whole).
+func (b *Batch) PendingTable(id Ident) (exists, touched bool) {
+	oid := id.ObjectID()
+	for _, o := range b.ops {
+		switch o := o.(type) {
+		case *createTableOp:
+			if o.id.ObjectID() == oid {
+				exists, touched = true, true
+			}
+		case *registerTableOp:
+			if o.id.ObjectID() == oid {
+				exists, touched = true, true
+			}
+		case *dropTableOp:
+			if o.id.ObjectID() == oid {
+				exists, touched = false, true
+			}
+		case *deregisterTableOp:
+			if o.id.ObjectID() == oid {
+				exists, touched = false, true
+			}
+		case *renameTableOp:
+			if o.from.ObjectID() == oid {
+				exists, touched = false, true
+			}
+			if o.to.ObjectID() == oid {
+				exists, touched = true, true
+			}
+		case *dropNamespaceOp:
+			if o.opts.Cascade && isAncestor(o.ns, id) {
+				exists, touched = false, true
+			}
+		}
+	}
+	return exists, touched
+}
+
+// PendingNamespace is PendingTable for namespace ns: created, or dropped
+// itself or with a namespace above it (CASCADE).
+func (b *Batch) PendingNamespace(ns Ident) (exists, touched bool) {
+	oid := ns.ObjectID()
+	for _, o := range b.ops {
+		switch o := o.(type) {
+		case *createNamespaceOp:
+			if o.ns.ObjectID() == oid {
+				exists, touched = true, true
+			}
+		case *dropNamespaceOp:
+			if o.ns.ObjectID() == oid || (o.opts.Cascade && isAncestor(o.ns, ns)) {
+				exists, touched = false, true
+			}
+		}
+	}
+	return exists, touched
+}
+
+// isAncestor reports whether namespace ns strictly contains the object id.
+func isAncestor(ns, id Ident) bool {
+	if len(ns) == 0 || len(ns) >= len(id) {
+		return false
+	}
+	for i := range ns {
+		if ns[i] != id[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // scanner returns the view's row scanner (nil without a manifest).
 func (v *view) scanner() rowScanner {
 	if v.snap == nil {

@@ -315,13 +315,19 @@ type ColumnRename struct {
 	From, To string
 }
 
-// Errors a Datasets implementation reports (wrapped).
+// Errors a Datasets implementation reports (wrapped). They belong to the
+// storage contract and say what the dataset found; the catalog maps each to
+// a namespace-spec code (mapDatasetErr) and keeps it as the cause, so
+// ErrDatasetColumnNotFound reaches callers inside an error of code
+// TableColumnNotFound (ErrTableColumnNotFound, which driver.ErrColumnNotFound
+// is): match the code to ask "was the column unknown?", whatever layer
+// noticed it, and these sentinels only when talking to a Datasets directly.
 var (
 	ErrDatasetExists          = errors.New("dataset already exists")
 	ErrDatasetNotFound        = errors.New("dataset not found")
 	ErrDatasetVersionNotFound = errors.New("dataset version not found")
-	ErrColumnNotFound         = errors.New("column not found")
-	ErrColumnExists           = errors.New("column already exists")
+	ErrDatasetColumnNotFound  = errors.New("dataset column not found")
+	ErrDatasetColumnExists    = errors.New("dataset column already exists")
 	ErrSchemaInvalid          = errors.New("invalid schema")
 	// ErrStoredSchemaRefused: the schema stored with a dataset breaks a
 	// limit (vector dimension, decimal scale, nesting depth) and is
@@ -337,7 +343,7 @@ var (
 // holds a dataset (it must then leave the existing files alone). Describe
 // with version 0 describes the latest version. AddColumns adds nullable
 // columns (all values null); DropColumns and RenameColumns fail with
-// ErrColumnNotFound for an unknown column; each returns the new version.
+// ErrDatasetColumnNotFound for an unknown column; each returns the new version.
 // Exists reports whether the location holds at least one committed version
 // (a `_versions/*.manifest`); a directory with only a `.lance-reserved`
 // marker does not. Open opens a version (0: the latest) for reading rows,

@@ -202,11 +202,11 @@ func mapDatasetErr(err error, id Ident, loc string) error {
 		return newErr(CodeTableVersionNotFound, err, "table %q", id.ObjectID())
 	case errors.Is(err, ErrDatasetNotFound):
 		return newErr(CodeInvalidTableState, err, "table %q has no data at %q (declared only?)", id.ObjectID(), loc)
-	case errors.Is(err, ErrColumnNotFound):
+	case errors.Is(err, ErrDatasetColumnNotFound):
 		return newErr(CodeTableColumnNotFound, err, "table %q", id.ObjectID())
 	case errors.Is(err, ErrStoredSchemaRefused):
 		return newErr(CodeInvalidTableState, err, "table %q at %q", id.ObjectID(), loc)
-	case errors.Is(err, ErrColumnExists), errors.Is(err, ErrSchemaInvalid):
+	case errors.Is(err, ErrDatasetColumnExists), errors.Is(err, ErrSchemaInvalid):
 		return newErr(CodeTableSchemaValidationError, err, "table %q", id.ObjectID())
 	}
 	return asCatalogError(err, "table %q at %q", id.ObjectID(), loc)

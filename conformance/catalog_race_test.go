@@ -32,8 +32,12 @@ func raceCount() int {
 	return 50
 }
 
-// TestMain lets the test binary act as one lancecat race worker process.
+// TestMain lets the test binary act as one lancecat race worker process, or as one writer of
+// the kill -9 test (crash_kill_test.go).
 func TestMain(m *testing.M) {
+	if spec := os.Getenv(crashWorkerEnv); spec != "" {
+		os.Exit(crashWorkerMain(spec))
+	}
 	if root := os.Getenv("LANCECAT_RACE_WORKER_ROOT"); root != "" {
 		n, _ := strconv.Atoi(os.Getenv("LANCECAT_RACE_WORKER_COUNT"))
 		if err := lancecatRaceWorker(root, os.Getenv("LANCECAT_RACE_WORKER_NAME"), n); err != nil {

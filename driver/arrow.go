@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/lancecat/lancecat/planner"
+	"github.com/lancecat/lancecat/sqltypes"
 )
 
 // Arrow runs queries on one lancecat connection and returns their rows as
@@ -42,11 +43,14 @@ import (
 //
 // The reader streams: batches are built as they are read, from the same
 // cursor database/sql rows use. Read it inside Raw's function (the
-// connection is not to be used once Raw returns). Column types follow the
-// Go values of the driver (values.go in package planner): BIGINT ->
-// int64, BIGINT UNSIGNED -> uint64, floats -> float64, BOOLEAN -> bool,
-// DATE/DATETIME/TIMESTAMP -> timestamp[us, UTC], BLOB -> binary, all others
-// (DECIMAL, TIME, VECTOR, LIST, ...) -> utf8 as database/sql returns them.
+// connection is not to be used once Raw returns). A column of table data
+// keeps its stored Arrow type (nativeType): decimal128, time64,
+// timestamp with its unit and zone, fixed_size_list<float32> (VECTOR),
+// list, struct, ...; the values are the ones database/sql returns, put
+// back by sqltypes.Append, which writes what sqltypes.Reader read
+// unchanged. Other columns (SHOW, information_schema, computed values, and
+// stored types outside nativeType) follow their database/sql scan type:
+// int64, uint64, float64, bool, timestamp[us, UTC], binary, else utf8.
 type Arrow struct {
 	c   *Conn
 	mem memory.Allocator
@@ -98,7 +102,7 @@ func (a *Arrow) QueryContext(ctx context.Context, query string, args ...any) (ar
 		sets[0].Close()
 		return nil, err
 	}
-	return &recordReader{refs: 1, schema: schema, conv: conv, mem: a.mem, rows: newRows(sets, stmts)}, nil
+	return &recordReader{refs: 1, schema: schema, conv: conv, mem: a.mem, rows: newRows(sets, stmts, a.c.connector.logger())}, nil
 }
 
 // appender appends one Go value (non-nil) of a result column to a builder.
@@ -109,6 +113,12 @@ func arrowSchema(cols []planner.Column) (*arrow.Schema, []appender, error) {
 	fields := make([]arrow.Field, len(cols))
 	conv := make([]appender, len(cols))
 	for i, c := range cols {
+		if c.Field.Type != nil && nativeType(c.Field.Type, true) {
+			f := arrow.Field{Name: c.Name, Type: c.Field.Type, Nullable: c.Nullable, Metadata: c.Field.Metadata}
+			fields[i] = f
+			conv[i] = func(b array.Builder, v any) error { return sqltypes.Append(b, f, v) }
+			continue
+		}
 		t := c.ScanType()
 		if t.Kind() == reflect.Struct && t.NumField() > 0 && t.Name() != "Time" { // sql.Null*
 			t = t.Field(0).Type
@@ -189,6 +199,36 @@ func arrowSchema(cols []planner.Column) (*arrow.Schema, []appender, error) {
 		fields[i] = arrow.Field{Name: c.Name, Type: dt, Nullable: c.Nullable}
 	}
 	return arrow.NewSchema(fields, nil), conv, nil
+}
+
+// nativeType reports whether values of dt read by sqltypes.Reader append
+// back to a dt builder with sqltypes.Append. Nested values go through their
+// JSON text, so their children are limited to types whose text arrow-go's
+// JSON decoder reads exactly as internal/arrowjson prints it.
+func nativeType(dt arrow.DataType, top bool) bool {
+	switch t := dt.(type) {
+	case *arrow.BooleanType, *arrow.Int8Type, *arrow.Int16Type, *arrow.Int32Type, *arrow.Int64Type,
+		*arrow.Uint8Type, *arrow.Uint16Type, *arrow.Uint32Type, *arrow.Uint64Type,
+		*arrow.Float32Type, *arrow.Float64Type, *arrow.StringType, *arrow.LargeStringType:
+		return true
+	case *arrow.Float16Type, *arrow.Decimal128Type, *arrow.BinaryType, *arrow.LargeBinaryType,
+		*arrow.FixedSizeBinaryType, *arrow.Date32Type, *arrow.TimestampType, *arrow.Time64Type, *arrow.DurationType:
+		return top
+	case *arrow.FixedSizeListType:
+		return nativeType(t.Elem(), false)
+	case *arrow.ListType:
+		return nativeType(t.Elem(), false)
+	case *arrow.LargeListType:
+		return nativeType(t.Elem(), false)
+	case *arrow.StructType:
+		for _, f := range t.Fields() {
+			if !nativeType(f.Type, false) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // recordReader builds one record batch per cursor batch of the rows.

@@ -196,3 +196,38 @@ func TestRowsStream(t *testing.T) {
 		t.Fatalf("after an early Close: %v", got)
 	}
 }
+
+// TestArrowNativeTypes: stored types come back as they are (DECIMAL as
+// decimal128, TIME as time64, VECTOR as fixed_size_list<float32>,
+// DATETIME(3) as timestamp[ms]); computed columns keep the scan-type
+// mapping (COUNT(*) is int64, a string expression utf8).
+func TestArrowNativeTypes(t *testing.T) {
+	db := openDB(t, "")
+	mustExec(t, db, "CREATE TABLE t (id BIGINT NOT NULL, d DECIMAL(10,2), tm TIME, dt DATETIME(3), v VECTOR(2))")
+	mustExec(t, db, "INSERT INTO t VALUES (1, 12.30, '01:02:03.000004', '2024-02-29 12:00:00.123', '[0.5,-1]'), (2, NULL, NULL, NULL, NULL)")
+	got, schema := arrowQuery(t, db, "SELECT id, d, tm, dt, v FROM t ORDER BY id")
+	want := []arrow.DataType{
+		arrow.PrimitiveTypes.Int64,
+		&arrow.Decimal128Type{Precision: 10, Scale: 2},
+		arrow.FixedWidthTypes.Time64us,
+		&arrow.TimestampType{Unit: arrow.Millisecond},
+		arrow.FixedSizeListOf(2, arrow.PrimitiveTypes.Float32),
+	}
+	for i, f := range schema.Fields() {
+		if !arrow.TypeEqual(f.Type, want[i]) {
+			t.Errorf("column %s is %s, want %s", f.Name, f.Type, want[i])
+		}
+	}
+	if len(got) != 2 || fmt.Sprint(got[0][1]) != "12.3" || got[0][2] != "01:02:03.000004" || fmt.Sprintf("%s", got[0][4]) != "[0.5,-1]" {
+		t.Errorf("rows %v", got)
+	}
+	for c := 1; c < len(got[1]); c++ {
+		if got[1][c] != nil {
+			t.Errorf("row 2 column %d = %v, want NULL", c, got[1][c])
+		}
+	}
+	_, schema = arrowQuery(t, db, "SELECT COUNT(*) AS n FROM t")
+	if !arrow.TypeEqual(schema.Field(0).Type, arrow.PrimitiveTypes.Int64) {
+		t.Errorf("COUNT(*) is %s, want int64", schema.Field(0).Type)
+	}
+}

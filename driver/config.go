@@ -2,6 +2,7 @@ package driver
 
 import (
 	"fmt"
+	"log/slog"
 	"net/url"
 	"path/filepath"
 	"sort"
@@ -59,6 +60,12 @@ type Config struct {
 	// StorageOptions configure object-store access (LanceDB's
 	// storageOptions keys).
 	StorageOptions map[string]string
+	// Logger receives what the caller's error cannot carry: a panic
+	// recovered at the driver boundary is logged at Error level with its
+	// stack (secrets redacted), while the caller gets an Internal error.
+	// Nil logs to slog.Default(). It does not select the shared catalog
+	// handle: connectors that differ only in Logger share one.
+	Logger *slog.Logger
 }
 
 // scheme returns the URI scheme in lower case, or "" for a plain path.

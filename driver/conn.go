@@ -135,7 +135,7 @@ func (t *tx) Commit() (err error) {
 	if err := t.c.usable(); err != nil {
 		return err
 	}
-	defer recoverAsError(&err, sqlparse.Pos{}, "COMMIT")
+	defer recoverAsError(&err, t.c.connector.logger(), sqlparse.Pos{}, "COMMIT")
 	return errNoPos(t.c.sess.Commit(context.Background()))
 }
 
@@ -151,7 +151,7 @@ func (t *tx) Rollback() error {
 // the first error. It returns the result sets produced and the total of
 // affected rows.
 func (c *Conn) run(ctx context.Context, query string, args []driver.NamedValue) (_ []*planner.Result, _ []sqlparse.Statement, _ int64, err error) {
-	defer recoverAsError(&err, sqlparse.Pos{}, query)
+	defer recoverAsError(&err, c.connector.logger(), sqlparse.Pos{}, query)
 	if err := c.usable(); err != nil {
 		return nil, nil, 0, err
 	}
@@ -196,7 +196,7 @@ func (c *Conn) run(ctx context.Context, query string, args []driver.NamedValue) 
 // foresaw) becomes an Internal error naming the statement instead of taking
 // down the program that hosts the driver.
 func (c *Conn) exec(ctx context.Context, st sqlparse.Statement) (res *planner.Result, err error) {
-	defer recoverAsError(&err, st.Position(), st.Text())
+	defer recoverAsError(&err, c.connector.logger(), st.Position(), st.Text())
 	return c.sess.Exec(ctx, st)
 }
 
@@ -227,7 +227,7 @@ func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 	if err != nil {
 		return nil, err
 	}
-	return newRows(sets, stmts), nil
+	return newRows(sets, stmts, c.connector.logger()), nil
 }
 
 // Prepare prepares a statement (legacy interface).

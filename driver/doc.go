@@ -130,7 +130,7 @@
 // position) and NOT NULL; a column COMMENT is field metadata "comment"; a
 // table COMMENT is the table property "comment". DESCRIBE and SHOW CREATE
 // TABLE print types SQL cannot spell in an Arrow-like spelling (see
-// planner.SQLType): STRUCT<a BIGINT, b TEXT NOT NULL>, LIST<TEXT>,
+// sqltypes.Name): STRUCT<a BIGINT, b TEXT NOT NULL>, LIST<TEXT>,
 // LARGE_LIST<...>, LARGE_TEXT, LARGE_BLOB, FIXED_SIZE_LIST<DOUBLE>[4],
 // FLOAT16, ...; information_schema.columns also has ARROW_TYPE and
 // FIELD_METADATA.

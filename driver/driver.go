@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"log/slog"
 	"sync"
 
 	"github.com/lancecat/lancecat/catalog"
@@ -82,6 +83,15 @@ func NewConnector(cfg Config) (*Connector, error) {
 
 // Config returns the connector's configuration.
 func (c *Connector) Config() Config { return c.cfg }
+
+// logger is where recovered panics are logged (Config.Logger, else
+// slog.Default() at the time of the panic).
+func (c *Connector) logger() *slog.Logger {
+	if c.cfg.Logger != nil {
+		return c.cfg.Logger
+	}
+	return slog.Default()
+}
 
 // Driver returns the lancecat driver.
 func (c *Connector) Driver() driver.Driver { return &Driver{} }

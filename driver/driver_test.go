@@ -154,6 +154,22 @@ func TestErrorsAndSentinels(t *testing.T) {
 	if !errors.Is(err, lancecat.ErrNamespaceNotFound) {
 		t.Fatal(err)
 	}
+	// ErrColumnNotFound: the table has no such column (code
+	// TableColumnNotFound), for ALTER TABLE and CREATE INDEX alike.
+	if _, err := db.Exec("CREATE TABLE cols (i INT)"); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		"ALTER TABLE cols DROP COLUMN nope",
+		"ALTER TABLE cols RENAME COLUMN nope TO x",
+		"CREATE INDEX ix ON cols (nope)",
+	} {
+		_, err = db.Exec(q)
+		if !errors.Is(err, lancecat.ErrColumnNotFound) || errors.Is(err, lancecat.ErrInvalidInput) ||
+			driverError(t, err).Code.String() != "TableColumnNotFound" {
+			t.Errorf("%s: %v, want ErrColumnNotFound", q, err)
+		}
+	}
 }
 
 // TestScriptStopsAtFirstError: statements before the failing one are

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"runtime/debug"
 	"strings"
 
 	"github.com/lancecat/lancecat/catalog"
@@ -60,8 +62,14 @@ func (e *Error) Is(target error) bool {
 	return t.Message == "" && t.Cause == nil && t.Code == e.Code
 }
 
-// Sentinels for errors.Is. They are the catalog's sentinels: an error of the
-// catalog package matches them too.
+// Sentinels for errors.Is. They are the catalog's code sentinels
+// (catalog.ErrTableNotFound, ...): an error of the catalog package matches
+// them too, and each matches every error of its code, whichever layer raised
+// it. ErrColumnNotFound is code TableColumnNotFound: a statement names a
+// column the table lacks (ALTER TABLE, CREATE INDEX, a dataset's
+// catalog.ErrDatasetColumnNotFound as the catalog reports it); a name an
+// expression cannot resolve (SELECT nope) is ErrInvalidInput, as MySQL's
+// "unknown column".
 var (
 	ErrNotSupported           = catalog.ErrUnsupported
 	ErrNamespaceNotFound      = catalog.ErrNamespaceNotFound
@@ -150,16 +158,20 @@ const maxStatementInError = 200
 
 // recoverAsError, deferred, turns a panic into an Internal *Error that names
 // the statement (its text, shortened) at pos. The panic value is part of the
-// message; the stack is not shown to the caller.
-func recoverAsError(errp *error, pos sqlparse.Pos, stmt string) {
+// message; the stack is not shown to the caller but logged to log at Error
+// level (with the statement and the panic value, secrets redacted), so the
+// bug can be found from the host program's logs.
+func recoverAsError(errp *error, log *slog.Logger, pos sqlparse.Pos, stmt string) {
 	r := recover()
 	if r == nil {
 		return
 	}
+	stack := debug.Stack()
 	text := stmt
 	if len(text) > maxStatementInError {
 		text = strings.ToValidUTF8(text[:maxStatementInError], "") + "..."
 	}
+	panicText := storage.Redact(fmt.Sprint(r))
 	*errp = &Error{
 		Code:      catalog.CodeInternal,
 		Message:   storage.Redact(fmt.Sprintf("internal error (a bug in lancecat, please report it) running %q: %v", text, r)),
@@ -168,4 +180,12 @@ func recoverAsError(errp *error, pos sqlparse.Pos, stmt string) {
 		Statement: stmt,
 		Err:       fmt.Errorf("panic: %v", r),
 	}
+	if log == nil {
+		log = slog.Default()
+	}
+	log.Error("lancecat: recovered panic (a bug in lancecat, please report it)",
+		slog.String("statement", storage.Redact(text)),
+		slog.Int("line", pos.Line),
+		slog.String("panic", panicText),
+		slog.String("stack", storage.Redact(string(stack))))
 }

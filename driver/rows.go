@@ -3,6 +3,7 @@ package driver
 import (
 	"database/sql/driver"
 	"io"
+	"log/slog"
 	"reflect"
 
 	"github.com/lancecat/lancecat/planner"
@@ -20,6 +21,7 @@ type Rows struct {
 	batch  [][]any           // current batch of the cursor
 	next   int               // next row of batch
 	err    error             // sticky error of the cursor (io.EOF at its end)
+	log    *slog.Logger      // for panics recovered while streaming
 }
 
 var (
@@ -30,12 +32,12 @@ var (
 	_ driver.RowsColumnTypeScanType         = (*Rows)(nil)
 )
 
-func newRows(sets []*planner.Result, stmts []sqlparse.Statement) *Rows {
+func newRows(sets []*planner.Result, stmts []sqlparse.Statement, log *slog.Logger) *Rows {
 	if len(sets) == 0 {
 		sets = []*planner.Result{{Columns: []planner.Column{}, Rows: [][]any{}}}
 		stmts = []sqlparse.Statement{nil}
 	}
-	return &Rows{sets: sets, stmts: stmts, cursor: sets[0].Cursor()}
+	return &Rows{sets: sets, stmts: stmts, cursor: sets[0].Cursor(), log: log}
 }
 
 func (r *Rows) set() *planner.Result { return r.sets[r.cur] }
@@ -119,7 +121,7 @@ func (r *Rows) pull() (batch [][]any, err error) {
 	if st := r.stmts[r.cur]; st != nil {
 		pos, text = st.Position(), st.Text()
 	}
-	defer recoverAsError(&err, pos, text)
+	defer recoverAsError(&err, r.log, pos, text)
 	return r.cursor.Next()
 }
 

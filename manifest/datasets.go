@@ -127,7 +127,7 @@ func (d *Datasets) AddColumns(ctx context.Context, location string, fields []arr
 	}
 	for _, f := range fields {
 		if ds.Schema().Field(f.Name) != nil {
-			return 0, fmt.Errorf("%w: %q", catalog.ErrColumnExists, f.Name)
+			return 0, fmt.Errorf("%w: %q", catalog.ErrDatasetColumnExists, f.Name)
 		}
 	}
 	next, err := ds.AddNullableColumns(ctx, fields...)
@@ -145,7 +145,7 @@ func (d *Datasets) DropColumns(ctx context.Context, location string, names []str
 	}
 	for _, n := range names {
 		if ds.Schema().Field(n) == nil {
-			return 0, fmt.Errorf("%w: %q", catalog.ErrColumnNotFound, n)
+			return 0, fmt.Errorf("%w: %q", catalog.ErrDatasetColumnNotFound, n)
 		}
 	}
 	next, err := ds.DropColumns(ctx, names...)
@@ -163,10 +163,10 @@ func (d *Datasets) RenameColumns(ctx context.Context, location string, renames [
 	}
 	for _, r := range renames {
 		if ds.Schema().Field(r.From) == nil {
-			return 0, fmt.Errorf("%w: %q", catalog.ErrColumnNotFound, r.From)
+			return 0, fmt.Errorf("%w: %q", catalog.ErrDatasetColumnNotFound, r.From)
 		}
 		if ds.Schema().Field(r.To) != nil {
-			return 0, fmt.Errorf("%w: %q", catalog.ErrColumnExists, r.To)
+			return 0, fmt.Errorf("%w: %q", catalog.ErrDatasetColumnExists, r.To)
 		}
 	}
 	for _, r := range renames {

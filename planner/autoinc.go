@@ -14,6 +14,7 @@ import (
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/lance/dataset"
 	"github.com/lancecat/lancecat/sqlparse"
+	"github.com/lancecat/lancecat/sqltypes"
 )
 
 // AUTO_INCREMENT values: where the counter lives and why it is safe.
@@ -89,9 +90,9 @@ func (fill *insertFill) appendColumn(fb array.Builder, f arrow.Field, i int, giv
 	if i == fill.auto {
 		var explicit *big.Int
 		if given && v != nil {
-			n, ok := integerOf(v)
+			n, ok := sqltypes.IntegerOf(v)
 			if !ok {
-				return false, fmt.Errorf("%s is not an integer", describeLiteral(v))
+				return false, fmt.Errorf("%s is not an integer", sqltypes.Describe(v))
 			}
 			if n.Sign() != 0 { // 0 asks for a value, as in MySQL
 				explicit = n
@@ -109,7 +110,7 @@ func (fill *insertFill) appendColumn(fb array.Builder, f arrow.Field, i int, giv
 	if v == nil && !f.Nullable {
 		return false, errNoValue
 	}
-	return true, appendValue(fb, f, v)
+	return true, sqltypes.Append(fb, f, v)
 }
 
 // finishAuto reserves the ids the rows need and appends the AUTO_INCREMENT
@@ -144,8 +145,8 @@ func (fill *insertFill) finishAuto(ctx context.Context, ds *dataset.Dataset, b *
 			v = new(big.Int).SetUint64(next)
 			next++
 		}
-		if err := appendInteger(fb, v); err != nil {
-			return nil, 0, false, errorf(catalog.CodeInvalidInput, "row %d, column %s (%s): %v", r+1, sqlparse.QuoteIdent(f.Name), SQLType(f), err)
+		if err := sqltypes.AppendInteger(fb, v); err != nil {
+			return nil, 0, false, errorf(catalog.CodeInvalidInput, "row %d, column %s (%s): %v", r+1, sqlparse.QuoteIdent(f.Name), typeName(f), err)
 		}
 	}
 	if need == 0 {

@@ -80,8 +80,6 @@ func (s *Session) call(ctx context.Context, c *sqlparse.Call) (*Result, error) {
 		}
 		if s.tx != nil {
 			s.tx.batch.RegisterTable(id, loc, nil)
-			s.tx.createdTables[id.ObjectID()] = true
-			delete(s.tx.droppedTables, id.ObjectID())
 			return rowsResult(tableCols, [][]any{{displayName(id), s.cat.TableURI(loc)}}), nil
 		}
 		info, err := s.cat.RegisterTable(ctx, id, loc, nil)
@@ -96,8 +94,6 @@ func (s *Session) call(ctx context.Context, c *sqlparse.Call) (*Result, error) {
 		}
 		if s.tx != nil {
 			s.tx.batch.DeregisterTable(id)
-			s.tx.droppedTables[id.ObjectID()] = true
-			delete(s.tx.createdTables, id.ObjectID())
 			return rowsResult(tableCols, [][]any{}), nil
 		}
 		info, err := s.cat.DeregisterTable(ctx, id)
@@ -112,8 +108,6 @@ func (s *Session) call(ctx context.Context, c *sqlparse.Call) (*Result, error) {
 		}
 		if s.tx != nil {
 			s.tx.batch.DeclareTable(id, nil)
-			s.tx.createdTables[id.ObjectID()] = true
-			delete(s.tx.droppedTables, id.ObjectID())
 			return rowsResult(tableCols, [][]any{}), nil
 		}
 		info, err := s.cat.DeclareTable(ctx, id, nil)

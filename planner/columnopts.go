@@ -17,6 +17,7 @@ import (
 	"github.com/lancecat/lancecat/lance/dataset"
 	"github.com/lancecat/lancecat/lance/index"
 	"github.com/lancecat/lancecat/sqlparse"
+	"github.com/lancecat/lancecat/sqltypes"
 )
 
 // Column options live in the Lance schema as field metadata under a
@@ -52,7 +53,7 @@ func columnOptionMeta(cd sqlparse.ColumnDef, f arrow.Field) (map[string]string, 
 				return nil, errorf(catalog.CodeInvalidInput, "column %s is NOT NULL and cannot default to NULL", sqlparse.QuoteIdent(cd.Name))
 			}
 			b := array.NewBuilder(memory.DefaultAllocator, f.Type)
-			err := appendValue(b, f, d.Value)
+			err := sqltypes.Append(b, f, d.Value)
 			b.Release()
 			if err != nil {
 				return nil, errorf(catalog.CodeInvalidInput, "DEFAULT %s of column %s (%s): %v", d.SQL(), sqlparse.QuoteIdent(cd.Name), cd.Type.SQL, err)
@@ -75,25 +76,25 @@ func isIntegerType(t arrow.DataType) bool {
 
 // isAutoIncrement reports whether lancecat assigns the column's values.
 func isAutoIncrement(f arrow.Field) bool {
-	v, _ := fieldMeta(f, AutoIncrementKey)
+	v, _ := sqltypes.FieldMeta(f, AutoIncrementKey)
 	return v == "true"
 }
 
 // isUnique reports whether lancecat's writes keep the column's values unique.
 func isUnique(f arrow.Field) bool {
-	_, ok := fieldMeta(f, UniqueKey)
+	_, ok := sqltypes.FieldMeta(f, UniqueKey)
 	return ok
 }
 
 // uniqueIndexName is the name of the column's unique index ("" if none).
 func uniqueIndexName(f arrow.Field) string {
-	v, _ := fieldMeta(f, UniqueKey)
+	v, _ := sqltypes.FieldMeta(f, UniqueKey)
 	return v
 }
 
 // columnDefault reads a field's DEFAULT (nil when it has none).
 func columnDefault(f arrow.Field) (*sqlparse.ColumnDefault, error) {
-	text, ok := fieldMeta(f, DefaultKey)
+	text, ok := sqltypes.FieldMeta(f, DefaultKey)
 	if !ok {
 		return nil, nil
 	}
@@ -108,12 +109,12 @@ func columnDefault(f arrow.Field) (*sqlparse.ColumnDefault, error) {
 // (one value for every row of a statement, as in MySQL).
 func appendDefault(fb array.Builder, f arrow.Field, d *sqlparse.ColumnDefault, now time.Time) error {
 	if !d.CurrentTimestamp {
-		return appendValue(fb, f, d.Value)
+		return sqltypes.Append(fb, f, d.Value)
 	}
 	tt, ok := f.Type.(*arrow.TimestampType)
 	b, okb := fb.(*array.TimestampBuilder)
 	if !ok || !okb {
-		return fmt.Errorf("CURRENT_TIMESTAMP default on a %s column", SQLType(f))
+		return fmt.Errorf("CURRENT_TIMESTAMP default on a %s column", typeName(f))
 	}
 	// DATETIME has no zone: its wall clock is UTC, the session time zone
 	// lancecat uses everywhere.
@@ -228,7 +229,7 @@ func resolveIndexes(st *sqlparse.CreateTable, schema *arrow.Schema) (*arrow.Sche
 			if isUnique(fields[k[0]]) {
 				return nil, nil, errorf(catalog.CodeInvalidInput, "column %s has two UNIQUE indices", sqlparse.QuoteIdent(d.Column))
 			}
-			fields[k[0]] = withFieldMeta(fields[k[0]], UniqueKey, names[i])
+			fields[k[0]] = sqltypes.WithFieldMeta(fields[k[0]], UniqueKey, names[i])
 		}
 		out = append(out, declaredIndex{name: names[i], column: fields[k[0]].Name, kind: kind})
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lancecat/lancecat/lance/index"
 	"github.com/lancecat/lancecat/lance/scan"
+	"github.com/lancecat/lancecat/sqltypes"
 )
 
 // Execution of a dataPlan. Rows come from one lance/scan scanner over the
@@ -79,7 +80,7 @@ func (p *dataPlan) scanner(ctx context.Context) (*scan.Scanner, error) {
 func (p *dataPlan) scanRows(ctx context.Context, sc *scan.Scanner) iter.Seq2[[]any, error] {
 	return func(yield func([]any, error) bool) {
 		row := make([]any, p.schema.NumFields())
-		readers := make([]valueReader, len(p.read))
+		readers := make([]sqltypes.ValueReader, len(p.read))
 		for rec, err := range sc.Records(ctx) {
 			if err != nil {
 				yield(nil, err)

@@ -9,18 +9,15 @@ import (
 	"github.com/lancecat/lancecat/catalog"
 	lanceschema "github.com/lancecat/lancecat/lance/schema"
 	"github.com/lancecat/lancecat/sqlparse"
+	"github.com/lancecat/lancecat/sqltypes"
 )
 
 // ---- namespaces ----
 
 func (s *Session) namespaceExists(ctx context.Context, ns catalog.Ident) (bool, error) {
 	if s.tx != nil {
-		id := ns.ObjectID()
-		if s.tx.createdNS[id] {
-			return true, nil
-		}
-		if s.tx.droppedNS[id] {
-			return false, nil
+		if exists, touched := s.tx.batch.PendingNamespace(ns); touched {
+			return exists, nil
 		}
 	}
 	return s.cat.NamespaceExists(ctx, ns)
@@ -28,12 +25,8 @@ func (s *Session) namespaceExists(ctx context.Context, ns catalog.Ident) (bool, 
 
 func (s *Session) tableExists(ctx context.Context, id catalog.Ident) (bool, error) {
 	if s.tx != nil {
-		oid := id.ObjectID()
-		if s.tx.createdTables[oid] {
-			return true, nil
-		}
-		if s.tx.droppedTables[oid] {
-			return false, nil
+		if exists, touched := s.tx.batch.PendingTable(id); touched {
+			return exists, nil
 		}
 	}
 	return s.cat.TableExists(ctx, id)
@@ -89,8 +82,6 @@ func (s *Session) createSchema(ctx context.Context, st *sqlparse.CreateSchema) (
 			}
 		}
 		s.tx.batch.CreateNamespace(ns, props)
-		s.tx.createdNS[ns.ObjectID()] = true
-		delete(s.tx.droppedNS, ns.ObjectID())
 		return okResult(0), nil
 	}
 	err = s.cat.CreateNamespace(ctx, ns, props)
@@ -108,8 +99,6 @@ func (s *Session) dropSchema(ctx context.Context, st *sqlparse.DropSchema) (*Res
 	opts := catalog.DropNamespaceOptions{Cascade: st.Cascade, IfExists: st.IfExists}
 	if s.tx != nil {
 		s.tx.batch.DropNamespace(ns, opts)
-		s.tx.droppedNS[ns.ObjectID()] = true
-		delete(s.tx.createdNS, ns.ObjectID())
 		return okResult(0), nil
 	}
 	if err := s.cat.DropNamespace(ctx, ns, opts); err != nil {
@@ -175,13 +164,13 @@ func schemaFor(st *sqlparse.CreateTable) (*arrow.Schema, error) {
 		}
 		seen[name] = true
 		f := fields[i]
-		if st.Columns[i].Type.Kind == sqlparse.KindJSON || st.Columns[i].Type.Kind == sqlparse.KindVector {
+		if st.Columns[i].Type.Kind == sqltypes.KindJSON || st.Columns[i].Type.Kind == sqltypes.KindVector {
 			return nil, errorf(catalog.CodeInvalidInput, "column %s of type %s cannot be part of the primary key", sqlparse.QuoteIdent(name), st.Columns[i].Type.SQL)
 		}
 		// Primary key columns are NOT NULL, as in MySQL (Lance requires
 		// non-nullable primary key fields).
 		f.Nullable = false
-		fields[i] = withFieldMeta(f, lanceschema.PrimaryKeyPositionKey, itoa(pos))
+		fields[i] = sqltypes.WithFieldMeta(f, lanceschema.PrimaryKeyPositionKey, itoa(pos))
 	}
 	return arrow.NewSchema(fields, nil), nil
 }
@@ -233,8 +222,6 @@ func (s *Session) createTable(ctx context.Context, st *sqlparse.CreateTable) (*R
 			}
 		}
 		s.tx.batch.CreateTable(id, schema, opts)
-		s.tx.createdTables[id.ObjectID()] = true
-		delete(s.tx.droppedTables, id.ObjectID())
 		if len(indexes) > 0 {
 			s.tx.indexes = append(s.tx.indexes, pendingIndexes{id: id, defs: indexes})
 		}
@@ -269,8 +256,6 @@ func (s *Session) dropTable(ctx context.Context, st *sqlparse.DropTable) (*Resul
 	for _, id := range ids {
 		batch.DropTable(id, st.IfExists)
 		if s.tx != nil {
-			s.tx.droppedTables[id.ObjectID()] = true
-			delete(s.tx.createdTables, id.ObjectID())
 		}
 	}
 	if s.tx != nil {
@@ -299,10 +284,6 @@ func (s *Session) renameTable(ctx context.Context, st *sqlparse.RenameTable) (*R
 		}
 		batch.RenameTable(from, to)
 		if s.tx != nil {
-			s.tx.droppedTables[from.ObjectID()] = true
-			delete(s.tx.createdTables, from.ObjectID())
-			s.tx.createdTables[to.ObjectID()] = true
-			delete(s.tx.droppedTables, to.ObjectID())
 		}
 	}
 	if s.tx != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/lance/dataset"
 	"github.com/lancecat/lancecat/sqlparse"
+	"github.com/lancecat/lancecat/sqltypes"
 )
 
 // DELETE FROM t [WHERE ...] and UPDATE t SET col = expr, ... [WHERE ...]
@@ -83,7 +84,7 @@ func matchingRows(ctx context.Context, ds *dataset.Dataset, schema *arrow.Schema
 	row := make([]any, schema.NumFields())
 	return ds.Scan(ctx, dataset.ScanOptions{WithRowAddress: true}, func(rec arrow.RecordBatch) error {
 		addrs := rowAddresses(rec)
-		readers := make([]valueReader, len(read))
+		readers := make([]sqltypes.ValueReader, len(read))
 		for j, c := range read {
 			r, err := readerFor(schema.Field(c), rec.Column(c))
 			if err != nil {
@@ -231,8 +232,8 @@ func (s *Session) updateRows(ctx context.Context, st *sqlparse.Update) (*Result,
 			if v == nil && !f.Nullable {
 				return errorf(catalog.CodeInvalidInput, "column %s is NOT NULL", sqlparse.QuoteIdent(f.Name))
 			}
-			if err := appendValue(builders[c], f, storable(v, f)); err != nil {
-				return errorf(catalog.CodeInvalidInput, "SET %s (%s): %v", sqlparse.QuoteIdent(f.Name), SQLType(f), err)
+			if err := sqltypes.Append(builders[c], f, v); err != nil {
+				return errorf(catalog.CodeInvalidInput, "SET %s (%s): %v", sqlparse.QuoteIdent(f.Name), typeName(f), err)
 			}
 		}
 		return nil
@@ -283,27 +284,6 @@ func (s *Session) updateRows(ctx context.Context, st *sqlparse.Update) (*Result,
 		return nil, rowChangeError("update", id, err)
 	}
 	return okResult(int64(len(addrs))), nil
-}
-
-// storable turns a value read from a row (values.go) into what appendValue
-// takes: times as text, booleans as 0/1.
-func storable(v any, f arrow.Field) any {
-	switch x := v.(type) {
-	case bool:
-		if x {
-			return int64(1)
-		}
-		return int64(0)
-	case interface{ Format(string) string }: // time.Time
-		if f.Type.ID() == arrow.DATE32 {
-			return x.Format("2006-01-02")
-		}
-		if tt, ok := f.Type.(*arrow.TimestampType); ok && tt.TimeZone != "" {
-			return x.Format("2006-01-02T15:04:05.999999999Z07:00")
-		}
-		return x.Format("2006-01-02 15:04:05.999999999")
-	}
-	return v
 }
 
 func errorsIsConflict(err error) bool { return errors.Is(err, dataset.ErrCommitConflict) }

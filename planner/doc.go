@@ -5,7 +5,8 @@
 // information_schema views (with WHERE conditions on schema and table names
 // pushed down to catalog lookups), SELECT over table data and INSERT ...
 // VALUES (data.go, insert.go: Lance datasets read and appended through
-// lance/dataset on Options.Store; the value mapping is in values.go). It
+// lance/dataset on Options.Store; the type and value mapping is package
+// sqltypes). It
 // knows nothing about database/sql (the driver adapts its results), and
 // nothing about the TiDB parser: statements and expressions arrive as
 // sqlparse's own types.

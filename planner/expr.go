@@ -8,6 +8,7 @@ import (
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/sqlparse"
+	"github.com/lancecat/lancecat/sqltypes"
 )
 
 // rowEnv resolves column references of a WHERE clause against one row of a
@@ -444,19 +445,6 @@ func formatTimeValue(t time.Time) string {
 	return t.Format("2006-01-02 15:04:05.999999999")
 }
 
-// parseTimeLiteral reads a date or datetime literal: "2006-01-02",
-// "2006-01-02 15:04:05[.fraction]", "2006-01-02T15:04:05[.fraction]" and
-// RFC 3339 with a zone. Times without a zone are UTC.
-func parseTimeLiteral(s string) (time.Time, bool) {
-	s = strings.TrimSpace(s)
-	for _, layout := range []string{"2006-01-02", "2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999", time.RFC3339Nano, "2006-01-02 15:04:05.999999999Z07:00"} {
-		if t, err := time.ParseInLocation(layout, s, time.UTC); err == nil {
-			return t.UTC(), true
-		}
-	}
-	return time.Time{}, false
-}
-
 func toNumber(v any) (float64, bool) {
 	switch x := v.(type) {
 	case int64:
@@ -575,7 +563,7 @@ func timeOf(v any) (time.Time, bool) {
 	case time.Time:
 		return x, true
 	case string:
-		return parseTimeLiteral(x)
+		return sqltypes.ParseTime(x)
 	}
 	return time.Time{}, false
 }

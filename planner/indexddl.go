@@ -14,6 +14,7 @@ import (
 	"github.com/lancecat/lancecat/lance/dataset"
 	"github.com/lancecat/lancecat/lance/index"
 	"github.com/lancecat/lancecat/sqlparse"
+	"github.com/lancecat/lancecat/sqltypes"
 )
 
 // Scalar indices on user tables:
@@ -113,7 +114,7 @@ func checkIndexable(kind index.Kind, f arrow.Field) error {
 	if kind == index.KindLabelList {
 		lt, ok := t.(*arrow.ListType)
 		if !ok {
-			return errorf(catalog.CodeInvalidInput, "a LABEL_LIST index needs a list column; %s is %s (use BTREE or BITMAP)", sqlparse.QuoteIdent(f.Name), SQLType(f))
+			return errorf(catalog.CodeInvalidInput, "a LABEL_LIST index needs a list column; %s is %s (use BTREE or BITMAP)", sqlparse.QuoteIdent(f.Name), typeName(f))
 		}
 		t = lt.Elem()
 	}
@@ -121,18 +122,18 @@ func checkIndexable(kind index.Kind, f arrow.Field) error {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
 		arrow.FLOAT32, arrow.FLOAT64, arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.LARGE_BINARY, arrow.BOOL,
 		arrow.DATE32, arrow.DATE64, arrow.TIMESTAMP, arrow.TIME32, arrow.TIME64:
-		if isJSONField(f) {
+		if sqltypes.IsJSON(f) {
 			break
 		}
 		return nil
 	}
 	if kind == index.KindLabelList {
-		return errorf(catalog.CodeUnsupported, "not supported: a LABEL_LIST index on %s (%s): list elements must be integers, floats, strings, binaries, booleans, dates or times", sqlparse.QuoteIdent(f.Name), SQLType(f))
+		return errorf(catalog.CodeUnsupported, "not supported: a LABEL_LIST index on %s (%s): list elements must be integers, floats, strings, binaries, booleans, dates or times", sqlparse.QuoteIdent(f.Name), typeName(f))
 	}
 	if _, ok := t.(arrow.ListLikeType); ok {
-		return errorf(catalog.CodeInvalidInput, "a %s index needs a scalar column; %s is %s (use LABEL_LIST for lists)", kind, sqlparse.QuoteIdent(f.Name), SQLType(f))
+		return errorf(catalog.CodeInvalidInput, "a %s index needs a scalar column; %s is %s (use LABEL_LIST for lists)", kind, sqlparse.QuoteIdent(f.Name), typeName(f))
 	}
-	return errorf(catalog.CodeUnsupported, "not supported: a %s index on %s (%s): indexable types are integers, floats, strings, binaries, booleans, dates and times", kind, sqlparse.QuoteIdent(f.Name), SQLType(f))
+	return errorf(catalog.CodeUnsupported, "not supported: a %s index on %s (%s): indexable types are integers, floats, strings, binaries, booleans, dates and times", kind, sqlparse.QuoteIdent(f.Name), typeName(f))
 }
 
 // indexError maps lance/index and lance/dataset errors to catalog codes.

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/sqlparse"
+	"github.com/lancecat/lancecat/sqltypes"
 	"github.com/lancecat/lancecat/storage"
 )
 
@@ -872,17 +873,17 @@ func (p *selectPlan) scan(ctx context.Context, s *Session) ([][]any, error) {
 			for i, f := range d.Schema.Fields() {
 				// COLUMN_KEY says PRI and UNI (from the schema); MUL would
 				// need every table's index list, which this view does not read.
-				comment, _ := fieldMeta(f, CommentKey)
+				comment, _ := sqltypes.FieldMeta(f, CommentKey)
 				// CHARACTER_MAXIMUM_LENGTH is the declared n of a
 				// VARCHAR(n) (GORM's migrator compares it with the
 				// model's size); other strings have no maximum (NULL).
-				prec, scale := numericPrecision(f.Type)
+				prec, scale := sqltypes.NumericPrecision(f.Type)
 				var maxLen any
-				if n, ok := charLength(f); ok && f.Type.ID() == arrow.STRING {
+				if n, ok := sqltypes.CharLength(f); ok && f.Type.ID() == arrow.STRING {
 					maxLen = n
 				}
 				rows = append(rows, []any{"def", schema, id.Name(), f.Name, int64(i + 1), defaultText(f), yesNo(f.Nullable),
-					dataTypeName(f), maxLen, prec, scale, datetimePrecision(f.Type), SQLType(f), columnKey(f, nil), extraText(f), comment, f.Type.String(), fieldMetadataJSON(f)})
+					sqltypes.DataTypeName(f), maxLen, prec, scale, sqltypes.DatetimePrecision(f.Type), typeName(f), columnKey(f, nil), extraText(f), comment, f.Type.String(), fieldMetadataJSON(f)})
 			}
 		}
 	}

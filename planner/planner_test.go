@@ -12,6 +12,7 @@ import (
 	"github.com/lancecat/lancecat/catalog/catalogtest"
 	lanceschema "github.com/lancecat/lancecat/lance/schema"
 	"github.com/lancecat/lancecat/sqlparse"
+	"github.com/lancecat/lancecat/sqltypes"
 )
 
 type fixture struct {
@@ -108,10 +109,10 @@ func TestCreateTableLanceMetadata(t *testing.T) {
 	if doc[0].Type.ID() != arrow.LARGE_BINARY {
 		t.Fatalf("JSON stored as %v, want large_binary", doc[0].Type)
 	}
-	if v, _ := fieldMeta(doc[0], lanceschema.ArrowExtensionNameKey); v != lanceschema.JSONExtensionName {
+	if v, _ := sqltypes.FieldMeta(doc[0], lanceschema.ArrowExtensionNameKey); v != lanceschema.JSONExtensionName {
 		t.Fatalf("JSON extension name %q", v)
 	}
-	if v, _ := fieldMeta(doc[0], CommentKey); v != "payload" {
+	if v, _ := sqltypes.FieldMeta(doc[0], CommentKey); v != "payload" {
 		t.Fatalf("comment %q", v)
 	}
 	ls, err := lanceschema.FromArrow(d.Schema)

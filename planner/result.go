@@ -3,6 +3,7 @@ package planner
 import (
 	"database/sql"
 	"errors"
+	"github.com/apache/arrow-go/v18/arrow"
 	"io"
 	"iter"
 	"reflect"
@@ -17,7 +18,11 @@ type Column struct {
 	DatabaseType string
 	// Nullable reports whether values may be NULL.
 	Nullable bool
-	// scan is the scan type of a column of table data (see values.go);
+	// Field is the stored Arrow field of a column of table data, whose
+	// values are its sqltypes Go values; a zero Field (Type nil) for other
+	// columns (catalog results, computed values).
+	Field arrow.Field
+	// scan is the scan type of a column of table data (sqltypes.ScanType);
 	// nil: derived from DatabaseType.
 	scan reflect.Type
 }
@@ -25,7 +30,7 @@ type Column struct {
 // ScanType is the Go type a value of the column scans into. Catalog
 // results (SHOW, information_schema) use string, int64, bool or float64, or
 // their sql.Null* wrappers for nullable columns; columns of table data use
-// the types listed in values.go (time.Time, []byte, uint64, ...).
+// the types listed in package sqltypes (time.Time, []byte, uint64, ...).
 func (c Column) ScanType() reflect.Type {
 	if c.scan != nil {
 		return c.scan

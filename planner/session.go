@@ -59,10 +59,6 @@ type Session struct {
 type txState struct {
 	batch    *catalog.Batch
 	readOnly bool
-	// Objects the transaction created or dropped so far, by object id, for
-	// the IF [NOT] EXISTS checks of later statements of the transaction.
-	createdNS, droppedNS         map[string]bool
-	createdTables, droppedTables map[string]bool
 	// indexes are CREATE TABLE's index clauses, built after the commit.
 	indexes []pendingIndexes
 }
@@ -119,11 +115,7 @@ func (s *Session) Begin(readOnly bool) error {
 	if s.tx != nil {
 		return errorf(catalog.CodeInvalidInput, "a transaction is already open (nested transactions are not supported)")
 	}
-	s.tx = &txState{
-		batch: s.cat.NewBatch(), readOnly: readOnly,
-		createdNS: map[string]bool{}, droppedNS: map[string]bool{},
-		createdTables: map[string]bool{}, droppedTables: map[string]bool{},
-	}
+	s.tx = &txState{batch: s.cat.NewBatch(), readOnly: readOnly}
 	return nil
 }
 
@@ -406,8 +398,7 @@ func (s *Session) checkRowChangeInTx(st sqlparse.Statement) error {
 	if err != nil {
 		return err
 	}
-	oid := id.ObjectID()
-	if s.tx.createdTables[oid] || s.tx.droppedTables[oid] {
+	if _, touched := s.tx.batch.PendingTable(id); touched {
 		return errorf(catalog.CodeInvalidInput,
 			"%s on table %s, which this transaction creates, drops or renames: COMMIT first (row changes are applied at once, catalog changes at COMMIT)", StatementKind(st), displayName(id))
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/lancecat/lancecat/lance/index"
 	lanceschema "github.com/lancecat/lancecat/lance/schema"
 	"github.com/lancecat/lancecat/sqlparse"
+	"github.com/lancecat/lancecat/sqltypes"
 	"github.com/lancecat/lancecat/storage"
 )
 
@@ -223,9 +224,9 @@ func (s *Session) showColumns(ctx context.Context, st *sqlparse.ShowColumns) (*R
 	var rows [][]any
 	if d.Schema != nil {
 		for _, f := range d.Schema.Fields() {
-			row := []any{f.Name, SQLType(f), yesNo(f.Nullable), columnKey(f, indexed), defaultText(f), extraText(f)}
+			row := []any{f.Name, typeName(f), yesNo(f.Nullable), columnKey(f, indexed), defaultText(f), extraText(f)}
 			if st.Full {
-				c, _ := fieldMeta(f, CommentKey)
+				c, _ := sqltypes.FieldMeta(f, CommentKey)
 				row = append(row, c)
 			}
 			rows = append(rows, row)
@@ -248,7 +249,7 @@ var knownFieldMeta = map[string]bool{
 	AutoIncrementKey:                      true,
 	DefaultKey:                            true,
 	UniqueKey:                             true,
-	CharLengthKey:                         true,
+	sqltypes.CharLengthKey:                true,
 }
 
 // CreateTableSQL renders a CREATE TABLE statement for a table. Types SQL
@@ -273,17 +274,17 @@ func createTableSQL(id catalog.Ident, d catalog.TableDescription, indices []inde
 	pk := primaryKeyOf(d.Schema)
 	keys := indexClauses(d.Schema, indices)
 	for i, f := range fields {
-		b.WriteString("  " + sqlparse.QuoteIdent(f.Name) + " " + SQLType(f))
+		b.WriteString("  " + sqlparse.QuoteIdent(f.Name) + " " + typeName(f))
 		if !f.Nullable {
 			b.WriteString(" NOT NULL")
 		}
 		if isAutoIncrement(f) {
 			b.WriteString(" AUTO_INCREMENT")
 		}
-		if text, ok := fieldMeta(f, DefaultKey); ok {
+		if text, ok := sqltypes.FieldMeta(f, DefaultKey); ok {
 			b.WriteString(" DEFAULT " + text)
 		}
-		if c, ok := fieldMeta(f, CommentKey); ok {
+		if c, ok := sqltypes.FieldMeta(f, CommentKey); ok {
 			b.WriteString(" COMMENT " + quoteString(c))
 		}
 		if extra := otherMeta(f); extra != "" {
@@ -340,7 +341,7 @@ func otherMeta(f arrow.Field) string {
 		if knownFieldMeta[k] {
 			// The JSON extension is rendered by the type; any other
 			// extension is shown.
-			if k == lanceschema.ArrowExtensionNameKey && !isJSONField(f) {
+			if k == lanceschema.ArrowExtensionNameKey && !sqltypes.IsJSON(f) {
 				parts = append(parts, quoteString(k)+" = "+quoteString(m[k]))
 			}
 			continue

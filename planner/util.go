@@ -100,3 +100,6 @@ func hasPrefix(id, prefix catalog.Ident) bool {
 }
 
 func itoa(n int) string { return fmt.Sprint(n) }
+
+// quoteString renders s as a single-quoted SQL string literal.
+func quoteString(s string) string { return sqlparse.QuoteString(s) }

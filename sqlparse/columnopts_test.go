@@ -1,6 +1,7 @@
 package sqlparse
 
 import (
+	"github.com/lancecat/lancecat/sqltypes"
 	"reflect"
 	"testing"
 )
@@ -24,7 +25,7 @@ func TestCreateTableColumnOptions(t *testing.T) {
 		return ColumnDef{}
 	}
 	id := col("id")
-	if !id.AutoIncrement || !id.Unique || id.Nullable || id.Type.Kind != KindUint {
+	if !id.AutoIncrement || !id.Unique || id.Nullable || id.Type.Kind != sqltypes.KindUint {
 		t.Errorf("SERIAL = %+v, want BIGINT UNSIGNED NOT NULL AUTO_INCREMENT UNIQUE", id)
 	}
 	if !col("k").AutoIncrement || col("v").AutoIncrement {

@@ -1,13 +1,15 @@
 package sqlparse
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/mysql"
 	"github.com/pingcap/tidb/pkg/parser/types"
+
+	"github.com/lancecat/lancecat/sqltypes"
 )
 
 // colSpan locates one column definition in the original tokens: TiDB's AST carries no positions
@@ -235,7 +237,7 @@ func (c *converter) columnDef(def *ast.ColumnDef, span *colSpan) (ColumnDef, err
 			cd.PrimaryKey = true
 			cd.Nullable = false
 		case ast.ColumnOptionAutoIncrement:
-			if cd.Type.Kind != KindInt && cd.Type.Kind != KindUint {
+			if cd.Type.Kind != sqltypes.KindInt && cd.Type.Kind != sqltypes.KindUint {
 				return cd, c.sc.errAt(at, ErrSyntax, fmt.Sprintf("AUTO_INCREMENT column %s must have an integer type, not %s", cd.Name, cd.Type.SQL))
 			}
 			cd.AutoIncrement = true
@@ -244,7 +246,7 @@ func (c *converter) columnDef(def *ast.ColumnDef, span *colSpan) (ColumnDef, err
 			if err != nil {
 				return cd, c.notSupported(at, "DEFAULT of column %s: %v (a literal or CURRENT_TIMESTAMP)", cd.Name, err)
 			}
-			if d.CurrentTimestamp && cd.Type.Kind != KindDatetime && cd.Type.Kind != KindTimestamp {
+			if d.CurrentTimestamp && cd.Type.Kind != sqltypes.KindDatetime && cd.Type.Kind != sqltypes.KindTimestamp {
 				return cd, c.sc.errAt(at, ErrSyntax, fmt.Sprintf("DEFAULT CURRENT_TIMESTAMP needs a DATETIME or TIMESTAMP column; %s is %s", cd.Name, cd.Type.SQL))
 			}
 			cd.Default = &d
@@ -274,135 +276,69 @@ func (c *converter) columnDef(def *ast.ColumnDef, span *colSpan) (ColumnDef, err
 	return cd, nil
 }
 
-// columnType maps a TiDB field type to a lancecat column type. Precision rules (documented):
-// TIME(p): p<=6 (or none) -> time64[us], 7..9 -> time64[ns]. DATETIME(p) and TIMESTAMP(p):
-// p=0 (or none) -> s, 1..3 -> ms, 4..6 -> us, 7..9 -> ns; DATETIME has no zone, TIMESTAMP has
-// zone "UTC". DECIMAL defaults to (10,0); precision above 38 is rejected (decimal128).
-func (c *converter) columnType(ft *types.FieldType, span *colSpan, at int) (ColumnType, error) {
-	sql := ""
+// columnType reads a TiDB field type as a sqltypes.Decl and resolves it
+// (sqltypes.Resolve holds the mapping and its precision rules).
+func (c *converter) columnType(ft *types.FieldType, span *colSpan, at int) (sqltypes.Type, error) {
+	d := sqltypes.Decl{Unsigned: mysql.HasUnsignedFlag(ft.GetFlag()), Length: ft.GetFlen(), Decimals: ft.GetDecimal()}
 	first := ""
 	if span != nil && len(span.typeToks) > 0 {
-		sql = span.typeSQL(c.sc.src)
+		d.SQL = span.typeSQL(c.sc.src)
 		first = strings.ToUpper(span.typeToks[0].val)
 		at = span.typeToks[0].start
 	} else {
-		sql = strings.ToUpper(ft.CompactStr())
-	}
-	unsupported := func() (ColumnType, error) {
-		return ColumnType{}, c.sc.errAt(at, ErrNotSupported, "unsupported type "+sql)
-	}
-	invalid := func(format string, args ...any) (ColumnType, error) {
-		return ColumnType{}, c.sc.errAt(at, ErrSyntax, fmt.Sprintf("invalid type %s: ", sql)+fmt.Sprintf(format, args...))
-	}
-	unsigned := mysql.HasUnsignedFlag(ft.GetFlag())
-	intType := func(signed, uns arrow.DataType) (ColumnType, error) {
-		if unsigned {
-			return ColumnType{Kind: KindUint, Arrow: uns, SQL: sql}, nil
-		}
-		return ColumnType{Kind: KindInt, Arrow: signed, SQL: sql}, nil
+		d.SQL = strings.ToUpper(ft.CompactStr())
 	}
 	binary := ft.GetCharset() == "binary"
 	switch ft.GetType() {
 	case mysql.TypeTiny:
+		d.Base = sqltypes.BaseTinyInt
 		if first == "BOOL" || first == "BOOLEAN" {
-			return ColumnType{Kind: KindBool, Arrow: arrow.FixedWidthTypes.Boolean, SQL: sql}, nil
+			d.Base = sqltypes.BaseBool
 		}
-		return intType(arrow.PrimitiveTypes.Int8, arrow.PrimitiveTypes.Uint8)
 	case mysql.TypeShort:
-		return intType(arrow.PrimitiveTypes.Int16, arrow.PrimitiveTypes.Uint16)
+		d.Base = sqltypes.BaseSmallInt
 	case mysql.TypeInt24, mysql.TypeLong:
-		return intType(arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Uint32)
+		d.Base = sqltypes.BaseInt
 	case mysql.TypeLonglong:
 		// SERIAL is BIGINT UNSIGNED NOT NULL AUTO_INCREMENT UNIQUE: TiDB sets the
 		// flag and adds the options.
-		return intType(arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Uint64)
+		d.Base = sqltypes.BaseBigInt
 	case mysql.TypeFloat:
-		if unsigned {
-			return unsupported()
-		}
-		return ColumnType{Kind: KindFloat, Arrow: arrow.PrimitiveTypes.Float32, SQL: sql}, nil
+		d.Base = sqltypes.BaseFloat
 	case mysql.TypeDouble:
-		if unsigned {
-			return unsupported()
-		}
-		return ColumnType{Kind: KindFloat, Arrow: arrow.PrimitiveTypes.Float64, SQL: sql}, nil
+		d.Base = sqltypes.BaseDouble
 	case mysql.TypeNewDecimal:
-		if unsigned {
-			return unsupported()
-		}
-		p, s := ft.GetFlen(), ft.GetDecimal()
-		if p == types.UnspecifiedLength {
-			p = 10
-		}
-		if s == types.UnspecifiedLength {
-			s = 0
-		}
-		switch {
-		case p < 1:
-			return invalid("precision must be at least 1")
-		case p > 38:
-			return ColumnType{}, c.sc.errAt(at, ErrNotSupported, fmt.Sprintf("unsupported type %s: precision %d exceeds 38", sql, p))
-		case s > p:
-			return invalid("scale %d exceeds precision %d", s, p)
-		}
-		return ColumnType{Kind: KindDecimal, Arrow: &arrow.Decimal128Type{Precision: int32(p), Scale: int32(s)}, SQL: sql}, nil
-	case mysql.TypeString, mysql.TypeVarchar, mysql.TypeVarString,
-		mysql.TypeTinyBlob, mysql.TypeBlob, mysql.TypeMediumBlob, mysql.TypeLongBlob:
-		if binary {
-			return ColumnType{Kind: KindBinary, Arrow: arrow.BinaryTypes.Binary, SQL: sql}, nil
-		}
-		ct := ColumnType{Kind: KindString, Arrow: arrow.BinaryTypes.String, SQL: sql}
-		if tp := ft.GetType(); tp != mysql.TypeTinyBlob && tp != mysql.TypeBlob && tp != mysql.TypeMediumBlob &&
-			tp != mysql.TypeLongBlob && ft.GetFlen() > 0 {
-			ct.CharLength = ft.GetFlen()
-		}
-		return ct, nil
+		d.Base = sqltypes.BaseDecimal
+	case mysql.TypeString, mysql.TypeVarchar, mysql.TypeVarString:
+		d.Base = sqltypes.BaseChar
+	case mysql.TypeTinyBlob, mysql.TypeBlob, mysql.TypeMediumBlob, mysql.TypeLongBlob:
+		d.Base = sqltypes.BaseText
 	case mysql.TypeDate:
-		return ColumnType{Kind: KindDate, Arrow: arrow.FixedWidthTypes.Date32, SQL: sql}, nil
+		d.Base = sqltypes.BaseDate
 	case mysql.TypeDuration:
-		fsp := ft.GetDecimal()
-		switch {
-		case fsp <= 6:
-			return ColumnType{Kind: KindTime, Arrow: arrow.FixedWidthTypes.Time64us, SQL: sql}, nil
-		case fsp <= 9:
-			return ColumnType{Kind: KindTime, Arrow: arrow.FixedWidthTypes.Time64ns, SQL: sql}, nil
-		}
-		return invalid("fractional seconds precision %d exceeds 9", fsp)
-	case mysql.TypeDatetime, mysql.TypeTimestamp:
-		fsp := ft.GetDecimal()
-		var unit arrow.TimeUnit
-		switch {
-		case fsp <= 0:
-			unit = arrow.Second
-		case fsp <= 3:
-			unit = arrow.Millisecond
-		case fsp <= 6:
-			unit = arrow.Microsecond
-		case fsp <= 9:
-			unit = arrow.Nanosecond
-		default:
-			return invalid("fractional seconds precision %d exceeds 9", fsp)
-		}
-		if ft.GetType() == mysql.TypeTimestamp {
-			return ColumnType{Kind: KindTimestamp, Arrow: &arrow.TimestampType{Unit: unit, TimeZone: "UTC"}, SQL: sql}, nil
-		}
-		return ColumnType{Kind: KindDatetime, Arrow: &arrow.TimestampType{Unit: unit}, SQL: sql}, nil
+		d.Base = sqltypes.BaseTime
+	case mysql.TypeDatetime:
+		d.Base = sqltypes.BaseDatetime
+	case mysql.TypeTimestamp:
+		d.Base = sqltypes.BaseTimestamp
 	case mysql.TypeJSON:
-		return ColumnType{Kind: KindJSON, SQL: sql}, nil
+		d.Base = sqltypes.BaseJSON
 	case mysql.TypeTiDBVectorFloat32:
-		n := ft.GetFlen()
-		if n == types.UnspecifiedLength {
-			return invalid("VECTOR needs a dimension, e.g. VECTOR(128)")
-		}
-		if n <= 0 {
-			return invalid("dimension must be positive")
-		}
-		if n > MaxVectorDimension {
-			return ColumnType{}, c.sc.errAt(at, ErrLimit, fmt.Sprintf("invalid type %s: dimension %d exceeds the limit of %d", sql, n, MaxVectorDimension))
-		}
-		return ColumnType{Kind: KindVector, Arrow: arrow.FixedSizeListOf(int32(n), arrow.PrimitiveTypes.Float32), SQL: sql}, nil
+		d.Base = sqltypes.BaseVector
 	}
-	return unsupported()
+	if binary && (d.Base == sqltypes.BaseChar || d.Base == sqltypes.BaseText) {
+		d.Base = sqltypes.BaseBinary
+	}
+	t, err := sqltypes.Resolve(d)
+	switch {
+	case err == nil:
+		return t, nil
+	case errors.Is(err, sqltypes.ErrInvalidType):
+		return t, c.sc.errAt(at, ErrSyntax, err.Error())
+	case errors.Is(err, sqltypes.ErrTypeLimit):
+		return t, c.sc.errAt(at, ErrLimit, err.Error())
+	}
+	return t, c.sc.errAt(at, ErrNotSupported, err.Error())
 }
 
 func (c *converter) convertCreateTable(n *ast.CreateTableStmt) (Statement, error) {

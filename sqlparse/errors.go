@@ -39,9 +39,6 @@ const (
 	MaxScriptBytes = 64 << 20
 	// MaxStatementBytes bounds one statement of a script.
 	MaxStatementBytes = 16 << 20
-	// MaxVectorDimension bounds n in VECTOR(n): a row of a VECTOR(n)
-	// column holds n float32 values (4n bytes) even when it is NULL.
-	MaxVectorDimension = 65536
 	// MaxExpressionDepth bounds the nesting of parentheses and the length
 	// of a chain of prefix operators (NOT NOT ..., - - ...): the parser and
 	// the planner walk expressions recursively, and a deep enough chain

@@ -6,6 +6,8 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/lancecat/lancecat/sqltypes"
 )
 
 // Name is a multi-part name (namespace path, or namespace path plus table), unquoted parts in
@@ -128,3 +130,7 @@ func (m *nameMap) Wildcard(wf *ast.WildCardField) Name {
 func (m *nameMap) Func(schema ast.CIStr, name ast.CIStr) Name {
 	return append(m.expand(schema.O), name.O)
 }
+
+// Quoting spells the identifiers and strings inside type names
+// (sqltypes.Name) the way lancecat's SQL reads them back.
+var Quoting = sqltypes.Quoting{Ident: QuoteIdent, String: QuoteString}

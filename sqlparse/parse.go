@@ -52,7 +52,15 @@ import (
 type script struct {
 	src        string
 	lineStarts []int
-	phPrefix   string // placeholder prefix for folded names, computed on first use
+	// lineASCII[i] reports whether line i holds only ASCII bytes, whose columns are byte
+	// offsets; other lines count runes from a remembered position (lastOff, lastCol) when
+	// offsets grow, as they do while a long INSERT's literals are converted, so positions on
+	// one long line cost O(line) in all rather than O(line) each.
+	lineASCII []bool
+	lastLine  int
+	lastOff   int
+	lastCol   int
+	phPrefix  string // placeholder prefix for folded names, computed on first use
 }
 
 // placeholderPrefix returns an identifier prefix that does not occur in the script, so folded
@@ -70,12 +78,19 @@ func (s *script) placeholderPrefix() string {
 }
 
 func newScript(src string) *script {
-	s := &script{src: src, lineStarts: []int{0}}
+	s := &script{src: src, lineStarts: []int{0}, lastLine: -1}
+	ascii := true
 	for i := 0; i < len(src); i++ {
-		if src[i] == '\n' {
+		switch {
+		case src[i] == '\n':
 			s.lineStarts = append(s.lineStarts, i+1)
+			s.lineASCII = append(s.lineASCII, ascii)
+			ascii = true
+		case src[i] >= utf8.RuneSelf:
+			ascii = false
 		}
 	}
+	s.lineASCII = append(s.lineASCII, ascii)
 	return s
 }
 
@@ -87,7 +102,17 @@ func (s *script) pos(off int) Pos {
 		off = len(s.src)
 	}
 	line := sort.Search(len(s.lineStarts), func(i int) bool { return s.lineStarts[i] > off }) - 1
-	col := 1 + utf8.RuneCountInString(s.src[s.lineStarts[line]:off])
+	start := s.lineStarts[line]
+	var col int
+	switch {
+	case s.lineASCII[line]:
+		col = 1 + off - start
+	case line == s.lastLine && off >= s.lastOff:
+		col = s.lastCol + utf8.RuneCountInString(s.src[s.lastOff:off])
+	default:
+		col = 1 + utf8.RuneCountInString(s.src[start:off])
+	}
+	s.lastLine, s.lastOff, s.lastCol = line, off, col
 	return Pos{Line: line + 1, Column: col, Offset: off}
 }
 

@@ -2,11 +2,16 @@ package sqlparse
 
 import (
 	"errors"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/lancecat/lancecat/sqltypes"
 )
 
 // testBase gives tests access to the embedded base so expected values can ignore positions.
@@ -147,7 +152,7 @@ func TestCreateTable(t *testing.T) {
 	if name.Name != "name" || !name.Nullable || name.Comment != nil || name.Type.SQL != "VARCHAR(255)" || name.Pos.Line != 3 {
 		t.Errorf("name column: %+v", name)
 	}
-	if weird.Name != "weird col" || weird.Type.Kind != KindString || weird.Pos.Line != 4 || weird.Pos.Column != 3 {
+	if weird.Name != "weird col" || weird.Type.Kind != sqltypes.KindString || weird.Pos.Line != 4 || weird.Pos.Column != 3 {
 		t.Errorf("weird column: %+v", weird)
 	}
 
@@ -176,14 +181,14 @@ func TestAlterTableAddColumn(t *testing.T) {
 		t.Errorf("c: %+v", c)
 	}
 	d := st.Actions[1].(*AddColumn).Column
-	if d.Name != "d" || d.Type.Kind != KindString || d.Type.SQL != "VARCHAR(3)" {
+	if d.Name != "d" || d.Type.Kind != sqltypes.KindString || d.Type.SQL != "VARCHAR(3)" {
 		t.Errorf("d: %+v", d)
 	}
 	if !reflect.DeepEqual(st.Actions[2], &DropColumn{Name: "e"}) || !reflect.DeepEqual(st.Actions[3], &RenameColumn{From: "f", To: "g"}) {
 		t.Errorf("actions: %#v %#v", st.Actions[2], st.Actions[3])
 	}
 	st = parseOne(t, "ALTER TABLE t ADD COLUMN IF NOT EXISTS (x JSON, y VECTOR(4))").(*AlterTable)
-	if len(st.Actions) != 2 || !st.Actions[0].(*AddColumn).IfNotExists || st.Actions[0].(*AddColumn).Column.Type.Kind != KindJSON ||
+	if len(st.Actions) != 2 || !st.Actions[0].(*AddColumn).IfNotExists || st.Actions[0].(*AddColumn).Column.Type.Kind != sqltypes.KindJSON ||
 		st.Actions[1].(*AddColumn).Column.Type.SQL != "VECTOR(4)" {
 		t.Errorf("parenthesized add: %+v", st.Actions)
 	}
@@ -197,71 +202,71 @@ func TestColumnTypes(t *testing.T) {
 	dec := func(p, s int32) arrow.DataType { return &arrow.Decimal128Type{Precision: p, Scale: s} }
 	tests := []struct {
 		typ  string
-		kind TypeKind
+		kind sqltypes.Kind
 		want arrow.DataType
 		sql  string
 	}{
-		{"BOOLEAN", KindBool, arrow.FixedWidthTypes.Boolean, "BOOLEAN"},
-		{"bool", KindBool, arrow.FixedWidthTypes.Boolean, "BOOL"},
-		{"TINYINT", KindInt, arrow.PrimitiveTypes.Int8, "TINYINT"},
-		{"TINYINT(1)", KindInt, arrow.PrimitiveTypes.Int8, "TINYINT(1)"},
-		{"SMALLINT", KindInt, arrow.PrimitiveTypes.Int16, "SMALLINT"},
-		{"MEDIUMINT", KindInt, arrow.PrimitiveTypes.Int32, "MEDIUMINT"},
-		{"INT", KindInt, arrow.PrimitiveTypes.Int32, "INT"},
-		{"INTEGER", KindInt, arrow.PrimitiveTypes.Int32, "INTEGER"},
-		{"int(11)", KindInt, arrow.PrimitiveTypes.Int32, "INT(11)"},
-		{"BIGINT", KindInt, arrow.PrimitiveTypes.Int64, "BIGINT"},
-		{"TINYINT UNSIGNED", KindUint, arrow.PrimitiveTypes.Uint8, "TINYINT UNSIGNED"},
-		{"SMALLINT UNSIGNED", KindUint, arrow.PrimitiveTypes.Uint16, "SMALLINT UNSIGNED"},
-		{"INT UNSIGNED", KindUint, arrow.PrimitiveTypes.Uint32, "INT UNSIGNED"},
-		{"INTEGER   unsigned", KindUint, arrow.PrimitiveTypes.Uint32, "INTEGER UNSIGNED"},
-		{"BIGINT UNSIGNED", KindUint, arrow.PrimitiveTypes.Uint64, "BIGINT UNSIGNED"},
-		{"FLOAT", KindFloat, arrow.PrimitiveTypes.Float32, "FLOAT"},
-		{"DOUBLE", KindFloat, arrow.PrimitiveTypes.Float64, "DOUBLE"},
-		{"DOUBLE PRECISION", KindFloat, arrow.PrimitiveTypes.Float64, "DOUBLE PRECISION"},
-		{"REAL", KindFloat, arrow.PrimitiveTypes.Float64, "REAL"},
-		{"DECIMAL", KindDecimal, dec(10, 0), "DECIMAL"},
-		{"DECIMAL(5)", KindDecimal, dec(5, 0), "DECIMAL(5)"},
-		{"DECIMAL(12,2)", KindDecimal, dec(12, 2), "DECIMAL(12,2)"},
-		{"DECIMAL(38, 38)", KindDecimal, dec(38, 38), "DECIMAL(38, 38)"},
-		{"NUMERIC", KindDecimal, dec(10, 0), "NUMERIC"},
-		{"NUMERIC(7,3)", KindDecimal, dec(7, 3), "NUMERIC(7,3)"},
-		{"CHAR(3)", KindString, arrow.BinaryTypes.String, "CHAR(3)"},
-		{"CHAR", KindString, arrow.BinaryTypes.String, "CHAR"},
-		{"VARCHAR(255)", KindString, arrow.BinaryTypes.String, "VARCHAR(255)"},
-		{"VARCHAR(10) CHARACTER SET utf8mb4", KindString, arrow.BinaryTypes.String, "VARCHAR(10) CHARACTER SET UTF8MB4"},
-		{"TEXT", KindString, arrow.BinaryTypes.String, "TEXT"},
-		{"TINYTEXT", KindString, arrow.BinaryTypes.String, "TINYTEXT"},
-		{"MEDIUMTEXT", KindString, arrow.BinaryTypes.String, "MEDIUMTEXT"},
-		{"LONGTEXT", KindString, arrow.BinaryTypes.String, "LONGTEXT"},
-		{"BINARY(16)", KindBinary, arrow.BinaryTypes.Binary, "BINARY(16)"},
-		{"BINARY", KindBinary, arrow.BinaryTypes.Binary, "BINARY"},
-		{"VARBINARY(9)", KindBinary, arrow.BinaryTypes.Binary, "VARBINARY(9)"},
-		{"BLOB", KindBinary, arrow.BinaryTypes.Binary, "BLOB"},
-		{"TINYBLOB", KindBinary, arrow.BinaryTypes.Binary, "TINYBLOB"},
-		{"MEDIUMBLOB", KindBinary, arrow.BinaryTypes.Binary, "MEDIUMBLOB"},
-		{"LONGBLOB", KindBinary, arrow.BinaryTypes.Binary, "LONGBLOB"},
-		{"DATE", KindDate, arrow.FixedWidthTypes.Date32, "DATE"},
-		{"TIME", KindTime, arrow.FixedWidthTypes.Time64us, "TIME"},
-		{"TIME(0)", KindTime, arrow.FixedWidthTypes.Time64us, "TIME(0)"},
-		{"TIME(6)", KindTime, arrow.FixedWidthTypes.Time64us, "TIME(6)"},
-		{"TIME(7)", KindTime, arrow.FixedWidthTypes.Time64ns, "TIME(7)"},
-		{"TIME(9)", KindTime, arrow.FixedWidthTypes.Time64ns, "TIME(9)"},
-		{"DATETIME", KindDatetime, ts(arrow.Second, ""), "DATETIME"},
-		{"DATETIME(0)", KindDatetime, ts(arrow.Second, ""), "DATETIME(0)"},
-		{"DATETIME(1)", KindDatetime, ts(arrow.Millisecond, ""), "DATETIME(1)"},
-		{"DATETIME(3)", KindDatetime, ts(arrow.Millisecond, ""), "DATETIME(3)"},
-		{"DATETIME(4)", KindDatetime, ts(arrow.Microsecond, ""), "DATETIME(4)"},
-		{"DATETIME(6)", KindDatetime, ts(arrow.Microsecond, ""), "DATETIME(6)"},
-		{"DATETIME(7)", KindDatetime, ts(arrow.Nanosecond, ""), "DATETIME(7)"},
-		{"DATETIME(9)", KindDatetime, ts(arrow.Nanosecond, ""), "DATETIME(9)"},
-		{"TIMESTAMP", KindTimestamp, ts(arrow.Second, "UTC"), "TIMESTAMP"},
-		{"TIMESTAMP(3)", KindTimestamp, ts(arrow.Millisecond, "UTC"), "TIMESTAMP(3)"},
-		{"TIMESTAMP(6)", KindTimestamp, ts(arrow.Microsecond, "UTC"), "TIMESTAMP(6)"},
-		{"TIMESTAMP(9)", KindTimestamp, ts(arrow.Nanosecond, "UTC"), "TIMESTAMP(9)"},
-		{"JSON", KindJSON, nil, "JSON"},
-		{"VECTOR(3)", KindVector, arrow.FixedSizeListOf(3, arrow.PrimitiveTypes.Float32), "VECTOR(3)"},
-		{"vector<float>(128)", KindVector, arrow.FixedSizeListOf(128, arrow.PrimitiveTypes.Float32), "VECTOR<FLOAT>(128)"},
+		{"BOOLEAN", sqltypes.KindBool, arrow.FixedWidthTypes.Boolean, "BOOLEAN"},
+		{"bool", sqltypes.KindBool, arrow.FixedWidthTypes.Boolean, "BOOL"},
+		{"TINYINT", sqltypes.KindInt, arrow.PrimitiveTypes.Int8, "TINYINT"},
+		{"TINYINT(1)", sqltypes.KindInt, arrow.PrimitiveTypes.Int8, "TINYINT(1)"},
+		{"SMALLINT", sqltypes.KindInt, arrow.PrimitiveTypes.Int16, "SMALLINT"},
+		{"MEDIUMINT", sqltypes.KindInt, arrow.PrimitiveTypes.Int32, "MEDIUMINT"},
+		{"INT", sqltypes.KindInt, arrow.PrimitiveTypes.Int32, "INT"},
+		{"INTEGER", sqltypes.KindInt, arrow.PrimitiveTypes.Int32, "INTEGER"},
+		{"int(11)", sqltypes.KindInt, arrow.PrimitiveTypes.Int32, "INT(11)"},
+		{"BIGINT", sqltypes.KindInt, arrow.PrimitiveTypes.Int64, "BIGINT"},
+		{"TINYINT UNSIGNED", sqltypes.KindUint, arrow.PrimitiveTypes.Uint8, "TINYINT UNSIGNED"},
+		{"SMALLINT UNSIGNED", sqltypes.KindUint, arrow.PrimitiveTypes.Uint16, "SMALLINT UNSIGNED"},
+		{"INT UNSIGNED", sqltypes.KindUint, arrow.PrimitiveTypes.Uint32, "INT UNSIGNED"},
+		{"INTEGER   unsigned", sqltypes.KindUint, arrow.PrimitiveTypes.Uint32, "INTEGER UNSIGNED"},
+		{"BIGINT UNSIGNED", sqltypes.KindUint, arrow.PrimitiveTypes.Uint64, "BIGINT UNSIGNED"},
+		{"FLOAT", sqltypes.KindFloat, arrow.PrimitiveTypes.Float32, "FLOAT"},
+		{"DOUBLE", sqltypes.KindFloat, arrow.PrimitiveTypes.Float64, "DOUBLE"},
+		{"DOUBLE PRECISION", sqltypes.KindFloat, arrow.PrimitiveTypes.Float64, "DOUBLE PRECISION"},
+		{"REAL", sqltypes.KindFloat, arrow.PrimitiveTypes.Float64, "REAL"},
+		{"DECIMAL", sqltypes.KindDecimal, dec(10, 0), "DECIMAL"},
+		{"DECIMAL(5)", sqltypes.KindDecimal, dec(5, 0), "DECIMAL(5)"},
+		{"DECIMAL(12,2)", sqltypes.KindDecimal, dec(12, 2), "DECIMAL(12,2)"},
+		{"DECIMAL(38, 38)", sqltypes.KindDecimal, dec(38, 38), "DECIMAL(38, 38)"},
+		{"NUMERIC", sqltypes.KindDecimal, dec(10, 0), "NUMERIC"},
+		{"NUMERIC(7,3)", sqltypes.KindDecimal, dec(7, 3), "NUMERIC(7,3)"},
+		{"CHAR(3)", sqltypes.KindString, arrow.BinaryTypes.String, "CHAR(3)"},
+		{"CHAR", sqltypes.KindString, arrow.BinaryTypes.String, "CHAR"},
+		{"VARCHAR(255)", sqltypes.KindString, arrow.BinaryTypes.String, "VARCHAR(255)"},
+		{"VARCHAR(10) CHARACTER SET utf8mb4", sqltypes.KindString, arrow.BinaryTypes.String, "VARCHAR(10) CHARACTER SET UTF8MB4"},
+		{"TEXT", sqltypes.KindString, arrow.BinaryTypes.String, "TEXT"},
+		{"TINYTEXT", sqltypes.KindString, arrow.BinaryTypes.String, "TINYTEXT"},
+		{"MEDIUMTEXT", sqltypes.KindString, arrow.BinaryTypes.String, "MEDIUMTEXT"},
+		{"LONGTEXT", sqltypes.KindString, arrow.BinaryTypes.String, "LONGTEXT"},
+		{"BINARY(16)", sqltypes.KindBinary, arrow.BinaryTypes.Binary, "BINARY(16)"},
+		{"BINARY", sqltypes.KindBinary, arrow.BinaryTypes.Binary, "BINARY"},
+		{"VARBINARY(9)", sqltypes.KindBinary, arrow.BinaryTypes.Binary, "VARBINARY(9)"},
+		{"BLOB", sqltypes.KindBinary, arrow.BinaryTypes.Binary, "BLOB"},
+		{"TINYBLOB", sqltypes.KindBinary, arrow.BinaryTypes.Binary, "TINYBLOB"},
+		{"MEDIUMBLOB", sqltypes.KindBinary, arrow.BinaryTypes.Binary, "MEDIUMBLOB"},
+		{"LONGBLOB", sqltypes.KindBinary, arrow.BinaryTypes.Binary, "LONGBLOB"},
+		{"DATE", sqltypes.KindDate, arrow.FixedWidthTypes.Date32, "DATE"},
+		{"TIME", sqltypes.KindTime, arrow.FixedWidthTypes.Time64us, "TIME"},
+		{"TIME(0)", sqltypes.KindTime, arrow.FixedWidthTypes.Time64us, "TIME(0)"},
+		{"TIME(6)", sqltypes.KindTime, arrow.FixedWidthTypes.Time64us, "TIME(6)"},
+		{"TIME(7)", sqltypes.KindTime, arrow.FixedWidthTypes.Time64ns, "TIME(7)"},
+		{"TIME(9)", sqltypes.KindTime, arrow.FixedWidthTypes.Time64ns, "TIME(9)"},
+		{"DATETIME", sqltypes.KindDatetime, ts(arrow.Second, ""), "DATETIME"},
+		{"DATETIME(0)", sqltypes.KindDatetime, ts(arrow.Second, ""), "DATETIME(0)"},
+		{"DATETIME(1)", sqltypes.KindDatetime, ts(arrow.Millisecond, ""), "DATETIME(1)"},
+		{"DATETIME(3)", sqltypes.KindDatetime, ts(arrow.Millisecond, ""), "DATETIME(3)"},
+		{"DATETIME(4)", sqltypes.KindDatetime, ts(arrow.Microsecond, ""), "DATETIME(4)"},
+		{"DATETIME(6)", sqltypes.KindDatetime, ts(arrow.Microsecond, ""), "DATETIME(6)"},
+		{"DATETIME(7)", sqltypes.KindDatetime, ts(arrow.Nanosecond, ""), "DATETIME(7)"},
+		{"DATETIME(9)", sqltypes.KindDatetime, ts(arrow.Nanosecond, ""), "DATETIME(9)"},
+		{"TIMESTAMP", sqltypes.KindTimestamp, ts(arrow.Second, "UTC"), "TIMESTAMP"},
+		{"TIMESTAMP(3)", sqltypes.KindTimestamp, ts(arrow.Millisecond, "UTC"), "TIMESTAMP(3)"},
+		{"TIMESTAMP(6)", sqltypes.KindTimestamp, ts(arrow.Microsecond, "UTC"), "TIMESTAMP(6)"},
+		{"TIMESTAMP(9)", sqltypes.KindTimestamp, ts(arrow.Nanosecond, "UTC"), "TIMESTAMP(9)"},
+		{"JSON", sqltypes.KindJSON, arrow.BinaryTypes.LargeBinary, "JSON"},
+		{"VECTOR(3)", sqltypes.KindVector, arrow.FixedSizeListOf(3, arrow.PrimitiveTypes.Float32), "VECTOR(3)"},
+		{"vector<float>(128)", sqltypes.KindVector, arrow.FixedSizeListOf(128, arrow.PrimitiveTypes.Float32), "VECTOR<FLOAT>(128)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.typ, func(t *testing.T) {
@@ -281,6 +286,15 @@ func TestColumnTypes(t *testing.T) {
 			at := parseOne(t, "ALTER TABLE t ADD COLUMN c "+tt.typ).(*AlterTable)
 			if g := at.Actions[0].(*AddColumn).Column.Type; g.Kind != tt.kind || g.SQL != tt.sql {
 				t.Errorf("alter: kind %v sql %q", g.Kind, g.SQL)
+			}
+			// SQL -> Arrow -> SQL: the stored field's name (what DESCRIBE and
+			// SHOW CREATE TABLE print) declares the same field again.
+			f := got.Field("c", true)
+			name := sqltypes.Name(f, Quoting)
+			again := parseOne(t, "CREATE TABLE t (c "+name+")").(*CreateTable).Columns[0].Type
+			f2 := again.Field("c", true)
+			if !arrow.TypeEqual(f2.Type, f.Type) || !f2.Metadata.Equal(f.Metadata) || sqltypes.Name(f2, Quoting) != name {
+				t.Errorf("%s names as %s, which declares %v %v", tt.typ, name, f2.Type, f2.Metadata)
 			}
 		})
 	}
@@ -805,5 +819,57 @@ func TestExpressionDepthLimit(t *testing.T) {
 	ok := MaxExpressionDepth - 1
 	if _, err := Parse("SELECT " + strings.Repeat("(", ok) + "1" + strings.Repeat(")", ok) + " - -1"); err != nil {
 		t.Errorf("depth %d: %v", ok, err)
+	}
+}
+
+// TestScriptPosMatchesRuneCount checks the fast paths of script.pos (ASCII lines, and counting on
+// from the last position of a non-ASCII line) against counting runes from the line start, for
+// offsets in increasing, decreasing and random order.
+func TestScriptPosMatchesRuneCount(t *testing.T) {
+	src := "SELECT 1;\nINSERT INTO t VALUES ('héllo', 'wörld'), ('日本', 'x');\n\nSELECT 'ü' -- é\nEND"
+	sc := newScript(src)
+	naive := func(off int) Pos {
+		line, start := 1, 0
+		for i := 0; i < off; i++ {
+			if src[i] == '\n' {
+				line, start = line+1, i+1
+			}
+		}
+		return Pos{Line: line, Column: 1 + utf8.RuneCountInString(src[start:off]), Offset: off}
+	}
+	var offs []int
+	for off := 0; off <= len(src); off++ {
+		if utf8.RuneStart(src[min(off, len(src)-1)]) || off == len(src) {
+			offs = append(offs, off)
+		}
+	}
+	orders := [][]int{offs, slices.Clone(offs), slices.Clone(offs)}
+	slices.Reverse(orders[1])
+	rand.New(rand.NewPCG(1, 2)).Shuffle(len(orders[2]), func(i, j int) { orders[2][i], orders[2][j] = orders[2][j], orders[2][i] })
+	for _, order := range orders {
+		for _, off := range order {
+			if got, want := sc.pos(off), naive(off); got != want {
+				t.Fatalf("pos(%d) = %+v, want %+v", off, got, want)
+			}
+		}
+	}
+}
+
+// BenchmarkParseLongInsertLine parses a one-line INSERT of 5,000 rows with non-ASCII literals,
+// where positions used to be counted from the line start for every literal (quadratic).
+func BenchmarkParseLongInsertLine(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString("INSERT INTO t VALUES ")
+	for i := range 5000 {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		sb.WriteString("(1, 'é')")
+	}
+	sql := sb.String()
+	for b.Loop() {
+		if _, err := Parse(sql); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -1,6 +1,6 @@
 package sqlparse
 
-import "github.com/apache/arrow-go/v18/arrow"
+import "github.com/lancecat/lancecat/sqltypes"
 
 // Statement is one parsed SQL statement. Concrete types: *Use, *CreateSchema, *DropSchema,
 // *AlterSchema, *CreateTable, *DropTable, *RenameTable, *AlterTable, *ShowSchemas, *ShowTables,
@@ -62,54 +62,10 @@ type AlterSchema struct {
 	SetProperties []Property
 }
 
-// TypeKind is the SQL family of a column type.
-type TypeKind int
-
-const (
-	KindBool TypeKind = iota + 1
-	KindInt
-	KindUint
-	KindFloat
-	KindDecimal
-	KindString
-	KindBinary
-	KindDate
-	KindTime
-	KindDatetime  // timestamp without time zone
-	KindTimestamp // timestamp with time zone "UTC"
-	// KindJSON is SQL JSON. Arrow is nil: the planner decides how LanceDB stores it.
-	KindJSON
-	KindVector // fixed_size_list<float32>[Dim]
-)
-
-var kindNames = map[TypeKind]string{
-	KindBool: "BOOL", KindInt: "INT", KindUint: "UINT", KindFloat: "FLOAT", KindDecimal: "DECIMAL",
-	KindString: "STRING", KindBinary: "BINARY", KindDate: "DATE", KindTime: "TIME",
-	KindDatetime: "DATETIME", KindTimestamp: "TIMESTAMP", KindJSON: "JSON", KindVector: "VECTOR",
-}
-
-func (k TypeKind) String() string {
-	if s, ok := kindNames[k]; ok {
-		return s
-	}
-	return "UNKNOWN"
-}
-
-// ColumnType is a column's SQL type mapped to Arrow.
-type ColumnType struct {
-	Kind  TypeKind
-	Arrow arrow.DataType // nil for KindJSON
-	SQL   string         // the type as spelled in the statement, e.g. "VARCHAR(255)", "BIGINT UNSIGNED"
-	// CharLength is the declared n of CHAR(n) and VARCHAR(n); 0 for other
-	// types. Lance strings are unbounded: it is kept only so schema tools
-	// (GORM's migrator) read back the size they declared.
-	CharLength int
-}
-
 // ColumnDef is one column definition of CREATE TABLE or ALTER TABLE ADD COLUMN.
 type ColumnDef struct {
 	Name       string
-	Type       ColumnType
+	Type       sqltypes.Type
 	Nullable   bool    // false only with NOT NULL (or PRIMARY KEY)
 	Comment    *string // nil when no COMMENT
 	PrimaryKey bool    // column-level PRIMARY KEY
@@ -251,8 +207,9 @@ type ShowIndex struct {
 	Filter
 }
 
-// Decimal is an exact numeric literal argument (e.g. 1.50), kept as its text.
-type Decimal string
+// Decimal is an exact numeric literal argument (e.g. 1.50), kept as its
+// text; planner and sqltypes.Append take it as it is.
+type Decimal = sqltypes.Decimal
 
 // Call is CALL name(args...). Args hold literals: nil, int64, uint64, float64, Decimal, string
 // or []byte (hex and bit literals).

@@ -325,10 +325,10 @@ func RunDatasetsTests(t *testing.T, newDatasets func(t *testing.T) catalog.Datas
 	})
 	t.Run("ColumnChanges", func(t *testing.T) {
 		d := created(t, "t.lance", 1)
-		if _, err := d.DropColumns(ctx, "t.lance", []string{"nope"}); !errors.Is(err, catalog.ErrColumnNotFound) {
+		if _, err := d.DropColumns(ctx, "t.lance", []string{"nope"}); !errors.Is(err, catalog.ErrDatasetColumnNotFound) {
 			t.Fatalf("DropColumns of an unknown column: %v", err)
 		}
-		if _, err := d.RenameColumns(ctx, "t.lance", []catalog.ColumnRename{{From: "nope", To: "x"}}); !errors.Is(err, catalog.ErrColumnNotFound) {
+		if _, err := d.RenameColumns(ctx, "t.lance", []catalog.ColumnRename{{From: "nope", To: "x"}}); !errors.Is(err, catalog.ErrDatasetColumnNotFound) {
 			t.Fatalf("RenameColumns of an unknown column: %v", err)
 		}
 		v, err := d.RenameColumns(ctx, "t.lance", []catalog.ColumnRename{{From: "s", To: "label"}})

@@ -201,7 +201,7 @@ func (d *MemDatasets) AddColumns(ctx context.Context, loc string, fields []arrow
 		out := append([]arrow.Field(nil), s.Fields()...)
 		for _, f := range fields {
 			if _, ok := s.FieldsByName(f.Name); ok {
-				return nil, fmt.Errorf("column %q: %w", f.Name, catalog.ErrColumnExists)
+				return nil, fmt.Errorf("column %q: %w", f.Name, catalog.ErrDatasetColumnExists)
 			}
 			if !f.Nullable {
 				return nil, fmt.Errorf("column %q must be nullable: %w", f.Name, catalog.ErrSchemaInvalid)
@@ -219,7 +219,7 @@ func (d *MemDatasets) DropColumns(ctx context.Context, loc string, names []strin
 		drop := map[string]bool{}
 		for _, n := range names {
 			if _, ok := s.FieldsByName(n); !ok {
-				return nil, fmt.Errorf("column %q: %w", n, catalog.ErrColumnNotFound)
+				return nil, fmt.Errorf("column %q: %w", n, catalog.ErrDatasetColumnNotFound)
 			}
 			drop[n] = true
 		}
@@ -244,10 +244,10 @@ func (d *MemDatasets) RenameColumns(ctx context.Context, loc string, renames []c
 		for _, r := range renames {
 			idx := s.FieldIndices(r.From)
 			if len(idx) == 0 {
-				return nil, fmt.Errorf("column %q: %w", r.From, catalog.ErrColumnNotFound)
+				return nil, fmt.Errorf("column %q: %w", r.From, catalog.ErrDatasetColumnNotFound)
 			}
 			if _, ok := s.FieldsByName(r.To); ok {
-				return nil, fmt.Errorf("column %q: %w", r.To, catalog.ErrColumnExists)
+				return nil, fmt.Errorf("column %q: %w", r.To, catalog.ErrDatasetColumnExists)
 			}
 			out[idx[0]].Name = r.To
 		}

@@ -85,7 +85,7 @@ func (f *jsonlFormatter) row(vals []any) error {
 }
 
 // nestedDBTypes are the column types whose values the driver returns as
-// JSON text (planner/values.go): JSON Lines nests them, as `dataset cat`
+// JSON text (sqltypes.Reader): JSON Lines nests them, as `dataset cat`
 // does; csv and table keep the text.
 var nestedDBTypes = map[string]bool{
 	"VECTOR": true, "LIST": true, "LARGE_LIST": true, "FIXED_SIZE_LIST": true, "STRUCT": true, "MAP": true, "JSON": true,

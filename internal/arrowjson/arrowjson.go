@@ -323,18 +323,19 @@ func roundHalfUp(digits string, p int) (string, int) {
 // appendFloat16 renders a float16 like float32 values are rendered, with
 // binary16 rounding (ties to even).
 func appendFloat16(dst []byte, h float16.Num) []byte {
-	v := f16ToFloat64(h.Uint16())
+	v := Float16(h.Uint16())
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return appendFloat(dst, v, 64)
 	}
 	return append(dst, shortestIn(v, func(x float64) (float64, bool) {
-		r := f16ToFloat64(f64ToF16Bits(x))
+		r := Float16(Float16Bits(x))
 		return r, !math.IsInf(r, 0)
 	})...)
 }
 
-// f16ToFloat64 decodes IEEE 754 binary16 bits exactly.
-func f16ToFloat64(b uint16) float64 {
+// Float16 decodes IEEE 754 binary16 bits exactly, subnormals included
+// (arrow-go's float16.Num.Float32 flushes them wrongly).
+func Float16(b uint16) float64 {
 	sign := 1.0
 	if b&0x8000 != 0 {
 		sign = -1
@@ -353,8 +354,9 @@ func f16ToFloat64(b uint16) float64 {
 	return sign * math.Ldexp(1024+m, e-25)
 }
 
-// f64ToF16Bits rounds a finite float64 to binary16, ties to even.
-func f64ToF16Bits(x float64) uint16 {
+// Float16Bits rounds a finite float64 to binary16, ties to even,
+// subnormals included (arrow-go's float16.New flushes them to zero).
+func Float16Bits(x float64) uint16 {
 	var sign uint16
 	if math.Signbit(x) {
 		sign = 0x8000

@@ -22,6 +22,7 @@ type plan struct {
 	fired  chan struct{}
 	once   sync.Once
 	record bool
+	panics bool // panic at the armed step instead of blocking
 }
 
 var active atomic.Pointer[plan]
@@ -43,6 +44,9 @@ func Inject(name string) {
 	p.mu.Unlock()
 	if stop {
 		p.once.Do(func() { close(p.fired) })
+		if p.panics {
+			panic("failpoint: injected panic at " + name)
+		}
 		select {} // crashed here
 	}
 }
@@ -60,6 +64,14 @@ func Record() *Handle {
 // Arm stops the nth (1-based) hit of step name; Fired is closed when that happens.
 func Arm(name string, nth int) *Handle {
 	p := &plan{name: name, nth: nth, fired: make(chan struct{})}
+	active.Store(p)
+	return &Handle{p}
+}
+
+// ArmPanic makes the nth (1-based) hit of step name panic instead of blocking: a bug deep inside a
+// write, for tests of the driver's recover boundary. Fired is closed when it happens.
+func ArmPanic(name string, nth int) *Handle {
+	p := &plan{name: name, nth: nth, fired: make(chan struct{}), panics: true}
 	active.Store(p)
 	return &Handle{p}
 }
