@@ -44,6 +44,9 @@ type view struct {
 	unsetMeta map[string]bool
 	staged    []effect
 	post      []func(ctx context.Context)
+	// sync are files the staged effects wrote without syncing
+	// (ManifestChange.Sync).
+	sync []string
 }
 
 func newView(c *Catalog, snap ManifestSnapshot) *view {
@@ -229,6 +232,7 @@ func (c *Catalog) run(ctx context.Context, ops ...op) error {
 				undo = append(undo, e.undo)
 			}
 		}
+		ch.Sync = v.sync
 		if ch.Empty() {
 			for _, f := range v.post {
 				f(context.WithoutCancel(ctx))

@@ -159,11 +159,7 @@ type Page struct {
 // the reference does: start strictly after the token; with a positive limit
 // smaller than what is left, return limit names and the last one as token.
 func paginate(names []string, opts ListOptions) Page {
-	// Names often arrive sorted already (`__manifest` rewrites keep rows in
-	// object_id order): checking is one pass, sorting many.
-	if !sort.StringsAreSorted(names) {
-		sort.Strings(names)
-	}
+	names = sortMostlySorted(names)
 	names = dedupSorted(names)
 	if opts.PageToken != "" {
 		i := sort.SearchStrings(names, opts.PageToken)
@@ -184,6 +180,50 @@ func paginate(names []string, opts ListOptions) Page {
 		p.Names = []string{}
 	}
 	return p
+}
+
+// sortMostlySorted sorts names, which usually arrive nearly sorted: a
+// `__manifest` rewrite stores rows in object_id order and later commits
+// append a few rows after them. The ascending run kept greedily from the
+// front is merged with the sorted stragglers, O(n + k log k) for k
+// stragglers instead of a full sort; with many stragglers it sorts.
+func sortMostlySorted(names []string) []string {
+	var kept, strays []string
+	for i, v := range names {
+		if len(kept) > 0 && v < kept[len(kept)-1] {
+			strays = append(strays, v)
+			if len(strays) > len(names)/16 {
+				// kept was compacted into names' front: put the strays
+				// back behind it, so names holds every name again.
+				copy(names[len(kept):i+1], strays)
+				sort.Strings(names)
+				return names
+			}
+			continue
+		}
+		if len(strays) == 0 {
+			kept = names[:i+1] // still a prefix of names: no copy yet
+		} else {
+			kept = append(kept, v)
+		}
+	}
+	if len(strays) == 0 {
+		return names
+	}
+	sort.Strings(strays)
+	out := make([]string, 0, len(names))
+	i, j := 0, 0
+	for i < len(kept) && j < len(strays) {
+		if strays[j] < kept[i] {
+			out = append(out, strays[j])
+			j++
+		} else {
+			out = append(out, kept[i])
+			i++
+		}
+	}
+	out = append(out, kept[i:]...)
+	return append(out, strays[j:]...)
 }
 
 func dedupSorted(s []string) []string {

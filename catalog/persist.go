@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"strings"
 	"time"
 
@@ -161,6 +162,17 @@ type ManifestSnapshot interface {
 	ExplainScan(ctx context.Context, filter RowFilter) (ReadPlan, error)
 }
 
+// RowVisitor is implemented by snapshots that can hand the rows a filter
+// selects to a callback without copying them, so that listing tens of
+// thousands of tables allocates only the listing. VisitRows calls visit
+// once, with the number of rows selected (to size the result) and the
+// rows, in Scan's order and within its Limit. visit must neither keep nor
+// modify a row (its pointer fields are shared with the snapshot), and may
+// range over rows only once.
+type RowVisitor interface {
+	VisitRows(ctx context.Context, filter RowFilter, visit func(n int, rows iter.Seq[*Row])) error
+}
+
 // ReadPlan is how a snapshot answers one read of `__manifest`.
 type ReadPlan struct {
 	// Indices are the `__manifest` scalar indices searched (object_id_btree,
@@ -213,6 +225,13 @@ type ManifestChange struct {
 	// BuildIndices asks the implementation to rebuild the three scalar
 	// indices with this commit (Options.BuildIndices passed down).
 	BuildIndices bool
+	// Sync lists files (paths in the catalog root's store) that the
+	// mutation's side effects wrote without making them durable: the new
+	// tables' datasets (DatasetsUnsyncedCreator). The implementation makes
+	// them durable before it publishes the version, in the same round of
+	// syncs as the version's own files, so no durable `__manifest` version
+	// names a table a crash can lose.
+	Sync []string
 }
 
 // Empty reports whether the change changes nothing.
@@ -249,6 +268,8 @@ var (
 //     files cleaned up by the implementation), an error wrapping
 //     ErrCommitOutcomeUnknown when it cannot tell, and any other error when
 //     nothing landed. base is never 0: the catalog calls Create first.
+//     The files of change.Sync are durable before version base+1 can be
+//     seen (on stores that sync).
 //   - Vacuum deletes files of old versions as described at VacuumOptions.
 //
 // Implementations must be safe for concurrent use.
@@ -334,6 +355,18 @@ var (
 	// refused instead of being used.
 	ErrStoredSchemaRefused = errors.New("stored schema refused")
 )
+
+// DatasetsUnsyncedCreator is implemented by Datasets that can create a
+// dataset without making it durable, returning the paths (in the catalog
+// root's store) of the files to sync: the catalog passes them to the
+// `__manifest` commit that names the table (ManifestChange.Sync), so a new
+// table costs no round of syncs of its own. Until that commit a crash may
+// lose the dataset or part of it; that is harmless only where no catalog
+// entry can reach it, so the catalog does not use it for tables a
+// directory listing would show (root tables in compatibility mode).
+type DatasetsUnsyncedCreator interface {
+	CreateUnsynced(ctx context.Context, location string, schema *arrow.Schema, batches []arrow.RecordBatch) (DatasetInfo, []string, error)
+}
 
 // Datasets is what the catalog needs from Lance table datasets. Locations
 // are relative to the catalog root (e.g. "t.lance", "1a2b3c4d_ns$t").

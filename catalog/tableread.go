@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"iter"
 	"sort"
 	"strings"
 	"sync"
@@ -156,24 +157,40 @@ func (c *Catalog) ListTables(ctx context.Context, ns Ident, opts ListTablesOptio
 			return Page{}, err
 		}
 		prefix := childPrefix(ns)
-		rows, err := snap.Scan(ctx, childrenFilter(ObjectTypeTable, ns, opts.NamePrefix))
-		if err != nil {
-			return Page{}, asCatalogError(err, "scan %s", ManifestDir)
-		}
-		if len(rows) == 0 {
-			if ok, err := namespaceExists(ctx, snap, ns); err != nil {
-				return Page{}, err
-			} else if !ok {
-				return Page{}, newErr(CodeNamespaceNotFound, nil, "namespace %q does not exist", ns.ObjectID())
-			}
-		}
-		entries = make([]tableEntry, 0, len(rows))
-		for _, r := range rows {
+		add := func(r *Row) {
 			loc := ""
 			if r.Location != nil {
 				loc = *r.Location
 			}
 			entries = append(entries, tableEntry{name: strings.TrimPrefix(r.ObjectID, prefix), location: loc})
+		}
+		filter := childrenFilter(ObjectTypeTable, ns, opts.NamePrefix)
+		if v, ok := snap.(RowVisitor); ok {
+			err := v.VisitRows(ctx, filter, func(n int, rows iter.Seq[*Row]) {
+				entries = make([]tableEntry, 0, n)
+				for r := range rows {
+					add(r)
+				}
+			})
+			if err != nil {
+				return Page{}, asCatalogError(err, "scan %s", ManifestDir)
+			}
+		} else {
+			rows, err := snap.Scan(ctx, filter)
+			if err != nil {
+				return Page{}, asCatalogError(err, "scan %s", ManifestDir)
+			}
+			entries = make([]tableEntry, 0, len(rows))
+			for i := range rows {
+				add(&rows[i])
+			}
+		}
+		if len(entries) == 0 {
+			if ok, err := namespaceExists(ctx, snap, ns); err != nil {
+				return Page{}, err
+			} else if !ok {
+				return Page{}, newErr(CodeNamespaceNotFound, nil, "namespace %q does not exist", ns.ObjectID())
+			}
 		}
 		if len(ns) == 0 && c.opts.Mode.dirListing() {
 			v1, err := c.v1Tables(ctx, snap, entries)

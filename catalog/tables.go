@@ -231,7 +231,10 @@ type createTableOp struct {
 	location     string // chosen on the first attempt, kept on retries
 	staged       bool   // our directory side effect ran
 	intoDeclared bool   // writing data into an already declared table
-	result       TableInfo
+	// unsynced are the dataset's files the side effect left unsynced;
+	// every attempt's `__manifest` commit syncs them.
+	unsynced []string
+	result   TableInfo
 }
 
 func (o *createTableOp) validate() error {
@@ -257,6 +260,8 @@ func (o *createTableOp) plan(ctx context.Context, v *view) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
+	// A retry commits what an earlier attempt's side effect wrote.
+	v.sync = append(v.sync, o.unsynced...)
 	if err := requireNamespace(ctx, v, o.id.Namespace()); err != nil {
 		return err
 	}
@@ -350,7 +355,22 @@ func (o *createTableOp) stageCreate(v *view, intoDeclared bool) {
 		}
 	} else {
 		e.run = func(ctx context.Context) error {
-			info, err := c.opts.Datasets.Create(ctx, loc, o.schema, o.batches)
+			var info DatasetInfo
+			var err error
+			// A dataset no directory listing shows is reachable only
+			// through the `__manifest` commit: it is made durable by
+			// that commit's syncs (see DatasetsUnsyncedCreator).
+			uc, deferrable := c.opts.Datasets.(DatasetsUnsyncedCreator)
+			if deferrable && c.opts.Mode.manifest() && !(c.v1Fallback(o.id) && loc == v1DirName(o.id.Name())) {
+				var files []string
+				info, files, err = uc.CreateUnsynced(ctx, loc, o.schema, o.batches)
+				if err == nil {
+					o.unsynced = files
+					v.sync = append(v.sync, files...)
+				}
+			} else {
+				info, err = c.opts.Datasets.Create(ctx, loc, o.schema, o.batches)
+			}
 			if err != nil {
 				return mapDatasetErr(err, o.id, loc)
 			}

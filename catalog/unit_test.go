@@ -3,8 +3,10 @@ package catalog
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -135,6 +137,35 @@ func TestRowFilterMatch(t *testing.T) {
 	for i, tt := range tests {
 		if got := tt.f.Match(tt.r); got != tt.want {
 			t.Errorf("%d: %+v.Match(%+v) = %v", i, tt.f, tt.r, got)
+		}
+	}
+}
+
+// TestSortMostlySorted: the merge of the ascending run with the sorted
+// stragglers equals a full sort, on sorted input, on rows appended after a
+// sorted rewrite (the usual listing), and on shuffled input.
+func TestSortMostlySorted(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	sorted := make([]string, 2000)
+	for i := range sorted {
+		sorted[i] = fmt.Sprintf("t%05d", i*3)
+	}
+	cases := map[string][]string{
+		"empty":     {},
+		"sorted":    slices.Clone(sorted),
+		"appended":  append(slices.Clone(sorted), "new2", "a", "t00004", "zz", "new1", "t00004"),
+		"prepended": append([]string{"zzz"}, sorted...),
+		"shuffled": func() []string {
+			s := slices.Clone(sorted)
+			rng.Shuffle(len(s), func(i, j int) { s[i], s[j] = s[j], s[i] })
+			return s
+		}(),
+	}
+	for name, in := range cases {
+		want := slices.Clone(in)
+		slices.Sort(want)
+		if got := sortMostlySorted(slices.Clone(in)); !slices.Equal(got, want) {
+			t.Errorf("%s: got %d names %v..., want %d", name, len(got), got[:min(len(got), 5)], len(want))
 		}
 	}
 }

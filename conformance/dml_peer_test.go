@@ -71,8 +71,9 @@ func itoa64(n int64) string { b, _ := json.Marshal(n); return string(b) }
 
 // TestDeleteUpdatePeer: the peer reads the rows lancecat's DELETE and
 // UPDATE leave exactly as lancecat does; lancecat's UPDATE and DELETE see
-// the rows the peer appended and not the ones it deleted; the peer appends
-// after lancecat's Update version.
+// the rows the peer appended and not the ones it deleted (SET n = n + id
+// and a WHERE with an IN subquery over them); the peer appends after
+// lancecat's Update version.
 func TestDeleteUpdatePeer(t *testing.T) {
 	peer.Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -115,20 +116,21 @@ func TestDeleteUpdatePeer(t *testing.T) {
 	if err := peer.Op(ctx, t, "delete", map[string]any{"uri": root, "name": "t", "where": "id = 1"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	res, err := db.ExecContext(ctx, "UPDATE t SET n = 0 WHERE id >= 1")
+	// SET arithmetic reads each row's values, the peer's appended ones too.
+	res, err := db.ExecContext(ctx, "UPDATE t SET n = n + id WHERE id >= 1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if k, _ := res.RowsAffected(); k != 4 {
 		t.Errorf("UPDATE after the peer's changes affected %d rows, want 4 (3, 5, 6, 7)", k)
 	}
-	if _, err := db.ExecContext(ctx, "DELETE FROM t WHERE name = 'g'"); err != nil {
+	if _, err := db.ExecContext(ctx, "DELETE FROM t WHERE name IN (SELECT name FROM t WHERE n = 77)"); err != nil {
 		t.Fatal(err)
 	}
 	if err := peer.Op(ctx, t, "add", map[string]any{"uri": root, "name": "t", "rows": []map[string]any{{"id": 8, "name": "h", "n": 80}}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	want = []string{"3:cc:0", "5:e:0", "6:f:0", "8:h:80"}
+	want = []string{"3:cc:102", "5:e:55", "6:f:66", "8:h:80"}
 	if got := peerRows(ctx, t, root); !reflect.DeepEqual(got, want) {
 		t.Errorf("peer reads %v, want %v", got, want)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/manifest"
+	"github.com/lancecat/lancecat/storage"
 )
 
 // Benchmarks of the catalog operations on the Lance-backed persistence, at
@@ -30,9 +31,13 @@ func benchSchema() *arrow.Schema {
 // other_0..2 and size table entries in "bench" (written in one `__manifest`
 // commit), plus one real table bench.real.
 func seededCatalog(b *testing.B, size int) *manifest.Catalog {
+	return seededCatalogWith(b, size, manifest.Options{})
+}
+
+func seededCatalogWith(b *testing.B, size int, opts manifest.Options) *manifest.Catalog {
 	b.Helper()
 	ctx := context.Background()
-	c, err := manifest.OpenCatalog(ctx, b.TempDir(), manifest.Options{})
+	c, err := manifest.OpenCatalog(ctx, b.TempDir(), opts)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -53,7 +58,7 @@ func seededCatalog(b *testing.B, size int) *manifest.Catalog {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := mt.Commit(ctx, snap.Version(), &catalog.ManifestChange{Upserts: rows}); err != nil {
+	if _, err := mt.Commit(ctx, snap.Version(), &catalog.ManifestChange{Upserts: rows, BuildIndices: true}); err != nil {
 		b.Fatal(err)
 	}
 	if _, err := c.CreateTable(ctx, catalog.Ident{"bench", "real"}, benchSchema(), catalog.CreateTableOptions{}); err != nil {
@@ -117,6 +122,27 @@ func BenchmarkCatalogOps(b *testing.B) {
 					}
 				}
 			})
+		})
+	}
+}
+
+// BenchmarkCreateTable is CREATE TABLE alone at 500 entries, with both
+// durability settings (none is what the reference does on local disk):
+//
+//	go test ./manifest -run '^$' -bench CreateTable -benchtime 200x
+func BenchmarkCreateTable(b *testing.B) {
+	ctx := context.Background()
+	for _, d := range []storage.Durability{storage.DurabilityNone, storage.DurabilityFull} {
+		b.Run("durability="+d.String(), func(b *testing.B) {
+			c := seededCatalogWith(b, 500, manifest.Options{Storage: storage.Options{Durability: d}})
+			schema := benchSchema()
+			seq := 0
+			for b.Loop() {
+				seq++
+				if _, err := c.CreateTable(ctx, catalog.Ident{"bench", fmt.Sprintf("new%06d", seq)}, schema, catalog.CreateTableOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }

@@ -86,16 +86,36 @@ func (d *Datasets) Open(ctx context.Context, location string, version uint64) (c
 
 // Create commits version 1 of a new dataset at location.
 func (d *Datasets) Create(ctx context.Context, location string, schema *arrow.Schema, batches []arrow.RecordBatch) (catalog.DatasetInfo, error) {
-	ds, err := dataset.CreateWithData(ctx, d.store, location, schema, batches, dataset.CreateOptions{DataStorageVersion: d.DataStorageVersion})
-	switch {
-	case errors.Is(err, dataset.ErrAlreadyExists):
-		return catalog.DatasetInfo{}, fmt.Errorf("%w: %w", catalog.ErrDatasetExists, err)
-	case errors.Is(err, dataset.ErrInvalidArgument):
-		return catalog.DatasetInfo{}, fmt.Errorf("%w: %w", catalog.ErrSchemaInvalid, err)
-	case err != nil:
+	ds, err := d.create(ctx, location, schema, batches, false)
+	if err != nil {
 		return catalog.DatasetInfo{}, err
 	}
 	return info(ctx, ds)
+}
+
+var _ catalog.DatasetsUnsyncedCreator = (*Datasets)(nil)
+
+// CreateUnsynced is Create without syncing (dataset.CreateOptions.DeferSync):
+// it returns the files to make durable before anything durable refers to
+// the dataset.
+func (d *Datasets) CreateUnsynced(ctx context.Context, location string, schema *arrow.Schema, batches []arrow.RecordBatch) (catalog.DatasetInfo, []string, error) {
+	ds, err := d.create(ctx, location, schema, batches, true)
+	if err != nil {
+		return catalog.DatasetInfo{}, nil, err
+	}
+	inf, err := info(ctx, ds)
+	return inf, ds.Unsynced(), err
+}
+
+func (d *Datasets) create(ctx context.Context, location string, schema *arrow.Schema, batches []arrow.RecordBatch, deferSync bool) (*dataset.Dataset, error) {
+	ds, err := dataset.CreateWithData(ctx, d.store, location, schema, batches, dataset.CreateOptions{DataStorageVersion: d.DataStorageVersion, DeferSync: deferSync})
+	switch {
+	case errors.Is(err, dataset.ErrAlreadyExists):
+		return nil, fmt.Errorf("%w: %w", catalog.ErrDatasetExists, err)
+	case errors.Is(err, dataset.ErrInvalidArgument):
+		return nil, fmt.Errorf("%w: %w", catalog.ErrSchemaInvalid, err)
+	}
+	return ds, err
 }
 
 // Describe describes version (0: the latest) of the dataset at location.

@@ -333,3 +333,132 @@ func (s *snapshot) locate(ctx context.Context, ids []string) ([]uint64, error) {
 	}
 	return out, nil
 }
+
+// fragmentRows returns the live rows of the fragments ids of s's version
+// with their row addresses, in storage order (fragment order, then offset):
+// the rows a tier merge carries. They come from memory when s knows them
+// (its own rows, or the deltas and loaded root of a derived snapshot);
+// otherwise, or when the rows in memory do not add up to the fragments'
+// live rows, from one scan of those fragments.
+func (s *snapshot) fragmentRows(ctx context.Context, ids []uint64) ([]addressedRow, error) {
+	want := make(map[uint64]bool, len(ids))
+	for _, id := range ids {
+		want[id] = true
+	}
+	pos := make(map[uint64]int, len(ids))
+	var expect uint64
+	known := true
+	for i, f := range s.ds.Fragments() {
+		if want[f.ID] {
+			pos[f.ID] = i
+			live, ok := f.LiveRows()
+			known = known && ok
+			expect += live
+		}
+	}
+	if len(pos) != len(want) {
+		return nil, fmt.Errorf("%s version %d lacks some of fragments %v", catalog.ManifestDir, s.Version(), ids)
+	}
+	if rows, ok := s.fragmentRowsInMemory(want); ok && known && uint64(len(rows)) == expect {
+		slices.SortFunc(rows, func(a, b addressedRow) int {
+			if pa, pb := pos[a.addr>>32], pos[b.addr>>32]; pa != pb {
+				return pa - pb
+			}
+			return cmpUint32(uint32(a.addr), uint32(b.addr))
+		})
+		return rows, nil
+	}
+	order := make([]uint64, 0, len(ids))
+	for _, f := range s.ds.Fragments() {
+		if want[f.ID] {
+			order = append(order, f.ID)
+		}
+	}
+	var out []addressedRow
+	err := s.ds.Scan(ctx, dataset.ScanOptions{Fragments: order, WithRowAddress: true}, func(rec arrow.RecordBatch) error {
+		rows, err := rowsOf(rec)
+		if err != nil {
+			return err
+		}
+		addrs, err := appendRowAddresses(nil, rec)
+		if err != nil {
+			return err
+		}
+		for i, r := range rows {
+			out = append(out, addressedRow{row: r, addr: addrs[i]})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read %s version %d: %w", catalog.ManifestDir, s.Version(), err)
+	}
+	return out, nil
+}
+
+func cmpUint32(a, b uint32) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// fragmentRowsInMemory collects the rows of s whose addresses fall in the
+// wanted fragments without I/O; ok is false when s cannot tell (a chain
+// ending at a lazily read version that has some of those fragments).
+func (s *snapshot) fragmentRowsInMemory(want map[uint64]bool) (rows []addressedRow, ok bool) {
+	fromLoaded := func(p *snapshot) []addressedRow {
+		var out []addressedRow
+		for i, a := range p.addrs {
+			if want[a>>32] {
+				out = append(out, addressedRow{row: p.rows[i], addr: a})
+			}
+		}
+		return out
+	}
+	s.mu.Lock()
+	if s.loaded {
+		out := fromLoaded(s)
+		s.mu.Unlock()
+		return out, true
+	}
+	s.mu.Unlock()
+	if !s.derived() {
+		return nil, false
+	}
+	root, lazy := s.root()
+	var cand []addressedRow
+	if lazy {
+		for _, f := range root.ds.Fragments() {
+			if want[f.ID] {
+				return nil, false
+			}
+		}
+	} else {
+		root.mu.Lock()
+		cand = fromLoaded(root)
+		root.mu.Unlock()
+	}
+	for _, d := range s.chainTo(root) {
+		for _, r := range d.added {
+			if want[r.addr>>32] {
+				cand = append(cand, r)
+			}
+		}
+	}
+	// A candidate counts if it is what s resolves its id to.
+	seen := make(map[string]bool, len(cand))
+	for _, c := range cand {
+		if seen[c.row.ObjectID] {
+			continue
+		}
+		r, found, settled, _ := s.walk(c.row.ObjectID)
+		if settled && found && r.addr == c.addr {
+			seen[c.row.ObjectID] = true
+			rows = append(rows, r)
+		}
+	}
+	return rows, true
+}

@@ -19,8 +19,8 @@
 //   - Incremental (the common case): the upserted rows are written as one
 //     small fragment, and the rows they replace plus the deleted rows get
 //     deletion-file updates; their row addresses come from the snapshot
-//     (BTREE lookups plus a scan of the object_id column of fragments no
-//     index covers, or memory). dataset.Update records it as Lance would:
+//     (lance/scan: object_id IN the ids through the BTREE plus a scan of
+//     the object_id column of fragments no index covers, or memory). dataset.Update records it as Lance would:
 //     Append, Delete, or Update {removed_fragment_ids, updated_fragments,
 //     new_fragments}. The three indices are left as they are: their
 //     fragment bitmaps do not cover the new fragment (every Lance reader,
@@ -44,19 +44,33 @@
 //
 // Between full rewrites, uncovered fragments are merged in size tiers
 // (log-structured): a fragment's tier is floor(log_F(live rows)) with
-// F = WriteOptions.MergeFanout (default 4); once F fragments share a tier,
-// they and every smaller uncovered fragment are rewritten into one with
-// dataset.RewriteFragments, a Lance Rewrite commit (one group, no index
-// touched) made right after the change lands. So at most (F-1) fragments
-// per tier stay uncovered, each row is rewritten O(log_F) times before the
-// next full rewrite, and no commit pays O(catalog) more often than once
-// per 5% of the catalog changed. A merge that loses a race is skipped (the
-// catalog is valid either way) and tried again after the next commit.
+// F = WriteOptions.MergeFanout (default 4); once F fragments share a tier
+// (the change's new fragment counted, rows it deletes not), they and every
+// smaller uncovered fragment are folded into the change's own new
+// fragment: their live rows are carried into it and they are removed
+// (Update.removed_fragment_ids, rows rewritten as Lance's merge-insert
+// records them; no index touched, as none covers them). The merge costs no
+// version of its own, and its rows come from the writer's snapshot in
+// memory (one scan of those fragments when another process wrote them).
+// So at most (F-1) fragments per tier stay uncovered, each row is
+// rewritten O(log_F) times before the next full rewrite, and no commit
+// pays O(catalog) more often than once per 5% of the catalog changed.
 //
 // Crash safety: data, deletion and index files are written before the
-// version file that references them; a commit that does not land deletes
-// what it staged, one whose outcome is unknown keeps it.
-//
+// version file that references them, without a sync of their own, and
+// made durable in one parallel round together with the version file's
+// content before that file is created (storage.PutIfAbsentAfterSync); a
+// commit that does not land deletes what it staged, one whose outcome is
+// unknown keeps it. A table the commit names that no directory listing
+// shows (any table but a root table in compatibility mode) is created the
+// same way but not synced on its own (dataset.CreateOptions.DeferSync):
+// its files, version file included, ride on the `__manifest` commit's
+// round of syncs (catalog.ManifestChange.Sync), so a durable `__manifest`
+// version never names a table a crash can lose, and a create costs two
+// rounds of fsyncs (files, then the version's directory entry) instead of
+// four. A crash before that commit can leave a partial table directory no
+// entry names; the orphan sweep of Vacuum removes it.
+
 // The writer keeps the rows of the versions it commits in memory without
 // re-reading them: an incremental commit's snapshot is the previous one
 // plus a delta (derived.go), walked by lookups and materialized in storage
@@ -64,10 +78,13 @@
 //
 // # Read path
 //
-// Reads push down to those indices (indexed.go): a snapshot answers Get
-// with the BTREE and Scan with the BTREE prefix, BITMAP and LABEL_LIST
-// searches, fetching only the matching rows by row address plus a scan of
-// fragments no index covers (rows another client appended); versions
-// without usable indices, broad listings and long-lived use of one version
-// fall back to decoding the whole table once.
+// Reads push down to those indices through lance/scan, the one scanner
+// (indexed.go): a snapshot turns Get into object_id = id and Scan's
+// RowFilter into object_id prefix, object_type IN and base_objects has-any
+// predicates; the scanner answers them with the BTREE, BITMAP and
+// LABEL_LIST, reads only the matching rows plus the fragments no index
+// covers (rows another client appended), and keeps row addresses and index
+// files to itself. Versions without usable indices, broad listings and
+// long-lived use of one version fall back to decoding the whole table once;
+// a listing then reads the decoded rows in place (catalog.RowVisitor).
 package manifest

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,11 +71,19 @@ func TestCatalogCommitsSyncBeforePublishing(t *testing.T) {
 	if err := cat.CreateNamespace(ctx, ns, nil); err != nil {
 		t.Fatal(err)
 	}
-	ti, err := cat.CreateTable(ctx, ns.Child("t"), eventsSchema(), catalog.CreateTableOptions{})
+	if _, err := cat.CreateTable(ctx, ns.Child("t"), eventsSchema(), catalog.CreateTableOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// A root table in compatibility mode is visible to a directory
+	// listing before any `__manifest` commit: its dataset is made durable
+	// on its own, before its version is published. (A table only the
+	// `__manifest` reaches is synced by that commit:
+	// TestCreateTableSyncsDatasetWithManifestCommit.)
+	root, err := cat.CreateTable(ctx, catalog.Ident{"r"}, eventsSchema(), catalog.CreateTableOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := checkAll(ti.Location); n != 1 {
+	if n := checkAll(root.Location); n != 1 {
 		t.Fatalf("table dataset has %d versions, want 1", n)
 	}
 	if err := cat.DropTable(ctx, ns.Child("t")); err != nil {
@@ -94,6 +104,116 @@ func TestCatalogCommitsSyncBeforePublishing(t *testing.T) {
 	if n := rec.Count(storagetest.Write); n != 0 {
 		t.Errorf("%d files written with a synchronous Put, want 0", n)
 	}
+}
+
+// TestCreateTableSyncsDatasetWithManifestCommit: a table in a namespace is
+// reachable only through `__manifest`, so its dataset is written without a
+// sync of its own (version file included) and made durable in the same
+// round of syncs as the files of the `__manifest` version that names it,
+// before that version is published.
+func TestCreateTableSyncsDatasetWithManifestCommit(t *testing.T) {
+	ctx := context.Background()
+	inner, err := storage.Open(ctx, "memory://", storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := storagetest.NewRecorder(inner)
+	cat, err := catalog.Open(ctx, catalog.Options{
+		Root: catalog.StoreDir(rec), Manifest: NewManifestTable(rec), Datasets: NewDatasets(rec),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := catalog.Ident{"ns"}
+	if err := cat.CreateNamespace(ctx, ns, nil); err != nil {
+		t.Fatal(err)
+	}
+	// Two creates: the first may be a full rewrite (no index yet), the
+	// second is incremental.
+	for _, name := range []string{"a", "b"} {
+		ti, err := cat.CreateTable(ctx, ns.Child(name), eventsSchema(), catalog.CreateTableOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tds, err := dataset.Open(ctx, rec, ti.Location, dataset.OpenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tableFiles := append(versionFiles(tds), tds.ManifestPath())
+		ev := rec.Events()
+		// The table's version was created without a sync.
+		at := slices.Index(ev, storagetest.Event{Kind: storagetest.PublishDeferred, Path: tds.ManifestPath()})
+		if at < 0 {
+			t.Fatalf("%s: version file %s was not published deferred (log %v)", name, tds.ManifestPath(), ev)
+		}
+		// The next publish is the `__manifest` version naming the table.
+		pub := -1
+		for i := at + 1; i < len(ev); i++ {
+			if ev[i].Kind == storagetest.Publish {
+				pub = i
+				break
+			}
+		}
+		if pub < 0 || !strings.HasPrefix(ev[pub].Path, catalog.ManifestDir+"/_versions/") {
+			t.Fatalf("%s: no __manifest version published after the table (log %v)", name, ev[at:])
+		}
+		mds := manifestVersionAt(t, rec, ev[pub].Path)
+		if _, found, err := newSnapshot(mds).Get(ctx, ns.Child(name).ObjectID()); err != nil || !found {
+			t.Fatalf("%s: __manifest version %d does not name the table (%v, %v)", name, mds.Version(), found, err)
+		}
+		if err := rec.CheckDurableBefore(ev[pub].Path, tableFiles); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		// One round: the table's files are synced by the same call as the
+		// `__manifest` version's own files, not before.
+		round := pub
+		for round > 0 && ev[round-1].Kind == storagetest.Sync {
+			round--
+		}
+		synced := map[string]bool{}
+		for _, e := range ev[round:pub] {
+			synced[e.Path] = true
+		}
+		prev, err := mds.Checkout(ctx, mds.Version()-1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		newFiles := slices.DeleteFunc(versionFiles(mds), func(f string) bool { return slices.Contains(versionFiles(prev), f) })
+		if len(newFiles) == 0 {
+			t.Fatalf("%s: __manifest version %d refers to no new file", name, mds.Version())
+		}
+		for _, f := range append(tableFiles, newFiles...) {
+			if !synced[f] {
+				t.Errorf("%s: %s not synced in the round that publishes __manifest version %d", name, f, mds.Version())
+			}
+		}
+		for _, e := range ev[at:round] {
+			if e.Kind == storagetest.Sync && strings.HasPrefix(e.Path, ti.Location+"/") {
+				t.Errorf("%s: %s synced in a round of its own", name, e.Path)
+			}
+		}
+	}
+}
+
+// manifestVersionAt opens the `__manifest` version whose file is at p.
+func manifestVersionAt(t *testing.T, st storage.Store, p string) *dataset.Dataset {
+	t.Helper()
+	ctx := context.Background()
+	versions, err := dataset.ListVersions(ctx, st, catalog.ManifestDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range versions {
+		if v.Path == p {
+			ds, err := dataset.Open(ctx, st, catalog.ManifestDir, dataset.OpenOptions{Version: v.Version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ds
+		}
+	}
+	t.Fatalf("no __manifest version file %s", p)
+	return nil
 }
 
 // TestVacuumMemoFollowsTheWindow: the files each version refers to are

@@ -26,7 +26,7 @@ func TestPeerOnIncrementalLayouts(t *testing.T) {
 	}{
 		{"small-fragments", WriteOptions{}, []string{"t1", "t2", "t3"}, nil, "Append"},
 		{"deletions", WriteOptions{MergeFanout: 8}, []string{"t1", "t2"}, []catalog.Ident{{"z"}, {"a", "t1"}, {"a", "t0"}}, "Delete"},
-		{"just-merged", WriteOptions{}, []string{"t1", "t2", "t3", "t4"}, nil, "Rewrite"},
+		{"just-merged", WriteOptions{}, []string{"t1", "t2", "t3", "t4"}, nil, "Update"}, // the tier merge rides on the fourth create
 		{"just-compacted", WriteOptions{RewriteMinRows: 3, RewriteDivisor: 1 << 20}, []string{"t1", "t2", "t3"}, []catalog.Ident{{"z"}}, "Overwrite"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

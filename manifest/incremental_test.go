@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -196,11 +197,23 @@ func TestIndexedReadsMatchLinearOnIncrementalLayouts(t *testing.T) {
 	// Delete a row of an uncovered fragment, replace another.
 	upsert(t, mt, []catalog.Row{tableRow("ns1$a")}, "ns1$b")
 	check("deletions-in-uncovered", "Update")
+	_, beforeMerge := opOf(t, store)
 	upsert(t, mt, []catalog.Row{tableRow("ns1$c")})
-	check("just-merged", "Rewrite") // three 1-row fragments: merged
+	// Three 1-row fragments (the new one among them) fill tier 0: the merge
+	// rides on the change's own version, which removes the merged
+	// fragments.
+	check("just-merged", "Update")
 	_, ds := opOf(t, store)
 	if n := len(coverageOf(ds).uncovered); n != 1 {
 		t.Fatalf("after the tier merge %d uncovered fragments, want 1", n)
+	}
+	if ds.Version() != beforeMerge.Version()+1 {
+		t.Fatalf("the change and its merge took versions %d..%d, want one", beforeMerge.Version()+1, ds.Version())
+	}
+	for _, f := range coverageOf(beforeMerge).uncovered {
+		if slices.ContainsFunc(ds.Fragments(), func(g *dataset.Fragment) bool { return g.ID == f.ID }) {
+			t.Fatalf("uncovered fragment %d survived the merge", f.ID)
+		}
 	}
 	for i := 0; i < 8; i++ {
 		upsert(t, mt, []catalog.Row{tableRow(fmt.Sprintf("ns2$n%d", i))}, fmt.Sprintf("ns5$inner$u%d", i%7))
@@ -347,5 +360,118 @@ func TestBatchIsOneIncrementalVersion(t *testing.T) {
 	}
 	if got := lancecatList(t, c, catalog.Ident{"a"}); !slices.Equal(got, []string{"t"}) {
 		t.Fatalf("tables of a after the batch: %v", got)
+	}
+}
+
+// readCounter counts whole and ranged reads per path.
+type readCounter struct {
+	storage.Store
+	mu    sync.Mutex
+	reads map[string]int
+}
+
+func (r *readCounter) count(p string) {
+	r.mu.Lock()
+	r.reads[p]++
+	r.mu.Unlock()
+}
+
+func (r *readCounter) Read(ctx context.Context, p string) ([]byte, error) {
+	r.count(p)
+	return r.Store.Read(ctx, p)
+}
+
+func (r *readCounter) ReadRange(ctx context.Context, p string, off, n int64) ([]byte, error) {
+	r.count(p)
+	return r.Store.ReadRange(ctx, p, off, n)
+}
+
+// TestTierMergeCarriesRowsFromMemory: the writer that wrote the small
+// fragments folds their merge into its next change without reading them
+// back, and a writer that did not (its snapshot starts at a version read
+// lazily) reads them from storage; both land one version whose rows equal
+// a full decode.
+func TestTierMergeCarriesRowsFromMemory(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	inner := openStore(t, dir)
+	rc := &readCounter{Store: inner, reads: map[string]int{}}
+	mt := NewManifestTableWith(rc, WriteOptions{MergeFanout: 4})
+	if err := mt.Create(ctx); err != nil {
+		t.Fatal(err)
+	}
+	seedRows(t, mt, true)
+	for i := 0; i < 3; i++ {
+		upsert(t, mt, []catalog.Row{tableRow(fmt.Sprintf("ns0$m%d", i))})
+	}
+	_, before := opOf(t, inner)
+	small := coverageOf(before).uncovered
+	if len(small) != 3 {
+		t.Fatalf("%d uncovered fragments before the merge, want 3", len(small))
+	}
+	rc.mu.Lock()
+	clear(rc.reads)
+	rc.mu.Unlock()
+	upsert(t, mt, []catalog.Row{tableRow("ns0$m3")}, "ns0$t1")
+	op, after := opOf(t, inner)
+	if op != "Update" || after.Version() != before.Version()+1 || len(coverageOf(after).uncovered) != 1 {
+		t.Fatalf("merge: %s, versions %d -> %d, %d uncovered", op, before.Version(), after.Version(), len(coverageOf(after).uncovered))
+	}
+	if got := coverageOf(after).uncovered[0].PhysicalRows; got != 4 {
+		t.Fatalf("merged fragment holds %d rows, want 4 (m0..m3)", got)
+	}
+	for _, f := range small {
+		for _, df := range f.Files {
+			if n := rc.reads["__manifest/data/"+df.Path]; n != 0 {
+				t.Errorf("the writer read merged fragment %d's data file %d times, want 0", f.ID, n)
+			}
+		}
+	}
+	checkWriterMatchesLinear(t, mt, inner)
+	// A second writer starts from a lazily read version.
+	other, store := newTable(t, dir)
+	for i := 4; i < 8; i++ {
+		upsert(t, other, []catalog.Row{tableRow(fmt.Sprintf("ns1$m%d", i))})
+	}
+	if n := len(coverageOf(mustLatest(t, store)).uncovered); n > 3 {
+		t.Fatalf("%d uncovered fragments after the second writer's merges", n)
+	}
+	checkWriterMatchesLinear(t, other, store)
+	checkIndexedMatchesLinear(t, openStore(t, dir), 150, true)
+}
+
+func mustLatest(t *testing.T, st storage.Store) *dataset.Dataset {
+	t.Helper()
+	_, ds := opOf(t, st)
+	return ds
+}
+
+// TestFoldCandidates: the new fragment of a change counts in its tier; a
+// full tier is folded into it, and so is the tier the grown fragment then
+// fills.
+func TestFoldCandidates(t *testing.T) {
+	frag := func(id, rows uint64) *dataset.Fragment { return &dataset.Fragment{ID: id, PhysicalRows: rows} }
+	for _, tc := range []struct {
+		name   string
+		frags  []*dataset.Fragment
+		adding uint64
+		want   []uint64
+	}{
+		{"tier not full", []*dataset.Fragment{frag(1, 1), frag(2, 1)}, 1, nil},
+		{"new fragment fills tier 0", []*dataset.Fragment{frag(1, 1), frag(2, 2), frag(3, 1)}, 1, []uint64{1, 2, 3}},
+		{"cascade into tier 1", []*dataset.Fragment{frag(1, 4), frag(2, 5), frag(3, 6), frag(4, 1), frag(5, 1), frag(6, 1)}, 1, []uint64{4, 5, 6, 1, 2, 3}},
+		{"bigger tiers left alone", []*dataset.Fragment{frag(1, 20), frag(2, 1), frag(3, 1), frag(4, 1)}, 1, []uint64{2, 3, 4}},
+		{"delete-only change", []*dataset.Fragment{frag(1, 1), frag(2, 1), frag(3, 1), frag(4, 1)}, 0, []uint64{1, 2, 3, 4}},
+		{"delete-only, no full tier", []*dataset.Fragment{frag(1, 1), frag(2, 1), frag(3, 1)}, 0, nil},
+	} {
+		if got := foldCandidates(tc.frags, tc.adding, 4); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: foldCandidates = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	// Tiers count the rows a change leaves: a fragment it empties is gone,
+	// one it shrinks drops a tier.
+	left := afterDeletes([]*dataset.Fragment{frag(1, 1), frag(2, 4), frag(3, 2)}, []uint64{1 << 32, 2<<32 | 0, 2<<32 | 3})
+	if len(left) != 2 || left[0].ID != 2 || left[0].PhysicalRows != 2 || left[1].ID != 3 || left[1].PhysicalRows != 2 {
+		t.Fatalf("afterDeletes = %v", left)
 	}
 }

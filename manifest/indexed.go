@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -24,6 +25,8 @@ const (
 	indexObjectType  = "object_type_bitmap"
 	indexBaseObjects = "base_objects_label_list"
 )
+
+var _ catalog.RowVisitor = (*snapshot)(nil)
 
 var manifestIndices = []struct {
 	name, column string
@@ -85,6 +88,9 @@ func buildManifestIndices(ctx context.Context, st *dataset.StagedOverwrite) ([]*
 // index hit at a time.
 const fullDecodeFraction = 4 // 1/4
 
+// maxRowsHint bounds the rows allocated up front for a full decode.
+const maxRowsHint = 1 << 20
+
 // promoteFactor decides when a snapshot stops pushing reads down and
 // decodes the whole version instead: once the rows fetched through indices
 // plus the lookups made, times this factor, reach the table's row count.
@@ -140,15 +146,24 @@ func (s *snapshot) promote() bool {
 	return total == 0 || uint64(s.pushedWork.Load())*promoteFactor >= total
 }
 
-func newSnapshot(ds *dataset.Dataset) *snapshot {
-	return &snapshot{ds: ds, indices: scan.NewIndices(ds)}
+func newSnapshot(ds *dataset.Dataset) *snapshot { return &snapshot{ds: ds} }
+
+// indexCache returns the snapshot's opened indices, made on first use
+// (whichever way the snapshot was made: new, loaded or derived).
+func (s *snapshot) indexCache() *scan.Indices {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.indices == nil {
+		s.indices = scan.NewIndices(s.ds)
+	}
+	return s.indices
 }
 
 // loadedSnapshot is a snapshot whose rows are known (the rows a full
 // rewrite just wrote, in fragment order from the first row of the first
 // fragment).
 func loadedSnapshot(ds *dataset.Dataset, rows []catalog.Row) *snapshot {
-	s := &snapshot{ds: ds, rows: rows, loaded: true, indices: scan.NewIndices(ds)}
+	s := &snapshot{ds: ds, rows: rows, loaded: true}
 	s.addrs = make([]uint64, 0, len(rows))
 	for _, f := range ds.Fragments() {
 		for off := uint64(0); off < f.PhysicalRows && len(s.addrs) < len(rows); off++ {
@@ -178,14 +193,17 @@ func (s *snapshot) all(ctx context.Context) ([]catalog.Row, map[string][]int, er
 	if s.loaded {
 		return s.rows, s.byID, nil
 	}
-	var rows []catalog.Row
-	var addrs []uint64
+	// Sized once from the row count the manifest records (bounded: it is
+	// read from disk): the rows of a large catalog would otherwise be
+	// copied over and over as they grow.
+	hint := min(s.liveRowsHint(), maxRowsHint)
+	rows := make([]catalog.Row, 0, hint)
+	addrs := make([]uint64, 0, hint)
 	err := s.ds.Scan(ctx, dataset.ScanOptions{WithRowAddress: true}, func(rec arrow.RecordBatch) error {
-		rs, err := rowsOf(rec)
-		if err != nil {
+		var err error
+		if rows, err = appendRows(rows, rec); err != nil {
 			return err
 		}
-		rows = append(rows, rs...)
 		addrs, err = appendRowAddresses(addrs, rec)
 		return err
 	})
@@ -223,7 +241,7 @@ func (s *snapshot) pushDown(ctx context.Context, preds []scan.Predicate, withAdd
 	if len(preds) == 0 {
 		return nil, nil, nil
 	}
-	opts := scan.Options{Predicates: preds, Indices: s.indices, WithRowAddress: withAddr}
+	opts := scan.Options{Predicates: preds, Indices: s.indexCache(), WithRowAddress: withAddr}
 	if withAddr {
 		opts.Columns = []string{colObjectID}
 	}
@@ -348,6 +366,60 @@ func (s *snapshot) Scan(ctx context.Context, f catalog.RowFilter) ([]catalog.Row
 		return nil, err
 	}
 	return scanRows(rows, f), nil
+}
+
+// VisitRows hands the rows Scan(f) would return to visit without copying
+// the rows a decoded version holds (catalog.RowVisitor).
+func (s *snapshot) VisitRows(ctx context.Context, f catalog.RowFilter, visit func(int, iter.Seq[*catalog.Row])) error {
+	if s.derived() {
+		if _, lazy := s.root(); lazy {
+			return s.direct().VisitRows(ctx, f, visit)
+		}
+	}
+	_, sc, err := s.scanPlan(ctx, f)
+	if err != nil {
+		return err
+	}
+	var rows []catalog.Row
+	if sc != nil {
+		if rows, err = s.read(ctx, sc, f.Match, f.Limit); err != nil {
+			return err
+		}
+		visit(len(rows), func(yield func(*catalog.Row) bool) {
+			for i := range rows {
+				if !yield(&rows[i]) {
+					return
+				}
+			}
+		})
+		return nil
+	}
+	if rows, _, err = s.all(ctx); err != nil {
+		return err
+	}
+	// Counting first is one cheap pass over rows in memory; it spares the
+	// caller growing its result row by row.
+	n := 0
+	for i := range rows {
+		if f.Match(rows[i]) {
+			n++
+			if f.Limit > 0 && n >= f.Limit {
+				break
+			}
+		}
+	}
+	visit(n, func(yield func(*catalog.Row) bool) {
+		left := n
+		for i := 0; i < len(rows) && left > 0; i++ {
+			if f.Match(rows[i]) {
+				left--
+				if !yield(&rows[i]) {
+					return
+				}
+			}
+		}
+	})
+	return nil
 }
 
 // filterPredicates are the predicates of f that lance/scan can check, on

@@ -3,6 +3,7 @@ package manifest
 import (
 	"context"
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"path"
 	"reflect"
@@ -372,11 +373,36 @@ func checkIndexedMatchesLinear(t *testing.T, store storage.Store, sample int, br
 		if !reflect.DeepEqual(want, got) {
 			t.Fatalf("Scan(%+v): indexed %d rows, linear %d rows\nindexed %v\nlinear  %v", f, len(got), len(want), ids4(got), ids4(want))
 		}
+		// VisitRows (the listing's copy-free read) hands over the same
+		// rows, on the decoded snapshot and on the indexed one.
+		for name, v := range map[string]*snapshot{"linear": linear, "indexed": s} {
+			visited, err := visitAll(ctx, v, f)
+			if err != nil || !reflect.DeepEqual(visited, want) {
+				t.Fatalf("VisitRows(%+v) on the %s snapshot: %d rows %v, %v; Scan %d rows %v", f, name, len(visited), ids4(visited), err, len(want), ids4(want))
+			}
+		}
 	}
 	if _, _, loaded := lazy.ifLoaded(); loaded {
 		t.Fatalf("the indexed snapshot decoded the whole table")
 	}
 	t.Logf("%d rows, %d Gets and %d Scans equal; indexed path decoded %d rows in total", len(all), len(ids), len(filters), lazy.rowsDecoded.Load())
+}
+
+// visitAll collects the rows s.VisitRows hands over, checking the count
+// it announces.
+func visitAll(ctx context.Context, s *snapshot, f catalog.RowFilter) ([]catalog.Row, error) {
+	var out []catalog.Row
+	announced := -1
+	err := s.VisitRows(ctx, f, func(n int, rows iter.Seq[*catalog.Row]) {
+		announced = n
+		for r := range rows {
+			out = append(out, r.Clone())
+		}
+	})
+	if err == nil && announced != len(out) {
+		return out, fmt.Errorf("announced %d rows, handed over %d", announced, len(out))
+	}
+	return out, err
 }
 
 func ids4(rows []catalog.Row) []string {

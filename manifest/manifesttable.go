@@ -117,7 +117,9 @@ var _ catalog.ManifestTable = (*ManifestTable)(nil)
 // opened indices, decoded rows) is reused only while the version is
 // unchanged.
 func (m *ManifestTable) Latest(ctx context.Context) (catalog.ManifestSnapshot, error) {
-	ds, err := dataset.Open(ctx, m.store, m.dir, dataset.OpenOptions{})
+	// Finding the latest version reads no manifest: the cached version's
+	// is not read (and decoded) again.
+	vi, err := dataset.LatestVersion(ctx, m.store, m.dir)
 	if errors.Is(err, dataset.ErrNotFound) {
 		return emptySnapshot{}, nil
 	}
@@ -125,11 +127,18 @@ func (m *ManifestTable) Latest(ctx context.Context) (catalog.ManifestSnapshot, e
 		return nil, fmt.Errorf("open %s: %w", catalog.ManifestDir, err)
 	}
 	m.mu.Lock()
-	if c := m.cached; c != nil && c.ds.Version() == ds.Version() {
+	if c := m.cached; c != nil && c.ds.Version() == vi.Version && c.ds.ManifestPath() == vi.Path {
 		m.mu.Unlock()
 		return c, nil
 	}
 	m.mu.Unlock()
+	ds, err := dataset.Open(ctx, m.store, m.dir, dataset.OpenOptions{Version: vi.Version})
+	if errors.Is(err, dataset.ErrNotFound) {
+		return emptySnapshot{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", catalog.ManifestDir, err)
+	}
 	// A version not seen before is read lazily: lookups and listings go
 	// through its indices (see snapshot) instead of decoding every row.
 	snap := newSnapshot(ds)
@@ -193,13 +202,7 @@ func (m *ManifestTable) Commit(ctx context.Context, base uint64, change *catalog
 		return 0, err
 	}
 	m.remember(next, landed)
-	version := next.Version()
-	// Housekeeping after the change has landed: its failure (a concurrent
-	// writer, say) leaves a valid catalog and is retried by a later commit.
-	if merged, mlanded := m.mergeTiers(ctx, next, landed); merged != nil {
-		m.remember(merged, mlanded)
-	}
-	return version, nil
+	return next.Version(), nil
 }
 
 // remember makes the snapshot of a version this process committed the
@@ -300,6 +303,7 @@ func (m *ManifestTable) commitRewrite(ctx context.Context, ds *dataset.Dataset, 
 		KeepSchema:         !migrated,
 		SetTableMetadata:   change.SetMetadata,
 		UnsetTableMetadata: change.UnsetMetadata,
+		Sync:               change.Sync,
 	}
 	next, err := commitRows(ctx, ds, rec, opts, change.BuildIndices)
 	if err != nil {
@@ -311,7 +315,12 @@ func (m *ManifestTable) commitRewrite(ctx context.Context, ds *dataset.Dataset, 
 
 // commitIncremental appends the upserted rows as one fragment and deletes
 // the rows they replace and the deleted ones, in one version on top of
-// exactly ds.
+// exactly ds. When the new fragment fills its size tier (see
+// WriteOptions.MergeFanout), the tier merge rides on the same version: the
+// live rows of the merged fragments are carried into the new fragment and
+// those fragments are removed (an Update with removed_fragment_ids), so a
+// change costs one version and the merged rows are read at most once (not
+// at all when this process's snapshot holds them).
 func (m *ManifestTable) commitIncremental(ctx context.Context, ds *dataset.Dataset, snap *snapshot, change *catalog.ManifestChange) (*dataset.Dataset, *snapshot, error) {
 	ids := make([]string, 0, len(change.Upserts)+len(change.Deletes))
 	ids = append(ids, change.Deletes...)
@@ -324,34 +333,61 @@ func (m *ManifestTable) commitIncremental(ctx context.Context, ds *dataset.Datas
 	}
 	upserts := slices.Clone(change.Upserts)
 	sort.SliceStable(upserts, func(i, j int) bool { return upserts[i].ObjectID < upserts[j].ObjectID })
+	changed := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		changed[id] = true
+	}
+	// The tier merge folded into this version: carried rows first (in
+	// storage order), then the upserts.
+	var carried []addressedRow
+	merge := foldCandidates(afterDeletes(coverageOf(ds).uncovered, addrs), uint64(len(upserts)), m.opts.MergeFanout)
+	if len(merge) > 0 {
+		live, err := snap.fragmentRows(ctx, merge)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, r := range live {
+			if !changed[r.row.ObjectID] {
+				carried = append(carried, r)
+			}
+		}
+		// Rows of removed fragments need no deletion file.
+		addrs = slices.DeleteFunc(addrs, func(a uint64) bool { return slices.Contains(merge, a>>32) })
+	}
+	rows := make([]catalog.Row, 0, len(carried)+len(upserts))
+	for _, r := range carried {
+		rows = append(rows, r.row)
+	}
+	rows = append(rows, upserts...)
 	var recs []arrow.RecordBatch
-	if len(upserts) > 0 {
+	if len(rows) > 0 {
 		sc, err := ds.ArrowSchema()
 		if err != nil {
 			return nil, nil, err
 		}
-		rec, err := buildRecord(sc, upserts)
+		rec, err := buildRecord(sc, rows)
 		if err != nil {
 			return nil, nil, err
 		}
 		defer rec.Release()
 		recs = []arrow.RecordBatch{rec}
 	}
-	next, err := ds.Update(ctx, recs, addrs, dataset.RowChangeOptions{ExactBase: true})
+	next, err := ds.Update(ctx, recs, addrs, dataset.RowChangeOptions{ExactBase: true, Sync: change.Sync, Remove: merge})
 	if err != nil {
 		return nil, nil, err
 	}
-	delta := &rowDelta{removed: make(map[string]bool, len(ids)), added: make(map[string]addressedRow, len(upserts))}
+	delta := &rowDelta{removed: make(map[string]bool, len(ids)+len(carried)), added: make(map[string]addressedRow, len(rows))}
 	for _, id := range ids {
 		delta.removed[id] = true
 	}
-	if len(upserts) > 0 {
+	if len(rows) > 0 {
 		// The new fragment is the one version base did not have.
 		frag := newFragmentOf(ds, next)
-		if frag == nil {
+		if frag == nil || frag.PhysicalRows != uint64(len(rows)) {
 			return next, nil, nil
 		}
-		for i, r := range upserts {
+		for i, r := range rows {
+			delta.removed[r.ObjectID] = true
 			delta.added[r.ObjectID] = addressedRow{row: r.Clone(), addr: frag.ID<<32 | uint64(i)}
 		}
 	}
@@ -373,67 +409,92 @@ func newFragmentOf(base, next *dataset.Dataset) *dataset.Fragment {
 	return out
 }
 
-// mergeTiers merges the fragments outside index coverage once MergeFanout
-// of them share a tier (see WriteOptions), with a Rewrite commit on top of
-// exactly ds. It returns nil when there is nothing to merge or the merge
-// did not land.
-func (m *ManifestTable) mergeTiers(ctx context.Context, ds *dataset.Dataset, snap *snapshot) (*dataset.Dataset, *snapshot) {
-	pick := mergeCandidates(coverageOf(ds).uncovered, m.opts.MergeFanout)
-	if len(pick) < 2 {
-		return nil, nil
+// foldCandidates picks the uncovered fragments a change adding `adding`
+// rows as a new fragment folds into it: the fragments mergeCandidates
+// picks with the new fragment counted among them (it has no id yet), then,
+// as long as the grown fragment's tier holds fanout fragments with it,
+// that tier and every lower one too. None when no tier fills.
+func foldCandidates(uncovered []*dataset.Fragment, adding uint64, fanout int) []uint64 {
+	const newID = ^uint64(0)
+	all := uncovered
+	if adding > 0 {
+		all = append(slices.Clone(uncovered), &dataset.Fragment{ID: newID, PhysicalRows: adding})
 	}
-	next, err := ds.RewriteFragments(ctx, pick, dataset.RowChangeOptions{ExactBase: true})
-	if err != nil {
-		return nil, nil
-	}
-	if snap == nil {
-		return next, nil
-	}
-	frag := newFragmentOf(ds, next)
-	if frag == nil {
-		return next, nil
-	}
-	// The merged fragment holds the live rows of the picked ones, in
-	// manifest order: a delta that moves them.
-	delta := &rowDelta{removed: map[string]bool{}, added: map[string]addressedRow{}}
-	var off uint64
-	err = ds.Scan(ctx, dataset.ScanOptions{Fragments: pick}, func(rec arrow.RecordBatch) error {
-		rows, err := rowsOf(rec)
-		if err != nil {
-			return err
-		}
-		for _, r := range rows {
-			delta.removed[r.ObjectID] = true
-			delta.added[r.ObjectID] = addressedRow{row: r, addr: frag.ID<<32 | off}
-			off++
-		}
+	picked := slices.DeleteFunc(mergeCandidates(all, fanout), func(id uint64) bool { return id == newID })
+	if len(picked) == 0 {
 		return nil
-	})
-	if err != nil || off != frag.PhysicalRows {
-		return next, nil
 	}
-	return next, snap.derive(next, delta)
+	size := adding
+	for _, f := range uncovered {
+		if slices.Contains(picked, f.ID) {
+			size += liveRows(f)
+		}
+	}
+	for {
+		t := tierOf(size, fanout)
+		n := 1
+		for _, f := range uncovered {
+			if !slices.Contains(picked, f.ID) && tierOf(liveRows(f), fanout) == t {
+				n++
+			}
+		}
+		if n < fanout {
+			return picked
+		}
+		for _, f := range uncovered {
+			if !slices.Contains(picked, f.ID) && tierOf(liveRows(f), fanout) <= t {
+				picked = append(picked, f.ID)
+				size += liveRows(f)
+			}
+		}
+	}
+}
+
+// afterDeletes returns stand-ins for the fragments with the live rows they
+// keep once the rows at addrs are deleted (the tiers a change leaves);
+// fragments left empty are dropped, as the commit removes them.
+func afterDeletes(frags []*dataset.Fragment, addrs []uint64) []*dataset.Fragment {
+	gone := map[uint64]uint64{}
+	for _, a := range addrs {
+		gone[a>>32]++
+	}
+	out := make([]*dataset.Fragment, 0, len(frags))
+	for _, f := range frags {
+		live := liveRows(f)
+		if gone[f.ID] >= live {
+			continue
+		}
+		out = append(out, &dataset.Fragment{ID: f.ID, PhysicalRows: live - gone[f.ID]})
+	}
+	return out
+}
+
+func liveRows(f *dataset.Fragment) uint64 {
+	live, known := f.LiveRows()
+	if !known {
+		live = f.PhysicalRows
+	}
+	return live
+}
+
+// tierOf is floor(log_fanout(rows)) (0 for fewer than fanout rows).
+func tierOf(rows uint64, fanout int) int {
+	t := 0
+	for n := rows; n >= uint64(fanout); n /= uint64(fanout) {
+		t++
+	}
+	return t
 }
 
 // mergeCandidates picks the fragments to merge: tier(f) = floor(log_fanout(live
 // rows)); the lowest tier holding fanout fragments, with every fragment of
 // a lower tier. None when no tier is full.
 func mergeCandidates(uncovered []*dataset.Fragment, fanout int) []uint64 {
-	tierOf := func(f *dataset.Fragment) int {
-		live, known := f.LiveRows()
-		if !known {
-			live = f.PhysicalRows
-		}
-		t := 0
-		for n := live; n >= uint64(fanout); n /= uint64(fanout) {
-			t++
-		}
-		return t
-	}
+	tier := func(f *dataset.Fragment) int { return tierOf(liveRows(f), fanout) }
 	count := map[int]int{}
 	full := -1
 	for _, f := range uncovered {
-		t := tierOf(f)
+		t := tier(f)
 		count[t]++
 		if count[t] >= fanout && (full < 0 || t < full) {
 			full = t
@@ -444,7 +505,7 @@ func mergeCandidates(uncovered []*dataset.Fragment, fanout int) []uint64 {
 	}
 	var out []uint64
 	for _, f := range uncovered {
-		if tierOf(f) <= full {
+		if tier(f) <= full {
 			out = append(out, f.ID)
 		}
 	}
@@ -511,7 +572,10 @@ func applyChange(rows []catalog.Row, change *catalog.ManifestChange) []catalog.R
 // (nil for null), written back with the column's builder.
 type extraValues map[string]*string
 
-func rowsOf(rec arrow.RecordBatch) ([]catalog.Row, error) {
+func rowsOf(rec arrow.RecordBatch) ([]catalog.Row, error) { return appendRows(nil, rec) }
+
+// appendRows appends the rows of rec to dst.
+func appendRows(dst []catalog.Row, rec arrow.RecordBatch) ([]catalog.Row, error) {
 	sc := rec.Schema()
 	col := func(name string) (arrow.Array, error) {
 		idx := sc.FieldIndices(name)
@@ -572,7 +636,8 @@ func rowsOf(rec arrow.RecordBatch) ([]catalog.Row, error) {
 		}
 	}
 	n := int(rec.NumRows())
-	rows := make([]catalog.Row, n)
+	base := len(dst)
+	rows := slices.Grow(dst, n)[:base+n]
 	for i := 0; i < n; i++ {
 		if idStr.IsNull(i) || typeStr.IsNull(i) {
 			return nil, fmt.Errorf("%s: row %d has a null object_id or object_type", catalog.ManifestDir, i)
@@ -607,7 +672,7 @@ func rowsOf(rec arrow.RecordBatch) ([]catalog.Row, error) {
 			}
 			r.Extra = ex
 		}
-		rows[i] = r
+		rows[base+i] = r
 	}
 	return rows, nil
 }

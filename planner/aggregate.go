@@ -99,7 +99,18 @@ func loneCount(st *sqlparse.Select, withArg bool) bool {
 			return false
 		}
 	}
-	return f.Star || withArg
+	if f.Star {
+		return true
+	}
+	// COUNT(column) and COUNT(literal); COUNT of an expression goes to the
+	// aggregation stage.
+	if len(f.Args) == 1 {
+		switch f.Args[0].(type) {
+		case *sqlparse.ColumnRef, *sqlparse.Literal:
+			return withArg
+		}
+	}
+	return false
 }
 
 // containsAggregate reports whether e calls an aggregate function.
@@ -264,13 +275,21 @@ func planAggregate(env *rowEnv, st *sqlparse.Select, post selectPipeline, mark f
 			c := *n
 			c.X, c.Lo, c.Hi = x, lo, hi
 			return &c, nil
+		case *sqlparse.Subquery, *sqlparse.Exists, *sqlparse.Variable:
+			return n, nil // uncorrelated subqueries and variables are constants
 		case *sqlparse.InList:
-			if n.Subquery != nil {
-				return nil, errorf(catalog.CodeUnsupported, "not supported: subqueries")
-			}
 			x, err := rewrite(n.X)
 			if err != nil {
 				return nil, err
+			}
+			if n.Subquery != nil {
+				c := *n
+				c.X = x
+				// The subquery's value is keyed by the original node.
+				if v, ok := env.subq[n]; ok {
+					env.subq[&c] = v
+				}
+				return &c, nil
 			}
 			c := *n
 			c.X = x
@@ -333,6 +352,7 @@ func planAggregate(env *rowEnv, st *sqlparse.Select, post selectPipeline, mark f
 	}
 	post.env = newRowEnv(cols)
 	post.env.session = env.session
+	post.env.subq = env.subq
 	post.where = having
 	post.order = order
 	for _, it := range items {
@@ -384,10 +404,53 @@ func exprColumn(env *rowEnv, e sqlparse.Expr, label string) Column {
 		case float64:
 			return Column{Name: label, DatabaseType: "DOUBLE", Nullable: true}
 		}
-	case *sqlparse.Binary, *sqlparse.IsNull, *sqlparse.Between, *sqlparse.InList, *sqlparse.Unary:
+	case *sqlparse.Binary:
+		if isArithmetic(n.Op) && !integerExpr(env, n) {
+			return Column{Name: label, DatabaseType: "DOUBLE", Nullable: true}
+		}
 		return bigintNull(label)
+	case *sqlparse.Unary:
+		if n.Op != sqlparse.OpNot && !integerExpr(env, n) {
+			return Column{Name: label, DatabaseType: "DOUBLE", Nullable: true}
+		}
+		return bigintNull(label)
+	case *sqlparse.IsNull, *sqlparse.Between, *sqlparse.InList, *sqlparse.Exists, *sqlparse.Like, *sqlparse.IsTruth:
+		return bigintNull(label)
+	case *sqlparse.Subquery:
+		if c, ok := env.subqueryColumn(n, label); ok {
+			return c
+		}
 	}
 	return varcharNull(label)
+}
+
+// integerExpr reports whether e evaluates to an int64 (or NULL) on every
+// row: signed integer columns and literals combined by +, -, *, DIV and %
+// (arithmetic.go keeps two integers exact; only a result beyond int64,
+// which fails for signed operands, would not be one).
+func integerExpr(env *rowEnv, e sqlparse.Expr) bool {
+	switch n := sqlparse.StripParens(e).(type) {
+	case *sqlparse.ColumnRef:
+		i, err := env.column(n)
+		if err != nil {
+			return false
+		}
+		// A group key or aggregate slot keeps its source type; BIGINT
+		// UNSIGNED reads as uint64.
+		return signedIntegerType(env.cols[i].DatabaseType)
+	case *sqlparse.Literal:
+		_, ok := literalValue(n).(int64)
+		return ok
+	case *sqlparse.Unary:
+		return n.Op != sqlparse.OpBitNeg && integerExpr(env, n.X)
+	case *sqlparse.Binary:
+		switch n.Op {
+		case sqlparse.OpAdd, sqlparse.OpSub, sqlparse.OpMul, sqlparse.OpIntDiv, sqlparse.OpMod:
+			return integerExpr(env, n.L) && integerExpr(env, n.R)
+		}
+		return n.Op.IsComparison() || n.Op.IsLogical() // 1, 0 or NULL
+	}
+	return false
 }
 
 func newAggCall(env *rowEnv, n *sqlparse.FuncCall) (aggCall, error) {
@@ -430,10 +493,8 @@ func (c aggCall) column(env *rowEnv, name string) Column {
 	case "avg":
 		return Column{Name: name, DatabaseType: "DOUBLE", Nullable: true}
 	case "sum":
-		if ref, ok := sqlparse.StripParens(c.arg).(*sqlparse.ColumnRef); ok {
-			if i, err := env.column(ref); err == nil && signedIntegerType(env.cols[i].DatabaseType) {
-				return bigintNull(name)
-			}
+		if integerExpr(env, c.arg) {
+			return bigintNull(name)
 		}
 		return Column{Name: name, DatabaseType: "DOUBLE", Nullable: true}
 	}

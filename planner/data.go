@@ -24,11 +24,13 @@ import (
 // aggregate.go), whose WHERE and scan are the same.
 //
 // cond combines, with AND, OR, NOT, XOR and parentheses, comparisons of
-// columns and literals: =, <=>, <>, !=, <, <=, >, >=, [NOT] IN (list),
-// [NOT] BETWEEN, IS [NOT] NULL, IS [NOT] TRUE/FALSE, [NOT] LIKE (with
-// ESCAPE). Anything else (functions, arithmetic, subqueries) fails with
-// CodeUnsupported naming the expression. The select list holds columns,
-// literals, * or one COUNT.
+// columns, literals, arithmetic (arith.go), @@variables and uncorrelated
+// subqueries (subquery.go): =, <=>, <>, !=, <, <=, >, >=, [NOT] IN (list
+// or subquery), [NOT] BETWEEN, IS [NOT] NULL, IS [NOT] TRUE/FALSE, [NOT]
+// LIKE (with ESCAPE), [NOT] EXISTS. Anything else (functions, CASE, ...)
+// fails with CodeUnsupported naming the expression. The select list holds
+// *, such expressions or one COUNT; SELECT DISTINCT is a GROUP BY
+// (distinctAsGroupBy).
 //
 // Execution (datarun.go): one lance/scan scanner over the table's latest
 // version (narrowed by one scalar index when a conjunct of WHERE is column
@@ -63,6 +65,13 @@ type queryPlan interface {
 // planQuery plans a SELECT: over table data when FROM names a table, else
 // over the information_schema views (or no FROM).
 func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan, error) {
+	if err := s.resolveSubqueries(ctx, selectExprs(st)...); err != nil {
+		return nil, err
+	}
+	st, err := distinctAsGroupBy(st)
+	if err != nil {
+		return nil, err
+	}
 	if len(st.SetOps) == 0 && st.From != nil {
 		if ts, err := singleTable(st.From); err == nil {
 			name := ts.Table
@@ -76,6 +85,48 @@ func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan
 		return nil, err
 	}
 	return p, nil
+}
+
+// distinctAsGroupBy answers SELECT DISTINCT items as SELECT items GROUP BY
+// items: the aggregation stage keeps one row per distinct combination
+// (memory grows with the distinct rows, never with the rows scanned), and
+// an ORDER BY outside the select list fails as MySQL's does. With
+// aggregates and no GROUP BY the query has one row and DISTINCT changes
+// nothing; DISTINCT over GROUP BY and DISTINCT * are not supported.
+func distinctAsGroupBy(st *sqlparse.Select) (*sqlparse.Select, error) {
+	if !st.Distinct || len(st.SetOps) > 0 {
+		return st, nil
+	}
+	q := *st
+	q.Distinct = false
+	if len(st.GroupBy) > 0 {
+		return nil, notSupportedSelect("SELECT DISTINCT with GROUP BY")
+	}
+	if hasAggregates(st) {
+		return &q, nil
+	}
+	q.GroupBy = nil
+	selected := map[string]bool{}
+	for _, it := range st.Items {
+		if it.Star {
+			return nil, notSupportedSelect("SELECT DISTINCT * (name the columns)")
+		}
+		q.GroupBy = append(q.GroupBy, it.Expr)
+		selected[it.Expr.String()] = true
+		if it.Alias != "" {
+			selected[strings.ToLower(sqlparse.QuoteIdent(it.Alias))] = true
+		}
+	}
+	for _, o := range st.OrderBy {
+		if _, pos := o.Expr.(*sqlparse.ColumnPosition); pos || selected[o.Expr.String()] {
+			continue
+		}
+		if ref, ok := o.Expr.(*sqlparse.ColumnRef); ok && ref.Qualifier == nil && selected[strings.ToLower(sqlparse.QuoteIdent(ref.Column))] {
+			continue
+		}
+		return nil, errorf(catalog.CodeInvalidInput, "ORDER BY %s is not in the select list, which SELECT DISTINCT requires", o.Expr)
+	}
+	return &q, nil
 }
 
 // dataPlan is a planned SELECT over a table's data: a scan of the table
@@ -146,6 +197,7 @@ func (s *Session) planDataSelect(ctx context.Context, st *sqlparse.Select, name 
 	}
 	p.env = newRowEnv(cols)
 	p.env.session = s
+	p.env.subq = s.subq
 	used := map[int]bool{}
 	markUsed := func(e sqlparse.Expr) {
 		sqlparse.Inspect(e, func(n sqlparse.Expr) bool {
@@ -182,7 +234,8 @@ func (s *Session) planDataSelect(ctx context.Context, st *sqlparse.Select, name 
 			continue
 		}
 		if agg, ok := f.Expr.(*sqlparse.FuncCall); ok && agg.Aggregate {
-			if err := p.planCount(agg, len(st.Items), used); err != nil {
+			// loneCount: the only item, a COUNT without DISTINCT.
+			if err := p.planCount(agg, used); err != nil {
 				return nil, err
 			}
 			label := f.Alias
@@ -202,27 +255,24 @@ func (s *Session) planDataSelect(ctx context.Context, st *sqlparse.Select, name 
 			p.fields = append(p.fields, selectField{col: c, expr: e})
 			p.outCols = append(p.outCols, c)
 			used[i] = true
-		case *sqlparse.Literal:
-			v := literalValue(e)
+		default:
+			// A computed item: literals, operators, functions and subqueries
+			// over the row's columns (the WHERE grammar).
+			if err := checkDataCondition(e); err != nil {
+				return nil, errorf(catalog.CodeUnsupported, "not supported: %s in the select list of a query over table data", e)
+			}
+			if err := p.env.check(e); err != nil {
+				return nil, err
+			}
+			markUsed(e)
 			label := f.Alias
 			if label == "" {
 				label = fieldText(f)
 			}
-			c := varcharNull(label)
-			switch v.(type) {
-			case int64, bool:
-				c = Column{Name: label, DatabaseType: "BIGINT", Nullable: true}
-			case float64:
-				c = Column{Name: label, DatabaseType: "DOUBLE", Nullable: true}
-			}
+			c := exprColumn(p.env, e, label)
 			p.fields = append(p.fields, selectField{col: c, expr: e})
 			p.outCols = append(p.outCols, c)
-		default:
-			return nil, errorf(catalog.CodeUnsupported, "not supported: %s in the select list of a query over table data (columns, *, literals and one COUNT only)", f.Expr)
 		}
-	}
-	if p.countStar && len(p.fields) > 0 {
-		return nil, notSupportedSelect("COUNT together with other select items (no GROUP BY)")
 	}
 	if st.Where != nil {
 		if err := checkDataCondition(st.Where); err != nil {
@@ -299,16 +349,10 @@ func (p *dataPlan) planGrouped(s *Session, st *sqlparse.Select, mark func(sqlpar
 	return nil
 }
 
-func (p *dataPlan) planCount(agg *sqlparse.FuncCall, nFields int, used map[int]bool) error {
-	if !strings.EqualFold(agg.Name, "count") {
-		return errorf(catalog.CodeUnsupported, "not supported: aggregate %s over table data (only COUNT)", strings.ToUpper(agg.Name))
-	}
-	if agg.Distinct {
-		return notSupportedSelect("COUNT(DISTINCT ...)")
-	}
-	if nFields != 1 {
-		return notSupportedSelect("COUNT together with other select items (no GROUP BY)")
-	}
+// planCount plans the lone COUNT(*), COUNT(column) or COUNT(literal) of a
+// query loneCount admits (other aggregate queries go to planGrouped): from
+// the manifest's row counts without WHERE, else counted on the scan.
+func (p *dataPlan) planCount(agg *sqlparse.FuncCall, used map[int]bool) error {
 	p.countStar = true
 	if agg.Star {
 		return nil
@@ -371,21 +415,16 @@ func checkDataCondition(e sqlparse.Expr) error {
 		switch x := n.(type) {
 		case *sqlparse.Paren, *sqlparse.ColumnRef, *sqlparse.Literal,
 			*sqlparse.IsNull, *sqlparse.IsTruth, *sqlparse.Between, *sqlparse.Like:
-		case *sqlparse.InList:
-			if x.Subquery != nil {
-				bad = n
-			}
+		case *sqlparse.InList, *sqlparse.Subquery, *sqlparse.Exists, *sqlparse.Variable:
+			// subqueries are resolved before the scan (subquery.go)
 		case *sqlparse.Binary:
-			if !x.Op.IsComparison() && !x.Op.IsLogical() {
+			if !x.Op.IsComparison() && !x.Op.IsLogical() && !isArithmetic(x.Op) {
 				bad = n
 			}
 		case *sqlparse.Unary:
 			switch x.Op {
 			case sqlparse.OpNot:
 			case sqlparse.OpNeg, sqlparse.OpPlus:
-				if _, ok := sqlparse.StripParens(x.X).(*sqlparse.Literal); !ok {
-					bad = n
-				}
 			default:
 				bad = n
 			}
@@ -395,7 +434,7 @@ func checkDataCondition(e sqlparse.Expr) error {
 		return bad == nil
 	})
 	if bad != nil {
-		return errorf(catalog.CodeUnsupported, "not supported: %s in WHERE over table data (supported: =, <>, <, <=, >, >=, <=>, IN, BETWEEN, IS [NOT] NULL, LIKE, AND, OR, XOR, NOT over columns and literals)", bad)
+		return errorf(catalog.CodeUnsupported, "not supported: %s in WHERE over table data (supported: =, <>, <, <=, >, >=, <=>, IN, BETWEEN, IS [NOT] NULL, LIKE, AND, OR, XOR, NOT, +, -, *, /, DIV, %% over columns, literals and subqueries)", bad)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/lancecat/lancecat/catalog"
+	"github.com/lancecat/lancecat/lance/index"
 	lanceschema "github.com/lancecat/lancecat/lance/schema"
 	"github.com/lancecat/lancecat/sqlparse"
 	"github.com/lancecat/lancecat/sqltypes"
@@ -199,6 +200,22 @@ func (s *Session) createTable(ctx context.Context, st *sqlparse.CreateTable) (*R
 		props = map[string]string{}
 		for k, v := range d.Properties {
 			props[k] = v
+		}
+		// The source's scalar indices (BTREE, BITMAP, LABEL_LIST: the ones
+		// SQL declares; UNIQUE lives in the copied field metadata) are
+		// built on the copy as CREATE TABLE's own index clauses are. Vector
+		// and full-text indices need training data and are not copied.
+		infos, err := s.tableIndices(ctx, d)
+		if err != nil {
+			return nil, err
+		}
+		for _, info := range infos {
+			switch info.Kind {
+			case index.KindBTree, index.KindBitmap, index.KindLabelList:
+				if len(info.Columns) == 1 {
+					indexes = append(indexes, declaredIndex{name: info.Name, column: info.Columns[0], kind: info.Kind})
+				}
+			}
 		}
 	} else {
 		if schema, err = schemaFor(st); err != nil {

@@ -29,8 +29,9 @@ import (
 //
 // UPDATE evaluates SET expressions on the row as it was (MySQL evaluates
 // left to right on the changing row; lancecat's SET expressions are
-// literals, column references and DEFAULT, where the two agree except for
-// a column assigned and then read in one statement). It keeps UNIQUE
+// literals, column references, arithmetic (SET n = n + 1), uncorrelated
+// subqueries and DEFAULT, where the two agree except for a column assigned
+// and then read in one statement). It keeps UNIQUE
 // columns unique and the matching rows in memory (bounded by MaxRows).
 // Neither can be part of a transaction.
 
@@ -51,8 +52,12 @@ func (s *Session) dmlTarget(ctx context.Context, name sqlparse.Name, where sqlpa
 	for i, f := range schema.Fields() {
 		cols[i] = dataColumn(f, "")
 	}
+	if err := s.resolveSubqueries(ctx, where); err != nil {
+		return nil, nil, nil, nil, err
+	}
 	env := newRowEnv(cols)
 	env.session = s
+	env.subq = s.subq
 	if where != nil {
 		if err := checkDataCondition(where); err != nil {
 			return nil, nil, nil, nil, err
@@ -164,7 +169,7 @@ func (s *Session) updateRows(ctx context.Context, st *sqlparse.Update) (*Result,
 		}
 		if _, isDefault := a.Value.(*sqlparse.Default); !isDefault {
 			if err := checkDataCondition(a.Value); err != nil {
-				return nil, errorf(catalog.CodeUnsupported, "not supported: SET %s = %s (literals, columns and DEFAULT)", schema.Field(i).Name, a.Value)
+				return nil, errorf(catalog.CodeUnsupported, "not supported: SET %s = %s (literals, columns, arithmetic, subqueries and DEFAULT)", schema.Field(i).Name, a.Value)
 			}
 			if err := env.check(a.Value); err != nil {
 				return nil, err

@@ -21,6 +21,8 @@ type rowEnv struct {
 	exact map[string]int // name -> position (wins over a case-insensitive match)
 	// session answers DATABASE() and friends (nil: they are NULL).
 	session *Session
+	// subq holds the values of the statement's (uncorrelated) subqueries.
+	subq subqueryValues
 }
 
 func newRowEnv(cols []Column) *rowEnv {
@@ -146,14 +148,10 @@ func (env *rowEnv) eval(e sqlparse.Expr, row []any) (any, error) {
 			}
 			return t == 0, nil
 		case sqlparse.OpNeg:
-			switch x := v.(type) {
-			case int64:
-				return -x, nil
-			case float64:
-				return -x, nil
-			case nil:
-				return nil, nil
+			if f, ok := v.(float64); ok {
+				return -f, nil
 			}
+			return arithmetic(sqlparse.OpSub, int64(0), v)
 		case sqlparse.OpPlus:
 			return v, nil
 		}
@@ -198,12 +196,16 @@ func (env *rowEnv) eval(e sqlparse.Expr, row []any) (any, error) {
 		}
 		return likeMatch(pat, s, esc) != n.Not, nil
 	case *sqlparse.InList:
-		if n.Subquery != nil {
-			return nil, errorf(catalog.CodeUnsupported, "not supported: subqueries")
-		}
 		v, err := env.eval(n.X, row)
 		if err != nil {
 			return nil, err
+		}
+		if n.Subquery != nil {
+			sq, err := env.subqueryOf(n)
+			if err != nil {
+				return nil, err
+			}
+			return evalIn(v, sq.list, n.Not), nil
 		}
 		if v == nil {
 			return nil, nil
@@ -226,6 +228,20 @@ func (env *rowEnv) eval(e sqlparse.Expr, row []any) (any, error) {
 			return nil, nil
 		}
 		return n.Not, nil
+	case *sqlparse.Subquery:
+		sq, err := env.subqueryOf(n)
+		if err != nil {
+			return nil, err
+		}
+		return sq.scalar, nil
+	case *sqlparse.Variable:
+		return env.session.variableValue(n)
+	case *sqlparse.Exists:
+		sq, err := env.subqueryOf(n)
+		if err != nil {
+			return nil, err
+		}
+		return sq.exists != n.Not, nil
 	case *sqlparse.Between:
 		v, err := env.eval(n.X, row)
 		if err != nil {
@@ -384,6 +400,9 @@ func (env *rowEnv) evalBinary(n *sqlparse.Binary, row []any) (any, error) {
 		default:
 			return c >= 0, nil
 		}
+	}
+	if isArithmetic(n.Op) {
+		return arithmetic(n.Op, l, r)
 	}
 	return nil, errorf(catalog.CodeUnsupported, "not supported: operator %s in WHERE", n.Op)
 }

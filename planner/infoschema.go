@@ -92,6 +92,26 @@ var infoViews = map[string]*infoView{
 			vcol(varcharNull("FIELD_METADATA"), describeFull),
 		},
 	},
+	// key_column_usage lists the columns of PRIMARY KEY and UNIQUE
+	// constraints, with MySQL's columns (schema tools read it for keys);
+	// lancecat has no foreign keys, so the REFERENCED_* columns are NULL.
+	"key_column_usage": {
+		name: "key_column_usage", schemaCol: "TABLE_SCHEMA", nameCol: "TABLE_NAME", minLevel: describeFull,
+		columns: []viewColumn{
+			vcol(varchar("CONSTRAINT_CATALOG"), describeFull),
+			vcol(varchar("CONSTRAINT_SCHEMA"), describeFull),
+			vcol(varchar("CONSTRAINT_NAME"), describeFull),
+			vcol(varchar("TABLE_CATALOG"), describeFull),
+			vcol(varchar("TABLE_SCHEMA"), describeFull),
+			vcol(varchar("TABLE_NAME"), describeFull),
+			vcol(varchar("COLUMN_NAME"), describeFull),
+			vcol(bigint("ORDINAL_POSITION"), describeFull),
+			vcol(bigintNull("POSITION_IN_UNIQUE_CONSTRAINT"), describeFull),
+			vcol(varcharNull("REFERENCED_TABLE_SCHEMA"), describeFull),
+			vcol(varcharNull("REFERENCED_TABLE_NAME"), describeFull),
+			vcol(varcharNull("REFERENCED_COLUMN_NAME"), describeFull),
+		},
+	},
 	// statistics lists index columns as SHOW INDEX does (schema tools such as
 	// GORM's migrator ask it whether an index exists).
 	"statistics": {
@@ -137,6 +157,9 @@ type selectPlan struct {
 	// manifestRead is how the catalog reads `__manifest` for the scan
 	// (set for EXPLAIN by explainReads).
 	manifestRead string
+	// columnKeys: the query reads COLUMN_KEY of information_schema.columns,
+	// whose MUL needs each table's index list (its dataset's manifest).
+	columnKeys bool
 }
 
 func notSupportedSelect(what string) error {
@@ -172,7 +195,7 @@ func (s *Session) planSelect(st *sqlparse.Select) (*selectPlan, error) {
 		}
 		if p.view == nil {
 			if len(name) >= 2 && strings.EqualFold(name[0], "information_schema") {
-				return nil, errorf(catalog.CodeUnsupported, "not supported: information_schema.%s (views: schemata, tables, columns, statistics)", strings.ToLower(name[len(name)-1]))
+				return nil, errorf(catalog.CodeUnsupported, "not supported: information_schema.%s (views: schemata, tables, columns, statistics, key_column_usage)", strings.ToLower(name[len(name)-1]))
 			}
 			return nil, errorf(catalog.CodeUnsupported, "not supported: SELECT from table data (%s); only information_schema.schemata, .tables and .columns can be queried yet", name)
 		}
@@ -183,6 +206,7 @@ func (s *Session) planSelect(st *sqlparse.Select) (*selectPlan, error) {
 		p.env = newRowEnv(nil)
 	}
 	p.env.session = s
+	p.env.subq = s.subq
 	// Fields.
 	used := map[string]bool{}
 	if hasAggregates(st) && !loneCount(st, false) {
@@ -204,16 +228,14 @@ func (s *Session) planSelect(st *sqlparse.Select) (*selectPlan, error) {
 			continue
 		}
 		if agg, ok := f.Expr.(*sqlparse.FuncCall); ok && agg.Aggregate {
-			if strings.EqualFold(agg.Name, "count") && len(st.Items) == 1 && !agg.Distinct {
-				p.countStar = true
-				label := f.Alias
-				if label == "" {
-					label = fieldText(f)
-				}
-				p.outCols = append(p.outCols, bigint(label))
-				continue
+			// loneCount(st, false): the only item, COUNT(*).
+			p.countStar = true
+			label := f.Alias
+			if label == "" {
+				label = fieldText(f)
 			}
-			return nil, notSupportedSelect("aggregate functions other than a lone COUNT(*)")
+			p.outCols = append(p.outCols, bigint(label))
+			continue
 		}
 		col, err := p.fieldColumn(f)
 		if err != nil {
@@ -274,6 +296,7 @@ func (s *Session) planSelect(st *sqlparse.Select) (*selectPlan, error) {
 			}
 		}
 	}
+	p.columnKeys = p.view != nil && p.view.name == "columns" && used["column_key"]
 	return p, nil
 }
 
@@ -313,6 +336,7 @@ func (p *selectPlan) planGrouped(s *Session, st *sqlparse.Select, used map[strin
 			}
 		}
 	}
+	p.columnKeys = p.view != nil && p.view.name == "columns" && used["column_key"]
 	return nil
 }
 
@@ -374,6 +398,9 @@ func (p *selectPlan) fieldColumn(f sqlparse.SelectItem) (Column, error) {
 	}
 	if label == "" {
 		label = fieldText(f)
+	}
+	if c, ok := p.env.subqueryColumn(f.Expr, label); ok {
+		return c, nil
 	}
 	// The type of a computed field: from its value on an all-NULL row when
 	// it is a literal, else VARCHAR.
@@ -756,7 +783,15 @@ func (s *Session) explain(ctx context.Context, st *sqlparse.Explain) (*Result, e
 	}
 	sel, ok := st.Stmt.(*sqlparse.Select)
 	if !ok {
-		return nil, errorf(catalog.CodeUnsupported, "not supported: EXPLAIN %s", StatementKind(st.Stmt))
+		lines, err := s.explainShow(ctx, st.Stmt)
+		if err != nil {
+			return nil, err
+		}
+		var rows [][]any
+		for _, l := range lines {
+			rows = append(rows, []any{l})
+		}
+		return rowsResult([]Column{varchar("plan")}, rows), nil
 	}
 	p, err := s.planQuery(ctx, sel)
 	if err != nil {
@@ -771,6 +806,15 @@ func (s *Session) explain(ctx context.Context, st *sqlparse.Explain) (*Result, e
 	for _, l := range p.Explain() {
 		// Filters quote literals, and a literal may be a URL with a SAS signature.
 		rows = append(rows, []any{storage.Redact(l)})
+	}
+	// The query's own subqueries ran once while it was planned (subquery.go).
+	for _, e := range selectExprs(sel) {
+		sqlparse.Inspect(e, func(n sqlparse.Expr) bool {
+			if _, ok := s.subq[n]; ok {
+				rows = append(rows, []any{"Subquery " + n.String() + ": run once before the query"})
+			}
+			return true
+		})
 	}
 	return rowsResult([]Column{varchar("plan")}, rows), nil
 }
@@ -866,13 +910,37 @@ func (p *selectPlan) scan(ctx context.Context, s *Session) ([][]any, error) {
 			for _, r := range idx {
 				rows = append(rows, []any{"def", schema, id.Name(), r[1], schema, r[2], r[3], r[4], r[5], r[6], r[7]})
 			}
+		case "key_column_usage":
+			if d.Schema == nil {
+				continue
+			}
+			// The unenforced primary key Lance records, then each UNIQUE
+			// column lancecat's writes enforce (one-column constraints).
+			for i, name := range primaryKeyOf(d.Schema) {
+				rows = append(rows, []any{"def", schema, "PRIMARY", "def", schema, id.Name(), name, int64(i + 1), nil, nil, nil, nil})
+			}
+			for _, f := range d.Schema.Fields() {
+				if isUnique(f) {
+					cname := uniqueIndexName(f)
+					if cname == "" {
+						cname = f.Name
+					}
+					rows = append(rows, []any{"def", schema, cname, "def", schema, id.Name(), f.Name, int64(1), nil, nil, nil, nil})
+				}
+			}
 		case "columns":
 			if d.Schema == nil {
 				continue
 			}
+			// COLUMN_KEY says PRI and UNI from the schema, MUL from the
+			// table's index list, read only when the query uses COLUMN_KEY.
+			var indexed map[string]bool
+			if p.columnKeys {
+				if indexed, err = s.indexedColumns(ctx, d); err != nil {
+					return nil, err
+				}
+			}
 			for i, f := range d.Schema.Fields() {
-				// COLUMN_KEY says PRI and UNI (from the schema); MUL would
-				// need every table's index list, which this view does not read.
 				comment, _ := sqltypes.FieldMeta(f, CommentKey)
 				// CHARACTER_MAXIMUM_LENGTH is the declared n of a
 				// VARCHAR(n) (GORM's migrator compares it with the
@@ -883,7 +951,7 @@ func (p *selectPlan) scan(ctx context.Context, s *Session) ([][]any, error) {
 					maxLen = n
 				}
 				rows = append(rows, []any{"def", schema, id.Name(), f.Name, int64(i + 1), defaultText(f), yesNo(f.Nullable),
-					sqltypes.DataTypeName(f), maxLen, prec, scale, sqltypes.DatetimePrecision(f.Type), typeName(f), columnKey(f, nil), extraText(f), comment, f.Type.String(), fieldMetadataJSON(f)})
+					sqltypes.DataTypeName(f), maxLen, prec, scale, sqltypes.DatetimePrecision(f.Type), typeName(f), columnKey(f, indexed), extraText(f), comment, f.Type.String(), fieldMetadataJSON(f)})
 			}
 		}
 	}
@@ -1031,4 +1099,85 @@ func fieldMetadataJSON(f arrow.Field) any {
 		m[k] = f.Metadata.Values()[i]
 	}
 	return propertiesJSON(m)
+}
+
+// explainShow is EXPLAIN of a SHOW statement: how it reads the catalog
+// (the `__manifest` index searched, or a scan, as the catalog answers it),
+// then its filter.
+func (s *Session) explainShow(ctx context.Context, st sqlparse.Statement) ([]string, error) {
+	var lines []string
+	filter := func(f sqlparse.Filter) {
+		switch {
+		case f.Like != nil:
+			lines = append(lines, "Filter LIKE "+quoteString(*f.Like))
+		case f.Where != nil:
+			lines = append(lines, "Filter "+f.Where.String())
+		}
+	}
+	read := func(what string, rp catalog.ReadPlan, err error) error {
+		if err != nil {
+			return err
+		}
+		lines = append(lines, what+"; __manifest read: "+rp.String())
+		return nil
+	}
+	table := func(name sqlparse.Name, what string) error {
+		id, err := s.tableIdent(name)
+		if err != nil {
+			return err
+		}
+		rp, err := s.cat.ExplainLookup(ctx, id)
+		return read("CatalogLookup table "+quoteString(displayName(id))+", then "+what, rp, err)
+	}
+	var err error
+	switch n := st.(type) {
+	case *sqlparse.ShowSchemas:
+		filter(n.Filter)
+		parent := namespaceIdent(n.Parent)
+		rp, e := s.cat.ExplainListNamespaces(ctx, parent)
+		err = read("CatalogList namespaces of "+quoteString(displayName(parent)), rp, e)
+	case *sqlparse.ShowTables, *sqlparse.ShowTableStatus:
+		var nsName sqlparse.Name
+		var f sqlparse.Filter
+		what := "no per-table describe"
+		if t, ok := n.(*sqlparse.ShowTables); ok {
+			nsName, f = t.Namespace, t.Filter
+			if t.Full {
+				what = "describe each (catalog entry only)"
+			}
+		} else {
+			t := n.(*sqlparse.ShowTableStatus)
+			nsName, f, what = t.Namespace, t.Filter, "describe each (catalog entry and dataset)"
+		}
+		ns := s.ns
+		if nsName != nil {
+			ns = namespaceIdent(nsName)
+		}
+		filter(f)
+		var opts catalog.ListTablesOptions
+		desc := "CatalogList tables of " + quoteString(displayName(ns))
+		if f.Like != nil {
+			if prefix, ok := likePrefix(*f.Like, '\\'); ok {
+				opts.NamePrefix = prefix
+				desc += " with names starting " + quoteString(prefix)
+			}
+		}
+		rp, e := s.cat.ExplainListTables(ctx, ns, opts)
+		err = read(desc+"; "+what, rp, e)
+	case *sqlparse.ShowColumns:
+		filter(n.Filter)
+		err = table(n.Table, "its schema")
+	case *sqlparse.ShowIndex:
+		filter(n.Filter)
+		err = table(n.Table, "its dataset manifest's indices")
+	case *sqlparse.ShowCreateTable:
+		err = table(n.Name, "its schema and indices")
+	case *sqlparse.ShowCreateSchema:
+		ns := namespaceIdent(n.Name)
+		rp, e := s.cat.ExplainLookup(ctx, ns)
+		err = read("CatalogLookup namespace "+quoteString(displayName(ns)), rp, e)
+	default:
+		return nil, errorf(catalog.CodeUnsupported, "not supported: EXPLAIN %s", StatementKind(st))
+	}
+	return lines, err
 }

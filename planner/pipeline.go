@@ -5,6 +5,7 @@ import (
 	"context"
 	"iter"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/lancecat/lancecat/catalog"
@@ -34,10 +35,13 @@ type selectPipeline struct {
 	countArg  sqlparse.Expr
 	order     []orderKey
 	// orderCols holds, per ORDER BY key, its row position when it is a
-	// plain column, else -1 (resolved on first use).
-	orderCols []int
-	limit     int64 // -1: none
-	offset    int64
+	// plain column, else -1 (resolved on first use); orderDecimal marks
+	// the keys that are DECIMAL columns, whose exact text compares
+	// numerically (compareDecimalText), not as strings.
+	orderCols    []int
+	orderDecimal []bool
+	limit        int64 // -1: none
+	offset       int64
 	// pushLimit: the source applies OFFSET and LIMIT itself (pushed into a
 	// scan when nothing filters or orders).
 	pushLimit  bool
@@ -221,15 +225,7 @@ func (p *selectPipeline) keyed(row []any, seq int64) (sortedRow, error) {
 // plain column is read from its position, resolved once (orderCols).
 func (p *selectPipeline) keysInto(dst, row []any) error {
 	if p.orderCols == nil {
-		p.orderCols = make([]int, len(p.order))
-		for i, o := range p.order {
-			p.orderCols[i] = -1
-			if ref, ok := o.expr.(*sqlparse.ColumnRef); ok {
-				if c, err := p.env.column(ref); err == nil {
-					p.orderCols[i] = c
-				}
-			}
-		}
+		p.resolveOrderColumns()
 	}
 	for i, o := range p.order {
 		if c := p.orderCols[i]; c >= 0 {
@@ -245,10 +241,35 @@ func (p *selectPipeline) keysInto(dst, row []any) error {
 	return nil
 }
 
+// resolveOrderColumns sets orderCols and orderDecimal.
+func (p *selectPipeline) resolveOrderColumns() {
+	p.orderCols = make([]int, len(p.order))
+	p.orderDecimal = make([]bool, len(p.order))
+	for i, o := range p.order {
+		p.orderCols[i] = -1
+		if ref, ok := o.expr.(*sqlparse.ColumnRef); ok {
+			if c, err := p.env.column(ref); err == nil {
+				p.orderCols[i] = c
+				p.orderDecimal[i] = strings.HasPrefix(strings.ToUpper(p.env.cols[c].DatabaseType), "DECIMAL")
+			}
+		}
+	}
+}
+
 // less orders rows by the ORDER BY keys (NULLs first), then arrival.
 func (p *selectPipeline) less(a, b sortedRow) bool {
+	if p.orderCols == nil {
+		p.resolveOrderColumns()
+	}
 	for i, o := range p.order {
-		c := compareNullsFirst(a.keys[i], b.keys[i])
+		var c int
+		as, aok := a.keys[i].(string)
+		bs, bok := b.keys[i].(string)
+		if p.orderDecimal[i] && aok && bok {
+			c = compareDecimalText(as, bs)
+		} else {
+			c = compareNullsFirst(a.keys[i], b.keys[i])
+		}
 		if o.desc {
 			c = -c
 		}

@@ -52,6 +52,9 @@ type Session struct {
 	ns        catalog.Ident
 	tx        *txState
 	vars      map[string]string // session variables set by SET (variables.go)
+	// subq holds the results of the subqueries of the statement being
+	// planned (subquery.go); rowEnvs built meanwhile take it.
+	subq subqueryValues
 }
 
 // txState is an open transaction: the catalog changes collected so far, to
@@ -61,6 +64,17 @@ type txState struct {
 	readOnly bool
 	// indexes are CREATE TABLE's index clauses, built after the commit.
 	indexes []pendingIndexes
+	// inserts are INSERT ... VALUES into tables the transaction creates,
+	// applied after the commit (deferInsert).
+	inserts []pendingInsert
+}
+
+// pendingInsert is an INSERT deferred to COMMIT, with the namespace its
+// table name is resolved in.
+type pendingInsert struct {
+	st *sqlparse.Insert
+	id catalog.Ident
+	ns catalog.Ident
 }
 
 // pendingIndexes are the declared indices of a table created in a
@@ -128,6 +142,12 @@ func (s *Session) Commit(ctx context.Context) error {
 	}
 	t := s.tx
 	s.tx = nil
+	for _, p := range t.inserts {
+		if exists, _ := t.batch.PendingTable(p.id); !exists {
+			t.batch.Discard()
+			return errorf(catalog.CodeInvalidInput, "the transaction inserts into table %s and then drops or renames it; nothing was committed", displayName(p.id))
+		}
+	}
 	if t.batch.Len() == 0 {
 		return nil
 	}
@@ -144,7 +164,39 @@ func (s *Session) Commit(ctx context.Context) error {
 			return fmt.Errorf("the transaction was committed, but the indices of table %s were not built: %w", displayName(p.id), err)
 		}
 	}
+	// Then the rows inserted into the tables it created, in statement order.
+	ns := s.ns
+	defer func() { s.ns = ns }()
+	for _, p := range t.inserts {
+		s.ns = p.ns
+		if _, err := s.insert(ctx, p.st); err != nil {
+			return fmt.Errorf("the transaction was committed, but its INSERT into table %s failed: %w", displayName(p.id), err)
+		}
+	}
 	return nil
+}
+
+// deferInsert defers an INSERT ... VALUES into a table the open transaction
+// creates (it does not exist before COMMIT) to the end of COMMIT, after the
+// catalog commit and the table's indices: goose creates its version table
+// and inserts version 0 in one transaction. The result reports the rows the
+// INSERT will add; LastInsertId is 0 (ids are assigned at COMMIT), and
+// errors the rows would raise are raised by COMMIT. ok is false for any
+// other statement.
+func (s *Session) deferInsert(st sqlparse.Statement) (res *Result, ok bool, err error) {
+	ins, isInsert := st.(*sqlparse.Insert)
+	if !isInsert || ins.Query != nil {
+		return nil, false, nil
+	}
+	id, err := s.tableIdent(ins.Table)
+	if err != nil {
+		return nil, false, err
+	}
+	if exists, touched := s.tx.batch.PendingTable(id); !touched || !exists {
+		return nil, false, nil
+	}
+	s.tx.inserts = append(s.tx.inserts, pendingInsert{st: ins, id: id, ns: append(catalog.Ident{}, s.ns...)})
+	return okResult(int64(len(ins.Rows))), true, nil
 }
 
 // Rollback discards the open transaction (a no-op without one).
@@ -237,8 +289,10 @@ func modeOf(st sqlparse.Statement) txMode {
 	case *sqlparse.CreateSchema, *sqlparse.DropSchema, *sqlparse.AlterSchema,
 		*sqlparse.CreateTable, *sqlparse.DropTable, *sqlparse.RenameTable:
 		return txJoin
-	case *sqlparse.AlterTable, *sqlparse.CreateIndex, *sqlparse.DropIndex:
-		return txRefuse // column and index changes commit to the table dataset, not to `__manifest`
+	case *sqlparse.CreateIndex, *sqlparse.DropIndex:
+		return txRefuse // index changes commit to the table dataset, not to `__manifest`
+	case *sqlparse.AlterTable:
+		return txImmediate // column changes commit to the table dataset, as row changes do
 	case *sqlparse.Call:
 		switch procName(n) {
 		case "register_table", "deregister_table", "declare_table":
@@ -265,19 +319,22 @@ func IsWrite(st sqlparse.Statement) bool {
 // collected and applied by COMMIT (errors they would raise are raised
 // there); statements that cannot join an atomic catalog commit are refused.
 //
-// INSERT, UPDATE and DELETE inside a transaction are applied at once, each
-// as its own Lance commit of the table's dataset, as MySQL does for a
-// non-transactional table engine (MyISAM): Lance cannot commit several
-// datasets and `__manifest` atomically, and clients that wrap every write in
-// BEGIN ... COMMIT (GORM's default transaction, goose's migrations) need
-// their rows written and their ids back. ROLLBACK does not undo them. They
-// are refused on a table the open transaction creates, drops or renames
-// (it does not exist yet for them: COMMIT first) and in a READ ONLY
-// transaction.
+// INSERT, UPDATE, DELETE and ALTER TABLE inside a transaction are applied
+// at once, each as its own Lance commit of the table's dataset, as MySQL
+// does for a non-transactional table engine (MyISAM; MySQL's ALTER TABLE
+// even commits the transaction): Lance cannot commit several datasets and
+// `__manifest` atomically, and clients that wrap every write in BEGIN ...
+// COMMIT (GORM's default transaction, goose's migrations) need their rows
+// written and their ids back. ROLLBACK does not undo them. An INSERT ...
+// VALUES into a table the transaction creates is applied by COMMIT, after
+// the catalog commit (deferInsert); other such statements on a table the
+// open transaction creates, drops or renames are refused (it does not exist
+// yet for them: COMMIT first), and all of them in a READ ONLY transaction.
 func (s *Session) Exec(ctx context.Context, st sqlparse.Statement) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	s.subq = nil // the previous statement's subqueries (its rowEnvs keep their own)
 	if s.tx != nil {
 		switch modeOf(st) {
 		case txRefuse:
@@ -290,6 +347,9 @@ func (s *Session) Exec(ctx context.Context, st sqlparse.Statement) (*Result, err
 		case txImmediate:
 			if s.tx.readOnly {
 				return nil, errorf(catalog.CodeInvalidInput, "%s is not allowed in a READ ONLY transaction", StatementKind(st))
+			}
+			if res, ok, err := s.deferInsert(st); ok || err != nil {
+				return res, err
 			}
 			if err := s.checkRowChangeInTx(st); err != nil {
 				return nil, err
@@ -393,6 +453,8 @@ func (s *Session) checkRowChangeInTx(st sqlparse.Statement) error {
 		name = n.Table
 	case *sqlparse.Update:
 		name = n.Table
+	case *sqlparse.AlterTable:
+		name = n.Name
 	}
 	id, err := s.tableIdent(name)
 	if err != nil {
@@ -400,7 +462,7 @@ func (s *Session) checkRowChangeInTx(st sqlparse.Statement) error {
 	}
 	if _, touched := s.tx.batch.PendingTable(id); touched {
 		return errorf(catalog.CodeInvalidInput,
-			"%s on table %s, which this transaction creates, drops or renames: COMMIT first (row changes are applied at once, catalog changes at COMMIT)", StatementKind(st), displayName(id))
+			"%s on table %s, which this transaction creates, drops or renames: COMMIT first (row and column changes are applied at once, catalog changes at COMMIT; only INSERT ... VALUES into a created table waits for COMMIT)", StatementKind(st), displayName(id))
 	}
 	return nil
 }

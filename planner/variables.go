@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	"github.com/lancecat/lancecat/catalog"
@@ -42,6 +43,36 @@ func (s *Session) variable(name string) (string, bool) {
 	}
 	v, ok := defaultVariables[name]
 	return v, ok
+}
+
+// variableValue reads @@name or @@session.name in an expression: the
+// session's value, ON and OFF as 1 and 0 and integers as BIGINT (as MySQL
+// reports @@autocommit), other values as text. Unknown variables are an
+// error, as in MySQL; @@global.x and user variables are not supported.
+func (s *Session) variableValue(v *sqlparse.Variable) (any, error) {
+	switch v.Scope {
+	case sqlparse.ScopeGlobal:
+		return nil, errorf(catalog.CodeUnsupported, "not supported: %s (lancecat has session variables only)", v)
+	case sqlparse.ScopeUser:
+		return nil, errorf(catalog.CodeUnsupported, "not supported: user variable %s", v)
+	}
+	if s == nil {
+		return nil, errorf(catalog.CodeUnsupported, "not supported: %s here", v)
+	}
+	text, ok := s.variable(v.Name)
+	if !ok {
+		return nil, errorf(catalog.CodeInvalidInput, "unknown system variable %s", sqlparse.QuoteIdent(v.Name))
+	}
+	switch strings.ToUpper(text) {
+	case "ON":
+		return int64(1), nil
+	case "OFF":
+		return int64(0), nil
+	}
+	if i, err := strconv.ParseInt(text, 10, 64); err == nil {
+		return i, nil
+	}
+	return text, nil
 }
 
 func (s *Session) set(_ context.Context, st *sqlparse.Set) (*Result, error) {

@@ -87,7 +87,7 @@ func (c *converter) selectStmt(n *ast.SelectStmt, base stmtBase) (*Select, error
 	case n.With != nil:
 		return nil, c.notSupported(c.start(), "WITH (common table expressions)")
 	case len(n.WindowSpecs) > 0:
-		return nil, c.notSupported(c.start(), "GROUP BY, HAVING and window functions")
+		return nil, c.notSupported(c.start(), "window functions (the WINDOW clause)")
 	case n.LockInfo != nil && n.LockInfo.LockType != ast.SelectLockNone:
 		return nil, c.notSupported(c.start(), "SELECT ... FOR UPDATE / SHARE")
 	case n.SelectIntoOpt != nil:
@@ -425,7 +425,20 @@ func (c *converter) expr(e ast.ExprNode) (Expr, error) {
 	case *ast.FuncCastExpr:
 		return nil, c.notSupportedAt(n, "CAST and CONVERT")
 	case *ast.VariableExpr:
-		return nil, c.notSupportedAt(n, "variables")
+		if n.Value != nil {
+			return nil, c.notSupportedAt(n, "assigning a variable in an expression (@x := ...)")
+		}
+		v := &Variable{exprPos: c.exprPos(n), Name: n.Name, Explicit: n.ExplicitScope}
+		switch {
+		case !n.IsSystem:
+			v.Scope = ScopeUser
+		case n.IsGlobal:
+			v.Scope = ScopeGlobal
+			v.Name = strings.ToLower(n.Name)
+		default:
+			v.Name = strings.ToLower(n.Name)
+		}
+		return v, nil
 	case *ast.RowExpr:
 		return nil, c.notSupportedAt(n, "row constructors")
 	case *ast.CompareSubqueryExpr:

@@ -277,7 +277,8 @@ func TestConvertRefuses(t *testing.T) {
 	for _, tt := range []struct{ sql, msg string }{
 		{"SELECT CASE WHEN a THEN 1 END FROM t", "line 1 column 8: not supported: CASE"},
 		{"SELECT a FROM t WHERE CAST(a AS CHAR) = '1'", "line 1 column 23: not supported: CAST and CONVERT"},
-		{"SELECT a FROM t WHERE a = @@version", "line 1 column 27: not supported: variables"},
+		{"SELECT a FROM t WHERE a = (@x := 1)", "line 1 column 28: not supported: assigning a variable in an expression (@x := ...)"},
+		{"SELECT a FROM t WINDOW w AS (ORDER BY a)", "line 1 column 1: not supported: window functions (the WINDOW clause)"},
 		{"SELECT a FROM t WHERE (a, b) = (1, 2)", "line 1 column 23: not supported: row constructors"},
 		{"SELECT a FROM t WHERE a = ANY (SELECT b FROM u)", "line 1 column 23: not supported: ANY / ALL subqueries"},
 		{"SELECT ROW_NUMBER() OVER () FROM t", "line 1 column 8: not supported: window functions"},
@@ -294,6 +295,21 @@ func TestConvertRefuses(t *testing.T) {
 		var pe *Error
 		if !errors.Is(err, ErrNotSupported) || !errors.As(err, &pe) || err.Error() != tt.msg {
 			t.Errorf("%s: %v, want %q", tt.sql, err, tt.msg)
+		}
+	}
+}
+
+// TestConvertVariables: @@x, @@session.x and @@GLOBAL.x are system variables (names
+// lower-cased), @x a user variable; String prints them back.
+func TestConvertVariables(t *testing.T) {
+	st := parseOne(t, "SELECT @@SQL_MODE, @@session.time_zone, @@GLOBAL.version, @Mine").(*Select)
+	want := []Variable{{Scope: ScopeSession, Name: "sql_mode"}, {Scope: ScopeSession, Name: "time_zone", Explicit: true},
+		{Scope: ScopeGlobal, Name: "version", Explicit: true}, {Scope: ScopeUser, Name: "Mine"}}
+	texts := []string{"@@sql_mode", "@@session.time_zone", "@@global.version", "@Mine"}
+	for i, it := range st.Items {
+		v, ok := it.Expr.(*Variable)
+		if !ok || v.Scope != want[i].Scope || v.Name != want[i].Name || v.Explicit != want[i].Explicit || v.String() != texts[i] {
+			t.Errorf("item %d: %#v (%s), want %+v (%s)", i, it.Expr, it.Expr, want[i], texts[i])
 		}
 	}
 }

@@ -8,8 +8,8 @@ import (
 
 // Expr is a scalar expression of a statement. Concrete types: *ColumnRef, *Literal, *Param,
 // *Paren, *Unary, *Binary, *IsNull, *IsTruth, *InList, *Between, *Like, *Regexp, *FuncCall, *Subquery,
-// *Exists, *Default (only as a whole value of INSERT ... VALUES) and *ColumnPosition (only as a
-// whole ORDER BY or GROUP BY item).
+// *Exists, *Variable, *Default (only as a whole value of INSERT ... VALUES) and *ColumnPosition
+// (only as a whole ORDER BY or GROUP BY item).
 //
 // Pos is where the expression starts in the original script. String renders it as SQL text in a
 // normal form (keywords upper-case, strings single-quoted, spaces around binary operators,
@@ -242,6 +242,16 @@ type Exists struct {
 	Not    bool
 }
 
+// Variable is a variable read in an expression: @@name, @@session.name, @@global.name (a system
+// variable; Scope ScopeSession or ScopeGlobal) or @name (a user variable, ScopeUser). Name is
+// lower-cased for system variables. Explicit is set when the scope was written (@@session.x).
+type Variable struct {
+	exprPos
+	Scope    Scope
+	Name     string
+	Explicit bool
+}
+
 // Default is DEFAULT as a value of INSERT ... VALUES.
 type Default struct{ exprPos }
 
@@ -359,7 +369,18 @@ func (e *Exists) String() string {
 	}
 	return "EXISTS (" + e.Select.String() + ")"
 }
-func (e *Default) String() string        { return "DEFAULT" }
+func (e *Default) String() string { return "DEFAULT" }
+func (e *Variable) String() string {
+	switch {
+	case e.Scope == ScopeUser:
+		return "@" + e.Name
+	case e.Scope == ScopeGlobal:
+		return "@@global." + e.Name
+	case e.Explicit:
+		return "@@session." + e.Name
+	}
+	return "@@" + e.Name
+}
 func (e *ColumnPosition) String() string { return strconv.Itoa(e.N) }
 
 func not(b bool) string {

@@ -228,6 +228,14 @@ func tooDeep(toks []token) (int, bool) {
 func parseStatement(sc *script, toks []token) (Statement, error) {
 	start, end := toks[0].start, toks[len(toks)-1].end
 	base := stmtBase{pos: sc.pos(start), text: sc.src[start:end]}
+	// EXPLAIN SHOW ... (the TiDB grammar explains queries only).
+	if len(toks) > 1 && (toks[0].is("EXPLAIN") || toks[0].is("DESCRIBE") || toks[0].is("DESC")) && toks[1].is("SHOW") {
+		inner, err := parseStatement(sc, toks[1:])
+		if err != nil {
+			return nil, err
+		}
+		return &Explain{stmtBase: base, Stmt: inner}, nil
+	}
 	p := &ownParser{sc: sc, toks: toks, base: base}
 	if st, handled, err := p.parseOwn(); handled {
 		return st, err

@@ -418,17 +418,22 @@ func (s *localStore) syncFiles(ctx context.Context, files, bare, dirs []string) 
 		dirSet[d] = true
 	}
 	// Directories created for these objects need their own entries synced.
-	var consumed []string
+	// (A map and a work list: a commit syncing a thousand new tables has
+	// thousands of directories.)
+	consumed := map[string]bool{}
 	s.mu.Lock()
-	for grew := true; grew; {
-		grew = false
-		for d := range dirSet {
-			if _, ok := s.newDirs[d]; ok && !slices.Contains(consumed, d) {
-				consumed = append(consumed, d)
-				if p := filepath.Dir(d); !dirSet[p] {
-					dirSet[p] = true
-					grew = true
-				}
+	work := make([]string, 0, len(dirSet))
+	for d := range dirSet {
+		work = append(work, d)
+	}
+	for len(work) > 0 {
+		d := work[len(work)-1]
+		work = work[:len(work)-1]
+		if _, ok := s.newDirs[d]; ok && !consumed[d] {
+			consumed[d] = true
+			if p := filepath.Dir(d); !dirSet[p] {
+				dirSet[p] = true
+				work = append(work, p)
 			}
 		}
 	}
@@ -478,7 +483,7 @@ func (s *localStore) syncFiles(ctx context.Context, files, bare, dirs []string) 
 		return err
 	}
 	s.mu.Lock()
-	for _, d := range consumed {
+	for d := range consumed {
 		delete(s.newDirs, d)
 	}
 	s.mu.Unlock()
@@ -583,6 +588,28 @@ func (s *localStore) PutIfAbsentAfterSync(ctx context.Context, path string, data
 		return fmt.Errorf("put-if-absent %q: %w", path, err)
 	}
 	s.syncDir(filepath.Dir(final))
+	return nil
+}
+
+// PutIfAbsentUnsynced implements Syncer: the atomic create of
+// PutIfAbsentAfterSync without any fsync.
+func (s *localStore) PutIfAbsentUnsynced(ctx context.Context, path string, data []byte) error {
+	final, err := s.prepareWrite(ctx, "put-if-absent", path)
+	if err != nil {
+		return err
+	}
+	tmp, err := s.writeTemp(ctx, final, data, false)
+	if err != nil {
+		return fmt.Errorf("put-if-absent %q: %w", path, err)
+	}
+	err = createFromTemp(tmp, final)
+	os.Remove(tmp)
+	if err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("put-if-absent %q: %w", path, ErrAlreadyExists)
+		}
+		return fmt.Errorf("put-if-absent %q: %w", path, err)
+	}
 	return nil
 }
 

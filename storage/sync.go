@@ -66,6 +66,14 @@ type Syncer interface {
 	// files and its version file cost one round of parallel fsyncs, then
 	// one for the version's directory entry.
 	PutIfAbsentAfterSync(ctx context.Context, path string, data []byte, synced []string) error
+	// PutIfAbsentUnsynced is PutIfAbsent (atomic, never replacing an
+	// existing object) without making the new object durable: a crash may
+	// lose it until Sync has been called with its path. It publishes a
+	// version that a later commit makes durable together with its own
+	// files (a new table's first version, synced by the `__manifest`
+	// commit that names the table), saving that version its own rounds of
+	// fsyncs.
+	PutIfAbsentUnsynced(ctx context.Context, path string, data []byte) error
 }
 
 // PutDeferred writes an object that a later commit publishes. On a Syncer it
@@ -76,6 +84,17 @@ func PutDeferred(ctx context.Context, s Store, path string, data []byte) error {
 		return sy.PutUnsynced(ctx, path, data)
 	}
 	return s.Put(ctx, path, data)
+}
+
+// PutIfAbsentDeferred creates an object only if it does not exist, like
+// PutIfAbsent; on a Syncer it is not made durable (Syncer.PutIfAbsentUnsynced)
+// and must be passed to SyncAll (or to the synced files of a later
+// PutIfAbsentAfterSync) before anything durable refers to it.
+func PutIfAbsentDeferred(ctx context.Context, s Store, path string, data []byte) error {
+	if sy, ok := s.(Syncer); ok {
+		return sy.PutIfAbsentUnsynced(ctx, path, data)
+	}
+	return s.PutIfAbsent(ctx, path, data)
 }
 
 // SyncAll makes objects written with PutDeferred durable (nothing to do on

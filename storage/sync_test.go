@@ -223,3 +223,39 @@ func TestLocalPutIfAbsentAfterSync(t *testing.T) {
 		t.Fatalf("version 2 exists after a failed sync: %v", err)
 	}
 }
+
+// TestLocalPutIfAbsentUnsynced: the object is created atomically (an
+// existing one is never replaced) with no fsync at all; a later Sync of its
+// path makes it durable with the directories created for it, as for
+// PutDeferred.
+func TestLocalPutIfAbsentUnsynced(t *testing.T) {
+	ctx := context.Background()
+	root := filepath.Join(t.TempDir(), "root")
+	s := newLocalStore(root, DurabilityFull)
+	synced := recordFsyncs(s)
+	if err := PutIfAbsentDeferred(ctx, s, "t/_versions/1.manifest", []byte("v1")); err != nil {
+		t.Fatal(err)
+	}
+	if got := synced(); len(got) != 0 {
+		t.Fatalf("PutIfAbsentDeferred synced %v, want nothing", got)
+	}
+	if err := PutIfAbsentDeferred(ctx, s, "t/_versions/1.manifest", []byte("v2")); !errors.Is(err, ErrAlreadyExists) {
+		t.Fatalf("second create: %v, want ErrAlreadyExists", err)
+	}
+	if b, err := s.Read(ctx, "t/_versions/1.manifest"); err != nil || string(b) != "v1" {
+		t.Fatalf("read: %q, %v (the first content must stay)", b, err)
+	}
+	if err := SyncAll(ctx, s, []string{"t/_versions/1.manifest"}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Dir(root), root, filepath.Join(root, "t"), filepath.Join(root, "t/_versions"), filepath.Join(root, "t/_versions/1.manifest")}
+	slices.Sort(want)
+	if got := synced(); !slices.Equal(got, want) {
+		t.Fatalf("SyncAll synced\n%v\nwant\n%v", got, want)
+	}
+	// No temporary file is left behind.
+	entries, err := os.ReadDir(filepath.Join(root, "t/_versions"))
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("t/_versions holds %v (%v), want only 1.manifest", entries, err)
+	}
+}

@@ -43,6 +43,10 @@ type commitRequest struct {
 	// files of CreateIndex) that are synced with the staged ones but not
 	// deleted when the commit does not land.
 	written []string
+	// deferSync publishes the version without syncing it or its files
+	// (CreateOptions.DeferSync): the Dataset returned lists them all as
+	// Unsynced.
+	deferSync bool
 }
 
 // rebaseCompatible lists, per operation, the operations a concurrent commit
@@ -110,13 +114,25 @@ func commit(ctx context.Context, store storage.Store, dir string, scheme NamingS
 		// together with the version file's content (one round of parallel
 		// fsyncs on local disk, nothing on object stores) before the
 		// version file is created, so a published version never points at
-		// a file a crash can lose.
+		// a file a crash can lose. With deferSync nothing is synced here:
+		// the caller syncs the version with the commit that refers to it.
 		path := joinPath(dir, versionsDir, manifestFileName(scheme, next.Version))
 		failpoint.Inject("dataset/files-staged")
-		err = storage.PutIfAbsentAfterSync(ctx, store, path, file, append(slices.Clone(staged), req.written...))
+		done := func() *Dataset {
+			ds := landed(ctx, store, dir, scheme, path, int64(len(file)), next)
+			if req.deferSync {
+				ds.unsynced = append(append(slices.Clone(staged), req.written...), path)
+			}
+			return ds
+		}
+		if req.deferSync {
+			err = storage.PutIfAbsentDeferred(ctx, store, path, file)
+		} else {
+			err = storage.PutIfAbsentAfterSync(ctx, store, path, file, append(slices.Clone(staged), req.written...))
+		}
 		if err == nil {
 			failpoint.Inject("dataset/version-published")
-			return landed(ctx, store, dir, scheme, path, int64(len(file)), next), nil
+			return done(), nil
 		}
 		// Whatever the error, the version file may be ours: a write whose
 		// acknowledgement was lost, or a retried request whose first attempt
@@ -126,7 +142,7 @@ func commit(ctx context.Context, store storage.Store, dir string, scheme NamingS
 		ours, verr := isOurs(ctx, store, path, tx.Uuid)
 		switch {
 		case verr == nil && ours:
-			return landed(ctx, store, dir, scheme, path, int64(len(file)), next), nil
+			return done(), nil
 		case verr != nil:
 			// When we cannot tell whether the version landed, keep the staged
 			// files: deleting files of a landed commit would corrupt it.

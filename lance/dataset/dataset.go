@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -17,7 +18,17 @@ type Dataset struct {
 	dir      string
 	manifest *Manifest
 	loc      VersionInfo
+	// unsynced are the files this process wrote for this version without
+	// syncing them (CreateOptions.DeferSync).
+	unsynced []string
 }
+
+// Unsynced lists the store paths of the files this process wrote for this
+// version and left unsynced (CreateOptions.DeferSync): the data and
+// transaction files and the version file. It is nil for every other
+// version. Make them durable (storage.SyncAll) before anything durable
+// refers to the version.
+func (d *Dataset) Unsynced() []string { return slices.Clone(d.unsynced) }
 
 // OpenOptions selects what Open loads.
 type OpenOptions struct {

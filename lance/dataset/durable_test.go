@@ -2,6 +2,8 @@ package dataset
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -84,5 +86,37 @@ func TestCommitSyncsFilesBeforePublishing(t *testing.T) {
 	}
 	if n := rec.Count(storagetest.Publish); n != 4 {
 		t.Errorf("%d publishes, want one per version (4)", n)
+	}
+}
+
+// TestCreateDeferSync: with CreateOptions.DeferSync version 1 is created
+// atomically but nothing is synced; Unsynced lists every file the version
+// refers to plus the version file, and a second create still fails.
+func TestCreateDeferSync(t *testing.T) {
+	useFakeFormat(t)
+	ctx := context.Background()
+	rec := storagetest.NewRecorder(memStore(t))
+	d, err := CreateWithData(ctx, rec, "t", testSchema, []arrow.RecordBatch{makeRecord(t, []int64{1, 2}, []string{"a", "b"})}, CreateOptions{DeferSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := rec.Count(storagetest.Sync) + rec.Count(storagetest.Publish) + rec.Count(storagetest.Write); n != 0 {
+		t.Fatalf("a deferred create made %d writes durable (events %v)", n, rec.Events())
+	}
+	if n := rec.Count(storagetest.PublishDeferred); n != 1 {
+		t.Fatalf("%d deferred publishes, want 1 (events %v)", n, rec.Events())
+	}
+	want := append(referencedPaths(d), d.loc.Path)
+	got := d.Unsynced()
+	slices.Sort(want)
+	slices.Sort(got)
+	if len(want) < 3 || !slices.Equal(got, want) {
+		t.Fatalf("Unsynced() = %v, want %v (data, transaction and version files)", got, want)
+	}
+	if _, err := CreateWithData(ctx, rec, "t", testSchema, nil, CreateOptions{DeferSync: true}); !errors.Is(err, ErrAlreadyExists) {
+		t.Fatalf("second create: %v, want ErrAlreadyExists", err)
+	}
+	if next, err := d.Append(ctx, []arrow.RecordBatch{makeRecord(t, []int64{3}, []string{"c"})}); err != nil || next.Unsynced() != nil {
+		t.Fatalf("append after a deferred create: unsynced %v, %v; want a durable commit", next.Unsynced(), err)
 	}
 }

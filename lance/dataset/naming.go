@@ -131,6 +131,14 @@ func ListVersions(ctx context.Context, store storage.Store, dir string) ([]Versi
 	return out, nil
 }
 
+// LatestVersion finds the newest version of the dataset at dir without
+// reading its manifest (a version hint read and a probe for successors on
+// most stores); ErrNotFound when there is none. A caller holding that
+// version open already can skip re-opening it.
+func LatestVersion(ctx context.Context, store storage.Store, dir string) (VersionInfo, error) {
+	return latestVersion(ctx, store, dir)
+}
+
 // latestVersion finds the newest version. It probes upward from the version
 // hint when there is one (the hint is only a starting point: the files
 // decide), and falls back to listing _versions.

@@ -26,6 +26,9 @@ type OverwriteOptions struct {
 	// by the caller under _indices/); nil drops every index, as an
 	// overwrite in Lance does.
 	Indices []*IndexMetadata
+	// Sync lists files outside this commit that must be durable before the
+	// new version is published (see RowChangeOptions.Sync).
+	Sync []string
 }
 
 // OverwriteWith replaces every row with records in one commit on top of

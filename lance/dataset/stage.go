@@ -178,7 +178,7 @@ func (s *StagedOverwrite) Commit(ctx context.Context, indices []*IndexMetadata) 
 			staged = append(staged, joinPath(s.base.dir, indicesDir, ix.UUID, f.Path))
 		}
 	}
-	req := commitRequest{op: "Overwrite", staged: staged, build: func(ctx context.Context, base *Manifest, stage func(string)) (*Manifest, *tablepb.Transaction, error) {
+	req := commitRequest{op: "Overwrite", staged: staged, written: s.opts.Sync, build: func(ctx context.Context, base *Manifest, stage func(string)) (*Manifest, *tablepb.Transaction, error) {
 		next := s.manifest(base, slices.Clone(indices))
 		return next, overwriteTx(next, nil), nil
 	}}

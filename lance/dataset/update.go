@@ -20,6 +20,18 @@ type RowChangeOptions struct {
 	// checking that a name is free) needs it: Lance's rebase rules only
 	// protect the rows a commit touches, not what it read.
 	ExactBase bool
+	// Sync lists files outside this commit (written without syncing, e.g.
+	// a new table's dataset, Dataset.Unsynced) that must be durable before
+	// this version is published: they are synced in the same round as the
+	// version's own files. They are never deleted, whatever the outcome.
+	Sync []string
+	// Remove lists fragments (of Update only) that the version drops whole:
+	// the caller carries the live rows it keeps into the records, so a
+	// merge of small fragments rides on the change instead of being a
+	// version of its own (Lance records it as an Update with these ids in
+	// removed_fragment_ids: rows rewritten into the new fragment). No index
+	// may cover them (their rows would need remapping): ErrInvalidArgument.
+	Remove []uint64
 }
 
 // Append adds records as new fragments. It rebases over concurrent commits
@@ -78,23 +90,45 @@ func (d *Dataset) Update(ctx context.Context, records []arrow.RecordBatch, rowAd
 			return nil, err
 		}
 	}
-	if len(frags) == 0 && len(byFrag) == 0 {
+	remove := map[uint64]bool{}
+	for _, id := range opts.Remove {
+		remove[id] = true
+	}
+	for _, ix := range d.manifest.Indices {
+		for id := range remove {
+			if ix.FragmentBitmap == nil || (id <= uint64(^uint32(0)) && ix.FragmentBitmap.Contains(uint32(id))) {
+				return nil, invalidf("removal of fragment %d: index %q covers it", id, ix.Name)
+			}
+		}
+	}
+	if len(frags) == 0 && len(byFrag) == 0 && len(remove) == 0 {
+		// No version to publish: the files to sync are still made durable,
+		// as promised.
+		if err := storage.SyncAll(ctx, d.store, opts.Sync); err != nil {
+			return nil, err
+		}
 		return d, nil
 	}
 	op := "Update"
 	switch {
-	case len(byFrag) == 0:
+	case len(byFrag) == 0 && len(remove) == 0:
 		op = "Append"
 	case len(frags) == 0:
 		op = "Delete"
 	}
-	req := commitRequest{op: op, staged: staged, exact: opts.ExactBase, build: func(ctx context.Context, base *Manifest, stage func(string)) (*Manifest, *tablepb.Transaction, error) {
+	req := commitRequest{op: op, staged: staged, exact: opts.ExactBase, written: opts.Sync, build: func(ctx context.Context, base *Manifest, stage func(string)) (*Manifest, *tablepb.Transaction, error) {
 		next := nextFrom(base)
 		var removed []uint64
 		var updated []*Fragment
 		kept := next.Fragments[:0:0]
 		found := 0
+		gone := 0
 		for _, f := range next.Fragments {
+			if remove[f.ID] {
+				removed = append(removed, f.ID)
+				gone++
+				continue
+			}
 			rows := byFrag[f.ID]
 			if rows == nil {
 				kept = append(kept, f)
@@ -129,6 +163,9 @@ func (d *Dataset) Update(ctx context.Context, records []arrow.RecordBatch, rowAd
 			stage(p)
 			updated = append(updated, f)
 			kept = append(kept, f)
+		}
+		if gone != len(remove) {
+			return nil, nil, invalidf("removal of fragments %v: version %d lacks some", opts.Remove, base.Version)
 		}
 		if found != len(byFrag) {
 			for id := range byFrag {
@@ -179,6 +216,12 @@ func (d *Dataset) Update(ctx context.Context, records []arrow.RecordBatch, rowAd
 		// it modifies alone (it would have to merge deletion vectors
 		// otherwise).
 		for id := range byFrag {
+			req.modified = append(req.modified, id)
+		}
+	}
+	// Removed fragments must be exactly as read: their rows were carried.
+	for id := range remove {
+		if !slices.Contains(req.modified, id) {
 			req.modified = append(req.modified, id)
 		}
 	}

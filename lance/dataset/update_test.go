@@ -3,6 +3,7 @@ package dataset
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -202,5 +203,52 @@ func TestRewriteFragments(t *testing.T) {
 	}
 	if _, err := withIx.RewriteFragments(ctx, []uint64{0}, RowChangeOptions{}); !errors.Is(err, ErrInvalidArgument) {
 		t.Errorf("rewrite of an indexed fragment: %v", err)
+	}
+}
+
+// TestUpdateRemovesFragments: RowChangeOptions.Remove drops whole fragments
+// in the same Update that adds the rows the caller carried from them (a
+// merge folded into a change), recorded in removed_fragment_ids; a fragment
+// an index covers, or one the version lacks, is refused.
+func TestUpdateRemovesFragments(t *testing.T) {
+	d, ctx := seedTwoFragments(t)
+	// Fragment 1 holds 4 and 5: carry 5, drop 4 with it, add 6, delete 1.
+	next, err := d.Update(ctx, []arrow.RecordBatch{makeRecord(t, []int64{5, 6}, []string{"e", "f"})}, []uint64{0}, RowChangeOptions{Remove: []uint64{1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if op := txOp(t, next); op != "Update" {
+		t.Fatalf("operation %q, want Update", op)
+	}
+	up := next.manifest.Transaction.raw.GetUpdate()
+	if !slices.Equal(up.GetRemovedFragmentIds(), []uint64{1}) || len(up.GetNewFragments()) != 1 || len(up.GetUpdatedFragments()) != 1 {
+		t.Fatalf("update removed %v, new %d, updated %d", up.GetRemovedFragmentIds(), len(up.GetNewFragments()), len(up.GetUpdatedFragments()))
+	}
+	if len(next.Fragments()) != 2 || next.Fragments()[0].ID != 0 || next.Fragments()[1].ID != 2 {
+		t.Fatalf("fragments after the update: %+v", next.Fragments())
+	}
+	want := []string{"id=2,name=b", "id=3,name=c", "id=5,name=e", "id=6,name=f"}
+	if got := rowsOf(t, next, ScanOptions{}); !slices.Equal(got, want) {
+		t.Fatalf("rows after the update %v, want %v", got, want)
+	}
+	// Removing alone (nothing carried) is a Delete of the fragment.
+	del, err := next.Update(ctx, nil, nil, RowChangeOptions{Remove: []uint64{next.Fragments()[1].ID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if op := txOp(t, del); op != "Delete" || len(del.Fragments()) != 1 {
+		t.Fatalf("remove-only update: %s with %d fragments", op, len(del.Fragments()))
+	}
+	if _, err := del.Update(ctx, nil, nil, RowChangeOptions{Remove: []uint64{99}}); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("removal of a fragment the version lacks: %v", err)
+	}
+	ix := &IndexMetadata{UUID: "00000000-0000-4000-8000-000000000002", Name: "i", Fields: []int32{0}, FragmentBitmap: newBitmap()}
+	ix.FragmentBitmap.Add(uint32(del.Fragments()[0].ID))
+	withIx, err := del.CommitIndices(ctx, []*IndexMetadata{ix}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := withIx.Update(ctx, nil, nil, RowChangeOptions{Remove: []uint64{del.Fragments()[0].ID}}); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("removal of an indexed fragment: %v", err)
 	}
 }

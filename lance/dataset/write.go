@@ -34,6 +34,15 @@ type CreateOptions struct {
 	// TableMetadata and Config seed the manifest's table_metadata and config.
 	TableMetadata map[string]string
 	Config        map[string]string
+	// DeferSync writes every file of version 1, its version file included,
+	// without making it durable (storage.PutDeferred and
+	// storage.PutIfAbsentDeferred); Dataset.Unsynced lists them. The caller
+	// makes them durable before anything durable refers to the dataset: a
+	// catalog passes them to the sync of the `__manifest` commit that names
+	// the new table, so the table costs no sync round of its own. Until
+	// then a crash may lose the dataset, or keep its version file and lose
+	// a file it refers to.
+	DeferSync bool
 }
 
 // Create creates version 1 of a dataset with the given schema and no rows.
@@ -66,7 +75,7 @@ func CreateWithData(ctx context.Context, store storage.Store, dir string, schema
 	if err != nil {
 		return nil, err
 	}
-	req := commitRequest{op: "Overwrite", staged: staged, build: func(ctx context.Context, base *Manifest, stage func(string)) (*Manifest, *tablepb.Transaction, error) {
+	req := commitRequest{op: "Overwrite", staged: staged, deferSync: opts.DeferSync, build: func(ctx context.Context, base *Manifest, stage func(string)) (*Manifest, *tablepb.Transaction, error) {
 		next := &Manifest{
 			Schema:        ls.Clone(),
 			DataFormat:    DataFormat{FileFormat: "lance", Version: version},

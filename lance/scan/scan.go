@@ -10,7 +10,9 @@
 //
 // Row addresses and index files stay inside lance/: callers see columns,
 // predicates and a Plan (the chosen index, covered and uncovered fragments,
-// estimated rows) to print for EXPLAIN.
+// estimated rows) to print for EXPLAIN. A writer that must change the rows
+// it found asks for their addresses (Options.WithRowAddress) and hands them
+// back to lance/dataset unread.
 //
 // Predicates have the semantics of a Lance index search (index.Query): a
 // row matches exactly when an index on the column would return it, with or

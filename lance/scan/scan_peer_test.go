@@ -320,3 +320,68 @@ func TestScanStopsEarly(t *testing.T) {
 	}
 	var _ arrow.RecordBatch
 }
+
+// TestScanRowAddressesAndIndexCache: WithRowAddress returns, beside the
+// asked columns, the addresses of exactly the rows returned (a Take at them
+// reads the same keys), equal with and without the index; a scan through a
+// shared Indices answers as one that opens its own; Plan names the indices
+// used and counts their hits.
+func TestScanRowAddressesAndIndexCache(t *testing.T) {
+	ctx := context.Background()
+	ds := openDataset(t, peer.Fixture(t, "indexed"))
+	cache := NewIndices(ds)
+	preds := []Predicate{In("id", int64(5), int64(10), int64(4999), int64(77777)), In("category", "books", "music", "food", "games")}
+	read := func(opts Options) (ids []int64, addrs []uint64, plan *Plan) {
+		t.Helper()
+		s, err := New(ds, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plan, err = s.Plan(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for rec, err := range s.Records(ctx) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.NumCols() != 2 || rec.Schema().Field(1).Name != dataset.RowAddressColumn {
+				t.Fatalf("columns %s, want id and %s", rec.Schema(), dataset.RowAddressColumn)
+			}
+			ids = append(ids, rec.Column(0).(*array.Int64).Int64Values()...)
+			addrs = append(addrs, rec.Column(1).(*array.Uint64).Uint64Values()...)
+		}
+		return ids, addrs, plan
+	}
+	opts := Options{Columns: []string{"id"}, Predicates: preds, WithRowAddress: true, Indices: cache}
+	ids, addrs, plan := read(opts)
+	if len(ids) == 0 {
+		t.Fatalf("no row matched: the test tests nothing")
+	}
+	if !slices.Equal(plan.Indices, []string{"id_idx", "category_idx"}) || plan.IndexHits < uint64(len(ids)) {
+		t.Fatalf("plan indices %v hits %d for %d rows: %v", plan.Indices, plan.IndexHits, len(ids), plan.Lines())
+	}
+	again, againAddrs, _ := read(opts) // answered from the cache
+	fresh, freshAddrs, _ := read(Options{Columns: []string{"id"}, Predicates: preds, WithRowAddress: true})
+	full, fullAddrs, _ := read(Options{Columns: []string{"id"}, Predicates: preds, WithRowAddress: true, NoIndices: true})
+	for _, o := range []struct {
+		name  string
+		ids   []int64
+		addrs []uint64
+	}{{"cached", again, againAddrs}, {"uncached", fresh, freshAddrs}, {"full scan", full, fullAddrs}} {
+		if !slices.Equal(o.ids, ids) || !slices.Equal(o.addrs, addrs) {
+			t.Fatalf("%s: ids %v addrs %v, indexed ids %v addrs %v", o.name, o.ids, o.addrs, ids, addrs)
+		}
+	}
+	rec, err := ds.Take(ctx, addrs, dataset.TakeOptions{Columns: []string{"id"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Release()
+	if taken := rec.Column(0).(*array.Int64).Int64Values(); !slices.Equal(taken, ids) {
+		t.Fatalf("Take at the returned addresses: %v, want %v", taken, ids)
+	}
+	other := openDataset(t, peer.Fixture(t, "indexed"))
+	if _, err := New(other, Options{Predicates: preds, Indices: cache}); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("Indices of another dataset: %v, want ErrInvalid", err)
+	}
+}

@@ -16,6 +16,9 @@ const (
 	Defer   = "defer"   // PutUnsynced: not durable until synced
 	Sync    = "sync"    // one path of a Sync call
 	Publish = "publish" // PutIfAbsent: durable on its own
+	// PublishDeferred is PutIfAbsentUnsynced: created atomically, not
+	// durable until synced.
+	PublishDeferred = "publish-deferred"
 )
 
 // Event is one logged store mutation.
@@ -67,6 +70,15 @@ func (r *Recorder) PutUnsynced(ctx context.Context, path string, data []byte) er
 	err := r.Store.Put(ctx, path, data)
 	if err == nil {
 		r.log(Defer, path)
+	}
+	return err
+}
+
+// PutIfAbsentUnsynced writes through and logs a deferred publish.
+func (r *Recorder) PutIfAbsentUnsynced(ctx context.Context, path string, data []byte) error {
+	err := r.Store.PutIfAbsent(ctx, path, data)
+	if err == nil {
+		r.log(PublishDeferred, path)
 	}
 	return err
 }

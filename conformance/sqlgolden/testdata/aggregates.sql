@@ -8,6 +8,18 @@ INSERT INTO m VALUES (1, 'a', 10, 0.5), (2, 'a', NULL, 1.5), (3, 'b', 7, NULL), 
 SELECT MAX(version_id) FROM m;
 SELECT g, COUNT(*) AS n, COUNT(x), COUNT(DISTINCT x), SUM(x), AVG(x), MIN(f), MAX(f) FROM m GROUP BY g ORDER BY g;
 SELECT g, SUM(x) AS s FROM m GROUP BY g HAVING SUM(x) > 5 ORDER BY s DESC;
+-- SELECT DISTINCT (one row per distinct combination, as GROUP BY).
+SELECT DISTINCT g FROM m ORDER BY g;
+SELECT DISTINCT g, x FROM m WHERE version_id > 1 ORDER BY g DESC, x;
+SELECT DISTINCT x % 2 AS parity FROM m ORDER BY parity;
+SELECT DISTINCT COUNT(*) FROM m;
+SELECT DISTINCT table_schema FROM information_schema.tables;
+SELECT DISTINCT g FROM m ORDER BY x;
+SELECT DISTINCT g, COUNT(*) FROM m GROUP BY g;
+-- Aggregates over expressions.
+SELECT g, SUM(x + 1), SUM(x * version_id) AS w, MIN(-x), MAX(f * 2), AVG(x / 2), COUNT(DISTINCT x % 2) FROM m GROUP BY g ORDER BY g;
+SELECT SUM(x) + 1, SUM(x + 1) - COUNT(x) FROM m;
+SELECT COUNT(x + 1), COUNT(x * NULL), COUNT(f > 1) FROM m WHERE version_id > 1;
 SELECT g, COUNT(*) FROM m WHERE version_id > 1 GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 2;
 EXPLAIN SELECT g, SUM(x) AS s FROM m WHERE version_id > 1 GROUP BY g HAVING COUNT(*) > 1 ORDER BY s;
 -- Errors: an aggregate in WHERE, a column neither grouped nor aggregated.

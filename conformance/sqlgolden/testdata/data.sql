@@ -36,3 +36,10 @@ INSERT INTO items (id) VALUES (9);
 ROLLBACK;
 CALL declare_table('d.later');
 SELECT * FROM later;
+-- ORDER BY a DECIMAL column compares the numbers, not their text (sorted, top-k, grouped).
+CREATE TABLE prices (id INT, p DECIMAL(10,2));
+INSERT INTO prices VALUES (1, 10.50), (2, 9.25), (3, 100.00), (4, -3.50), (5, NULL), (6, -20.00), (7, 9.25);
+SELECT id, p FROM prices ORDER BY p, id;
+SELECT id, p FROM prices ORDER BY p DESC LIMIT 3;
+SELECT p, COUNT(*) FROM prices GROUP BY p ORDER BY p DESC;
+SELECT DISTINCT p FROM prices WHERE p > 0 ORDER BY p;

@@ -35,9 +35,30 @@ SHOW TABLES FROM tx;
 -- Statements that cannot join an atomic catalog commit are refused; the transaction stays open.
 BEGIN;
 DROP TABLE tx2.c;
-ALTER TABLE tx2.a ADD COLUMN c INT;
+CREATE INDEX ia ON tx2.a (id);
 CALL vacuum_catalog('1h');
 BEGIN;
+COMMIT;
+SHOW TABLES FROM tx2;
+-- ALTER TABLE commits to the table's dataset at once (ROLLBACK keeps it, as MySQL's implicit commit
+-- would); an INSERT into a table the transaction creates is applied by COMMIT, after the table exists.
+BEGIN;
+ALTER TABLE tx2.a ADD COLUMN c INT;
+ROLLBACK;
+DESCRIBE tx2.a;
+BEGIN;
+CREATE TABLE tx2.v (id BIGINT AUTO_INCREMENT, n INT, PRIMARY KEY (id));
+INSERT INTO tx2.v (n) VALUES (7), (8);
+INSERT INTO tx2.v (n) VALUES (9);
+UPDATE tx2.v SET n = 1;
+ALTER TABLE tx2.v ADD COLUMN c INT;
+SHOW TABLES FROM tx2 LIKE 'v';
+COMMIT;
+SELECT id, n FROM tx2.v ORDER BY id;
+BEGIN;
+CREATE TABLE tx2.w (id INT);
+INSERT INTO tx2.w VALUES (1);
+DROP TABLE tx2.w;
 COMMIT;
 SHOW TABLES FROM tx2;
 -- A READ ONLY transaction refuses changes.

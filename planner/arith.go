@@ -1,0 +1,148 @@
+package planner
+
+import (
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/lancecat/lancecat/catalog"
+	"github.com/lancecat/lancecat/sqlparse"
+)
+
+// Arithmetic: +, -, *, /, DIV and % (MOD) over the row value types, as
+// MySQL computes them where lancecat's value types allow. NULL on either
+// side is NULL. Two integers give an integer (int64, or uint64 when a
+// result above math.MaxInt64 needs it); a result outside both fails with
+// InvalidInput ("BIGINT value is out of range", as MySQL) instead of
+// wrapping. A float64 on either side, or a string (converted as MySQL
+// converts it, 0 when it is not a number; a DECIMAL column's exact text
+// included), makes the result a float64. `/` always divides as float64
+// (MySQL answers a DECIMAL); DIV truncates to an integer; division or
+// modulo by zero is NULL (MySQL's default outside strict mode).
+
+// arithmetic applies op to two non-NULL-checked values.
+func arithmetic(op sqlparse.BinaryOp, l, r any) (any, error) {
+	if l == nil || r == nil {
+		return nil, nil
+	}
+	li, lInt := intParts(l)
+	ri, rInt := intParts(r)
+	if lInt && rInt && op != sqlparse.OpDiv {
+		return intArithmetic(op, li, ri)
+	}
+	lf, ok := arithNumber(l)
+	if !ok {
+		return nil, errorf(catalog.CodeUnsupported, "not supported: arithmetic on %T values", l)
+	}
+	rf, ok := arithNumber(r)
+	if !ok {
+		return nil, errorf(catalog.CodeUnsupported, "not supported: arithmetic on %T values", r)
+	}
+	switch op {
+	case sqlparse.OpAdd:
+		return lf + rf, nil
+	case sqlparse.OpSub:
+		return lf - rf, nil
+	case sqlparse.OpMul:
+		return lf * rf, nil
+	case sqlparse.OpDiv:
+		if rf == 0 {
+			return nil, nil
+		}
+		return lf / rf, nil
+	case sqlparse.OpIntDiv:
+		if rf == 0 {
+			return nil, nil
+		}
+		q := math.Trunc(lf / rf)
+		if q < math.MinInt64 || q >= math.MaxInt64 {
+			return nil, errorf(catalog.CodeInvalidInput, "BIGINT value is out of range in %g DIV %g", lf, rf)
+		}
+		return int64(q), nil
+	case sqlparse.OpMod:
+		if rf == 0 {
+			return nil, nil
+		}
+		return math.Mod(lf, rf), nil
+	}
+	return nil, errorf(catalog.CodeUnsupported, "not supported: operator %s", op)
+}
+
+// arithNumber converts an operand to float64: numbers as they are,
+// strings as MySQL converts them (the leading number, else 0).
+func arithNumber(v any) (float64, bool) {
+	if f, ok := toNumber(v); ok {
+		return f, true
+	}
+	switch x := v.(type) {
+	case string:
+		return leadingNumber(x), true
+	case []byte:
+		return leadingNumber(string(x)), true
+	}
+	return 0, false
+}
+
+// leadingNumber is the longest prefix of s (after spaces) that reads as a
+// number, 0 if none: MySQL's conversion of a string in arithmetic.
+func leadingNumber(s string) float64 {
+	s = strings.TrimSpace(s)
+	for end := len(s); end > 0; end-- {
+		if f, err := strconv.ParseFloat(s[:end], 64); err == nil {
+			return f
+		}
+	}
+	return 0
+}
+
+// intArithmetic computes op exactly on two integers (big.Int), returning
+// an int64 when the result fits, else a uint64, else an error.
+func intArithmetic(op sqlparse.BinaryOp, a, b intVal) (any, error) {
+	x, y := a.big(), b.big()
+	z := new(big.Int)
+	switch op {
+	case sqlparse.OpAdd:
+		z.Add(x, y)
+	case sqlparse.OpSub:
+		z.Sub(x, y)
+	case sqlparse.OpMul:
+		z.Mul(x, y)
+	case sqlparse.OpIntDiv:
+		if y.Sign() == 0 {
+			return nil, nil
+		}
+		z.Quo(x, y) // truncates toward zero, as MySQL's DIV
+	case sqlparse.OpMod:
+		if y.Sign() == 0 {
+			return nil, nil
+		}
+		z.Rem(x, y) // the sign of the dividend, as MySQL's MOD
+	default:
+		return nil, errorf(catalog.CodeUnsupported, "not supported: operator %s", op)
+	}
+	switch {
+	case z.IsInt64():
+		return z.Int64(), nil
+	case z.IsUint64():
+		return z.Uint64(), nil
+	}
+	return nil, errorf(catalog.CodeInvalidInput, "BIGINT value is out of range in %s %s %s", x, op, y)
+}
+
+func (v intVal) big() *big.Int {
+	z := new(big.Int).SetUint64(v.mag)
+	if v.neg {
+		z.Neg(z)
+	}
+	return z
+}
+
+// isArithmetic reports whether op is +, -, *, /, DIV or %.
+func isArithmetic(op sqlparse.BinaryOp) bool {
+	switch op {
+	case sqlparse.OpAdd, sqlparse.OpSub, sqlparse.OpMul, sqlparse.OpDiv, sqlparse.OpIntDiv, sqlparse.OpMod:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,58 @@
+package planner
+
+import (
+	"errors"
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/lancecat/lancecat/catalog"
+	"github.com/lancecat/lancecat/sqlparse"
+)
+
+// TestArithmetic: integer results stay exact (int64, uint64 above
+// MaxInt64) and fail on overflow, floats and strings divide as float64,
+// division and modulo by zero are NULL, NULL propagates.
+func TestArithmetic(t *testing.T) {
+	for _, c := range []struct {
+		op   sqlparse.BinaryOp
+		l, r any
+		want any
+	}{
+		{sqlparse.OpAdd, int64(2), int64(3), int64(5)},
+		{sqlparse.OpSub, int64(2), int64(3), int64(-1)},
+		{sqlparse.OpMul, int64(-4), int64(3), int64(-12)},
+		{sqlparse.OpAdd, int64(math.MaxInt64), int64(1), uint64(math.MaxInt64) + 1},
+		{sqlparse.OpSub, uint64(math.MaxUint64), uint64(1), uint64(math.MaxUint64 - 1)},
+		{sqlparse.OpDiv, int64(7), int64(2), 3.5},
+		{sqlparse.OpIntDiv, int64(-7), int64(2), int64(-3)},
+		{sqlparse.OpMod, int64(-7), int64(2), int64(-1)},
+		{sqlparse.OpDiv, int64(1), int64(0), nil},
+		{sqlparse.OpIntDiv, int64(1), int64(0), nil},
+		{sqlparse.OpMod, 1.5, 0.0, nil},
+		{sqlparse.OpAdd, nil, int64(1), nil},
+		{sqlparse.OpAdd, 1.5, int64(1), 2.5},
+		{sqlparse.OpMul, "10.50", int64(2), 21.0},
+		{sqlparse.OpAdd, "3abc", int64(1), 4.0},
+		{sqlparse.OpAdd, "abc", int64(1), 1.0},
+	} {
+		got, err := arithmetic(c.op, c.l, c.r)
+		if err != nil || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%v %s %v = %v (%T), %v; want %v (%T)", c.l, c.op, c.r, got, got, err, c.want, c.want)
+		}
+	}
+	for _, c := range []struct {
+		op   sqlparse.BinaryOp
+		l, r any
+	}{
+		{sqlparse.OpMul, int64(math.MaxInt64), int64(3)},
+		{sqlparse.OpSub, int64(math.MinInt64), int64(1)},
+		{sqlparse.OpAdd, uint64(math.MaxUint64), int64(1)},
+	} {
+		_, err := arithmetic(c.op, c.l, c.r)
+		var ce *catalog.Error
+		if !errors.As(err, &ce) || ce.Code != catalog.CodeInvalidInput {
+			t.Errorf("%v %s %v: err %v, want InvalidInput out of range", c.l, c.op, c.r, err)
+		}
+	}
+}
