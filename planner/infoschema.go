@@ -12,6 +12,7 @@ import (
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/sqlparse"
 	"github.com/lancecat/lancecat/sqltypes"
+	"github.com/lancecat/lancecat/storage"
 )
 
 // The information_schema views. Every name value (SCHEMA_NAME,
@@ -812,7 +813,8 @@ func (s *Session) explain(ctx context.Context, st *sqlparse.Explain) (*Result, e
 	}
 	var rows [][]any
 	for _, l := range p.Explain() {
-		rows = append(rows, []any{l})
+		// Filters quote literals, and a literal may be a URL with a SAS signature.
+		rows = append(rows, []any{storage.Redact(l)})
 	}
 	// The query's own subqueries ran once while it was planned (subquery.go).
 	for _, e := range selectExprs(sel) {
@@ -908,7 +910,7 @@ func (p *selectPlan) scan(ctx context.Context, s *Session) ([][]any, error) {
 				nrows, version = d.RowCount, int64(d.Version)
 			}
 			rows = append(rows, []any{"def", schema, id.Name(), "BASE TABLE", "Lance", nrows, version,
-				d.URI, yesNo(d.DeclaredOnly), propOrNull(d.Properties, CommentKey), propertiesJSON(d.Properties)})
+				storage.Redact(d.URI), yesNo(d.DeclaredOnly), propOrNull(d.Properties, CommentKey), propertiesJSON(d.Properties)})
 		case "statistics":
 			idx, err := s.indexRows(ctx, id, d)
 			if err != nil {
