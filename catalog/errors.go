@@ -3,6 +3,8 @@ package catalog
 import (
 	"errors"
 	"fmt"
+
+	"github.com/lancecat/lancecat/storage"
 )
 
 // Code is a Lance Namespace error code. The numbers are the ones of the
@@ -164,6 +166,9 @@ func asCatalogError(err error, format string, args ...any) error {
 	var e *Error
 	if errors.As(err, &e) {
 		return err
+	}
+	if errors.Is(err, storage.ErrUnavailable) {
+		return newErr(CodeServiceUnavailable, err, format, args...)
 	}
 	return newErr(CodeInternal, err, format, args...)
 }

@@ -565,6 +565,11 @@ func checkRegisterLocation(ctx context.Context, v *view, loc, objectID string) e
 	} else if other != "" {
 		return newErr(CodeInvalidInput, nil, "table location %q overlaps the location of table %q", loc, other)
 	}
+	if other, err := v1TableAtLocation(ctx, v, clean, objectID); err != nil {
+		return err
+	} else if other != "" {
+		return newErr(CodeInvalidInput, nil, "table location %q overlaps the directory of compatibility-mode root table %q", loc, other)
+	}
 	link, err := v.c.symlinkOnPath(ctx, clean)
 	if err != nil {
 		return asCatalogError(err, "register %s", loc)
@@ -573,6 +578,27 @@ func checkRegisterLocation(ctx context.Context, v *view, loc, objectID string) e
 		return newErr(CodeInvalidInput, nil, "table location %q passes through the symbolic link %q: a table must live inside the catalog root", loc, link)
 	}
 	return nil
+}
+
+// v1TableAtLocation returns the name of a live compatibility-mode (V1) root table, one with no
+// `__manifest` row, whose `<name>.lance` directory is loc or holds it, or "". The spec counts such
+// a directory as a table, so registering another name there would make an alias that hides it
+// and whose DROP deletes its data. Registering the same name at its own directory is the spec's
+// V1-to-V2 migration step (adoption) and is not an overlap.
+func v1TableAtLocation(ctx context.Context, v *view, loc, objectID string) (string, error) {
+	if !v.c.opts.Mode.dirListing() {
+		return "", nil
+	}
+	first, _, _ := strings.Cut(loc, "/")
+	name, ok := strings.CutSuffix(first, ".lance")
+	if !ok || name == "" || (name == objectID && loc == first) {
+		return "", nil
+	}
+	present, dereg, err := v.c.v1State(ctx, v.scanner(), name)
+	if err != nil || !present || dereg {
+		return "", err
+	}
+	return name, nil
 }
 
 // symlinkOnPath reports the first symbolic link on a path under the root,

@@ -68,14 +68,52 @@ func TestIndexedFixtureSelect(t *testing.T) {
 	sessionExec(ctx, t, indexed, fmt.Sprintf("CALL register_table('t', %s)", sqlparse.QuoteString(filepath.Base(dir))))
 
 	for q, want := range map[string]string{
-		"SELECT id FROM t WHERE id = 5":                "IndexLookup BTREE 'id_idx': id = 5 (covers all 1 fragments",
-		"SELECT id FROM t WHERE name LIKE 'item-01%'":  "IndexLookup BTREE 'name_idx': name LIKE prefix 'item-01'",
-		"SELECT id FROM t WHERE category IN ('books')": "IndexLookup BITMAP 'category_idx': category IN ('books')",
-		"SELECT id FROM t WHERE value = 1 AND id = 3":  "IndexLookup BTREE 'id_idx': id = 3",
-		"SELECT id FROM t WHERE category LIKE 'boo%'":  "BITMAP 'category_idx' cannot answer it",
+		"SELECT id FROM t WHERE id = 5":                                          "index BTREE \"id_idx\" answers id = 5\n      covered fragments [0], read [0]\n      uncovered fragments scanned none",
+		"SELECT id FROM t WHERE name LIKE 'item-01%'":                            "index BTREE \"name_idx\" answers name LIKE prefix 'item-01'",
+		"SELECT id FROM t WHERE category IN ('books')":                           "index BITMAP \"category_idx\" answers category IN ('books')",
+		"SELECT id FROM t WHERE value = 1 AND id = 3":                            "index BTREE \"id_idx\" answers id = 3",
+		"SELECT id FROM t WHERE array_has_all(tags, 'new', 'sale') AND id < 100": "index LABEL_LIST \"tags_idx\" answers array_has_all(tags, 'new', 'sale')\n      intersected with index BTREE \"id_idx\" answers id < 100",
+		"SELECT id FROM t WHERE category LIKE 'boo%'":                            "BITMAP 'category_idx' cannot answer it",
+		"SELECT id FROM t WHERE id BETWEEN 10 AND 20 AND name IS NULL":           "index BTREE \"id_idx\" answers id >= 10 AND id <= 20\n      intersected with index BTREE \"name_idx\" answers name IS NULL",
+		"SELECT id FROM t WHERE category = 'books' AND id < 100":                 "index BITMAP \"category_idx\" answers category = 'books'\n      intersected with index BTREE \"id_idx\" answers id < 100",
 	} {
 		if got := explainText(ctx, t, indexed, q); !strings.Contains(got, want) {
 			t.Errorf("EXPLAIN %s:\n%s\nlacks %q", q, got, want)
+		}
+	}
+
+	// array_has_any/all select the rows the peer's own filter selects.
+	labelCases := [][2]string{
+		{"array_has_any(tags, 'gift', 'zzz')", "array_has_any(tags, ['gift', 'zzz'])"},
+		{"array_has_all(tags, 'new', 'sale')", "array_has_all(tags, ['new', 'sale'])"},
+		{"array_has_any(tags, 'sale') AND id < 2000", "array_has_any(tags, ['sale']) AND id < 2000"},
+	}
+	var qs []map[string]any
+	for _, c := range labelCases {
+		qs = append(qs, map[string]any{"where": c[1], "columns": []string{"id"}})
+	}
+	var peerRes struct {
+		Results []struct {
+			Rows []struct {
+				ID float64 `json:"id"`
+			} `json:"rows"`
+		} `json:"results"`
+	}
+	if err := peer.Op(ctx, t, "dataset.queryMany", map[string]any{"path": dir, "queries": qs}, &peerRes); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range labelCases {
+		want := []int64{}
+		for _, row := range peerRes.Results[i].Rows {
+			want = append(want, int64(row.ID))
+		}
+		sort.Slice(want, func(a, b int) bool { return want[a] < want[b] })
+		got := []int64{}
+		for _, row := range sessionExec(ctx, t, indexed, "SELECT id FROM t WHERE "+c[0]+" ORDER BY id").Rows {
+			got = append(got, row[0].(int64))
+		}
+		if len(want) == 0 || !reflect.DeepEqual(got, want) {
+			t.Errorf("WHERE %s: lancecat %d rows, the peer %d", c[0], len(got), len(want))
 		}
 	}
 
@@ -91,7 +129,23 @@ func TestIndexedFixtureSelect(t *testing.T) {
 	idLits := func() string { return fmt.Sprint(r.IntN(5100) - 50) }
 	cats := []string{"'books'", "'games'", "'music'", "'tools'", "'food'", "'none'", "''", "'peer'"}
 	prefixes := []string{"item-0%", "item-12%", "item-%", "item-999%", "x%", "peer-%", "item-0001%"}
+	cmps := []string{"<", "<=", ">", ">="}
+	labels := []string{"'gift'", "'new'", "'sale'", "'zzz'", "NULL", "'peer'"}
 	pred := func() string {
+		switch r.IntN(12) {
+		case 10:
+			return fmt.Sprintf("array_has_any(tags, %s, %s)", pick(labels), pick(labels))
+		case 11:
+			return fmt.Sprintf("array_has_all(tags, %s, %s)", pick(labels), pick(labels))
+		case 6:
+			return fmt.Sprintf("id %s %s", pick(cmps), idLits())
+		case 7:
+			return fmt.Sprintf("id BETWEEN %s AND %s", idLits(), idLits())
+		case 8:
+			return fmt.Sprintf("name %s %s", pick(cmps), pick(names))
+		case 9:
+			return pick([]string{"name IS NULL", "category IS NULL", "category <=> NULL"})
+		}
 		switch r.IntN(6) {
 		case 0:
 			return "id = " + idLits()
@@ -110,9 +164,14 @@ func TestIndexedFixtureSelect(t *testing.T) {
 	compare := func(rounds int) {
 		t.Helper()
 		for i := range rounds {
-			q := "SELECT id, name, category, value FROM t WHERE " + pred() + pick(extras)
+			// One to three indexable conjuncts: their indices intersect.
+			where := pred()
+			for range r.IntN(3) {
+				where += " AND " + pred()
+			}
+			q := "SELECT id, name, category, value FROM t WHERE " + where + pick(extras)
 			if i%4 == 0 {
-				q = "SELECT COUNT(*) FROM t WHERE " + pred() + pick(extras)
+				q = "SELECT COUNT(*) FROM t WHERE " + where + pick(extras)
 			} else if i%4 == 1 {
 				q += " ORDER BY id DESC LIMIT 9"
 			}
@@ -141,7 +200,7 @@ func TestIndexedFixtureSelect(t *testing.T) {
 	if err := peer.Op(ctx, t, "dataset.delete", map[string]any{"path": dir, "where": "id % 3 = 0 OR id = 5010"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if got := explainText(ctx, t, indexed, "SELECT id FROM t WHERE id = 5"); !strings.Contains(got, "scans fragments [1] in full") {
+	if got := explainText(ctx, t, indexed, "SELECT id FROM t WHERE id = 5"); !strings.Contains(got, "uncovered fragments scanned [1], checking every predicate") {
 		t.Errorf("EXPLAIN after the peer's append:\n%s", got)
 	}
 	if got := sessionExec(ctx, t, indexed, "SELECT id, name FROM t WHERE id = 7 ORDER BY name").Rows; len(got) != 2 {

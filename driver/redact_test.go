@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lancecat/lancecat/catalog"
 	lancecat "github.com/lancecat/lancecat/driver"
+	"github.com/lancecat/lancecat/manifest"
 )
 
 // Issue #10 finding 5 with its exact inputs: secrets in a DSN's query and
@@ -39,4 +41,108 @@ func TestSecretsAreRedacted(t *testing.T) {
 			t.Errorf("printed Config holds the secret: %s", s)
 		}
 	}
+}
+
+// Issue #10 (redaction in every EXPLAIN and SHOW): secrets kept in a catalog — storage options
+// saved as namespace or table properties, SAS URLs in comments and in filter literals — are not
+// printed by SHOW CREATE SCHEMA, SHOW CREATE TABLE, SHOW TABLE STATUS or EXPLAIN; the
+// properties themselves are kept as they are (only their display is redacted).
+func TestShowAndExplainRedactSecrets(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	db, err := sql.Open("lancecat", root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const sasURL = "https://acct.blob.core.windows.net/c/x?sv=2022-11-02&sig=SECRETSIG"
+	for _, stmt := range []string{
+		"CREATE SCHEMA s COMMENT 'copied from " + sasURL + "' WITH PROPERTIES (`storage.azure_storage_sas_token` = 'sv=2022&sig=SECRETTOKEN', source = '" + sasURL + "', owner = 'ml-team')",
+		"CREATE TABLE s.t (id BIGINT, name TEXT) COMMENT 'see " + sasURL + "'",
+	} {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	c, err := manifest.OpenCatalog(ctx, root, manifest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.AlterTableProperties(ctx, catalog.Ident{"s", "t"}, map[string]string{
+		"aws_secret_access_key": "SECRETKEY", "endpoint": "http://user:SECRETPASS@127.0.0.1:9000", "tier": "gold"}, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	secrets := []string{"SECRETSIG", "SECRETTOKEN", "SECRETKEY", "SECRETPASS"}
+	for _, q := range []string{
+		"SHOW CREATE SCHEMA s",
+		"SHOW CREATE TABLE s.t",
+		"SHOW TABLE STATUS FROM s",
+		"EXPLAIN SELECT * FROM s.t WHERE name = '" + sasURL + "'",
+		"EXPLAIN SELECT table_name FROM information_schema.tables WHERE table_comment = '" + sasURL + "'",
+	} {
+		text := queryText(t, db, q)
+		for _, s := range secrets {
+			if strings.Contains(text, s) {
+				t.Errorf("%s prints the secret %s:\n%s", q, s, text)
+			}
+		}
+		// What is not secret is still shown.
+		for _, keep := range []string{"acct.blob.core.windows.net"} {
+			if !strings.Contains(text, keep) && !strings.HasPrefix(q, "SHOW TABLE STATUS") {
+				t.Errorf("%s lost %q:\n%s", q, keep, text)
+			}
+		}
+		if strings.HasPrefix(q, "SHOW CREATE") && !strings.Contains(text, "REDACTED") {
+			t.Errorf("%s shows no REDACTED marker:\n%s", q, text)
+		}
+	}
+	if text := queryText(t, db, "SHOW CREATE SCHEMA s"); !strings.Contains(text, "'owner' = 'ml-team'") {
+		t.Errorf("SHOW CREATE SCHEMA lost a plain property:\n%s", text)
+	}
+	if text := queryText(t, db, "SHOW CREATE TABLE s.t"); !strings.Contains(text, "'tier' = 'gold'") {
+		t.Errorf("SHOW CREATE TABLE lost a plain property:\n%s", text)
+	}
+	// The catalog keeps the values: redaction is display only.
+	info, err := c.DescribeNamespace(ctx, catalog.Ident{"s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := info.Properties["storage.azure_storage_sas_token"]; got != "sv=2022&sig=SECRETTOKEN" {
+		t.Errorf("stored property changed to %q", got)
+	}
+}
+
+// queryText runs q and joins every cell of every row.
+func queryText(t *testing.T, db *sql.DB, q string) string {
+	t.Helper()
+	rows, err := db.Query(q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for rows.Next() {
+		cells := make([]sql.NullString, len(cols))
+		dest := make([]any, len(cols))
+		for i := range cells {
+			dest[i] = &cells[i]
+		}
+		if err := rows.Scan(dest...); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		for _, c := range cells {
+			b.WriteString(c.String + " | ")
+		}
+		b.WriteString("\n")
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }

@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/lance/dataset"
-	"github.com/lancecat/lancecat/lance/index"
+	"github.com/lancecat/lancecat/lance/scan"
 	"github.com/lancecat/lancecat/sqlparse"
 )
 
@@ -33,21 +34,27 @@ import (
 // (distinctAsGroupBy).
 //
 // Execution (datarun.go): one lance/scan scanner over the table's latest
-// version (narrowed by one scalar index when a conjunct of WHERE is column
-// = literal, IN or LIKE 'prefix%' on an indexed column; see IndexLookup and
-// ScalarIndexes), reading only the columns the query uses. Without WHERE
-// and ORDER BY, LIMIT and OFFSET are pushed into the scan; with WHERE and
-// no ORDER BY the scan stops once LIMIT rows matched. WHERE is evaluated on
-// each row of the Arrow batches. COUNT(*) without WHERE is answered from
-// the manifest's row counts (no data read). Results without ORDER BY
-// stream, with no row cap. ORDER BY (NULLs first, as MySQL) with LIMIT is a
-// top-k keeping LIMIT+OFFSET rows; otherwise it sorts in memory at most
-// Options.MaxRows rows (DefaultMaxRows, the sort budget), beyond which the
-// query fails with a message naming the limit. Comparisons follow MySQL: a
-// number against a string compares numerically; a date/time column against
-// a string literal parses the literal ('2024-01-02', '2024-01-02
-// 10:00:00.5', RFC 3339); decimals compare as float64 (exact only to ~15
-// significant digits).
+// version, reading only the columns the query uses. Every top-level
+// conjunct of WHERE comparing an indexed column with literals (=, <=>, <,
+// <=, >, >=, IN, BETWEEN, IS NULL, LIKE 'prefix%', array_has_any/all on a
+// LABEL_LIST) that a scalar index can
+// answer with the planner's comparison semantics (see IndexLookup and
+// ScalarIndexes) is pushed into the scan: the scanner answers the most
+// selective through its index, intersects the others' answers, and scans
+// the fragments an index does not cover. WHERE is still evaluated on each
+// row the scan returns. Without WHERE and ORDER BY, LIMIT and OFFSET are
+// pushed into the scan; with WHERE and no ORDER BY the scan stops once
+// LIMIT rows matched. COUNT(*) without WHERE is answered from the
+// manifest's row counts (no data read). Results without ORDER BY stream,
+// with no row cap. ORDER BY (NULLs first, as MySQL) with LIMIT is a top-k
+// keeping LIMIT+OFFSET rows, handing over to the spilling sort when those
+// rows pass Options.SortMemory bytes; otherwise it sorts within
+// Options.MaxRows rows and Options.SortMemory bytes, spilling sorted runs
+// to disk beyond them (or failing with Options.NoSpill). Comparisons
+// follow MySQL: a number against a string compares numerically; a
+// date/time column against a string literal parses the literal
+// ('2024-01-02', '2024-01-02 10:00:00.5', RFC 3339); decimals compare as
+// float64 (exact only to ~15 significant digits).
 
 // DefaultMaxRows is the default of Options.MaxRows.
 const DefaultMaxRows = 1_000_000
@@ -144,6 +151,10 @@ type dataPlan struct {
 	// indexable are conjuncts of WHERE a scalar index could answer.
 	indexable []IndexPredicate
 	indexes   IndexLookup
+	// scanPlan and pushed (the labels of the conjuncts pushed into the
+	// scan) are set by prepareExplain for EXPLAIN.
+	scanPlan *scan.Plan
+	pushed   []string
 }
 
 // openTableData opens the latest version of a table's dataset through the
@@ -415,6 +426,10 @@ func checkDataCondition(e sqlparse.Expr) error {
 		switch x := n.(type) {
 		case *sqlparse.Paren, *sqlparse.ColumnRef, *sqlparse.Literal,
 			*sqlparse.IsNull, *sqlparse.IsTruth, *sqlparse.Between, *sqlparse.Like:
+		case *sqlparse.FuncCall:
+			if x.Aggregate || !isArrayHas(x.Name) {
+				bad = n
+			}
 		case *sqlparse.InList, *sqlparse.Subquery, *sqlparse.Exists, *sqlparse.Variable:
 			// subqueries are resolved before the scan (subquery.go)
 		case *sqlparse.Binary:
@@ -434,49 +449,115 @@ func checkDataCondition(e sqlparse.Expr) error {
 		return bad == nil
 	})
 	if bad != nil {
-		return errorf(catalog.CodeUnsupported, "not supported: %s in WHERE over table data (supported: =, <>, <, <=, >, >=, <=>, IN, BETWEEN, IS [NOT] NULL, LIKE, AND, OR, XOR, NOT, +, -, *, /, DIV, %% over columns, literals and subqueries)", bad)
+		return errorf(catalog.CodeUnsupported, "not supported: %s in WHERE over table data (supported: =, <>, <, <=, >, >=, <=>, IN, BETWEEN, IS [NOT] NULL, LIKE, array_has_any, array_has_all, AND, OR, XOR, NOT, +, -, *, /, DIV, %% over columns, literals and subqueries)", bad)
 	}
 	return nil
 }
 
+// isArrayHas reports whether a function is array_has_any or array_has_all
+// (the label list predicates, see arrayHas).
+func isArrayHas(name string) bool {
+	return strings.EqualFold(name, "array_has_any") || strings.EqualFold(name, "array_has_all")
+}
+
 // indexCandidates lists the top-level conjuncts of where a scalar index
-// could answer: column = literal, column IN (literals), column LIKE
-// 'prefix%'.
+// could answer: column = literal (or <=>), column IN (literals), column <,
+// <=, >, >= literal (either side), column BETWEEN literal AND literal,
+// column IS NULL (or <=> NULL), column LIKE 'prefix%', array_has_any and
+// array_has_all(column, literals). Each is a necessary
+// condition of WHERE, so the scan may drop every row failing one of them.
 func (p *dataPlan) indexCandidates(where sqlparse.Expr) []IndexPredicate {
+	return indexCandidates(p.env, p.schema, where)
+}
+
+// indexCandidates lists the conjuncts of where over rows of schema (laid
+// out as env says) that a scalar index could answer; see
+// dataPlan.indexCandidates.
+func indexCandidates(env *rowEnv, schema *arrow.Schema, where sqlparse.Expr) []IndexPredicate {
 	var out []IndexPredicate
 	colOf := func(e sqlparse.Expr) (string, bool) {
 		ref, ok := sqlparse.StripParens(e).(*sqlparse.ColumnRef)
 		if !ok {
 			return "", false
 		}
-		i, err := p.env.column(ref)
+		i, err := env.column(ref)
 		if err != nil {
 			return "", false
 		}
-		return p.schema.Field(i).Name, true
+		return schema.Field(i).Name, true
 	}
-	litOf := func(e sqlparse.Expr) (any, bool) {
-		l, ok := sqlparse.StripParens(e).(*sqlparse.Literal)
-		if !ok {
-			return nil, false
+	// constOf evaluates a literal or a signed literal (-5); ok is false
+	// for anything else and for NULL.
+	constOf := func(e sqlparse.Expr) (any, bool) {
+		switch x := sqlparse.StripParens(e).(type) {
+		case *sqlparse.Literal:
+			v := literalValue(x)
+			return v, v != nil
+		case *sqlparse.Unary:
+			if _, ok := sqlparse.StripParens(x.X).(*sqlparse.Literal); !ok {
+				return nil, false
+			}
+			v, err := env.eval(x, nil)
+			return v, err == nil && v != nil
 		}
-		v := literalValue(l)
-		return v, v != nil
+		return nil, false
+	}
+	isNullLit := func(e sqlparse.Expr) bool {
+		l, ok := sqlparse.StripParens(e).(*sqlparse.Literal)
+		return ok && l.Value == nil
+	}
+	// flipped is the comparison with its sides swapped (5 < x is x > 5).
+	flipped := map[sqlparse.BinaryOp]sqlparse.BinaryOp{
+		sqlparse.OpEQ: sqlparse.OpEQ, sqlparse.OpNullEQ: sqlparse.OpNullEQ,
+		sqlparse.OpLT: sqlparse.OpGT, sqlparse.OpLE: sqlparse.OpGE,
+		sqlparse.OpGT: sqlparse.OpLT, sqlparse.OpGE: sqlparse.OpLE,
 	}
 	for _, c := range conjuncts(where) {
 		switch n := sqlparse.StripParens(c).(type) {
 		case *sqlparse.Binary:
-			if n.Op != sqlparse.OpEQ {
+			op, ok := flipped[n.Op]
+			if !ok {
 				continue
 			}
-			if col, ok := colOf(n.L); ok {
-				if v, ok := litOf(n.R); ok {
-					out = append(out, IndexPredicate{Column: col, Op: IndexEqual, Values: []any{v}})
+			col, colOK := colOf(n.L)
+			other := n.R
+			if !colOK {
+				if col, colOK = colOf(n.R); !colOK {
+					continue
 				}
-			} else if col, ok := colOf(n.R); ok {
-				if v, ok := litOf(n.L); ok {
-					out = append(out, IndexPredicate{Column: col, Op: IndexEqual, Values: []any{v}})
-				}
+				other = n.L
+			} else {
+				op = n.Op
+			}
+			if op == sqlparse.OpNullEQ && isNullLit(other) {
+				out = append(out, IndexPredicate{Column: col, Op: IndexIsNull})
+				continue
+			}
+			v, ok := constOf(other)
+			if !ok {
+				continue
+			}
+			switch op {
+			case sqlparse.OpEQ, sqlparse.OpNullEQ:
+				out = append(out, IndexPredicate{Column: col, Op: IndexEqual, Values: []any{v}})
+			case sqlparse.OpLT, sqlparse.OpLE:
+				out = append(out, IndexPredicate{Column: col, Op: IndexRange, Hi: &IndexBound{Value: v, Inclusive: op == sqlparse.OpLE}})
+			case sqlparse.OpGT, sqlparse.OpGE:
+				out = append(out, IndexPredicate{Column: col, Op: IndexRange, Lo: &IndexBound{Value: v, Inclusive: op == sqlparse.OpGE}})
+			}
+		case *sqlparse.Between:
+			col, ok := colOf(n.X)
+			if n.Not || !ok {
+				continue
+			}
+			lo, loOK := constOf(n.Lo)
+			hi, hiOK := constOf(n.Hi)
+			if loOK && hiOK {
+				out = append(out, IndexPredicate{Column: col, Op: IndexRange, Lo: &IndexBound{Value: lo, Inclusive: true}, Hi: &IndexBound{Value: hi, Inclusive: true}})
+			}
+		case *sqlparse.IsNull:
+			if col, ok := colOf(n.X); ok && !n.Not {
+				out = append(out, IndexPredicate{Column: col, Op: IndexIsNull})
 			}
 		case *sqlparse.InList:
 			col, ok := colOf(n.X)
@@ -485,7 +566,10 @@ func (p *dataPlan) indexCandidates(where sqlparse.Expr) []IndexPredicate {
 			}
 			var vals []any
 			for _, item := range n.List {
-				v, ok := litOf(item)
+				if isNullLit(item) {
+					continue // x IN (..., NULL) is never true through the NULL
+				}
+				v, ok := constOf(item)
 				if !ok {
 					vals = nil
 					break
@@ -494,6 +578,33 @@ func (p *dataPlan) indexCandidates(where sqlparse.Expr) []IndexPredicate {
 			}
 			if vals != nil {
 				out = append(out, IndexPredicate{Column: col, Op: IndexIn, Values: vals})
+			}
+		case *sqlparse.FuncCall:
+			if n.Aggregate || !isArrayHas(n.Name) || len(n.Args) < 2 {
+				continue
+			}
+			col, ok := colOf(n.Args[0])
+			if !ok {
+				continue
+			}
+			var vals []any
+			for _, a := range n.Args[1:] {
+				if isNullLit(a) {
+					continue // a NULL label never matches
+				}
+				v, ok := constOf(a)
+				if !ok {
+					vals = nil
+					break
+				}
+				vals = append(vals, v)
+			}
+			if vals != nil {
+				op := IndexHasAny
+				if strings.EqualFold(n.Name, "array_has_all") {
+					op = IndexHasAll
+				}
+				out = append(out, IndexPredicate{Column: col, Op: op, Values: vals})
 			}
 		case *sqlparse.Like:
 			col, ok := colOf(n.X)
@@ -560,7 +671,11 @@ func (p *dataPlan) Explain() []string {
 			keys = append(keys, k)
 		}
 		if k := p.limit + p.offset; p.limit >= 0 && k <= int64(p.maxRows) {
-			add(fmt.Sprintf("Sort %s (top-k: keeps %d rows)", strings.Join(keys, ", "), k))
+			if p.noSpill || p.sortMemory <= 0 {
+				add(fmt.Sprintf("Sort %s (top-k: keeps %d rows)", strings.Join(keys, ", "), k))
+			} else {
+				add(fmt.Sprintf("Sort %s (top-k: keeps %d rows; past %d bytes, sorted runs on disk)", strings.Join(keys, ", "), k, p.sortMemory))
+			}
 		} else {
 			add(fmt.Sprintf("Sort %s (in memory, at most %d rows)", strings.Join(keys, ", "), p.maxRows))
 		}
@@ -608,50 +723,45 @@ func (p *dataPlan) Explain() []string {
 		fmt.Fprintf(&b, "; stops after %d matching rows", p.limit+p.offset)
 	}
 	add(b.String())
-	if p.where != nil {
-		if len(p.indexable) == 0 {
-			add("Index: none (no conjunct of WHERE is column = literal, column IN (literals) or column LIKE 'prefix%')")
-		} else {
-			have := indexedFields(p.ds)
-			used := false
-			for _, pred := range p.indexable {
-				choice := ""
-				if p.indexes != nil {
-					choice = p.indexes.Choose(p.ds, pred)
-				}
-				switch {
-				case choice != "" && !used:
-					used = true
-					add(fmt.Sprintf("IndexLookup %s: %s (%s)", choice, pred, p.coverage(choice)))
-				case choice != "":
-					add(fmt.Sprintf("Index candidate %s: could use %s (not used: one index lookup per query)", pred, choice))
-				case len(have[pred.Column]) > 0 && p.indexes == nil:
-					add(fmt.Sprintf("Index candidate %s: %s exists (not used: index lookups are off)", pred, strings.Join(have[pred.Column], ", ")))
-				case len(have[pred.Column]) > 0:
-					add(fmt.Sprintf("Index candidate %s: %s cannot answer it (type or index kind); scanned", pred, strings.Join(have[pred.Column], ", ")))
-				default:
-					add(fmt.Sprintf("Index candidate %s: no scalar index on %s", pred, sqlparse.QuoteIdent(pred.Column)))
-				}
-			}
+	depth := len(lines)
+	sub := func(s string) { lines = append(lines, strings.Repeat("  ", depth)+s) }
+	if p.scanPlan != nil {
+		for _, l := range p.scanPlan.Lines() {
+			sub(l)
+		}
+	}
+	if p.where != nil && len(p.indexable) == 0 {
+		sub("no conjunct of WHERE can use an index (column compared with a literal: =, <=>, <, <=, >, >=, IN, BETWEEN, IS NULL, LIKE 'prefix%', array_has_any/all)")
+	}
+	have := indexedFields(p.ds)
+	for _, pred := range p.indexable {
+		if slices.Contains(p.pushed, pred.String()) {
+			continue
+		}
+		switch {
+		case len(have[pred.Column]) > 0 && p.indexes == nil:
+			sub(fmt.Sprintf("not pushed: %s (%s exists; index lookups are off)", pred, strings.Join(have[pred.Column], ", ")))
+		case len(have[pred.Column]) > 0:
+			sub(fmt.Sprintf("not pushed: %s (%s cannot answer it: type or index kind)", pred, strings.Join(have[pred.Column], ", ")))
+		default:
+			sub(fmt.Sprintf("not pushed: %s (no scalar index on %s)", pred, sqlparse.QuoteIdent(pred.Column)))
 		}
 	}
 	return lines
 }
 
-// coverage describes which fragments a lookup through the index named in
-// choice ("KIND 'name'") reads through the index and which it scans.
-func (p *dataPlan) coverage(choice string) string {
-	for _, info := range index.Describe(p.ds) {
-		if choice != fmt.Sprintf("%s %s", info.Kind, quoteString(info.Name)) {
-			continue
-		}
-		if len(info.Uncovered) == 0 {
-			return fmt.Sprintf("covers all %d fragments; reads only the rows it returns", len(info.Covered))
-		}
-		return fmt.Sprintf("covers %d of %d fragments; reads only the rows it returns there and scans fragments %s in full",
-			len(info.Covered), len(info.Covered)+len(info.Uncovered), fragList(info.Uncovered))
+// prepareExplain opens the scan the plan would run and keeps its
+// scan.Plan (it searches the chosen indices) for Explain.
+func (p *dataPlan) prepareExplain(ctx context.Context) error {
+	if p.countStar && p.where == nil && p.countCol < 0 {
+		return nil // answered from the manifest
 	}
-	return "reads only the rows it returns"
+	sc, err := p.scanner(ctx)
+	if err != nil {
+		return err
+	}
+	p.scanPlan, err = sc.Plan(ctx)
+	return err
 }
 
 func fragList(ids []uint64) string {

@@ -360,17 +360,21 @@ func TestExplainDataSelect(t *testing.T) {
 		return strings.Join(lines, "\n")
 	}
 	for _, c := range []struct{ sql, want string }{
-		{"SELECT name FROM w LIMIT 2 OFFSET 1", "Project name\n  TableScan w (version 4): columns [name]; limit 2; offset 1 pushed down"},
+		{"SELECT name FROM w LIMIT 2 OFFSET 1", "Project name\n  TableScan w (version 4): columns [name]; limit 2; offset 1 pushed down\n" +
+			"    full scan of fragments [0 1 2]\n    estimated rows 2"},
 		{"SELECT COUNT(*) FROM w", "Count from the manifest's fragment row counts (no data read)"},
 		{"SELECT id FROM w WHERE name = 'a' AND score > 1 LIMIT 3",
 			"Limit 3\n  Project id\n    Filter name = 'a' AND score > 1\n      TableScan w (version 4): columns [id, name, score]; stops after 3 matching rows\n" +
-				"        Index candidate name = 'a': no scalar index on name"},
+				"        full scan of fragments [0 1 2]\n        estimated rows 6\n" +
+				"        not pushed: name = 'a' (no scalar index on name)\n        not pushed: score > 1 (no scalar index on score)"},
 		{"SELECT id FROM w WHERE id IN (1, 2) OR name LIKE 'x%' ORDER BY day DESC",
 			"Sort day DESC (in memory, at most 1000000 rows)\n  Project id\n    Filter id IN (1,2) OR name LIKE 'x%'\n      TableScan w (version 4): columns [id, name, day]\n" +
-				"        Index: none (no conjunct of WHERE is column = literal, column IN (literals) or column LIKE 'prefix%')"},
+				"        full scan of fragments [0 1 2]\n        estimated rows 6\n" +
+				"        no conjunct of WHERE can use an index (column compared with a literal: =, <=>, <, <=, >, >=, IN, BETWEEN, IS NULL, LIKE 'prefix%', array_has_any/all)"},
 		{"SELECT id FROM w WHERE id IN (1, 2) AND name LIKE 'x%'",
 			"Project id\n  Filter id IN (1,2) AND name LIKE 'x%'\n    TableScan w (version 4): columns [id, name]\n" +
-				"      Index candidate id IN (1, 2): no scalar index on id\n        Index candidate name LIKE prefix 'x': no scalar index on name"},
+				"      full scan of fragments [0 1 2]\n      estimated rows 6\n" +
+				"      not pushed: id IN (1, 2) (no scalar index on id)\n      not pushed: name LIKE prefix 'x' (no scalar index on name)"},
 	} {
 		if got := explain(c.sql); got != c.want {
 			t.Errorf("EXPLAIN %s:\n got:\n%s\nwant:\n%s", c.sql, got, c.want)
@@ -423,7 +427,7 @@ func TestIndexLookupHook(t *testing.T) {
 	if got := ids(t, f.rows("SELECT id FROM w WHERE name LIKE 'al%'")); !reflect.DeepEqual(got, []int64{1, 4}) {
 		t.Fatalf("got %v", got)
 	}
-	want := []string{"id IN (3, 4, 1)", "id IN (3, 4, 1)", "name = 'none'", "name LIKE prefix 'al'"}
+	want := []string{"id IN (3, 4, 1)", "id > 1", "id IN (3, 4, 1)", "name = 'none'", "name LIKE prefix 'al'"}
 	if !reflect.DeepEqual(ix.asked, want) {
 		t.Fatalf("asked %q, want %q", ix.asked, want)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/lance/dataset"
+	"github.com/lancecat/lancecat/lance/scan"
 	"github.com/lancecat/lancecat/sqlparse"
 	"github.com/lancecat/lancecat/sqltypes"
 )
@@ -22,8 +24,10 @@ import (
 // transaction); UPDATE deletes the matching rows and appends their new
 // versions in one commit (lance/dataset Update: deletion files plus new
 // fragments, an Update transaction in REWRITE_ROWS mode). Both read the
-// latest version, evaluate WHERE on every live row (the WHERE grammar of
-// SELECT over table data) and rebase over concurrent commits as Lance's
+// latest version through the scan SELECT uses (the conjuncts of WHERE a
+// scalar index serves narrow the rows read, see dataPlan.scanner),
+// evaluate WHERE on every row it returns (the WHERE grammar of SELECT over
+// table data) and rebase over concurrent commits as Lance's
 // rules allow (a concurrent append is fine; a concurrent change of the
 // same fragments is a ConcurrentModification error).
 //
@@ -69,29 +73,83 @@ func (s *Session) dmlTarget(ctx context.Context, name sqlparse.Name, where sqlpa
 	return id, ds, schema, env, nil
 }
 
-// matchingRows scans ds and calls fn for each live row WHERE keeps, with
-// its row address, the batch holding it and its index there. Only the
-// columns in read are decoded into row values.
-func matchingRows(ctx context.Context, ds *dataset.Dataset, schema *arrow.Schema, env *rowEnv, where sqlparse.Expr, fn func(addr uint64, rec arrow.RecordBatch, i int) error) error {
-	var read []int
+// dmlScan is the scan DELETE/UPDATE find their rows with.
+type dmlScan struct {
+	sc *scan.Scanner
+	// read lists the schema positions WHERE reads; at maps a schema
+	// position to its column in the scanned batches.
+	read, at []int
+	// pushed are the labels of the WHERE conjuncts pushed into the scan.
+	pushed []string
+}
+
+// openDMLScan opens the pushed-down lance/scan scan of DELETE/UPDATE: the
+// WHERE conjuncts an index serves are scan predicates (as for SELECT, see
+// dataPlan.scanner) and batches carry row addresses. With all, batches
+// hold every schema column in schema order; otherwise only the columns
+// WHERE reads.
+func (s *Session) openDMLScan(ctx context.Context, ds *dataset.Dataset, schema *arrow.Schema, env *rowEnv, where sqlparse.Expr, all bool) (*dmlScan, error) {
+	d := &dmlScan{at: make([]int, schema.NumFields())}
 	if where != nil {
 		seen := map[int]bool{}
 		sqlparse.Inspect(where, func(n sqlparse.Expr) bool {
 			if ref, ok := n.(*sqlparse.ColumnRef); ok {
 				if i, err := env.column(ref); err == nil && !seen[i] {
 					seen[i] = true
-					read = append(read, i)
+					d.read = append(d.read, i)
 				}
 			}
 			return true
 		})
 	}
+	opts := scan.Options{Columns: []string{}, WithRowAddress: true}
+	if all {
+		for i, f := range schema.Fields() {
+			opts.Columns = append(opts.Columns, f.Name)
+			d.at[i] = i
+		}
+	} else {
+		for j, c := range d.read {
+			opts.Columns = append(opts.Columns, schema.Field(c).Name)
+			d.at[c] = j
+		}
+		if len(d.read) == 0 {
+			opts.Columns = []string{schema.Field(0).Name} // only the addresses matter
+		}
+	}
+	if where != nil {
+		opts.Predicates = servedPredicates(ds, s.opts.Indexes, indexCandidates(env, schema, where))
+	}
+	sc, used, err := openScanner(ctx, ds, opts)
+	if err != nil {
+		return nil, err
+	}
+	d.sc = sc
+	for _, p := range used {
+		d.pushed = append(d.pushed, p.Label)
+	}
+	return d, nil
+}
+
+// matchingRows finds the live rows WHERE keeps through openDMLScan's scan
+// (WHERE is evaluated on every row it returns) and calls fn for each with
+// its row address, the batch holding it and its index there (batch
+// columns as openDMLScan says for all).
+func (s *Session) matchingRows(ctx context.Context, ds *dataset.Dataset, schema *arrow.Schema, env *rowEnv, where sqlparse.Expr, all bool, fn func(addr uint64, rec arrow.RecordBatch, i int) error) error {
+	d, err := s.openDMLScan(ctx, ds, schema, env, where, all)
+	if err != nil {
+		return err
+	}
+	sc, read, at := d.sc, d.read, d.at
 	row := make([]any, schema.NumFields())
-	return ds.Scan(ctx, dataset.ScanOptions{WithRowAddress: true}, func(rec arrow.RecordBatch) error {
+	readers := make([]sqltypes.ValueReader, len(read))
+	for rec, err := range sc.Records(ctx) {
+		if err != nil {
+			return err
+		}
 		addrs := rowAddresses(rec)
-		readers := make([]sqltypes.ValueReader, len(read))
 		for j, c := range read {
-			r, err := readerFor(schema.Field(c), rec.Column(c))
+			r, err := readerFor(schema.Field(c), rec.Column(at[c]))
 			if err != nil {
 				return err
 			}
@@ -118,8 +176,8 @@ func matchingRows(ctx context.Context, ds *dataset.Dataset, schema *arrow.Schema
 				return err
 			}
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 func (s *Session) deleteRows(ctx context.Context, st *sqlparse.Delete) (*Result, error) {
@@ -128,7 +186,7 @@ func (s *Session) deleteRows(ctx context.Context, st *sqlparse.Delete) (*Result,
 		return nil, err
 	}
 	var addrs []uint64
-	err = matchingRows(ctx, ds, schema, env, st.Where, func(addr uint64, _ arrow.RecordBatch, _ int) error {
+	err = s.matchingRows(ctx, ds, schema, env, st.Where, false, func(addr uint64, _ arrow.RecordBatch, _ int) error {
 		addrs = append(addrs, addr)
 		return nil
 	})
@@ -199,7 +257,7 @@ func (s *Session) updateRows(ctx context.Context, st *sqlparse.Update) (*Result,
 	}()
 	var addrs []uint64
 	row := make([]any, schema.NumFields())
-	err = matchingRows(ctx, ds, schema, env, st.Where, func(addr uint64, rec arrow.RecordBatch, r int) error {
+	err = s.matchingRows(ctx, ds, schema, env, st.Where, true, func(addr uint64, rec arrow.RecordBatch, r int) error {
 		if len(addrs) >= s.opts.MaxRows {
 			return errorf(catalog.CodeInvalidInput, "UPDATE of %s changes more than %d rows (the row limit); narrow its WHERE", displayName(id), s.opts.MaxRows)
 		}
@@ -292,3 +350,52 @@ func (s *Session) updateRows(ctx context.Context, st *sqlparse.Update) (*Result,
 }
 
 func errorsIsConflict(err error) bool { return errors.Is(err, dataset.ErrCommitConflict) }
+
+// explainDML describes how DELETE or UPDATE would find its rows: the
+// pushed-down scan's plan (the one matchingRows runs) and the conjuncts not
+// pushed.
+func (s *Session) explainDML(ctx context.Context, st sqlparse.Statement) (*Result, error) {
+	var name sqlparse.Name
+	var where sqlparse.Expr
+	verb := "Delete"
+	switch x := st.(type) {
+	case *sqlparse.Delete:
+		name, where = x.Table, x.Where
+	case *sqlparse.Update:
+		name, where, verb = x.Table, x.Where, "Update"
+	}
+	id, ds, schema, env, err := s.dmlTarget(ctx, name, where)
+	if err != nil {
+		return nil, err
+	}
+	d, err := s.openDMLScan(ctx, ds, schema, env, where, verb == "Update")
+	if err != nil {
+		return nil, err
+	}
+	plan, err := d.sc.Plan(ctx)
+	if err != nil {
+		return nil, err
+	}
+	lines := []string{fmt.Sprintf("%s %s (version %d): the matching rows by row address", verb, displayName(id), ds.Version())}
+	indent := "  "
+	if where != nil {
+		lines = append(lines, indent+"Filter "+where.String())
+		indent += "  "
+	}
+	lines = append(lines, indent+"TableScan with row addresses")
+	for _, l := range plan.Lines() {
+		lines = append(lines, indent+"  "+l)
+	}
+	if where != nil {
+		for _, pred := range indexCandidates(env, schema, where) {
+			if !slices.Contains(d.pushed, pred.String()) {
+				lines = append(lines, indent+"  not pushed: "+pred.String())
+			}
+		}
+	}
+	rows := make([][]any, len(lines))
+	for i, l := range lines {
+		rows[i] = []any{l}
+	}
+	return rowsResult([]Column{varchar("plan")}, rows), nil
+}

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -297,6 +298,8 @@ func (env *rowEnv) evalFunc(n *sqlparse.FuncCall, row []any) (any, error) {
 		default:
 			return int64(len([]rune(s))), nil
 		}
+	case "array_has_any", "array_has_all":
+		return arrayHas(name == "array_has_all", args)
 	case "concat":
 		var b strings.Builder
 		for _, a := range args {
@@ -619,4 +622,71 @@ func likeMatch(pattern, s string, esc byte) bool {
 		return res
 	}
 	return match(0, 0)
+}
+
+// arrayHas is array_has_any(list, label, ...) (all false) and
+// array_has_all(list, label, ...) (all true), the predicates a LABEL_LIST
+// index answers: a NULL list gives NULL; a NULL label or element never
+// matches; strings equal only strings and numbers only numbers. The list
+// arrives as its JSON text (values.go).
+func arrayHas(all bool, args []any) (any, error) {
+	name := "ARRAY_HAS_ANY"
+	if all {
+		name = "ARRAY_HAS_ALL"
+	}
+	if len(args) < 2 {
+		return nil, errorf(catalog.CodeInvalidInput, "%s takes a list column and at least one value", name)
+	}
+	if args[0] == nil {
+		return nil, nil
+	}
+	text, ok := args[0].(string)
+	var elems []any
+	if ok {
+		dec := json.NewDecoder(strings.NewReader(text))
+		dec.UseNumber()
+		ok = dec.Decode(&elems) == nil
+	}
+	if !ok {
+		return nil, errorf(catalog.CodeInvalidInput, "%s needs a list column as its first argument, got %s", name, toString(args[0]))
+	}
+	for _, label := range args[1:] {
+		has := false
+		for _, e := range elems {
+			if labelEqual(e, label) {
+				has = true
+				break
+			}
+		}
+		if has != all {
+			return has, nil // any: found one; all: one is missing
+		}
+	}
+	return all, nil
+}
+
+// labelEqual compares a list element decoded from JSON with a label.
+func labelEqual(elem, label any) bool {
+	if elem == nil || label == nil {
+		return false
+	}
+	switch e := elem.(type) {
+	case string:
+		l, ok := label.(string)
+		return ok && e == l
+	case json.Number:
+		var ev any
+		if i, err := e.Int64(); err == nil {
+			ev = i
+		} else if f, err := e.Float64(); err == nil {
+			ev = f
+		} else {
+			return false
+		}
+		switch label.(type) {
+		case int64, uint64, float64:
+			return compare(ev, label) == 0
+		}
+	}
+	return false
 }

@@ -21,6 +21,15 @@ const (
 	IndexIn
 	// IndexPrefix is column LIKE 'prefix%' (a string prefix).
 	IndexPrefix
+	// IndexRange is Lo <(=) column <(=) Hi (<, <=, >, >=, BETWEEN); a nil
+	// bound is unbounded.
+	IndexRange
+	// IndexIsNull is column IS NULL (or column <=> NULL).
+	IndexIsNull
+	// IndexHasAny is array_has_any(list column, values...).
+	IndexHasAny
+	// IndexHasAll is array_has_all(list column, values...).
+	IndexHasAll
 )
 
 func (op IndexOp) String() string {
@@ -31,30 +40,69 @@ func (op IndexOp) String() string {
 		return "IN"
 	case IndexPrefix:
 		return "prefix"
+	case IndexRange:
+		return "range"
+	case IndexIsNull:
+		return "IS NULL"
+	case IndexHasAny:
+		return "array_has_any"
+	case IndexHasAll:
+		return "array_has_all"
 	}
 	return "?"
+}
+
+// IndexBound is one end of an IndexRange: a literal as the planner
+// evaluates it, and whether the end is included.
+type IndexBound struct {
+	Value     any
+	Inclusive bool
 }
 
 // IndexPredicate is one conjunct of a WHERE clause that a scalar index on
 // Column could answer. Values hold literals as the planner evaluates them
 // (int64, float64, string, bool); for IndexPrefix, Values holds the one
-// prefix string.
+// prefix string; for IndexRange, Lo and Hi hold the bounds.
 type IndexPredicate struct {
 	Column string
 	Op     IndexOp
 	Values []any
+	Lo, Hi *IndexBound
 }
 
 func (p IndexPredicate) String() string {
+	lit := func(v any) string {
+		if s, ok := v.(string); ok {
+			return quoteString(s)
+		}
+		return toString(v)
+	}
 	parts := make([]string, len(p.Values))
 	for i, v := range p.Values {
-		if s, ok := v.(string); ok {
-			parts[i] = quoteString(s)
-		} else {
-			parts[i] = toString(v)
-		}
+		parts[i] = lit(v)
 	}
 	switch p.Op {
+	case IndexIsNull:
+		return p.Column + " IS NULL"
+	case IndexHasAny, IndexHasAll:
+		return fmt.Sprintf("%s(%s, %s)", p.Op, p.Column, strings.Join(parts, ", "))
+	case IndexRange:
+		var out []string
+		if p.Lo != nil {
+			op := ">"
+			if p.Lo.Inclusive {
+				op = ">="
+			}
+			out = append(out, fmt.Sprintf("%s %s %s", p.Column, op, lit(p.Lo.Value)))
+		}
+		if p.Hi != nil {
+			op := "<"
+			if p.Hi.Inclusive {
+				op = "<="
+			}
+			out = append(out, fmt.Sprintf("%s %s %s", p.Column, op, lit(p.Hi.Value)))
+		}
+		return strings.Join(out, " AND ")
 	case IndexEqual:
 		return fmt.Sprintf("%s = %s", p.Column, strings.Join(parts, ""))
 	case IndexIn:
@@ -81,14 +129,19 @@ type IndexLookup interface {
 }
 
 // ScalarIndexes is the IndexLookup over the dataset's own Lance scalar
-// indices (lance/index): BTREE answers =, IN and string prefixes, BITMAP
-// answers = and IN. It serves a predicate only where the index's ordering
-// agrees exactly with the planner's comparison (MySQL semantics): integer
-// columns against integer literals, strings and binaries against string
-// literals (byte-wise, as the planner compares), booleans against 0/1 and
-// TRUE/FALSE, float64 columns against non-zero numbers (the index orders
-// -0 and 0 apart). Other types (dates and times against string literals,
-// float32, decimals) are scanned.
+// indices (lance/index): BTREE answers =, IN, ranges, IS NULL and string
+// prefixes, BITMAP all of them but prefixes. It serves a predicate only
+// where the index's ordering agrees exactly with the planner's comparison
+// (MySQL semantics): integer columns against numbers (a fractional range
+// bound rounds to the integers it admits), strings and binaries against
+// string literals (byte-wise, as the planner compares), booleans against
+// 0/1 and TRUE/FALSE (equality only), float64 columns against non-zero
+// numbers (equality only: the index orders -0 and 0 apart, and NaN after
+// every number where the planner's comparison does not order it). IS NULL
+// is served on every indexed column. LABEL_LIST answers array_has_any and
+// array_has_all on lists of strings (string labels) or integers (integer
+// labels). Other types (dates and times against string literals, float32,
+// decimals) are scanned.
 type ScalarIndexes struct{}
 
 // usable finds the index of ds that can answer pred and the index query for
@@ -106,13 +159,18 @@ func (ScalarIndexes) usable(ds *dataset.Dataset, pred IndexPredicate) (string, i
 	if !ok {
 		return "", 0, index.Query{}, false
 	}
+	if _, err := index.NewMatcher(q, at); err != nil {
+		return "", 0, index.Query{}, false // no index can hold the type
+	}
 	for _, info := range index.Describe(ds) {
 		if len(info.Columns) != 1 || info.Columns[0] != f.Name {
 			continue
 		}
+		labels := pred.Op == IndexHasAny || pred.Op == IndexHasAll
 		switch {
-		case info.Kind == index.KindBTree:
-		case info.Kind == index.KindBitmap && pred.Op != IndexPrefix:
+		case info.Kind == index.KindLabelList && labels:
+		case info.Kind == index.KindBTree && !labels:
+		case info.Kind == index.KindBitmap && pred.Op != IndexPrefix && !labels:
 		default:
 			continue
 		}
@@ -139,6 +197,14 @@ func (x ScalarIndexes) Serve(ds *dataset.Dataset, pred IndexPredicate) (string, 
 // indexQuery converts pred to an index query over a column of type t, or
 // ok=false when the index would not compare as the planner does.
 func indexQuery(t arrow.DataType, pred IndexPredicate) (index.Query, bool) {
+	switch pred.Op {
+	case IndexIsNull:
+		return index.IsNull(), true
+	case IndexRange:
+		return rangeQuery(t, pred)
+	case IndexHasAny, IndexHasAll:
+		return labelQuery(t, pred)
+	}
 	if pred.Op == IndexPrefix {
 		switch t.ID() {
 		case arrow.STRING, arrow.LARGE_STRING: // not binaries: LIKE compares them as text
@@ -221,6 +287,88 @@ func indexQuery(t arrow.DataType, pred IndexPredicate) (index.Query, bool) {
 		return index.Eq(vals[0]), true
 	}
 	return index.In(vals...), true
+}
+
+// rangeQuery converts an IndexRange over a column of type t: integer
+// columns against numbers below 2^53 in magnitude (a fractional bound
+// becomes the inclusive integer bound admitting the same integers), string
+// and binary columns against strings. Other columns are not served.
+func rangeQuery(t arrow.DataType, pred IndexPredicate) (index.Query, bool) {
+	if pred.Lo == nil && pred.Hi == nil {
+		return index.Query{}, false
+	}
+	var conv func(b *IndexBound, lower bool) (*index.Bound, bool)
+	switch t.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
+		conv = func(b *IndexBound, lower bool) (*index.Bound, bool) {
+			switch x := b.Value.(type) {
+			case int64:
+				return &index.Bound{Value: x, Inclusive: b.Inclusive}, true
+			case float64:
+				// The planner compares an integer with a float as float64:
+				// exact only below 2^53.
+				if math.IsNaN(x) || math.Abs(x) >= 1<<53 {
+					return nil, false
+				}
+				if x == math.Trunc(x) {
+					return &index.Bound{Value: int64(x), Inclusive: b.Inclusive}, true
+				}
+				if lower {
+					return &index.Bound{Value: int64(math.Ceil(x)), Inclusive: true}, true
+				}
+				return &index.Bound{Value: int64(math.Floor(x)), Inclusive: true}, true
+			}
+			return nil, false
+		}
+	case arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.LARGE_BINARY:
+		conv = func(b *IndexBound, _ bool) (*index.Bound, bool) {
+			s, ok := b.Value.(string)
+			return &index.Bound{Value: s, Inclusive: b.Inclusive}, ok
+		}
+	default:
+		return index.Query{}, false
+	}
+	var lo, hi *index.Bound
+	var ok bool
+	if pred.Lo != nil {
+		if lo, ok = conv(pred.Lo, true); !ok {
+			return index.Query{}, false
+		}
+	}
+	if pred.Hi != nil {
+		if hi, ok = conv(pred.Hi, false); !ok {
+			return index.Query{}, false
+		}
+	}
+	return index.Range(lo, hi), true
+}
+
+// labelQuery converts array_has_any/all over a list column: string
+// elements against strings, integer elements against integers (as
+// arrayHas compares them). Other lists are not served.
+func labelQuery(t arrow.DataType, pred IndexPredicate) (index.Query, bool) {
+	lt, ok := t.(*arrow.ListType)
+	if !ok || len(pred.Values) == 0 {
+		return index.Query{}, false
+	}
+	for _, v := range pred.Values {
+		switch lt.Elem().ID() {
+		case arrow.STRING, arrow.LARGE_STRING:
+			if _, ok := v.(string); !ok {
+				return index.Query{}, false
+			}
+		case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
+			if _, ok := v.(int64); !ok {
+				return index.Query{}, false
+			}
+		default:
+			return index.Query{}, false
+		}
+	}
+	if pred.Op == IndexHasAll {
+		return index.HasAll(pred.Values...), true
+	}
+	return index.HasAny(pred.Values...), true
 }
 
 // indexedFields names the fields of ds that have a scalar index, by index

@@ -12,6 +12,7 @@ import (
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/sqlparse"
 	"github.com/lancecat/lancecat/sqltypes"
+	"github.com/lancecat/lancecat/storage"
 )
 
 // The information_schema views. Every name value (SCHEMA_NAME,
@@ -780,6 +781,10 @@ func (s *Session) explain(ctx context.Context, st *sqlparse.Explain) (*Result, e
 	if st.Analyze {
 		return nil, errorf(catalog.CodeUnsupported, "not supported: EXPLAIN ANALYZE")
 	}
+	switch st.Stmt.(type) {
+	case *sqlparse.Delete, *sqlparse.Update:
+		return s.explainDML(ctx, st.Stmt)
+	}
 	sel, ok := st.Stmt.(*sqlparse.Select)
 	if !ok {
 		lines, err := s.explainShow(ctx, st.Stmt)
@@ -796,14 +801,20 @@ func (s *Session) explain(ctx context.Context, st *sqlparse.Explain) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	if sp, ok := p.(*selectPlan); ok {
-		if err := sp.explainReads(ctx, s); err != nil {
+	switch x := p.(type) {
+	case *selectPlan:
+		if err := x.explainReads(ctx, s); err != nil {
+			return nil, err
+		}
+	case *dataPlan:
+		if err := x.prepareExplain(ctx); err != nil {
 			return nil, err
 		}
 	}
 	var rows [][]any
 	for _, l := range p.Explain() {
-		rows = append(rows, []any{l})
+		// Filters quote literals, and a literal may be a URL with a SAS signature.
+		rows = append(rows, []any{storage.Redact(l)})
 	}
 	// The query's own subqueries ran once while it was planned (subquery.go).
 	for _, e := range selectExprs(sel) {
@@ -899,7 +910,7 @@ func (p *selectPlan) scan(ctx context.Context, s *Session) ([][]any, error) {
 				nrows, version = d.RowCount, int64(d.Version)
 			}
 			rows = append(rows, []any{"def", schema, id.Name(), "BASE TABLE", "Lance", nrows, version,
-				d.URI, yesNo(d.DeclaredOnly), propOrNull(d.Properties, CommentKey), propertiesJSON(d.Properties)})
+				storage.Redact(d.URI), yesNo(d.DeclaredOnly), propOrNull(d.Properties, CommentKey), propertiesJSON(d.Properties)})
 		case "statistics":
 			idx, err := s.indexRows(ctx, id, d)
 			if err != nil {

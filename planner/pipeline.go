@@ -298,15 +298,30 @@ func (h *worstFirst) Pop() any {
 
 // topK answers ORDER BY ... LIMIT n OFFSET m keeping n+m rows in a heap.
 // A row is copied only when it enters the heap, into the slices of the row
-// it evicts once the heap is full.
+// it evicts once the heap is full. When the heap's rows pass the sort
+// memory budget (Options.SortMemory; a large LIMIT+OFFSET of wide rows),
+// it hands its rows and the rest of the input to the spilling sort, which
+// keeps at most n+m rows of each run it writes.
 func (p *selectPipeline) topK(ctx context.Context, rows iter.Seq2[[]any, error]) (*Result, error) {
 	k := int(p.limit + p.offset)
-	h := &worstFirst{p: p, rows: make([]sortedRow, 0, k)}
+	h := &worstFirst{p: p, rows: make([]sortedRow, 0, min(k, 4096))}
 	keys := make([]any, len(p.order))
-	var seq int64
+	var seq, heapBytes int64
+	var ext *externalSort // set once the heap passed the budget
+	budget := !p.noSpill && p.sortMemory > 0
 	for row, err := range p.matching(ctx, rows) {
 		if err != nil {
+			if ext != nil {
+				return ext.fail(err)
+			}
 			return nil, err
+		}
+		if ext != nil {
+			if err := ext.add(row, seq); err != nil {
+				return ext.fail(err)
+			}
+			seq++
+			continue
 		}
 		if err := p.keysInto(keys, row); err != nil {
 			return nil, err
@@ -315,15 +330,23 @@ func (p *selectPipeline) topK(ctx context.Context, rows iter.Seq2[[]any, error])
 		seq++
 		if h.Len() < k {
 			heap.Push(h, sortedRow{row: slices.Clone(row), keys: slices.Clone(keys), seq: cand.seq})
-			continue
-		}
-		if p.less(cand, h.rows[0]) {
+			heapBytes += sortedRowBytes(row, keys)
+		} else if p.less(cand, h.rows[0]) {
 			top := &h.rows[0]
+			heapBytes -= sortedRowBytes(top.row, top.keys)
 			top.row = append(top.row[:0], row...)
 			top.keys = append(top.keys[:0], keys...)
 			top.seq = cand.seq
+			heapBytes += sortedRowBytes(top.row, top.keys)
 			heap.Fix(h, 0)
 		}
+		if budget && heapBytes >= p.sortMemory {
+			ext = &externalSort{p: p, kept: h.rows, bytes: heapBytes}
+			h = nil
+		}
+	}
+	if ext != nil {
+		return ext.result()
 	}
 	return p.finish(h.rows)
 }
@@ -331,48 +354,81 @@ func (p *selectPipeline) topK(ctx context.Context, rows iter.Seq2[[]any, error])
 // sortAll answers ORDER BY without a top-k: in memory up to the sort
 // budget, beyond it through sorted runs on disk (spill.go) unless noSpill.
 func (p *selectPipeline) sortAll(ctx context.Context, rows iter.Seq2[[]any, error]) (*Result, error) {
-	var kept []sortedRow
-	var seq, bytes int64
-	var sp *spiller
-	fail := func(err error) (*Result, error) {
-		if sp != nil {
-			sp.remove()
-		}
-		return nil, err
-	}
+	ext := &externalSort{p: p}
+	var seq int64
 	for row, err := range p.matching(ctx, rows) {
 		if err != nil {
-			return fail(err)
+			return ext.fail(err)
 		}
-		if len(kept) >= p.maxRows || (!p.noSpill && p.sortMemory > 0 && bytes >= p.sortMemory) {
-			if p.noSpill {
-				return fail(p.tooMany())
-			}
-			if sp == nil {
-				sp = &spiller{p: p, dir: p.spillDirectory()}
-			}
-			if err := sp.writeRun(kept); err != nil {
-				return fail(err)
-			}
-			kept, bytes = kept[:0], 0
+		if err := ext.add(row, seq); err != nil {
+			return ext.fail(err)
 		}
-		r, err := p.keyed(row, seq)
-		if err != nil {
-			return fail(err)
-		}
-		kept = append(kept, r)
-		bytes += rowBytes(row) + int64(24+16*len(r.keys)) // key values share the row's
 		seq++
 	}
-	if sp == nil {
-		return p.finish(kept)
+	return ext.result()
+}
+
+// externalSort buffers keyed rows up to the sort budget (maxRows rows,
+// sortMemory bytes) and writes each full buffer as a sorted run on disk
+// (unless noSpill, which fails at the row budget instead).
+type externalSort struct {
+	p     *selectPipeline
+	kept  []sortedRow
+	bytes int64
+	sp    *spiller
+}
+
+// add buffers a copy of row, arrival number seq, spilling the buffer first
+// when it is full.
+func (e *externalSort) add(row []any, seq int64) error {
+	p := e.p
+	if len(e.kept) >= p.maxRows || (!p.noSpill && p.sortMemory > 0 && e.bytes >= p.sortMemory) {
+		if p.noSpill {
+			return p.tooMany()
+		}
+		if e.sp == nil {
+			e.sp = &spiller{p: p, dir: p.spillDirectory()}
+		}
+		if err := e.sp.writeRun(e.kept); err != nil {
+			return err
+		}
+		e.kept, e.bytes = e.kept[:0], 0
 	}
-	if len(kept) > 0 {
-		if err := sp.writeRun(kept); err != nil {
-			return fail(err)
+	r, err := p.keyed(row, seq)
+	if err != nil {
+		return err
+	}
+	e.kept = append(e.kept, r)
+	e.bytes += rowBytes(row) + int64(24+16*len(r.keys)) // key values share the row's
+	return nil
+}
+
+// fail removes any runs written and returns err.
+func (e *externalSort) fail(err error) (*Result, error) {
+	if e.sp != nil {
+		e.sp.remove()
+	}
+	return nil, err
+}
+
+// result sorts in memory when nothing spilled, else writes the last run
+// and streams the merge of the runs.
+func (e *externalSort) result() (*Result, error) {
+	if e.sp == nil {
+		return e.p.finish(e.kept)
+	}
+	if len(e.kept) > 0 {
+		if err := e.sp.writeRun(e.kept); err != nil {
+			return e.fail(err)
 		}
 	}
-	return streamResult(p.outCols, sp.merge()), nil
+	return streamResult(e.p.outCols, e.sp.merge()), nil
+}
+
+// sortedRowBytes estimates the memory of a heap row: the row and its own
+// copy of the keys.
+func sortedRowBytes(row, keys []any) int64 {
+	return rowBytes(row) + rowBytes(keys)
 }
 
 // rowBytes estimates the memory a buffered row holds: its slot slice and

@@ -1,11 +1,15 @@
 package planner
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/lancecat/lancecat/catalog"
+	"github.com/lancecat/lancecat/sqlparse"
 )
 
 // TestOnePipeline: a query over an information_schema view and one over
@@ -71,5 +75,57 @@ func TestOnePipeline(t *testing.T) {
 	}
 	if n := len(f.rows("SELECT TABLE_NAME FROM information_schema.tables LIMIT 0")); n != 0 {
 		t.Errorf("LIMIT 0 over a view: %d rows", n)
+	}
+}
+
+// TestTopKSpillsPastByteBudget: ORDER BY ... LIMIT whose LIMIT+OFFSET rows
+// pass the sort memory budget hands the heap to the spilling sort: the
+// result is the same slice of the full sort, runs were written to the
+// spill directory while the result streamed, and none is left after it.
+func TestTopKSpillsPastByteBudget(t *testing.T) {
+	mem := newDataFixture(t, Options{})
+	mem.exec("CREATE TABLE wide (id INT NOT NULL, g INT, pad VARCHAR(200))")
+	var rows []string
+	for i := range 400 {
+		rows = append(rows, fmt.Sprintf("(%d, %d, '%s')", i, (i*37)%11, strings.Repeat(string(rune('a'+i%26)), 100+i%50)))
+	}
+	mem.exec("INSERT INTO wide VALUES " + strings.Join(rows, ", "))
+	dir := t.TempDir()
+	small := NewSession(mem.s.Catalog(), Options{Store: mem.s.opts.Store, SortMemory: 8 << 10, SpillDir: dir})
+	for _, q := range []string{
+		"SELECT id, pad FROM wide ORDER BY g, pad DESC LIMIT 150 OFFSET 40",
+		"SELECT * FROM wide WHERE id > 20 ORDER BY pad LIMIT 300",
+		"SELECT id FROM wide ORDER BY g DESC LIMIT 5 OFFSET 390",
+	} {
+		want := mem.rows(q)
+		st, err := sqlparse.Parse(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := small.Exec(context.Background(), st[0])
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		if ents, _ := os.ReadDir(dir); !res.Streamed() || len(ents) == 0 {
+			t.Fatalf("%s: the top-k did not spill past a budget of 8 KiB (%d files)", q, len(ents))
+		}
+		if err := res.Collect(); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(res.Rows, want) {
+			t.Fatalf("%s:\nspilled   %v\nin memory %v", q, res.Rows, want)
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+			t.Fatalf("%s left %d files in the spill directory", q, len(ents))
+		}
+	}
+	ex, err := (&fixture{t: t, s: small}).try("EXPLAIN SELECT id FROM wide ORDER BY pad LIMIT 300")
+	if err != nil || !strings.Contains(ex.Rows[1][0].(string), "top-k: keeps 300 rows; past 8192 bytes, sorted runs on disk") {
+		t.Fatalf("EXPLAIN of the top-k: %v %v", ex, err)
+	}
+	// A top-k within the budget stays in memory.
+	st, _ := sqlparse.Parse("SELECT id FROM wide ORDER BY pad LIMIT 3")
+	if res, err := small.Exec(context.Background(), st[0]); err != nil || res.Streamed() {
+		t.Fatalf("small top-k: streamed %v, %v", res != nil && res.Streamed(), err)
 	}
 }

@@ -149,10 +149,10 @@ func TestDescribeTypesSQLCannotSpell(t *testing.T) {
 		{Name: "tz", Type: &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "Europe/Paris"}, Nullable: true},
 		{Name: "d64", Type: arrow.FixedWidthTypes.Date64, Nullable: true},
 	}, nil)
-	if _, err := f.env.Datasets.Create(ctx, "foreign.lance", schema, nil); err != nil {
+	if _, err := f.env.Datasets.Create(ctx, "ext/foreign.lance", schema, nil); err != nil {
 		t.Fatal(err)
 	}
-	f.exec("CALL register_table('foreign_t', 'foreign.lance')")
+	f.exec("CALL register_table('foreign_t', 'ext/foreign.lance')") // not a root *.lance directory: that would be V1 table "foreign"
 	res := f.exec("DESCRIBE foreign_t")
 	want := map[string]string{
 		"s":   "STRUCT<x BIGINT, `odd name` TEXT NOT NULL>",

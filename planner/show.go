@@ -10,6 +10,7 @@ import (
 	lanceschema "github.com/lancecat/lancecat/lance/schema"
 	"github.com/lancecat/lancecat/sqlparse"
 	"github.com/lancecat/lancecat/sqltypes"
+	"github.com/lancecat/lancecat/storage"
 )
 
 // filterRows applies a SHOW statement's LIKE (on column likeCol) or WHERE.
@@ -183,9 +184,19 @@ func statusRow(name string, d catalog.TableDescription) []any {
 		version, nrows = int64(d.Version), d.RowCount
 	}
 	if c, ok := d.Properties[CommentKey]; ok {
-		comment = c
+		comment = storage.Redact(c)
 	}
-	return []any{name, "Lance", version, nrows, d.URI, yesNo(d.DeclaredOnly), comment}
+	return []any{name, "Lance", version, nrows, storage.Redact(d.URI), yesNo(d.DeclaredOnly), comment}
+}
+
+// shownProperty is a property value as SHOW prints it: the value of a property named like a
+// secret (a storage option someone kept in the catalog: "storage.azure_storage_sas_token") is
+// replaced, and secrets inside any other value (a URL's "sig=") are redacted.
+func shownProperty(key, value string) string {
+	if storage.IsSecretOption(key) {
+		return storage.Redacted
+	}
+	return storage.Redact(value)
 }
 
 func (s *Session) describeForColumns(ctx context.Context, n sqlparse.Name) (catalog.Ident, catalog.TableDescription, error) {
@@ -304,12 +315,12 @@ func createTableSQL(id catalog.Ident, d catalog.TableDescription, indices []inde
 	}
 	b.WriteString(")")
 	if c, ok := d.Properties[CommentKey]; ok {
-		b.WriteString(" COMMENT " + quoteString(c))
+		b.WriteString(" COMMENT " + quoteString(storage.Redact(c)))
 	}
 	var props []string
 	for _, k := range sortedKeys(d.Properties) {
 		if k != CommentKey {
-			props = append(props, quoteString(k)+" = "+quoteString(d.Properties[k]))
+			props = append(props, quoteString(k)+" = "+quoteString(shownProperty(k, d.Properties[k])))
 		}
 	}
 	if len(props) > 0 {
@@ -358,12 +369,12 @@ func CreateSchemaSQL(ns catalog.Ident, props map[string]string) string {
 	var b strings.Builder
 	b.WriteString("CREATE SCHEMA " + displayName(ns))
 	if c, ok := props[CommentKey]; ok {
-		b.WriteString(" COMMENT " + quoteString(c))
+		b.WriteString(" COMMENT " + quoteString(storage.Redact(c)))
 	}
 	var parts []string
 	for _, k := range sortedKeys(props) {
 		if k != CommentKey {
-			parts = append(parts, quoteString(k)+" = "+quoteString(props[k]))
+			parts = append(parts, quoteString(k)+" = "+quoteString(shownProperty(k, props[k])))
 		}
 	}
 	if len(parts) > 0 {

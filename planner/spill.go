@@ -40,9 +40,13 @@ type spiller struct {
 	files []*os.File
 }
 
-// writeRun sorts rows and writes them as one run.
+// writeRun sorts rows and writes them as one run. Under a LIMIT only the
+// run's first LIMIT+OFFSET rows can be in the result: the rest is dropped.
 func (s *spiller) writeRun(rows []sortedRow) error {
 	slices.SortFunc(rows, s.p.cmpRows)
+	if s.p.limit >= 0 && int64(len(rows)) > s.p.limit+s.p.offset {
+		rows = rows[:s.p.limit+s.p.offset]
+	}
 	f, err := os.CreateTemp(s.dir, "lancecat-sort-*.run")
 	if err != nil {
 		return errorf(catalog.CodeInternal, "ORDER BY spill: %v", err)

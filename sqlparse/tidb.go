@@ -322,6 +322,16 @@ func (c *converter) convertExplain(n *ast.ExplainStmt) (Statement, error) {
 			return nil, err
 		}
 		st.Stmt = sel
+	case *ast.DeleteStmt, *ast.UpdateStmt: // EXPLAIN prints how they find their rows
+		var err error
+		if d, ok := n.Stmt.(*ast.DeleteStmt); ok {
+			st.Stmt, err = c.deleteStmt(d)
+		} else {
+			st.Stmt, err = c.updateStmt(n.Stmt.(*ast.UpdateStmt))
+		}
+		if err != nil {
+			return nil, err
+		}
 	default:
 		u := c.unsupported()
 		if k := explainedKind(c.toks); k != "" {

@@ -5,16 +5,21 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/memblob"
 	"gocloud.dev/gcerrors"
+	"google.golang.org/api/googleapi"
 )
 
 // blobStore is a Store over a gocloud blob.Bucket, rooted at a key prefix.
@@ -71,7 +76,29 @@ func wrap(op, path string, err error) error {
 	if gcerrors.Code(err) == gcerrors.NotFound {
 		return RedactError(fmt.Errorf("%s %q: %w (%v)", op, path, ErrNotFound, err))
 	}
+	if unavailable(err) {
+		return RedactError(fmt.Errorf("%s %q: %w: %w", op, path, ErrUnavailable, err))
+	}
 	return RedactError(fmt.Errorf("%s %q: %w", op, path, err))
+}
+
+// unavailable reports whether a provider error says the service could not be reached or failed
+// on its side (not a refusal of the request, not the caller's cancellation).
+func unavailable(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	switch gcerrors.Code(err) {
+	case gcerrors.ResourceExhausted, gcerrors.Internal:
+		return true
+	}
+	if status := httpStatus(err); status >= 500 || status == http.StatusTooManyRequests || status == http.StatusRequestTimeout {
+		return true
+	}
+	var ne net.Error
+	var oe *net.OpError
+	return errors.As(err, &oe) || (errors.As(err, &ne) && ne.Timeout()) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED)
 }
 
 func (s *blobStore) Read(ctx context.Context, path string) ([]byte, error) {
@@ -220,6 +247,9 @@ func (s *blobStore) Put(ctx context.Context, path string, data []byte) error {
 	if err != nil {
 		return err
 	}
+	if s.azure != nil {
+		return azurePut(ctx, s.azure, key, path, data, false)
+	}
 	opts := writeOpts
 	return wrap("put", path, s.bucket.WriteAll(ctx, key, data, &opts))
 }
@@ -230,7 +260,7 @@ func (s *blobStore) PutIfAbsent(ctx context.Context, path string, data []byte) e
 		return err
 	}
 	if s.azure != nil {
-		return azurePutIfAbsent(ctx, s.azure, key, path, data)
+		return azurePut(ctx, s.azure, key, path, data, true)
 	}
 	opts := writeOpts
 	opts.IfNotExist = true
@@ -351,4 +381,21 @@ func openMemory(name, prefix string) (Store, error) {
 		memRegistry.buckets[name] = b
 	}
 	return &blobStore{bucket: b, prefix: prefix, uri: bucketURI("memory", name, prefix)}, nil
+}
+
+// httpStatus is the HTTP status of a provider's error response (AWS smithy, Azure, Google), or 0.
+func httpStatus(err error) int {
+	var aws interface{ HTTPStatusCode() int }
+	if errors.As(err, &aws) {
+		return aws.HTTPStatusCode()
+	}
+	var az *azcore.ResponseError
+	if errors.As(err, &az) {
+		return az.StatusCode
+	}
+	var g *googleapi.Error
+	if errors.As(err, &g) {
+		return g.Code
+	}
+	return 0
 }

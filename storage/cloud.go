@@ -8,10 +8,12 @@ import (
 	"strconv"
 	"strings"
 
+	gcs "cloud.google.com/go/storage"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -77,6 +79,19 @@ func checkEndpoint(endpoint string, allowHTTP bool) error {
 		return fmt.Errorf("%w: endpoint %q must be http or https", ErrInvalidOption, endpoint)
 	}
 	return nil
+}
+
+// maxRetries reads client_max_retries (LanceDB's key): -1 when unset (the SDK's default).
+func (o storageOptions) maxRetries() (int, error) {
+	v := strings.TrimSpace(o.get("client_max_retries"))
+	if v == "" {
+		return -1, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > 100 {
+		return 0, fmt.Errorf("%w: client_max_retries=%q (want an integer from 0 to 100)", ErrInvalidOption, v)
+	}
+	return n, nil
 }
 
 // s3Config is the resolved configuration of an S3 store.
@@ -147,6 +162,10 @@ func openS3(ctx context.Context, bucket, prefix string, so storageOptions) (Stor
 	if err != nil {
 		return nil, err
 	}
+	retries, err := so.maxRetries()
+	if err != nil {
+		return nil, err
+	}
 	var load []func(*awsconfig.LoadOptions) error
 	if c.region != "" {
 		load = append(load, awsconfig.WithRegion(c.region))
@@ -176,6 +195,9 @@ func openS3(ctx context.Context, bucket, prefix string, so storageOptions) (Stor
 			o.BaseEndpoint = aws.String(c.endpoint)
 		}
 		o.UsePathStyle = c.pathStyle
+		if retries >= 0 {
+			o.Retryer = retry.AddWithMaxAttempts(retry.NewStandard(), retries+1)
+		}
 	})
 	b, err := s3blob.OpenBucket(ctx, client, bucket, &s3blob.Options{
 		RequestChecksumCalculation: cfg.RequestChecksumCalculation,
@@ -194,6 +216,10 @@ const gcsScope = "https://www.googleapis.com/auth/cloud-platform"
 
 func openGCS(ctx context.Context, bucket, prefix string, so storageOptions) (Store, error) {
 	anonymous, _, err := so.boolean("google_skip_signature", "skip_signature")
+	if err != nil {
+		return nil, err
+	}
+	retries, err := so.maxRetries()
 	if err != nil {
 		return nil, err
 	}
@@ -245,6 +271,18 @@ func openGCS(ctx context.Context, bucket, prefix string, so storageOptions) (Sto
 	if err != nil {
 		return nil, fmt.Errorf("gs://%s: %w", bucket, err)
 	}
+	if retries >= 0 {
+		var sc *gcs.Client
+		if b.As(&sc) {
+			if retries == 0 {
+				// Uploads ignore WithMaxAttempts (they retry until the context ends); only
+				// the policy turns their retries off.
+				sc.SetRetry(gcs.WithPolicy(gcs.RetryNever))
+			} else {
+				sc.SetRetry(gcs.WithMaxAttempts(retries + 1))
+			}
+		}
+	}
 	return newCloudStore(b, "gs", bucket, prefix), nil
 }
 
@@ -266,6 +304,10 @@ func openAzure(ctx context.Context, containerName, prefix string, so storageOpti
 		return nil, err
 	}
 	allowHTTP, _, err := so.boolean("allow_http")
+	if err != nil {
+		return nil, err
+	}
+	retries, err := so.maxRetries()
 	if err != nil {
 		return nil, err
 	}
@@ -299,6 +341,12 @@ func openAzure(ctx context.Context, containerName, prefix string, so storageOpti
 	}
 	containerURL := svcURL + "/" + url.PathEscape(containerName)
 	clientOpts := &container.ClientOptions{ClientOptions: azcore.ClientOptions{InsecureAllowCredentialWithHTTP: allowHTTP}}
+	switch {
+	case retries == 0:
+		clientOpts.Retry.MaxRetries = -1 // azcore: negative is one try, 0 its default (3)
+	case retries > 0:
+		clientOpts.Retry.MaxRetries = int32(retries)
+	}
 	var client *container.Client
 	switch {
 	case key != "":

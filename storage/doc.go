@@ -73,6 +73,16 @@
 // ignored, as LanceDB does, so that options meant for the other implementation
 // do not break Open.
 //
+// Every object store (s3://, gs://, az://):
+//
+//	key                                                            meaning
+//	client_max_retries                                             how many times the SDK retries a failed request (a 5xx, a
+//	                                                                 dropped connection) before the error reaches lancecat;
+//	                                                                 default: the SDK's own (S3: 2, Azure: 3, GCS: until the
+//	                                                                 context ends for idempotent calls). "0" fails at once.
+//	                                                                 On GCS a count above 0 does not bound uploads, which the
+//	                                                                 client retries until the context ends; "0" does.
+//
 // S3 (s3://):
 //
 //	key (aliases)                                                  meaning

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -121,6 +122,34 @@ func TestOpenGCSAndAzureConfiguration(t *testing.T) {
 		}
 		if err := s.Close(); err != nil {
 			t.Errorf("Close: %v", err)
+		}
+	}
+}
+
+// client_max_retries (LanceDB's key) bounds the SDK retries of every object store; a value
+// that is not an integer from 0 to 100 is refused before any request.
+func TestClientMaxRetriesOption(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		want    int
+		wantErr bool
+	}{{"", -1, false}, {"0", 0, false}, {" 3 ", 3, false}, {"-1", 0, true}, {"many", 0, true}, {"101", 0, true}} {
+		got, err := normalizeOptions(map[string]string{"Client_Max_Retries": tc.in}).maxRetries()
+		if tc.wantErr {
+			if !errors.Is(err, ErrInvalidOption) {
+				t.Errorf("client_max_retries=%q: err %v, want ErrInvalidOption", tc.in, err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("client_max_retries=%q: %d, %v; want %d", tc.in, got, err, tc.want)
+		}
+	}
+	for _, uri := range []string{"s3://b/p", "gs://b/p", "az://c/p"} {
+		_, err := Open(context.Background(), uri, Options{StorageOptions: map[string]string{
+			"client_max_retries": "x", "azure_storage_account_name": "a", "google_skip_signature": "true"}})
+		if !errors.Is(err, ErrInvalidOption) {
+			t.Errorf("%s with client_max_retries=x: %v, want ErrInvalidOption", uri, err)
 		}
 	}
 }

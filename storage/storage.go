@@ -67,6 +67,10 @@ var (
 	// ErrSymlink: a local path to delete passes through a symbolic link;
 	// deletes never follow one (it could lead out of the catalog root).
 	ErrSymlink = errors.New("storage: path passes through a symbolic link")
+	// ErrUnavailable: an object store could not be reached (a refused or dropped connection,
+	// a network timeout) or answered with a server error (5xx, throttling) after the SDK's
+	// retries; the same call may succeed later. Whether a failed write landed is unknown.
+	ErrUnavailable = errors.New("storage: object store unavailable")
 )
 
 // Options configures Open.

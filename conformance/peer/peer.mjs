@@ -39,7 +39,8 @@ function needName(a) { if (typeof a.name !== "string") throw new Error("missing 
 async function table(a) {
   if (typeof a.path === "string") {
     const ds = await openDataset(a.path);
-    cleanup = ds.cleanup;
+    const prev = cleanup;
+    cleanup = () => { prev(); ds.cleanup(); };
     if (a.version !== undefined) await ds.table.checkout(a.version);
     return ds.table;
   }
@@ -200,6 +201,21 @@ async function run(op, raw) {
     case "listVersions": case "dataset.listVersions": {
       const t = await table(a);
       return J({ versions: (await t.listVersions()).map((v) => ({ version: v.version, metadata: v.metadata })) });
+    }
+    case "batch": {
+      // {"ops": [{"op": name, "args": {...}}, ...]}: several ops in one process (a node start
+      // costs seconds); each op's result is {"ok": <its result>} or {"error": "<message>"}.
+      const parts = [];
+      for (const o of raw.ops ?? []) {
+        const name = plain(o.op);
+        if (name === "batch") throw new Error("batch ops do not nest");
+        try {
+          parts.push(`{"ok":${await run(name, o.args ?? {})}}`);
+        } catch (e) {
+          parts.push(J({ error: String(e?.message ?? e) }));
+        }
+      }
+      return `{"results":[${parts.join(",")}]}`;
     }
     default:
       throw new Error(`unknown op ${J(op)}`);

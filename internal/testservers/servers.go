@@ -2,6 +2,11 @@ package testservers
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"net/http"
 	"os"
@@ -13,6 +18,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/sas"
 )
 
 // S3 credentials of the versitygw test server (test-only, loopback-only).
@@ -47,19 +53,35 @@ func GCS(t testing.TB) *Server {
 	return get(t, "gs", startFakeGCS)
 }
 
-// PeerEnv is the environment the reference peer needs to reach the S3 server: its namespace
-// code resolves the region and endpoint from the environment, not from storage options.
+// PeerEnv is the environment the reference peer needs to reach the server. Its namespace code
+// passes the connection's storage options to the `__manifest` table but opens the catalog's
+// tables with an object store configured from the environment alone (S3 fails with "Failed to
+// resolve region", Azure with "no Azure account name in URI", GCS asks the cloud metadata
+// server for a token), so the credentials and endpoint go there too.
 func (s *Server) PeerEnv() []string {
-	if s.Name != "s3" {
-		return nil
+	switch s.Name {
+	case "s3":
+		return []string{
+			"AWS_REGION=" + s3Region,
+			"AWS_ENDPOINT=" + s.Endpoint,
+			"AWS_ACCESS_KEY_ID=" + s3Access,
+			"AWS_SECRET_ACCESS_KEY=" + s3Secret,
+			"AWS_ALLOW_HTTP=true",
+		}
+	case "az":
+		return []string{
+			"AZURE_STORAGE_ACCOUNT_NAME=" + azuriteAccount,
+			"AZURE_STORAGE_ACCOUNT_KEY=" + azuriteKey,
+			"AZURE_STORAGE_ENDPOINT=" + s.Endpoint,
+			"AZURE_ALLOW_HTTP=true",
+		}
+	case "gs":
+		return []string{
+			"GOOGLE_SERVICE_ACCOUNT_KEY=" + s.PeerStorageOptions["google_service_account_key"],
+			"GOOGLE_ALLOW_HTTP=true",
+		}
 	}
-	return []string{
-		"AWS_REGION=" + s3Region,
-		"AWS_ENDPOINT=" + s.Endpoint,
-		"AWS_ACCESS_KEY_ID=" + s3Access,
-		"AWS_SECRET_ACCESS_KEY=" + s3Secret,
-		"AWS_ALLOW_HTTP=true",
-	}
+	return nil
 }
 
 func startVersitygw() (*Server, string, error) {
@@ -91,6 +113,7 @@ func startVersitygw() (*Server, string, error) {
 		"aws_secret_access_key": s3Secret,
 		"region":                s3Region,
 	}
+	srv.PeerStorageOptions = srv.StorageOptions
 	return srv, "", nil
 }
 
@@ -131,6 +154,12 @@ func startFakeGCS() (*Server, string, error) {
 		"allow_http":            "true",
 		"google_skip_signature": "true",
 	}
+	key, err := fakeGCSServiceAccount(srv.Endpoint)
+	if err != nil {
+		srv.stop()
+		return nil, "", err
+	}
+	srv.PeerStorageOptions = map[string]string{"google_service_account_key": key, "allow_http": "true"}
 	return srv, "", nil
 }
 
@@ -177,9 +206,67 @@ func startAzurite() (*Server, string, error) {
 		srv.stop()
 		return nil, "", fmt.Errorf("create container on azurite: %w", err)
 	}
+	// Account, key and endpoint given explicitly: lancecat and object_store read the same keys
+	// (object_store's use_emulator ignores an endpoint option: it reads AZURITE_BLOB_STORAGE_URL).
 	srv.StorageOptions = map[string]string{
-		"azure_storage_use_emulator": "true",
-		"endpoint":                   srv.Endpoint,
+		"azure_storage_account_name": azuriteAccount,
+		"azure_storage_account_key":  azuriteKey,
+		"azure_storage_endpoint":     srv.Endpoint,
+		"allow_http":                 "true",
 	}
+	srv.PeerStorageOptions = srv.StorageOptions
 	return srv, "", nil
+}
+
+// fakeGCSServiceAccount returns a service account key (JSON) that points object_store, the
+// reference's object-store client, at fake-gcs-server: object_store has no endpoint option for
+// GCS, but reads "gcs_base_url" and "disable_oauth" from the key (its own test setup). The key
+// must still hold a parseable RSA private key, so a throwaway one is generated.
+func fakeGCSServiceAccount(endpoint string) (string, error) {
+	pk, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return "", err
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(pk)
+	if err != nil {
+		return "", err
+	}
+	key, err := json.Marshal(map[string]any{
+		"type":           "service_account",
+		"private_key":    string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})),
+		"private_key_id": "lancecat-test",
+		"client_email":   "lancecat-test@example.invalid",
+		"gcs_base_url":   endpoint,
+		"disable_oauth":  true,
+	})
+	return string(key), err
+}
+
+// AzureSASOptions returns storage options that reach the Azure server with an account SAS
+// token (read, write, delete, list, create) instead of the shared key, valid for an hour.
+func (s *Server) AzureSASOptions(t testing.TB) map[string]string {
+	t.Helper()
+	if s.Name != "az" {
+		t.Fatalf("AzureSASOptions on a %s server", s.Name)
+	}
+	cred, err := azblob.NewSharedKeyCredential(azuriteAccount, azuriteKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perms := sas.AccountPermissions{Read: true, Write: true, Delete: true, List: true, Add: true, Create: true}
+	types := sas.AccountResourceTypes{Service: true, Container: true, Object: true}
+	qp, err := sas.AccountSignatureValues{
+		Protocol:      sas.ProtocolHTTPSandHTTP,
+		ExpiryTime:    time.Now().Add(time.Hour).UTC(),
+		Permissions:   perms.String(),
+		ResourceTypes: types.String(),
+	}.SignWithSharedKey(cred)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string]string{
+		"azure_storage_endpoint":  s.Endpoint,
+		"azure_storage_sas_token": qp.Encode(),
+		"allow_http":              "true",
+	}
 }

@@ -41,8 +41,11 @@ type Server struct {
 	// DataDir is where a file-backed server keeps objects (S3: <DataDir>/<Bucket>/<key>);
 	// empty for servers whose layout is their own.
 	DataDir string
-	// StorageOptions open a lancecat store (and the peer's object_store) on the server.
+	// StorageOptions open a lancecat store on the server.
 	StorageOptions map[string]string
+	// PeerStorageOptions open the reference peer's object_store on the server (with PeerEnv);
+	// they differ from StorageOptions where object_store reaches an emulator differently.
+	PeerStorageOptions map[string]string
 
 	cmd    *exec.Cmd
 	exited chan struct{} // closed when the process has exited

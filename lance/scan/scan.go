@@ -50,36 +50,52 @@ type Bound = index.Bound
 type Predicate struct {
 	Column string
 	Query  index.Query
+	// Index, when set, is the only index that may answer this predicate
+	// (the caller knows which index agrees with its own comparisons); ""
+	// lets the scanner pick any index on Column that can answer it.
+	Index string
+	// Label is how the predicate is printed in a Plan ("" prints Column
+	// and Query), e.g. the SQL text the caller derived it from.
+	Label string
 }
 
 // Eq is column = v.
-func Eq(column string, v any) Predicate { return Predicate{column, index.Eq(v)} }
+func Eq(column string, v any) Predicate { return Predicate{Column: column, Query: index.Eq(v)} }
 
 // In is column IN (vs...).
-func In(column string, vs ...any) Predicate { return Predicate{column, index.In(vs...)} }
+func In(column string, vs ...any) Predicate {
+	return Predicate{Column: column, Query: index.In(vs...)}
+}
 
 // Prefix is "column starts with p" on a string column.
-func Prefix(column, p string) Predicate { return Predicate{column, index.Prefix(p)} }
+func Prefix(column, p string) Predicate {
+	return Predicate{Column: column, Query: index.Prefix(p)}
+}
 
 // Range is lo <(=) column <(=) hi; a nil bound is unbounded.
 func Range(column string, lo, hi *Bound) Predicate {
-	return Predicate{column, index.Range(lo, hi)}
+	return Predicate{Column: column, Query: index.Range(lo, hi)}
 }
 
 // IsNull is column IS NULL.
-func IsNull(column string) Predicate { return Predicate{column, index.IsNull()} }
+func IsNull(column string) Predicate { return Predicate{Column: column, Query: index.IsNull()} }
 
 // HasAny is array_has_any(column, labels) on a list column.
 func HasAny(column string, labels ...any) Predicate {
-	return Predicate{column, index.HasAny(labels...)}
+	return Predicate{Column: column, Query: index.HasAny(labels...)}
 }
 
 // HasAll is array_has_all(column, labels) on a list column.
 func HasAll(column string, labels ...any) Predicate {
-	return Predicate{column, index.HasAll(labels...)}
+	return Predicate{Column: column, Query: index.HasAll(labels...)}
 }
 
-func (p Predicate) String() string { return p.Column + " " + p.Query.String() }
+func (p Predicate) String() string {
+	if p.Label != "" {
+		return p.Label
+	}
+	return p.Column + " " + p.Query.String()
+}
 
 // Options select what a Scanner returns.
 type Options struct {
@@ -260,6 +276,14 @@ func answers(k index.Kind, op index.Op) bool {
 	return false
 }
 
+// answeredBy reports whether index info may answer p.
+func (p Predicate) answeredBy(info index.Info) bool {
+	if p.Index != "" && info.Name != p.Index {
+		return false
+	}
+	return len(info.Columns) == 1 && info.Columns[0] == p.Column && answers(info.Kind, p.Query.Op)
+}
+
 // selectivity ranks predicates for index choice: point lookups before
 // ranges before IS NULL.
 func selectivity(op index.Op) int {
@@ -282,7 +306,7 @@ func (s *Scanner) chooseIndex() *choice {
 			if s.opts.Index != "" && info.Name != s.opts.Index {
 				continue
 			}
-			if len(info.Columns) != 1 || info.Columns[0] != p.Column || !answers(info.Kind, p.Query.Op) {
+			if !p.answeredBy(info) {
 				continue
 			}
 			if best == nil || selectivity(p.Query.Op) < selectivity(s.preds[best.pred].Query.Op) {
@@ -304,7 +328,7 @@ func (s *Scanner) otherIndices(skip int) []choice {
 			continue
 		}
 		for _, info := range infos {
-			if len(info.Columns) == 1 && info.Columns[0] == p.Column && answers(info.Kind, p.Query.Op) {
+			if p.answeredBy(info) {
 				out = append(out, choice{name: info.Name, kind: info.Kind, pred: i})
 				break
 			}
@@ -404,9 +428,9 @@ type Plan struct {
 	// IndexHits counts the rows of covered fragments the indices matched
 	// (before residual predicates, offset and limit).
 	IndexHits uint64
-	// Residual are the predicates checked on every row read (with an index:
-	// on the rows of covered fragments the other predicates, on uncovered
-	// fragments all of them).
+	// Residual are the predicates no index answered, checked on every row
+	// read. The rows of fragments read in full (Scanned) are checked against
+	// every predicate.
 	Residual []string
 	// Covered are the fragments the index covers, HitFragments those of them
 	// holding index hits (the only covered fragments read).
@@ -431,7 +455,11 @@ func (p *Plan) Lines() []string {
 			out = append(out, "intersected with index "+a)
 		}
 		out = append(out, fmt.Sprintf("covered fragments %s, read %s", fragList(p.Covered), fragList(p.HitFragments)))
-		out = append(out, "uncovered fragments scanned "+fragList(p.Scanned))
+		if len(p.Scanned) > 0 {
+			out = append(out, "uncovered fragments scanned "+fragList(p.Scanned)+", checking every predicate")
+		} else {
+			out = append(out, "uncovered fragments scanned none")
+		}
 	} else {
 		out = append(out, "full scan of fragments "+fragList(p.Scanned))
 	}
@@ -493,7 +521,7 @@ func (s *Scanner) Plan(ctx context.Context) (*Plan, error) {
 			}
 		}
 		for i, bp := range s.preds {
-			if !slices.Contains(s.used, i) || len(res.Uncovered) > 0 {
+			if !slices.Contains(s.used, i) {
 				p.Residual = append(p.Residual, bp.String())
 			}
 		}

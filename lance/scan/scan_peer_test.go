@@ -321,6 +321,68 @@ func TestScanStopsEarly(t *testing.T) {
 	var _ arrow.RecordBatch
 }
 
+// TestScanSeveralIndicesAndRowAddress: predicates on three indexed columns
+// (the peer's BITMAP, and its two BTREEs) are answered by intersecting the
+// indices, return what the unindexed scan returns, and with RowAddress
+// every row carries the address a Take of it reads back. A predicate
+// restricted to an index that does not answer it stays residual.
+func TestScanSeveralIndicesAndRowAddress(t *testing.T) {
+	ctx := context.Background()
+	ds := openDataset(t, peer.Fixture(t, "indexed"))
+	preds := []Predicate{
+		Range("id", &Bound{Value: int64(100), Inclusive: true}, &Bound{Value: int64(3000)}),
+		Eq("category", "books"),
+		{Column: "name", Query: index.Prefix("item-0"), Label: "name LIKE 'item-0%'"},
+	}
+	got, plan := collect(t, ds, Options{Columns: []string{"id", "name"}, Predicates: preds}, "id")
+	if plan.Index != "category_idx" || len(plan.AlsoIndices) != 2 || len(plan.Residual) != 0 {
+		t.Fatalf("plan: %v", plan.Lines())
+	}
+	if !slices.Contains(plan.Lines(), `intersected with index BTREE "name_idx" answers name LIKE 'item-0%'`) {
+		t.Fatalf("plan lines lack the labelled predicate: %v", plan.Lines())
+	}
+	want, _ := collect(t, ds, Options{Columns: []string{"id"}, Predicates: preds, NoIndices: true}, "id")
+	if len(want) == 0 || !slices.Equal(got, want) {
+		t.Fatalf("indexed %d rows %v, scanned %d rows %v", len(got), head(got), len(want), head(want))
+	}
+
+	// Restricting the id predicate to the name index leaves it residual.
+	restricted := slices.Clone(preds)
+	restricted[0].Index = "name_idx"
+	got2, plan2 := collect(t, ds, Options{Columns: []string{"id"}, Predicates: restricted}, "id")
+	if len(plan2.AlsoIndices) != 1 || !slices.Contains(plan2.Residual, restricted[0].String()) || !slices.Equal(got2, want) {
+		t.Fatalf("restricted plan %v: %d rows", plan2.Lines(), len(got2))
+	}
+
+	s, err := New(ds, Options{Columns: []string{"id"}, Predicates: preds, WithRowAddress: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for rec, err := range s.Records(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.NumCols() != 2 || rec.Schema().Field(1).Name != dataset.RowAddressColumn {
+			t.Fatalf("schema %s", rec.Schema())
+		}
+		ids := rec.Column(0).(*array.Int64)
+		addrs := rec.Column(1).(*array.Uint64)
+		back, err := ds.Take(ctx, addrs.Values(), dataset.TakeOptions{Columns: []string{"id"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(back.Column(0).(*array.Int64).Int64Values(), ids.Int64Values()) {
+			t.Fatalf("addresses do not read back the rows")
+		}
+		back.Release()
+		n += int(rec.NumRows())
+	}
+	if n != len(want) {
+		t.Fatalf("with row addresses: %d rows, want %d", n, len(want))
+	}
+}
+
 // TestScanRowAddressesAndIndexCache: WithRowAddress returns, beside the
 // asked columns, the addresses of exactly the rows returned (a Take at them
 // reads the same keys), equal with and without the index; a scan through a

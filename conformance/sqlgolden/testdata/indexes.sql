@@ -15,12 +15,18 @@ SELECT id FROM goods WHERE kind = 'veg' AND ok = FALSE;
 SELECT COUNT(*) FROM goods WHERE name = '';
 EXPLAIN SELECT id FROM goods WHERE id = 3 AND kind = 'veg';
 EXPLAIN SELECT id FROM goods WHERE kind LIKE 'fr%';
+-- Ranges and IS NULL go through the indices too; every pushed conjunct's answer is intersected.
+SELECT id, name FROM goods WHERE id BETWEEN 2 AND 4 AND name >= 'apricot' ORDER BY id;
+SELECT id FROM goods WHERE 3 > id AND kind IS NULL;
+SELECT id FROM goods WHERE kind <=> NULL OR id = 5 ORDER BY id;
+EXPLAIN SELECT id, name FROM goods WHERE id BETWEEN 2 AND 4 AND name >= 'apricot' AND price > 1;
 -- A fragment no index covers is scanned in full.
 INSERT INTO goods (id, name, kind) VALUES (6, 'apex', 'tool'), (3, 'bean2', 'veg');
 SHOW INDEX FROM ix.deep.goods WHERE Key_name = 'id_idx';
 SELECT id, name FROM goods WHERE id = 3;
 SELECT id, name FROM goods WHERE name LIKE 'ap%';
 EXPLAIN SELECT id FROM goods WHERE name IN ('apex', 'bean');
+EXPLAIN SELECT id FROM goods WHERE id > 2 AND kind IS NULL;
 DROP INDEX name_idx ON goods;
 DROP INDEX IF EXISTS name_idx ON goods;
 SHOW INDEX FROM goods;
