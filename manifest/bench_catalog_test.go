@@ -122,6 +122,38 @@ func BenchmarkCatalogOps(b *testing.B) {
 					}
 				}
 			})
+			// RENAME and DROP TABLE read the table's version rows (a prefix)
+			// and check the locations of the other tables: issue #8 wants
+			// them flat in the catalog's size.
+			b.Run("RenameTable", func(b *testing.B) {
+				from, to := bench.Child("real"), bench.Child("moved")
+				for b.Loop() {
+					if _, err := c.RenameTable(ctx, from, to); err != nil {
+						b.Fatal(err)
+					}
+					from, to = to, from
+				}
+				if from[1] != "real" {
+					if _, err := c.RenameTable(ctx, from, to); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run("DropTable", func(b *testing.B) {
+				schema := benchSchema()
+				for b.Loop() {
+					b.StopTimer()
+					seq++
+					id := bench.Child(fmt.Sprintf("drop%06d", seq))
+					if _, err := c.CreateTable(ctx, id, schema, catalog.CreateTableOptions{}); err != nil {
+						b.Fatal(err)
+					}
+					b.StartTimer()
+					if err := c.DropTable(ctx, id); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
 		})
 	}
 }
