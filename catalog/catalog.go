@@ -312,7 +312,53 @@ func (c *Catalog) Vacuum(ctx context.Context, opts VacuumOptions) (VacuumReport,
 	if err := c.vacuumOrphanDirs(ctx, snap, now.Add(-opts.Retention), &rep); err != nil {
 		return rep, asCatalogError(err, "vacuum orphan table directories")
 	}
+	if err := c.vacuumStagedFiles(ctx, snap, opts, &rep); err != nil {
+		return rep, err
+	}
 	return rep, nil
+}
+
+// vacuumStagedFiles removes, inside the directory of every table the
+// `__manifest` lists, the files no version of that table references and older
+// than the retention: a write that died between staging its files and
+// committing its version leaves them (a kill -9 in the middle of INSERT).
+// Tables outside the root's relative layout, compatibility-mode root tables
+// without a manifest row, and locations that pass through a symbolic link are
+// left alone. Only explicit vacuums do this (auto-vacuum touches `__manifest`
+// only): a retention shorter than the longest write in flight would delete
+// that write's staged files, as Lance's own cleanup would.
+func (c *Catalog) vacuumStagedFiles(ctx context.Context, snap ManifestSnapshot, opts VacuumOptions, rep *VacuumReport) error {
+	v, ok := c.opts.Datasets.(StagedFileVacuumer)
+	if !ok {
+		return nil
+	}
+	rows, err := snap.Scan(ctx, RowFilter{Types: []string{ObjectTypeTable}})
+	if err != nil {
+		return asCatalogError(err, "scan %s", ManifestDir)
+	}
+	seen := map[string]bool{}
+	for _, r := range rows {
+		if r.Location == nil || !removableDir(*r.Location) {
+			continue
+		}
+		loc := cleanLocation(*r.Location)
+		if seen[loc] {
+			continue
+		}
+		seen[loc] = true
+		if link, err := c.symlinkOnPath(ctx, loc); err != nil {
+			return asCatalogError(err, "vacuum table %q", r.ObjectID)
+		} else if link != "" {
+			continue
+		}
+		tr, err := v.VacuumStaged(ctx, loc, opts)
+		if err != nil {
+			return asCatalogError(err, "vacuum staged files of table %q", r.ObjectID)
+		}
+		rep.StagedFilesRemoved += tr.FilesRemoved
+		rep.StagedBytesRemoved += tr.BytesRemoved
+	}
+	return nil
 }
 
 // DefaultVacuumOptions are the safe defaults: one hour of retention, and

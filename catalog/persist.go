@@ -319,6 +319,19 @@ type VacuumReport struct {
 	OldestKept      uint64
 	// OrphanDirsRemoved counts root directories no catalog entry owned.
 	OrphanDirsRemoved int
+	// StagedFilesRemoved and StagedBytesRemoved count the files inside
+	// tables' directories that no version of the table referenced (staged by
+	// writes that never committed), with their size.
+	StagedFilesRemoved int
+	StagedBytesRemoved int64
+}
+
+// StagedFileVacuumer is implemented by Datasets that can delete the files a
+// dataset's directory holds that no version references and that are older
+// than opts.Retention (opts.Now is the clock). Catalog.Vacuum calls it for
+// every table the catalog owns; it never removes a version.
+type StagedFileVacuumer interface {
+	VacuumStaged(ctx context.Context, location string, opts VacuumOptions) (VacuumReport, error)
 }
 
 // DatasetInfo describes one version of a Lance dataset.

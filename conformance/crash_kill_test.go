@@ -704,15 +704,19 @@ func checkCrashRound(t *testing.T, ctx context.Context, target crashTarget, roun
 	if len(foreign) > 0 {
 		t.Errorf("round %d: after CALL vacuum_catalog('0s') the root holds what the catalog does not own: %v", round, foreign)
 	}
-	// Measured, not asserted: vacuum_catalog cleans the root and `__manifest`, not the tables, so
-	// data files a killed INSERT, UPDATE or DELETE staged stay inside the table's directory,
-	// referenced by no version (never read, but kept until a table-level vacuum exists).
+	// Data files a killed INSERT, UPDATE or DELETE staged inside a table's directory, referenced by
+	// no version: vacuum_catalog removes them too (every version of the table is kept).
+	roundDebris := crashDebris{}
 	for _, e := range entries {
 		if e.Location == nil || e.ObjectType != catalog.ObjectTypeTable {
 			continue
 		}
-		unreferencedDataFiles(t, ctx, c.Store, *e.Location, debris)
+		unreferencedDataFiles(t, ctx, c.Store, *e.Location, roundDebris)
 	}
+	if len(roundDebris) > 0 {
+		t.Errorf("round %d: after CALL vacuum_catalog('0s') tables still hold data files no version references: %v", round, slices.Sorted(maps.Keys(roundDebris)))
+	}
+	maps.Copy(debris, roundDebris)
 	// Vacuum changed nothing the catalog lists.
 	for key, rows := range match.tables {
 		if after := crashTableRows(t, ctx, db, key); !maps.Equal(after, rows) {

@@ -212,3 +212,12 @@ func (d *Datasets) Exists(ctx context.Context, location string) (bool, error) {
 	}
 	return err == nil, err
 }
+
+// VacuumStaged deletes the data, deletion, index and transaction files under
+// the dataset at location that no version of it references and that are older
+// than opts.Retention: what writers that died between staging and committing
+// left (catalog.StagedFileVacuumer). Every version is kept: a table's history
+// is its users', not the catalog's to shorten.
+func (d *Datasets) VacuumStaged(ctx context.Context, location string, opts catalog.VacuumOptions) (catalog.VacuumReport, error) {
+	return vacuumDir(ctx, d.store, location, opts, nil, true)
+}

@@ -28,6 +28,14 @@ import (
 // versions are immutable, so a vacuum after K more commits opens only the K
 // new versions instead of every version in the window.
 func vacuum(ctx context.Context, store storage.Store, dir string, opts catalog.VacuumOptions, refs *versionRefs) (catalog.VacuumReport, error) {
+	return vacuumDir(ctx, store, dir, opts, refs, false)
+}
+
+// vacuumDir is vacuum; with keepAllVersions no version is eligible (a
+// table's versions are its users' history: only files that no version
+// references are removed) and a directory without any version is left alone
+// (a table declared without data, or one whose first write is in flight).
+func vacuumDir(ctx context.Context, store storage.Store, dir string, opts catalog.VacuumOptions, refs *versionRefs, keepAllVersions bool) (catalog.VacuumReport, error) {
 	var rep catalog.VacuumReport
 	retention := opts.Retention
 	if retention <= 0 {
@@ -41,6 +49,9 @@ func vacuum(ctx context.Context, store storage.Store, dir string, opts catalog.V
 	objs, err := store.List(ctx, dir+"/")
 	if err != nil {
 		return rep, err
+	}
+	if len(versions) == 0 && keepAllVersions {
+		return rep, nil
 	}
 	if len(versions) == 0 {
 		// No version landed: what is there was staged by a first write that
@@ -86,7 +97,7 @@ func vacuum(ctx context.Context, store storage.Store, dir string, opts catalog.V
 	kept := make([]dataset.VersionInfo, 0, len(versions))
 	var eligible []dataset.VersionInfo
 	for i, v := range versions {
-		if i < len(versions)-1 && modTime[versions[i+1].Path].Before(cutoff) {
+		if !keepAllVersions && i < len(versions)-1 && modTime[versions[i+1].Path].Before(cutoff) {
 			eligible = append(eligible, v)
 			continue
 		}

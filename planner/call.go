@@ -140,8 +140,10 @@ func (s *Session) call(ctx context.Context, c *sqlparse.Call) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		cols := []Column{bigint("Versions_removed"), bigint("Files_removed"), bigint("Bytes_removed"), bigint("Oldest_kept_version")}
-		return rowsResult(cols, [][]any{{int64(rep.VersionsRemoved), int64(rep.FilesRemoved), rep.BytesRemoved, int64(rep.OldestKept)}}), nil
+		cols := []Column{bigint("Versions_removed"), bigint("Files_removed"), bigint("Bytes_removed"), bigint("Oldest_kept_version"),
+			bigint("Orphan_dirs_removed"), bigint("Staged_files_removed"), bigint("Staged_bytes_removed")}
+		return rowsResult(cols, [][]any{{int64(rep.VersionsRemoved), int64(rep.FilesRemoved), rep.BytesRemoved, int64(rep.OldestKept),
+			int64(rep.OrphanDirsRemoved), int64(rep.StagedFilesRemoved), rep.StagedBytesRemoved}}), nil
 	}
 	return nil, errorf(catalog.CodeUnsupported, "not supported: CALL %s (procedures: register_table, deregister_table, declare_table, vacuum_catalog)", name)
 }
