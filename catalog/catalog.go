@@ -341,7 +341,7 @@ func (c *Catalog) vacuumStagedFiles(ctx context.Context, snap ManifestSnapshot, 
 		if r.Location == nil || !removableDir(*r.Location) {
 			continue
 		}
-		loc := cleanLocation(*r.Location)
+		loc := CleanLocation(*r.Location)
 		if seen[loc] {
 			continue
 		}
