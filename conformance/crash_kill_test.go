@@ -336,11 +336,25 @@ func TestKillWritersUnderPeerLoad(t *testing.T) {
 // PUT decides commit races and a killed writer leaves uploads half done; 2 rounds by default,
 // and a kill window of 5 s (statements are slower there).
 func TestKillWritersUnderPeerLoadOnS3(t *testing.T) {
+	killTestOnServer(t, func(t *testing.T) *testservers.Server { return testservers.S3(t) })
+}
+
+// TestKillWritersUnderPeerLoadOnAzure is the same on Azure Blob (azurite), where commits are
+// conditional Put Blob calls (If-None-Match) and the reference takes its account from the
+// environment.
+func TestKillWritersUnderPeerLoadOnAzure(t *testing.T) {
+	killTestOnServer(t, func(t *testing.T) *testservers.Server { return testservers.Azure(t) })
+}
+
+// killTestOnServer runs the kill test on an object-store server: 2 rounds by default, a kill
+// window of 5 s. (GCS is left out: the reference cannot write to fake-gcs-server, see
+// TestPeerInteropOnGCS.)
+func killTestOnServer(t *testing.T, start func(*testing.T) *testservers.Server) {
 	peer.Require(t)
 	if testing.Short() {
 		t.Skip("multi-process kill test: skipped in -short mode")
 	}
-	srv := testservers.S3(t)
+	srv := start(t)
 	for _, kv := range srv.PeerEnv() {
 		k, v, _ := strings.Cut(kv, "=")
 		t.Setenv(k, v)
