@@ -126,65 +126,18 @@ func arrowSchema(cols []planner.Column) (*arrow.Schema, []appender, error) {
 		var dt arrow.DataType
 		switch t {
 		case reflect.TypeOf(int64(0)):
-			dt = arrow.PrimitiveTypes.Int64
-			conv[i] = func(b array.Builder, v any) error {
-				x, ok := v.(int64)
-				if !ok {
-					return fmt.Errorf("value %T in a BIGINT column", v)
-				}
-				b.(*array.Int64Builder).Append(x)
-				return nil
-			}
+			dt, conv[i] = arrow.PrimitiveTypes.Int64, appendAs[int64, *array.Int64Builder]("a BIGINT", nil)
 		case reflect.TypeOf(uint64(0)):
-			dt = arrow.PrimitiveTypes.Uint64
-			conv[i] = func(b array.Builder, v any) error {
-				x, ok := v.(uint64)
-				if !ok {
-					return fmt.Errorf("value %T in an unsigned column", v)
-				}
-				b.(*array.Uint64Builder).Append(x)
-				return nil
-			}
+			dt, conv[i] = arrow.PrimitiveTypes.Uint64, appendAs[uint64, *array.Uint64Builder]("an unsigned", nil)
 		case reflect.TypeOf(float64(0)):
-			dt = arrow.PrimitiveTypes.Float64
-			conv[i] = func(b array.Builder, v any) error {
-				x, ok := v.(float64)
-				if !ok {
-					return fmt.Errorf("value %T in a float column", v)
-				}
-				b.(*array.Float64Builder).Append(x)
-				return nil
-			}
+			dt, conv[i] = arrow.PrimitiveTypes.Float64, appendAs[float64, *array.Float64Builder]("a float", nil)
 		case reflect.TypeOf(false):
-			dt = arrow.FixedWidthTypes.Boolean
-			conv[i] = func(b array.Builder, v any) error {
-				x, ok := v.(bool)
-				if !ok {
-					return fmt.Errorf("value %T in a BOOLEAN column", v)
-				}
-				b.(*array.BooleanBuilder).Append(x)
-				return nil
-			}
+			dt, conv[i] = arrow.FixedWidthTypes.Boolean, appendAs[bool, *array.BooleanBuilder]("a BOOLEAN", nil)
 		case reflect.TypeOf(time.Time{}):
 			dt = &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
-			conv[i] = func(b array.Builder, v any) error {
-				x, ok := v.(time.Time)
-				if !ok {
-					return fmt.Errorf("value %T in a time column", v)
-				}
-				b.(*array.TimestampBuilder).Append(arrow.Timestamp(x.UnixMicro()))
-				return nil
-			}
+			conv[i] = appendAs[time.Time, *array.TimestampBuilder]("a time", func(t time.Time) arrow.Timestamp { return arrow.Timestamp(t.UnixMicro()) })
 		case reflect.TypeOf([]byte(nil)):
-			dt = arrow.BinaryTypes.Binary
-			conv[i] = func(b array.Builder, v any) error {
-				x, ok := v.([]byte)
-				if !ok {
-					return fmt.Errorf("value %T in a binary column", v)
-				}
-				b.(*array.BinaryBuilder).Append(x)
-				return nil
-			}
+			dt, conv[i] = arrow.BinaryTypes.Binary, appendAs[[]byte, *array.BinaryBuilder]("a binary", nil)
 		default:
 			dt = arrow.BinaryTypes.String
 			conv[i] = func(b array.Builder, v any) error {
@@ -199,6 +152,24 @@ func arrowSchema(cols []planner.Column) (*arrow.Schema, []appender, error) {
 		fields[i] = arrow.Field{Name: c.Name, Type: dt, Nullable: c.Nullable}
 	}
 	return arrow.NewSchema(fields, nil), conv, nil
+}
+
+// appendAs returns the appender of a column whose values are Go type T,
+// appended to builder B as they are (to nil) or converted by to; what names
+// the column's kind in the error for a value of another type.
+func appendAs[T any, B interface{ Append(V) }, V any](what string, to func(T) V) appender {
+	return func(b array.Builder, v any) error {
+		x, ok := v.(T)
+		if !ok {
+			return fmt.Errorf("value %T in %s column", v, what)
+		}
+		if to == nil {
+			b.(B).Append(any(x).(V))
+		} else {
+			b.(B).Append(to(x))
+		}
+		return nil
+	}
 }
 
 // nativeType reports whether values of dt read by sqltypes.Reader append
