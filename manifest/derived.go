@@ -61,11 +61,11 @@ func (s *snapshot) derive(next *dataset.Dataset, delta *rowDelta) *snapshot {
 	s.mu.Unlock()
 	child := &snapshot{ds: next, parent: s, delta: delta, depth: depth}
 	if depth > maxDeriveDepth {
-		if root, lazyRoot := child.root(); lazyRoot {
+		if root, chain, lazyRoot := child.rootChain(); lazyRoot {
 			// Lookups would walk too many deltas, and materializing would
 			// decode the whole root: fold the chain into one delta on the
 			// root (bounded by the rows a full rewrite folds back).
-			return &snapshot{ds: next, parent: root, delta: foldDeltas(child.chainTo(root)), depth: 1}
+			return &snapshot{ds: next, parent: root, delta: foldDeltas(chain), depth: 1}
 		}
 		// A loaded root: no I/O, the context is never used.
 		_ = child.materialize(context.Background())
@@ -90,33 +90,31 @@ func foldDeltas(chain []*rowDelta) *rowDelta {
 	return out
 }
 
-// chainTo returns the deltas from s up to root (exclusive), newest first.
-func (s *snapshot) chainTo(root *snapshot) []*rowDelta {
-	var chain []*rowDelta
-	for p := s; p != root; {
-		p.mu.Lock()
-		chain = append(chain, p.delta)
-		next := p.parent
-		p.mu.Unlock()
-		p = next
-	}
-	return chain
-}
-
 // root returns the snapshot the chain from s ends at and whether it is
 // lazy (not loaded).
 func (s *snapshot) root() (*snapshot, bool) {
-	p := s
-	for {
+	root, _, lazy := s.rootChain()
+	return root, lazy
+}
+
+// rootChain returns the snapshot the chain from s ends at (the first loaded
+// one, or the lazy end), the deltas from s up to it (exclusive), newest
+// first, and whether it is lazy. Root and deltas come from one walk: another
+// goroutine may materialize a snapshot of the chain meanwhile, which makes it
+// loaded and cuts its parent, so a second walk towards a root found earlier
+// could run off the chain's end.
+func (s *snapshot) rootChain() (root *snapshot, chain []*rowDelta, lazy bool) {
+	for p := s; ; {
 		p.mu.Lock()
-		loaded, parent := p.loaded, p.parent
+		loaded, parent, delta := p.loaded, p.parent, p.delta
 		p.mu.Unlock()
 		if loaded {
-			return p, false
+			return p, chain, false
 		}
 		if parent == nil {
-			return p, true
+			return p, chain, true
 		}
+		chain = append(chain, delta)
 		p = parent
 	}
 }
@@ -429,7 +427,7 @@ func (s *snapshot) fragmentRowsInMemory(want map[uint64]bool) (rows []addressedR
 	if !s.derived() {
 		return nil, false
 	}
-	root, lazy := s.root()
+	root, chain, lazy := s.rootChain()
 	var cand []addressedRow
 	if lazy {
 		for _, f := range root.ds.Fragments() {
@@ -442,7 +440,7 @@ func (s *snapshot) fragmentRowsInMemory(want map[uint64]bool) (rows []addressedR
 		cand = fromLoaded(root)
 		root.mu.Unlock()
 	}
-	for _, d := range s.chainTo(root) {
+	for _, d := range chain {
 		for _, r := range d.added {
 			if want[r.addr>>32] {
 				cand = append(cand, r)

@@ -122,11 +122,11 @@ func carryLocOrder(rows []catalog.Row, rootOrder []locEntry, rootAt, freshAt []i
 // from s up to it, newest first; ok is false for a snapshot read lazily
 // through its indices or a chain ending at one.
 func (s *snapshot) loadedRoot() (root *snapshot, chain []*rowDelta, ok bool) {
-	root, lazy := s.root()
+	root, chain, lazy := s.rootChain()
 	if lazy {
 		return nil, nil, false
 	}
-	return root, s.chainTo(root), true
+	return root, chain, true
 }
 
 // storageOrder returns a comparison of row addresses in the storage order
