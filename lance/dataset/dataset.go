@@ -21,6 +21,8 @@ type Dataset struct {
 	// unsynced are the files this process wrote for this version without
 	// syncing them (CreateOptions.DeferSync).
 	unsynced []string
+	// files keeps the data file readers scans and takes opened.
+	files openFiles
 }
 
 // Unsynced lists the store paths of the files this process wrote for this

@@ -231,13 +231,9 @@ func (s *scanState) scanFragment(ctx context.Context, f *Fragment) error {
 	}
 	readers := make([]dataFileReader, len(groups))
 	for i, g := range groups {
-		p, err := s.d.dataFilePath(g.file)
+		r, err := s.d.openDataFile(ctx, f, g.file)
 		if err != nil {
 			return err
-		}
-		r, err := formats.Open(ctx, s.d.store, p, int64(g.file.SizeBytes))
-		if err != nil {
-			return fmt.Errorf("dataset: fragment %d: open %s: %w", f.ID, s.d.store.Location(p), err)
 		}
 		readers[i] = r
 	}
@@ -247,13 +243,9 @@ func (s *scanState) scanFragment(ctx context.Context, f *Fragment) error {
 		if len(readers) > 0 {
 			physical = readers[0].NumRows()
 		} else {
-			p, err := s.d.dataFilePath(&f.Files[0])
+			r, err := s.d.openDataFile(ctx, f, &f.Files[0])
 			if err != nil {
 				return err
-			}
-			r, err := formats.Open(ctx, s.d.store, p, int64(f.Files[0].SizeBytes))
-			if err != nil {
-				return fmt.Errorf("dataset: fragment %d: open %s: %w", f.ID, s.d.store.Location(p), err)
 			}
 			physical = r.NumRows()
 		}
@@ -275,24 +267,39 @@ func (s *scanState) scanFragment(ctx context.Context, f *Fragment) error {
 			return err
 		}
 		end := min(start+s.batch, physical)
-		// Live rows of this chunk, as offsets relative to start.
-		keep := liveOffsets(deleted, start, end)
-		if uint64(len(keep)) <= s.skip {
-			s.skip -= uint64(len(keep))
+		nDeleted := deletedIn(deleted, start, end)
+		// A chunk wholly inside the offset is skipped by counting its live
+		// rows: nothing is decoded or allocated for it.
+		if live := end - start - nDeleted; live <= s.skip {
+			s.skip -= live
 			continue
 		}
-		keep = keep[s.skip:]
-		s.skip = 0
-		if s.limited && uint64(len(keep)) > s.remaining {
-			keep = keep[:s.remaining]
-		}
 		// Read only the span of rows kept (an offset or limit inside the
-		// chunk, or deletions at its edges, need not be decoded).
+		// chunk, or deletions at its edges, need not be decoded). keep lists
+		// the live rows of the span relative to its start; nil when there
+		// are none deleted in it (every row of the span is kept).
+		var keep []uint32
 		cs, ce := start, end
-		if lo, hi := uint64(keep[0]), uint64(keep[len(keep)-1])+1; lo > 0 || start+hi < end {
+		if nDeleted == 0 {
+			cs += s.skip
+			s.skip = 0
+			if s.limited && ce-cs > s.remaining {
+				ce = cs + s.remaining
+			}
+		} else {
+			keep = liveOffsets(deleted, start, end)
+			keep = keep[s.skip:]
+			s.skip = 0
+			if s.limited && uint64(len(keep)) > s.remaining {
+				keep = keep[:s.remaining]
+			}
+			lo, hi := uint64(keep[0]), uint64(keep[len(keep)-1])+1
 			cs, ce = start+lo, start+hi
 			for i := range keep {
 				keep[i] -= uint32(lo)
+			}
+			if uint64(len(keep)) == ce-cs {
+				keep = nil
 			}
 		}
 		rec, err := s.readChunk(ctx, f, groups, readers, cs, ce, keep)
@@ -300,7 +307,7 @@ func (s *scanState) scanFragment(ctx context.Context, f *Fragment) error {
 			return err
 		}
 		if s.limited {
-			s.remaining -= uint64(len(keep))
+			s.remaining -= uint64(rec.NumRows())
 		}
 		err = s.fn(rec)
 		rec.Release()
@@ -309,6 +316,20 @@ func (s *scanState) scanFragment(ctx context.Context, f *Fragment) error {
 		}
 	}
 	return nil
+}
+
+// deletedIn counts the deleted rows in [start, end).
+func deletedIn(deleted *roaring.Bitmap, start, end uint64) uint64 {
+	if deleted.IsEmpty() || start >= end {
+		return 0
+	}
+	// Rank(x) counts the members <= x; row offsets fit in uint32 (a
+	// fragment's deletion vector is a 32-bit bitmap).
+	n := deleted.Rank(uint32(end - 1))
+	if start > 0 {
+		n -= deleted.Rank(uint32(start - 1))
+	}
+	return n
 }
 
 // liveOffsets returns the offsets in [start, end) that are not deleted,
@@ -323,6 +344,8 @@ func liveOffsets(deleted *roaring.Bitmap, start, end uint64) []uint32 {
 	return out
 }
 
+// readChunk reads rows [start, end) of fragment f and returns those at the
+// offsets keep (relative to start, ascending); nil keep returns them all.
 func (s *scanState) readChunk(ctx context.Context, f *Fragment, groups []*fileGroup, readers []dataFileReader, start, end uint64, keep []uint32) (arrow.RecordBatch, error) {
 	n := int(end - start)
 	cols := make([]arrow.Array, len(s.schema.Fields()))
@@ -367,7 +390,7 @@ func (s *scanState) readChunk(ctx context.Context, f *Fragment, groups []*fileGr
 		b.Release()
 	}
 	full := array.NewRecordBatch(s.schema, cols, int64(n))
-	if len(keep) == n {
+	if keep == nil || len(keep) == n {
 		return full, nil
 	}
 	defer full.Release()
@@ -496,13 +519,9 @@ func (d *Dataset) FragmentLiveRows(ctx context.Context, f *Fragment) (uint64, er
 	}
 	physical := f.PhysicalRows
 	if physical == 0 && len(f.Files) > 0 {
-		p, err := d.dataFilePath(&f.Files[0])
+		r, err := d.openDataFile(ctx, f, &f.Files[0])
 		if err != nil {
 			return 0, err
-		}
-		r, err := formats.Open(ctx, d.store, p, int64(f.Files[0].SizeBytes))
-		if err != nil {
-			return 0, fmt.Errorf("dataset: fragment %d: open %s: %w", f.ID, d.store.Location(p), err)
 		}
 		physical = r.NumRows()
 	}

@@ -119,13 +119,9 @@ func (s *scanState) takeFragment(ctx context.Context, f *Fragment, offsets []uin
 	}()
 	physical := f.PhysicalRows
 	for i, g := range groups {
-		p, err := s.d.dataFilePath(g.file)
+		r, err := s.d.openDataFile(ctx, f, g.file)
 		if err != nil {
 			return nil, err
-		}
-		r, err := formats.Open(ctx, s.d.store, p, int64(g.file.SizeBytes))
-		if err != nil {
-			return nil, fmt.Errorf("dataset: fragment %d: open %s: %w", f.ID, s.d.store.Location(p), err)
 		}
 		if i == 0 && physical == 0 {
 			physical = r.NumRows()

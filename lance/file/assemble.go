@@ -102,23 +102,35 @@ func leafSpecFor(col int, nodes []*lanceschema.Field, types []arrow.DataType) (*
 	return s, nil
 }
 
-// pageState loads (once) the decoding state of a page.
+// pageState loads the decoding state of a page on first use and keeps it.
+// A failed load is not kept: a Reader lives across reads (lance/dataset
+// caches them per dataset version), and an I/O error or a cancelled context
+// in one read must not fail every later one.
 func (r *Reader) pageState(ctx context.Context, pg *pageInfo, spec *readLeaf) (any, error) {
-	pg.once.Do(func() {
-		switch {
-		case pg.layout.GetMiniBlockLayout() != nil:
-			pg.loaded, pg.err = r.loadMini(ctx, pg, spec)
-		case pg.layout.GetFullZipLayout() != nil:
-			pg.loaded, pg.err = r.loadFullZip(pg, spec)
-		case pg.layout.GetConstantLayout() != nil:
-			pg.loaded, pg.err = r.loadAllNull(ctx, pg, spec)
-		case pg.layout.GetBlobLayout() != nil:
-			pg.err = unsupportedf("blob page layout")
-		default:
-			pg.err = unsupportedf("unknown page layout")
-		}
-	})
-	return pg.loaded, pg.err
+	pg.mu.Lock()
+	defer pg.mu.Unlock()
+	if pg.loaded != nil {
+		return pg.loaded, nil
+	}
+	var st any
+	var err error
+	switch {
+	case pg.layout.GetMiniBlockLayout() != nil:
+		st, err = r.loadMini(ctx, pg, spec)
+	case pg.layout.GetFullZipLayout() != nil:
+		st, err = r.loadFullZip(pg, spec)
+	case pg.layout.GetConstantLayout() != nil:
+		st, err = r.loadAllNull(ctx, pg, spec)
+	case pg.layout.GetBlobLayout() != nil:
+		err = unsupportedf("blob page layout")
+	default:
+		err = unsupportedf("unknown page layout")
+	}
+	if err != nil {
+		return nil, err
+	}
+	pg.loaded = st
+	return st, nil
 }
 
 // readLeafRanges decodes the rows of each range (ascending, within the file)

@@ -16,6 +16,11 @@ func unpackFastLanes(t, w uint64, packed []byte, out *[flChunk]uint64) {
 	codec.UnpackFastLanes(t, w, packed, out[:])
 }
 
+// unpackFastLanesN decodes the first n values of such a chunk into out[:n].
+func unpackFastLanesN(t, w uint64, packed []byte, out *[flChunk]uint64, n uint64) {
+	codec.UnpackFastLanesN(t, w, packed, out[:], n)
+}
+
 func putUint(dst []byte, bits uint64, i uint64, v uint64) {
 	switch bits {
 	case 8:
@@ -55,9 +60,9 @@ func decodeInlineBitpacking(t uint64, buf []byte, n uint64) (*block, error) {
 		if uint64(len(buf)) < size {
 			return nil, corruptf("inline bitpacking: chunk needs %d bytes, has %d", size, len(buf))
 		}
-		unpackFastLanes(t, w, buf[:size], &tmp)
-		buf = buf[size:]
 		m := min(n-done, flChunk)
+		unpackFastLanesN(t, w, buf[:size], &tmp, m)
+		buf = buf[size:]
 		for i := uint64(0); i < m; i++ {
 			putUint(out, t, done+i, tmp[i])
 		}
@@ -97,7 +102,7 @@ func decodeOutOfLineBitpacking(t, w uint64, buf []byte, n uint64) (*block, error
 		if tailRaw {
 			copy(out[whole*flChunk*bytesPer:], buf[start:start+tail*bytesPer])
 		} else {
-			unpackFastLanes(t, w, buf[start:start+wordsPerChunk*bytesPer], &tmp)
+			unpackFastLanesN(t, w, buf[start:start+wordsPerChunk*bytesPer], &tmp, tail)
 			for i := uint64(0); i < tail; i++ {
 				putUint(out, t, whole*flChunk+i, tmp[i])
 			}

@@ -170,6 +170,44 @@ func (bb *blockBuilder) append(x *block) error {
 	return nil
 }
 
+// concatBlocks concatenates blocks of one shape into one, sizing its
+// buffers once. A single block is returned as it is (after checking it).
+func concatBlocks(xs []*block) (*block, error) {
+	if len(xs) == 1 {
+		if err := xs[0].check(); err != nil {
+			return nil, err
+		}
+		return xs[0], nil
+	}
+	var n, dataBytes uint64
+	for _, x := range xs {
+		if err := x.check(); err != nil {
+			return nil, err
+		}
+		n += x.n
+		if x.variable {
+			dataBytes += x.offsets[x.n] - x.offsets[0]
+		} else {
+			dataBytes += x.fixedBytes(x.n)
+		}
+	}
+	var bb blockBuilder
+	if len(xs) > 0 {
+		x := xs[0]
+		bb.started = true
+		bb.b = &block{variable: x.variable, bits: x.bits, dim: x.dim, data: make([]byte, 0, dataBytes)}
+		if x.variable {
+			bb.b.offsets = make([]uint64, 1, n+1)
+		}
+	}
+	for _, x := range xs {
+		if err := bb.append(x); err != nil {
+			return nil, err
+		}
+	}
+	return bb.finish(nil), nil
+}
+
 func (bb *blockBuilder) finish(proto *block) *block {
 	if !bb.started {
 		if proto == nil {

@@ -88,8 +88,35 @@ func decompressGeneral(bc *enc21pb.BufferCompression, in []byte) ([]byte, error)
 	return nil, unsupportedf("general compression scheme %v", bc.Scheme)
 }
 
-// decodeMiniBlock decodes the value buffers of one mini-block chunk holding n values.
-func decodeMiniBlock(e *enc21pb.CompressiveEncoding, bufs [][]byte, n uint64) (*block, error) {
+// fsstTables are the FSST symbol tables of one page's encoding, parsed once
+// when the page is loaded instead of once per chunk (a table is 2 KiB and a
+// chunk often holds a few hundred short strings). Read-only once built, so
+// concurrent reads of the page may share it.
+type fsstTables map[*enc21pb.Fsst]*fsstTable
+
+// collectFSST parses the symbol tables of every FSST layer of e into into.
+func collectFSST(e *enc21pb.CompressiveEncoding, into fsstTables) error {
+	for e != nil {
+		switch c := e.Compression.(type) {
+		case *enc21pb.CompressiveEncoding_Fsst:
+			t, err := parseFSSTTable(c.Fsst.SymbolTable)
+			if err != nil {
+				return err
+			}
+			into[c.Fsst] = t
+			e = c.Fsst.Values
+		case *enc21pb.CompressiveEncoding_General:
+			e = c.General.Values
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// decodeMiniBlock decodes the value buffers of one mini-block chunk holding
+// n values. fsst holds the page's parsed FSST tables (nil: parse them here).
+func decodeMiniBlock(e *enc21pb.CompressiveEncoding, bufs [][]byte, n uint64, fsst fsstTables) (*block, error) {
 	if e == nil {
 		return nil, corruptf("mini-block without value compression")
 	}
@@ -120,11 +147,14 @@ func decodeMiniBlock(e *enc21pb.CompressiveEncoding, bufs [][]byte, n uint64) (*
 		}
 		return decodeVariableMiniBlock(off.BitsPerValue, bufs[0], n)
 	case *enc21pb.CompressiveEncoding_Fsst:
-		t, err := parseFSSTTable(c.Fsst.SymbolTable)
-		if err != nil {
-			return nil, err
+		t := fsst[c.Fsst]
+		if t == nil {
+			var err error
+			if t, err = parseFSSTTable(c.Fsst.SymbolTable); err != nil {
+				return nil, err
+			}
 		}
-		inner, err := decodeMiniBlock(c.Fsst.Values, bufs, n)
+		inner, err := decodeMiniBlock(c.Fsst.Values, bufs, n, fsst)
 		if err != nil {
 			return nil, err
 		}
@@ -158,7 +188,7 @@ func decodeMiniBlock(e *enc21pb.CompressiveEncoding, bufs [][]byte, n uint64) (*
 			return nil, err
 		}
 		nb := append([][]byte{first}, bufs[1:]...)
-		return decodeMiniBlock(c.General.Values, nb, n)
+		return decodeMiniBlock(c.General.Values, nb, n, fsst)
 	case *enc21pb.CompressiveEncoding_Constant:
 		return constantBlock(c.Constant.Value, n)
 	}

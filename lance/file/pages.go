@@ -195,6 +195,7 @@ type miniState struct {
 	chunks []miniChunk
 	dict   *block
 	dm     *defMapping
+	fsst   fsstTables
 }
 
 func (r *Reader) loadMini(ctx context.Context, pg *pageInfo, spec *readLeaf) (*miniState, error) {
@@ -209,7 +210,10 @@ func (r *Reader) loadMini(ctx context.Context, pg *pageInfo, spec *readLeaf) (*m
 	if err != nil {
 		return nil, err
 	}
-	st := &miniState{l: l, dm: dm}
+	st := &miniState{l: l, dm: dm, fsst: fsstTables{}}
+	if err := collectFSST(l.ValueCompression, st.fsst); err != nil {
+		return nil, err
+	}
 	meta, err := r.read(ctx, pg.bufs[0].Position, pg.bufs[0].Size)
 	if err != nil {
 		return nil, err
@@ -343,8 +347,16 @@ func (r *Reader) readMini(ctx context.Context, st *miniState, spec *readLeaf, a,
 	}
 	var rep, def []uint16
 	var nLevels uint64
-	var vb blockBuilder
 	hasRep, hasDef := st.l.RepCompression != nil, st.l.DefCompression != nil
+	// Decode every chunk first, then concatenate into buffers sized once:
+	// appending chunk by chunk regrew them (a 1,000-row range spans tens of
+	// chunks per column).
+	type decoded struct {
+		rep, def []uint16
+		vals     *block
+	}
+	parts := make([]decoded, 0, c1-c0+1)
+	blocks := make([]*block, 0, c1-c0+1)
 	for ci := c0; ci <= c1; ci++ {
 		ch := st.chunks[ci]
 		cr, cd, n, vals, err := st.decodeChunk(raw[ch.off-start:ch.off-start+ch.size], ch.items)
@@ -352,18 +364,38 @@ func (r *Reader) readMini(ctx context.Context, st *miniState, spec *readLeaf, a,
 			return nil, err
 		}
 		r.stats.chunks.Add(1)
+		parts = append(parts, decoded{cr, cd, vals})
+		blocks = append(blocks, vals)
+		nLevels += n
+	}
+	if len(parts) == 1 {
+		rep, def = parts[0].rep, parts[0].def
+	} else {
 		if hasRep {
-			rep = append(rep, cr...)
+			rep = make([]uint16, 0, nLevels)
 		}
 		if hasDef {
-			def = append(def, cd...)
+			def = make([]uint16, 0, nLevels)
 		}
-		nLevels += n
-		if err := vb.append(vals); err != nil {
-			return nil, err
+		for _, p := range parts {
+			if hasRep {
+				rep = append(rep, p.rep...)
+			}
+			if hasDef {
+				def = append(def, p.def...)
+			}
 		}
 	}
-	vals := vb.finish(nil)
+	if !hasRep {
+		rep = nil
+	}
+	if !hasDef {
+		def = nil
+	}
+	vals, err := concatBlocks(blocks)
+	if err != nil {
+		return nil, err
+	}
 	if st.dict != nil {
 		if vals, err = applyDictionary(vals, st.dict); err != nil {
 			return nil, err
@@ -468,7 +500,7 @@ func (st *miniState) decodeChunk(buf []byte, items uint64) (rep, def []uint16, n
 			return
 		}
 	}
-	vals, err = decodeMiniBlock(st.l.ValueCompression, bufs, items)
+	vals, err = decodeMiniBlock(st.l.ValueCompression, bufs, items, st.fsst)
 	return
 }
 
@@ -488,7 +520,20 @@ func applyDictionary(idx, dict *block) (*block, error) {
 		return nil, corruptf("dictionary indices of %d bits", idx.bits)
 	}
 	if dict.variable {
-		out := &block{n: idx.n, variable: true, offsets: make([]uint64, idx.n+1)}
+		// Size the output once: a first pass checks the indices and sums
+		// the lengths.
+		var size uint64
+		for i := uint64(0); i < idx.n; i++ {
+			k := uintAt(idx.data, idx.bits, i)
+			if k >= dict.n {
+				return nil, corruptf("dictionary index %d of %d", k, dict.n)
+			}
+			size += dict.offsets[k+1] - dict.offsets[k]
+			if size > maxItems*4 {
+				return nil, corruptf("dictionary expands to more than %d bytes", maxItems*4)
+			}
+		}
+		out := &block{n: idx.n, variable: true, offsets: make([]uint64, idx.n+1), data: make([]byte, 0, size)}
 		for i := uint64(0); i < idx.n; i++ {
 			k := uintAt(idx.data, idx.bits, i)
 			if k >= dict.n {

@@ -60,9 +60,8 @@ type pageInfo struct {
 	bufs     []BufferRef
 	layout   *enc21pb.PageLayout
 
-	once   sync.Once
-	loaded any // page-type specific state (e.g. *miniBlockState)
-	err    error
+	mu     sync.Mutex
+	loaded any // page-type specific state (e.g. *miniState), nil until loaded
 }
 
 // Option configures Open.

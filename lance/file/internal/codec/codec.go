@@ -97,7 +97,16 @@ var flOrder = [8]uint64{0, 4, 2, 6, 1, 5, 3, 7}
 // t-bit words (t is 8, 16, 32 or 64; packed holds 1024*w/8 bytes) into out,
 // which must hold 1024 values. The caller checks the sizes.
 func UnpackFastLanes(t, w uint64, packed []byte, out []uint64) {
-	out = out[:FastLanesChunk]
+	UnpackFastLanesN(t, w, packed, out, FastLanesChunk)
+}
+
+// UnpackFastLanesN is UnpackFastLanes decoding only the first n values of
+// the chunk into out[:n] (out must hold n values; the rest of out is left
+// alone). A chunk's tail and small mini-block chunks hold far fewer than
+// 1024 values: only the lane words that hold the first n are read.
+func UnpackFastLanesN(t, w uint64, packed []byte, out []uint64, n uint64) {
+	n = min(n, FastLanesChunk)
+	out = out[:n]
 	if w == 0 {
 		clear(out)
 		return
@@ -120,15 +129,24 @@ func UnpackFastLanes(t, w uint64, packed []byte, out []uint64) {
 	if w < 64 {
 		mask = 1<<w - 1
 	}
-	for lane := uint64(0); lane < lanes; lane++ {
-		for row := uint64(0); row < t; row++ {
-			p := row * w
-			k, s := p/t, p%t
+	// Row r of every lane holds the logical values base(r)+lane, lane <
+	// lanes: a contiguous run, so the rows whose run starts at or past n
+	// are skipped and the others cut at n.
+	for row := uint64(0); row < t; row++ {
+		base := flOrder[row/8]*16 + (row%8)*128
+		if base >= n {
+			continue
+		}
+		m := min(lanes, n-base)
+		p := row * w
+		k, s := p/t, p%t
+		spill := s+w > t
+		for lane := uint64(0); lane < m; lane++ {
 			v := word(k, lane) >> s
-			if s+w > t {
+			if spill {
 				v |= word(k+1, lane) << (t - s)
 			}
-			out[flOrder[row/8]*16+(row%8)*128+lane] = v & mask
+			out[base+lane] = v & mask
 		}
 	}
 }

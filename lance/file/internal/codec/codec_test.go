@@ -97,3 +97,36 @@ func TestFastLanesRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestFastLanesPrefix: decoding the first n values gives exactly the first n
+// of a full decode and leaves the rest of out untouched, for every n at and
+// around the lane-run boundaries of each word size.
+func TestFastLanesPrefix(t *testing.T) {
+	for _, c := range []struct{ t, w uint64 }{{8, 3}, {16, 11}, {16, 1}, {32, 17}, {64, 64}, {64, 5}} {
+		vals := make([]uint64, FastLanesChunk)
+		for i := range vals {
+			vals[i] = (uint64(i)*2654435761 + 7) & (1<<c.w - 1)
+			if c.w == 64 {
+				vals[i] = uint64(i) * 0x9E3779B97F4A7C15
+			}
+		}
+		packed := pack(c.t, c.w, vals)
+		lanes := FastLanesChunk / c.t
+		for _, n := range []uint64{0, 1, 2, lanes - 1, lanes, lanes + 1, 15, 16, 17, 63, 64, 65, 127, 128, 129, 500, 1023, 1024} {
+			out := make([]uint64, FastLanesChunk)
+			for i := range out {
+				out[i] = 1<<63 | 99
+			}
+			UnpackFastLanesN(c.t, c.w, packed, out, n)
+			for i := range out {
+				want := uint64(1<<63 | 99)
+				if uint64(i) < n {
+					want = vals[i]
+				}
+				if out[i] != want {
+					t.Fatalf("t=%d w=%d n=%d: out[%d] = %d, want %d", c.t, c.w, n, i, out[i], want)
+				}
+			}
+		}
+	}
+}
