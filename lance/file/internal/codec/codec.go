@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 )
@@ -64,6 +65,12 @@ func (t *FSSTTable) Decode(dst, src []byte) ([]byte, error) {
 	if !t.on {
 		return append(dst, src...), nil
 	}
+	// Every input byte expands to at most 8 output bytes: reserve that
+	// once, then store each symbol as a whole 8-byte word and advance by
+	// its length (no per-symbol append).
+	n := len(dst)
+	buf := slices.Grow(dst, 8*len(src))
+	buf = buf[:cap(buf)]
 	for i := 0; i < len(src); i++ {
 		c := src[i]
 		if c == fsstEscape {
@@ -71,15 +78,18 @@ func (t *FSSTTable) Decode(dst, src []byte) ([]byte, error) {
 				return nil, corruptf("fsst escape at the end of a value")
 			}
 			i++
-			dst = append(dst, src[i])
+			buf[n] = src[i]
+			n++
 			continue
 		}
 		if int(c) >= t.n {
 			return nil, corruptf("fsst code %d beyond %d symbols", c, t.n)
 		}
-		dst = append(dst, t.symbols[c][:t.lens[c]]...)
+		// n+8 <= cap: at most 8 bytes were written per input byte so far.
+		*(*[8]byte)(buf[n : n+8]) = t.symbols[c]
+		n += int(t.lens[c])
 	}
-	return dst, nil
+	return buf[:n], nil
 }
 
 // FastLanesChunk is the number of values in one FastLanes chunk.

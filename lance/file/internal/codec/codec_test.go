@@ -25,6 +25,19 @@ func TestFSSTDecode(t *testing.T) {
 	if err != nil || string(got) != "cdeabzab" {
 		t.Fatalf("Decode = %q, %v", got, err)
 	}
+	// Appending to a non-empty dst keeps it; 8-byte symbols and escapes
+	// back to back; a value of only escapes.
+	tab8, err := ParseFSSTTable(fsstTable("12345678", "x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err = tab8.Decode([]byte("pre"), []byte{0, 0, 1, fsstEscape, 0xff, 0, fsstEscape, 'q'})
+	if want := "pre1234567812345678x\xff12345678q"; err != nil || string(got) != want {
+		t.Fatalf("Decode = %q, %v, want %q", got, err, want)
+	}
+	if got, err = tab8.Decode(nil, []byte{fsstEscape, 'a', fsstEscape, 'b'}); err != nil || string(got) != "ab" {
+		t.Fatalf("Decode of escapes = %q, %v", got, err)
+	}
 	for name, src := range map[string][]byte{"escape at end": {0, fsstEscape}, "unknown code": {2}} {
 		if _, err := tab.Decode(nil, src); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("%s: %v", name, err)
