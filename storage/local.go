@@ -28,6 +28,11 @@ type localStore struct {
 	// fsync syncs one open file or directory (a seam for tests that
 	// record the order of syncs).
 	fsync func(*os.File) error
+	// syncers hands out the syncfs(2) of the root's file system for large
+	// rounds (nil: not on this platform or durability; see fsSyncers);
+	// syncer is it, taken before the first deferred write.
+	syncers *fsSyncers
+	syncer  atomic.Pointer[fsSyncer]
 
 	mu sync.Mutex
 	// newDirs are directories this store created whose entry in their
@@ -39,8 +44,12 @@ type localStore struct {
 
 func newLocalStore(dir string, d Durability) *localStore {
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}
-	return &localStore{root: dir, uri: u.String(), noSync: d == DurabilityNone,
+	s := &localStore{root: dir, uri: u.String(), noSync: d == DurabilityNone,
 		fsync: (*os.File).Sync, newDirs: map[string]struct{}{}}
+	if !s.noSync {
+		s.syncers = processSyncers
+	}
+	return s
 }
 
 // writeChunk bounds how much is written between context checks.
@@ -452,10 +461,21 @@ func (s *localStore) syncFiles(ctx context.Context, files, bare, dirs []string) 
 	for d := range dirSet {
 		jobs = append(jobs, job{d, true})
 	}
+	// A large round: one syncfs makes the paths on the root's file system
+	// durable; the others (and all of them if syncfs is not usable) are
+	// fsynced.
+	paths := make([]string, len(jobs))
+	for i, j := range jobs {
+		paths[i] = j.path
+	}
+	covered := s.syncer.Load().syncRound(paths)
 	errs := make([]error, len(jobs))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, syncWorkers)
 	for i, j := range jobs {
+		if covered != nil && covered[i] {
+			continue
+		}
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
@@ -496,8 +516,19 @@ func (s *localStore) syncDir(dir string) {
 	_ = s.syncFiles(context.Background(), nil, nil, []string{dir})
 }
 
+// prepareSyncfs takes the syncfs of the root's file system, once, before
+// the store writes a file that a later round syncs (see fsSyncers).
+func (s *localStore) prepareSyncfs() {
+	if s.syncers != nil && s.syncer.Load() == nil {
+		if sy := s.syncers.forRoot(s.root); sy != nil {
+			s.syncer.CompareAndSwap(nil, sy)
+		}
+	}
+}
+
 // PutUnsynced implements Syncer: Put without any fsync.
 func (s *localStore) PutUnsynced(ctx context.Context, path string, data []byte) error {
+	s.prepareSyncfs()
 	return s.put(ctx, path, data, false)
 }
 
@@ -594,6 +625,7 @@ func (s *localStore) PutIfAbsentAfterSync(ctx context.Context, path string, data
 // PutIfAbsentUnsynced implements Syncer: the atomic create of
 // PutIfAbsentAfterSync without any fsync.
 func (s *localStore) PutIfAbsentUnsynced(ctx context.Context, path string, data []byte) error {
+	s.prepareSyncfs()
 	final, err := s.prepareWrite(ctx, "put-if-absent", path)
 	if err != nil {
 		return err
