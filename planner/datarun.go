@@ -37,7 +37,15 @@ func (p *dataPlan) run(ctx context.Context, s *Session) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return p.execute(ctx, p.scanRows(ctx, sc))
+	res, err := p.execute(ctx, p.scanRows(ctx, sc))
+	if err == nil && res.Streamed() {
+		if schema, cols, ok := p.batchProjection(); ok {
+			res.batches = func() BatchCursor {
+				return newBatchCursor(schema, p.batches(ctx, sc, schema, cols))
+			}
+		}
+	}
+	return res, err
 }
 
 // scanner builds the scan: columns read, LIMIT/OFFSET when pushable, and
