@@ -104,7 +104,11 @@ func (a *Arrow) QueryContext(ctx context.Context, query string, args ...any) (ar
 	}
 	log := a.c.connector.logger()
 	if bc, ok := sets[0].Batches(); ok {
-		return &batchReader{refs: 1, cursor: bc, stmt: stmts[0], log: log}, nil
+		r := &batchReader{refs: 1, cursor: bc, log: log}
+		if st := stmts[0]; st != nil {
+			r.pos, r.text = st.Position(), st.Text()
+		}
+		return r, nil
 	}
 	schema, conv, err := arrowSchema(sets[0].Columns)
 	if err != nil {
@@ -292,7 +296,8 @@ func (r *recordReader) Err() error { return r.err }
 type batchReader struct {
 	refs   int64
 	cursor planner.BatchCursor
-	stmt   sqlparse.Statement
+	pos    sqlparse.Pos // of the statement, for errors
+	text   string
 	log    *slog.Logger
 	cur    arrow.RecordBatch
 	err    error
@@ -330,12 +335,7 @@ func (r *batchReader) Next() bool {
 		r.done = true
 		return false
 	case err != nil:
-		var pos sqlparse.Pos
-		text := ""
-		if r.stmt != nil {
-			pos, text = r.stmt.Position(), r.stmt.Text()
-		}
-		r.err = newError(err, pos, text)
+		r.err = newError(err, r.pos, r.text)
 		return false
 	}
 	r.cur = b
@@ -345,12 +345,7 @@ func (r *batchReader) Next() bool {
 // pull reads the next batch; a panic while reading becomes an Internal
 // error naming the statement, as under Rows.Next.
 func (r *batchReader) pull() (b arrow.RecordBatch, err error) {
-	var pos sqlparse.Pos
-	text := ""
-	if r.stmt != nil {
-		pos, text = r.stmt.Position(), r.stmt.Text()
-	}
-	defer recoverAsError(&err, r.log, pos, text)
+	defer recoverAsError(&err, r.log, r.pos, r.text)
 	return r.cursor.Next()
 }
 

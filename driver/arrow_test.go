@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	sqldriver "database/sql/driver"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 	"reflect"
@@ -332,4 +333,46 @@ func sameNumber(a, b string) bool {
 	x, okA := new(big.Rat).SetString(a)
 	y, okB := new(big.Rat).SetString(b)
 	return okA && okB && x.Cmp(y) == 0
+}
+
+// TestArrowPassThroughCancel: cancelling the query's context while the
+// scan's batches are handed on ends the reader with the context's error.
+func TestArrowPassThroughCancel(t *testing.T) {
+	db := openDB(t, "")
+	mustExec(t, db, "CREATE TABLE t (id BIGINT NOT NULL)")
+	for chunk := 0; chunk < 3; chunk++ { // three fragments: three batches at least
+		var vals []string
+		for i := 0; i < 100; i++ {
+			vals = append(vals, fmt.Sprintf("(%d)", chunk*100+i))
+		}
+		mustExec(t, db, "INSERT INTO t VALUES "+strings.Join(vals, ", "))
+	}
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	err = conn.Raw(func(dc any) error {
+		a, err := lancecat.NewArrowFromConn(dc.(sqldriver.Conn))
+		if err != nil {
+			return err
+		}
+		rdr, err := a.QueryContext(ctx, "SELECT id FROM t WHERE id >= 0")
+		if err != nil {
+			return err
+		}
+		defer rdr.Release()
+		if !lancecat.PassesBatches(rdr) || !rdr.Next() {
+			return fmt.Errorf("no first batch (passes %v): %v", lancecat.PassesBatches(rdr), rdr.Err())
+		}
+		cancel()
+		for rdr.Next() {
+		}
+		return rdr.Err()
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("after cancel: %v, want context.Canceled", err)
+	}
 }
