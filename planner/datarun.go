@@ -19,7 +19,9 @@ import (
 // every row, streams unordered results, keeps a top-k for ORDER BY ...
 // LIMIT and sorts within the budget (Options.MaxRows rows and
 // Options.SortMemory bytes) otherwise, spilling sorted runs beyond it
-// (spill.go) unless Options.NoSpill.
+// (spill.go) unless Options.NoSpill. An unordered result of plain columns
+// can instead be read as the scan's record batches (batches.go), for the
+// driver's Arrow escape hatch.
 
 // run executes the plan.
 func (p *dataPlan) run(ctx context.Context, s *Session) (*Result, error) {

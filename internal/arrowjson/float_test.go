@@ -125,6 +125,33 @@ func BenchmarkFloat32Differential(b *testing.B) {
 	}
 }
 
+// BenchmarkFloat32DifferentialShort checks one million float32 values per
+// iteration near short decimals (up to 8 random digits at a random
+// exponent, and their neighbours), where ties and candidates on rounding
+// boundaries concentrate.
+func BenchmarkFloat32DifferentialShort(b *testing.B) {
+	r := rand.New(rand.NewPCG(rand.Uint64(), 5))
+	for range b.N {
+		for range 250_000 {
+			digits := r.IntN(8) + 1
+			m := r.Int64N(pow10i(digits))
+			x := float32(float64(m) * math.Pow(10, float64(r.IntN(80)-45)))
+			bits := math.Float32bits(x)
+			for _, d := range []uint32{0, 1, ^uint32(0), 2} {
+				checkFloat32(b, bits+d)
+			}
+		}
+	}
+}
+
+func pow10i(n int) int64 {
+	p := int64(1)
+	for range n {
+		p *= 10
+	}
+	return p
+}
+
 // BenchmarkFloat32 measures rendering float32 values: the fast path and
 // the reference it replaced.
 func BenchmarkFloat32(b *testing.B) {
