@@ -131,6 +131,22 @@ func TestArrowEscapeHatchMatchesPeer(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameRows(t, "types-1000", got, want)
+	// The same types in Lance file format 2.0, and a table with deleted
+	// rows (deletion files), as the scan's batches pass through.
+	for _, name := range []string{"types-v2.0", "deleted-rows"} {
+		if err := os.Rename(peer.FixtureCopy(t, name), filepath.Join(root, name+".lance")); err != nil {
+			t.Fatal(err)
+		}
+		want, err := peer.DumpLines(ctx, t, filepath.Join(root, name+".lance"), peer.DumpOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		schema, got := arrowLines(ctx, t, db, "SELECT * FROM `"+name+"`")
+		if name == "types-v2.0" {
+			checkTypes(t, schema, wantTypes)
+		}
+		sameRows(t, name, got, want)
+	}
 
 	// A table lancecat wrote: the types SQL declares.
 	for _, q := range []string{
