@@ -91,17 +91,17 @@ func (p *dataPlan) batches(ctx context.Context, sc *scan.Scanner, schema *arrow.
 		// values fill row (laid out over the schema, as p.env expects).
 		var whereCols []int
 		if p.where != nil {
-			names := map[int]bool{}
+			named := map[int]bool{}
 			sqlparse.Inspect(p.where, func(n sqlparse.Expr) bool {
 				if ref, ok := n.(*sqlparse.ColumnRef); ok {
 					if c, err := p.env.column(ref); err == nil {
-						names[c] = true
+						named[c] = true
 					}
 				}
 				return true
 			})
 			for j, c := range p.read {
-				if names[c] {
+				if named[c] {
 					whereCols = append(whereCols, j)
 				}
 			}
