@@ -61,9 +61,11 @@ func TestFloat32MatchesReference(t *testing.T) {
 	for range 30_000 {
 		checkFloat32(t, r.Uint32())
 	}
-	// Large integers with fractional halves and quarters are where ties are.
+	// Ties (an exact value halfway between two shortest candidates, as
+	// 3337338.25) are values with few fraction bits and a large integer
+	// part: every float32 in [2^10, 2^24) has at most 13 fraction bits.
 	for range 5_000 {
-		checkFloat32(t, math.Float32bits(float32(r.IntN(1<<24))/4+float32(1<<22)))
+		checkFloat32(t, math.Float32bits(float32(math.Ldexp(1+r.Float64(), 10+r.IntN(14)))))
 	}
 	// Specials keep their spellings.
 	for _, c := range []struct {
