@@ -60,7 +60,7 @@ func TestShowAndExplainRedactSecrets(t *testing.T) {
 	const sasURL = "https://acct.blob.core.windows.net/c/x?sv=2022-11-02&sig=SECRETSIG"
 	for _, stmt := range []string{
 		"CREATE SCHEMA s COMMENT 'copied from " + sasURL + "' WITH PROPERTIES (`storage.azure_storage_sas_token` = 'sv=2022&sig=SECRETTOKEN', source = '" + sasURL + "', owner = 'ml-team')",
-		"CREATE TABLE s.t (id BIGINT, name TEXT COMMENT 'mirror of http://svc:COLPASS@10.0.0.1/x?token=COLTOKEN') COMMENT 'see " + sasURL + "'",
+		"CREATE TABLE s.t (id BIGINT, name TEXT COMMENT 'mirror of http://svc:COLPASS@10.0.0.1/x?token=COLTOKEN', src TEXT DEFAULT 'https://b.s3.amazonaws.com/k?X-Amz-Signature=DEFAULTSIG') COMMENT 'see " + sasURL + "'",
 		"ALTER SCHEMA s SET PROPERTIES (api_key = 'SQLAPIKEY', ClientSecret = 'SQLCLIENTSECRET', author = 'alice')",
 	} {
 		if _, err := db.ExecContext(ctx, stmt); err != nil {
@@ -77,7 +77,7 @@ func TestShowAndExplainRedactSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	secrets := []string{"SECRETSIG", "SECRETTOKEN", "SECRETKEY", "SECRETPASS", "COLPASS", "COLTOKEN", "SQLAPIKEY", "SQLCLIENTSECRET"}
+	secrets := []string{"SECRETSIG", "SECRETTOKEN", "SECRETKEY", "SECRETPASS", "COLPASS", "COLTOKEN", "SQLAPIKEY", "SQLCLIENTSECRET", "DEFAULTSIG"}
 	for _, q := range []string{
 		"SHOW CREATE SCHEMA s",
 		"SHOW CREATE TABLE s.t",

@@ -272,7 +272,7 @@ func createTableSQL(id catalog.Ident, d catalog.TableDescription, indices []inde
 			b.WriteString(" AUTO_INCREMENT")
 		}
 		if text, ok := sqltypes.FieldMeta(f, DefaultKey); ok {
-			b.WriteString(" DEFAULT " + text)
+			b.WriteString(" DEFAULT " + storage.Redact(text))
 		}
 		if c, ok := sqltypes.FieldMeta(f, CommentKey); ok {
 			b.WriteString(" COMMENT " + quoteString(storage.Redact(c)))
