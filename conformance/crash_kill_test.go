@@ -367,6 +367,13 @@ func TestKillWritersUnderPeerLoadOnAzure(t *testing.T) {
 // window of 5 s. (GCS is left out: the reference cannot write to fake-gcs-server, see
 // TestPeerInteropOnGCS.)
 func killTestOnServer(t *testing.T, start func(*testing.T) *testservers.Server) {
+	runKillTest(t, serverCrashTarget(t, start), 2, 5*time.Second)
+}
+
+// serverCrashTarget starts an object-store server and returns a fresh prefix on it as a kill
+// test's target, with the reference's environment set for it (its region and endpoint, and
+// crash-writer.mjs's storage options).
+func serverCrashTarget(t *testing.T, start func(*testing.T) *testservers.Server) crashTarget {
 	peer.Require(t)
 	if testing.Short() {
 		t.Skip("multi-process kill test: skipped in -short mode")
@@ -381,7 +388,7 @@ func killTestOnServer(t *testing.T, start func(*testing.T) *testservers.Server) 
 		t.Fatal(err)
 	}
 	t.Setenv(crashStorageEnv, string(opts))
-	runKillTest(t, crashTarget{uri: srv.URI(fmt.Sprintf("crash-%d", time.Now().UnixNano())), opts: srv.StorageOptions}, 2, 5*time.Second)
+	return crashTarget{uri: srv.URI(fmt.Sprintf("crash-%d", time.Now().UnixNano())), opts: srv.StorageOptions}
 }
 
 // runKillTest runs the rounds on target; each lancecat writer is killed within killWindow of its first

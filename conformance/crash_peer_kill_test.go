@@ -23,6 +23,7 @@ import (
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/conformance/peer"
 	lancecat "github.com/lancecat/lancecat/driver"
+	"github.com/lancecat/lancecat/internal/testservers"
 )
 
 // The other side of the kill -9 test (issue #10): the REFERENCE's writer processes
@@ -104,6 +105,23 @@ func TestKillReferenceWritersUnderLancecatLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("multi-process kill test: skipped in -short mode")
 	}
+	runPeerKillTest(t, crashTarget{uri: t.TempDir()}, 2)
+}
+
+// TestKillReferenceWritersUnderLancecatLoadOnS3 is the same on the S3 server (versitygw): a
+// reference killed mid-upload leaves multipart uploads and half-written prefixes. One round by
+// default.
+func TestKillReferenceWritersUnderLancecatLoadOnS3(t *testing.T) {
+	runPeerKillTest(t, serverCrashTarget(t, func(t *testing.T) *testservers.Server { return testservers.S3(t) }), 1)
+}
+
+// TestKillReferenceWritersUnderLancecatLoadOnAzure is the same on Azure Blob (azurite).
+func TestKillReferenceWritersUnderLancecatLoadOnAzure(t *testing.T) {
+	runPeerKillTest(t, serverCrashTarget(t, func(t *testing.T) *testservers.Server { return testservers.Azure(t) }), 1)
+}
+
+// runPeerKillTest runs the rounds on target.
+func runPeerKillTest(t *testing.T, target crashTarget, defaultRounds int) {
 	seed := time.Now().UnixNano()
 	if s := os.Getenv(crashSeedEnv); s != "" {
 		var err error
@@ -111,7 +129,7 @@ func TestKillReferenceWritersUnderLancecatLoad(t *testing.T) {
 			t.Fatalf("%s=%q: %v", crashSeedEnv, s, err)
 		}
 	}
-	rounds := crashRounds(2)
+	rounds := crashRounds(defaultRounds)
 	t.Logf("seed %d (%s=%d replays the kill delays), %d rounds", seed, crashSeedEnv, seed, rounds)
 	rng := rand.New(rand.NewSource(seed))
 	peerDir, err := peer.Dir()
@@ -119,7 +137,6 @@ func TestKillReferenceWritersUnderLancecatLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	target := crashTarget{uri: t.TempDir()}
 	model := &crashModel{namespaces: map[string]bool{}, tables: map[string]map[int64]int64{}} // lancecat's side only
 	stats := map[string]int{}
 	outcomes := map[string]int{} // what the reference's killed writes left, as lancecat sees it
