@@ -860,20 +860,24 @@ func compareNullsFirst(a, b any) int {
 	return compare(a, b)
 }
 
+// propertiesJSON renders properties (or field metadata) as the JSON object
+// information_schema shows, with secrets redacted by storage's one rule.
 func propertiesJSON(props map[string]string) any {
 	if len(props) == 0 {
 		return nil
 	}
-	b, err := json.Marshal(props) // map keys are sorted
+	b, err := json.Marshal(storage.RedactOptions(props)) // map keys are sorted
 	if err != nil {
 		return nil
 	}
 	return string(b)
 }
 
+// propOrNull is a property's displayed value (secrets redacted), NULL when
+// it is not set.
 func propOrNull(props map[string]string, k string) any {
 	if v, ok := props[k]; ok {
-		return v
+		return storage.RedactProperty(k, v)
 	}
 	return nil
 }
@@ -951,6 +955,7 @@ func (p *selectPlan) scan(ctx context.Context, s *Session) ([][]any, error) {
 			}
 			for i, f := range d.Schema.Fields() {
 				comment, _ := sqltypes.FieldMeta(f, CommentKey)
+				comment = storage.Redact(comment)
 				// CHARACTER_MAXIMUM_LENGTH is the declared n of a
 				// VARCHAR(n) (GORM's migrator compares it with the
 				// model's size); other strings have no maximum (NULL).
