@@ -276,8 +276,28 @@ func planAggregate(env *rowEnv, st *sqlparse.Select, post selectPipeline, mark f
 			c.X, c.Lo, c.Hi = x, lo, hi
 			return &c, nil
 		case *sqlparse.Subquery, *sqlparse.Exists, *sqlparse.Variable:
+			if err := refuseCorrelated(env.subq, n); err != nil {
+				return nil, err
+			}
 			return n, nil // uncorrelated subqueries and variables are constants
+		case *sqlparse.Quantified:
+			if err := refuseCorrelated(env.subq, n); err != nil {
+				return nil, err
+			}
+			x, err := rewrite(n.X)
+			if err != nil {
+				return nil, err
+			}
+			c := *n
+			c.X = x
+			if v, ok := env.subq[n]; ok {
+				env.subq[&c] = v // keyed by the node
+			}
+			return &c, nil
 		case *sqlparse.InList:
+			if err := refuseCorrelated(env.subq, n); err != nil {
+				return nil, err
+			}
 			x, err := rewrite(n.X)
 			if err != nil {
 				return nil, err

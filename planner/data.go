@@ -67,27 +67,34 @@ const DefaultSortMemory = 32 << 20
 type queryPlan interface {
 	run(ctx context.Context, s *Session) (*Result, error)
 	Explain() []string
+	resultColumns() []Column
 }
 
 // planQuery plans a SELECT: over table data when FROM names a table, else
 // over the information_schema views (or no FROM).
 func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan, error) {
-	if err := s.resolveSubqueries(ctx, selectExprs(st)...); err != nil {
+	if len(st.SetOps) > 0 {
+		return nil, notSupportedSelect("set operations (UNION, EXCEPT, INTERSECT)")
+	}
+	if err := s.planSubqueries(ctx, s.lazyScope(ctx, st.From), selectExprs(st)...); err != nil {
 		return nil, err
+	}
+	if distinctOverDerived(st) {
+		return s.planSelect(ctx, distinctDerived(st))
 	}
 	st, err := distinctAsGroupBy(st)
 	if err != nil {
 		return nil, err
 	}
-	if len(st.SetOps) == 0 && st.From != nil {
-		if ts, err := singleTable(st.From); err == nil {
+	if st.From != nil {
+		if ts, err := singleTable(st.From); err == nil && ts.Table != nil {
 			name := ts.Table
 			if len(name) < 2 || !strings.EqualFold(name[0], "information_schema") {
 				return s.planDataSelect(ctx, st, name)
 			}
 		}
 	}
-	p, err := s.planSelect(st)
+	p, err := s.planSelect(ctx, st)
 	if err != nil {
 		return nil, err
 	}
@@ -211,11 +218,9 @@ func (s *Session) planDataSelect(ctx context.Context, st *sqlparse.Select, name 
 	p.env.subq = s.subq
 	used := map[int]bool{}
 	markUsed := func(e sqlparse.Expr) {
-		sqlparse.Inspect(e, func(n sqlparse.Expr) bool {
-			if ref, ok := n.(*sqlparse.ColumnRef); ok {
-				if i, err := p.env.column(ref); err == nil {
-					used[i] = true
-				}
+		p.env.columnRefs(e, func(ref *sqlparse.ColumnRef) bool {
+			if i, err := p.env.column(ref); err == nil {
+				used[i] = true
 			}
 			return true
 		})
@@ -427,10 +432,10 @@ func checkDataCondition(e sqlparse.Expr) error {
 		case *sqlparse.Paren, *sqlparse.ColumnRef, *sqlparse.Literal,
 			*sqlparse.IsNull, *sqlparse.IsTruth, *sqlparse.Between, *sqlparse.Like:
 		case *sqlparse.FuncCall:
-			if x.Aggregate || !isArrayHas(x.Name) {
+			if x.Aggregate || !scalarFunctions[strings.ToLower(x.Name)] {
 				bad = n
 			}
-		case *sqlparse.InList, *sqlparse.Subquery, *sqlparse.Exists, *sqlparse.Variable:
+		case *sqlparse.InList, *sqlparse.Subquery, *sqlparse.Exists, *sqlparse.Quantified, *sqlparse.Variable:
 			// subqueries are resolved before the scan (subquery.go)
 		case *sqlparse.Binary:
 			if !x.Op.IsComparison() && !x.Op.IsLogical() && !isArithmetic(x.Op) {
@@ -449,9 +454,26 @@ func checkDataCondition(e sqlparse.Expr) error {
 		return bad == nil
 	})
 	if bad != nil {
-		return errorf(catalog.CodeUnsupported, "not supported: %s in WHERE over table data (supported: =, <>, <, <=, >, >=, <=>, IN, BETWEEN, IS [NOT] NULL, LIKE, array_has_any, array_has_all, AND, OR, XOR, NOT, +, -, *, /, DIV, %% over columns, literals and subqueries)", bad)
+		return errorf(catalog.CodeUnsupported, "not supported: %s in WHERE over table data (supported: =, <>, <, <=, >, >=, <=>, IN, BETWEEN, IS [NOT] NULL, LIKE, ANY, ALL, AND, OR, XOR, NOT, +, -, *, /, DIV, %%, the functions %s over columns, literals and subqueries)", bad, scalarFunctionList())
 	}
 	return nil
+}
+
+// scalarFunctions are the functions rowEnv.evalFunc evaluates.
+var scalarFunctions = map[string]bool{
+	"lower": true, "lcase": true, "upper": true, "ucase": true, "length": true, "char_length": true,
+	"concat": true, "coalesce": true, "ifnull": true, "array_has_any": true, "array_has_all": true,
+	"database": true, "schema": true, "current_schema": true, "version": true,
+}
+
+// scalarFunctionList names scalarFunctions in upper case, sorted.
+func scalarFunctionList() string {
+	names := make([]string, 0, len(scalarFunctions))
+	for n := range scalarFunctions {
+		names = append(names, strings.ToUpper(n))
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
 }
 
 // isArrayHas reports whether a function is array_has_any or array_has_all

@@ -56,7 +56,7 @@ func (s *Session) dmlTarget(ctx context.Context, name sqlparse.Name, where sqlpa
 	for i, f := range schema.Fields() {
 		cols[i] = dataColumn(f, "")
 	}
-	if err := s.resolveSubqueries(ctx, where); err != nil {
+	if err := s.planSubqueries(ctx, func() (*scope, error) { return newScope(name[len(name)-1], cols), nil }, where); err != nil {
 		return nil, nil, nil, nil, err
 	}
 	env := newRowEnv(cols)
@@ -92,12 +92,10 @@ func (s *Session) openDMLScan(ctx context.Context, ds *dataset.Dataset, schema *
 	d := &dmlScan{at: make([]int, schema.NumFields())}
 	if where != nil {
 		seen := map[int]bool{}
-		sqlparse.Inspect(where, func(n sqlparse.Expr) bool {
-			if ref, ok := n.(*sqlparse.ColumnRef); ok {
-				if i, err := env.column(ref); err == nil && !seen[i] {
-					seen[i] = true
-					d.read = append(d.read, i)
-				}
+		env.columnRefs(where, func(ref *sqlparse.ColumnRef) bool {
+			if i, err := env.column(ref); err == nil && !seen[i] {
+				seen[i] = true
+				d.read = append(d.read, i)
 			}
 			return true
 		})

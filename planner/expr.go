@@ -22,8 +22,11 @@ type rowEnv struct {
 	exact map[string]int // name -> position (wins over a case-insensitive match)
 	// session answers DATABASE() and friends (nil: they are NULL).
 	session *Session
-	// subq holds the values of the statement's (uncorrelated) subqueries.
+	// subq holds the statement's planned subqueries (subquery.go).
 	subq subqueryValues
+	// checking: check is evaluating on a row of NULLs at planning time,
+	// when subqueries must not run.
+	checking bool
 }
 
 func newRowEnv(cols []Column) *rowEnv {
@@ -64,6 +67,8 @@ func (env *rowEnv) check(e sqlparse.Expr) error {
 	if err != nil {
 		return err
 	}
+	env.checking = true
+	defer func() { env.checking = false }()
 	_, err = env.eval(e, make([]any, len(env.cols)))
 	return err
 }
@@ -202,7 +207,7 @@ func (env *rowEnv) eval(e sqlparse.Expr, row []any) (any, error) {
 			return nil, err
 		}
 		if n.Subquery != nil {
-			sq, err := env.subqueryOf(n)
+			sq, err := env.subqueryOf(n, row)
 			if err != nil {
 				return nil, err
 			}
@@ -230,15 +235,25 @@ func (env *rowEnv) eval(e sqlparse.Expr, row []any) (any, error) {
 		}
 		return n.Not, nil
 	case *sqlparse.Subquery:
-		sq, err := env.subqueryOf(n)
+		sq, err := env.subqueryOf(n, row)
 		if err != nil {
 			return nil, err
 		}
 		return sq.scalar, nil
+	case *sqlparse.Quantified:
+		v, err := env.eval(n.X, row)
+		if err != nil {
+			return nil, err
+		}
+		sq, err := env.subqueryOf(n, row)
+		if err != nil {
+			return nil, err
+		}
+		return evalQuantified(v, n.Op, n.All, sq.list), nil
 	case *sqlparse.Variable:
 		return env.session.variableValue(n)
 	case *sqlparse.Exists:
-		sq, err := env.subqueryOf(n)
+		sq, err := env.subqueryOf(n, row)
 		if err != nil {
 			return nil, err
 		}
