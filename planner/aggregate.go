@@ -434,7 +434,7 @@ func exprColumn(env *rowEnv, e sqlparse.Expr, label string) Column {
 			return Column{Name: label, DatabaseType: "DOUBLE", Nullable: true}
 		}
 		return bigintNull(label)
-	case *sqlparse.IsNull, *sqlparse.Between, *sqlparse.InList, *sqlparse.Exists, *sqlparse.Like, *sqlparse.IsTruth:
+	case *sqlparse.IsNull, *sqlparse.Between, *sqlparse.InList, *sqlparse.Exists, *sqlparse.Quantified, *sqlparse.Like, *sqlparse.IsTruth:
 		return bigintNull(label)
 	case *sqlparse.Subquery:
 		if c, ok := env.subqueryColumn(n, label); ok {

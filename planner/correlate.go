@@ -368,3 +368,15 @@ func (env *rowEnv) columnRefs(e sqlparse.Expr, f func(*sqlparse.ColumnRef) bool)
 		return true
 	})
 }
+
+// hasSubquery reports whether e holds a subquery (outside nested queries).
+func (env *rowEnv) hasSubquery(e sqlparse.Expr) bool {
+	found := false
+	sqlparse.Inspect(e, func(n sqlparse.Expr) bool {
+		if _, ok := env.subq[n]; ok {
+			found = true
+		}
+		return !found
+	})
+	return found
+}

@@ -40,7 +40,7 @@ import (
 // Neither can be part of a transaction.
 
 // dmlTarget opens a DELETE/UPDATE table and checks its WHERE.
-func (s *Session) dmlTarget(ctx context.Context, name sqlparse.Name, where sqlparse.Expr) (catalog.Ident, *dataset.Dataset, *arrow.Schema, *rowEnv, error) {
+func (s *Session) dmlTarget(ctx context.Context, name sqlparse.Name, where sqlparse.Expr, set ...sqlparse.Assignment) (catalog.Ident, *dataset.Dataset, *arrow.Schema, *rowEnv, error) {
 	if len(name) >= 2 && strings.EqualFold(name[0], "information_schema") {
 		return nil, nil, nil, nil, errorf(catalog.CodeInvalidInput, "information_schema views are read-only")
 	}
@@ -56,7 +56,11 @@ func (s *Session) dmlTarget(ctx context.Context, name sqlparse.Name, where sqlpa
 	for i, f := range schema.Fields() {
 		cols[i] = dataColumn(f, "")
 	}
-	if err := s.planSubqueries(ctx, func() (*scope, error) { return newScope(name[len(name)-1], cols), nil }, where); err != nil {
+	exprs := []sqlparse.Expr{where}
+	for _, a := range set {
+		exprs = append(exprs, a.Value)
+	}
+	if err := s.planSubqueries(ctx, func() (*scope, error) { return newScope(name[len(name)-1], cols), nil }, exprs...); err != nil {
 		return nil, nil, nil, nil, err
 	}
 	env := newRowEnv(cols)
@@ -208,7 +212,7 @@ func rowChangeError(verb string, id catalog.Ident, err error) error {
 }
 
 func (s *Session) updateRows(ctx context.Context, st *sqlparse.Update) (*Result, error) {
-	id, ds, schema, env, err := s.dmlTarget(ctx, st.Table, st.Where)
+	id, ds, schema, env, err := s.dmlTarget(ctx, st.Table, st.Where, st.Set...)
 	if err != nil {
 		return nil, err
 	}

@@ -430,6 +430,9 @@ func (p *selectPlan) fieldColumn(f sqlparse.SelectItem) (Column, error) {
 	if err := p.env.check(f.Expr); err != nil {
 		return Column{}, err
 	}
+	if p.env.hasSubquery(f.Expr) {
+		return exprColumn(p.env, f.Expr, label), nil // typed without running it
+	}
 	v, _ := p.env.eval(f.Expr, make([]any, len(p.env.cols)))
 	switch v.(type) {
 	case int64, bool:
