@@ -128,7 +128,9 @@ func TestCorrelatedSubqueries(t *testing.T) {
 		})},
 		// NOT IN over a set with a NULL is never TRUE; over an empty set
 		// always TRUE.
-		{"cust NOT IN (SELECT name FROM c WHERE tier <= o.id)", pick(func(o order) bool { return o.id < 3 && o.cust != nil && o.cust != "ada" && (o.id < 2 || o.cust != "bob") })},
+		{"cust NOT IN (SELECT name FROM c WHERE tier <= o.id)", pick(func(o order) bool {
+			return o.id < 3 && o.cust != nil && o.cust != "ada" && (o.id < 2 || o.cust != "bob")
+		})},
 		{"id NOT IN (SELECT tier FROM c WHERE c.name = o.cust)", pick(func(o order) bool { return o.id != 1 && !(o.cust == "bob" && o.id == 2) })},
 	} {
 		if got := fmt.Sprint(ids(t, f.rows("SELECT id FROM o WHERE "+c.where+" ORDER BY id"))); got != c.want {
@@ -177,7 +179,7 @@ func TestInAnyAllNulls(t *testing.T) {
 		want any
 	}{
 		{"1 IN (SELECT x FROM v)", int64(1)},
-		{"3 IN (SELECT x FROM v)", nil},                 // no match, a NULL in the set
+		{"3 IN (SELECT x FROM v)", nil},                  // no match, a NULL in the set
 		{"3 IN (SELECT x FROM v WHERE g = 1)", int64(0)}, // no match, no NULL
 		{"NULL IN (SELECT x FROM v)", nil},
 		{"NULL IN (SELECT x FROM v WHERE g = 9)", int64(0)}, // empty set
@@ -185,12 +187,12 @@ func TestInAnyAllNulls(t *testing.T) {
 		{"3 NOT IN (SELECT x FROM v WHERE g = 1)", int64(1)},
 		{"NULL NOT IN (SELECT x FROM v WHERE g = 9)", int64(1)},
 		{"6 > ANY (SELECT x FROM v)", int64(1)},
-		{"0 > ANY (SELECT x FROM v)", nil},                    // no TRUE, one NULL
-		{"0 > ANY (SELECT x FROM v WHERE g <> 2)", int64(0)},  // all FALSE
-		{"0 > ANY (SELECT x FROM v WHERE g = 9)", int64(0)},   // empty
-		{"8 > ALL (SELECT x FROM v)", nil},                    // no FALSE, one NULL
-		{"8 > ALL (SELECT x FROM v WHERE g <> 2)", int64(1)},  // all TRUE
-		{"6 > ALL (SELECT x FROM v)", int64(0)},               // one FALSE
+		{"0 > ANY (SELECT x FROM v)", nil},                     // no TRUE, one NULL
+		{"0 > ANY (SELECT x FROM v WHERE g <> 2)", int64(0)},   // all FALSE
+		{"0 > ANY (SELECT x FROM v WHERE g = 9)", int64(0)},    // empty
+		{"8 > ALL (SELECT x FROM v)", nil},                     // no FALSE, one NULL
+		{"8 > ALL (SELECT x FROM v WHERE g <> 2)", int64(1)},   // all TRUE
+		{"6 > ALL (SELECT x FROM v)", int64(0)},                // one FALSE
 		{"NULL > ALL (SELECT x FROM v WHERE g = 9)", int64(1)}, // empty
 		{"2 = ANY (SELECT x FROM v)", int64(1)},
 		{"2 <> ALL (SELECT x FROM v WHERE g <> 2)", int64(0)},
