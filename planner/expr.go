@@ -1,7 +1,9 @@
 package planner
 
 import (
+	"cmp"
 	"encoding/json"
+	"math"
 	"fmt"
 	"strconv"
 	"strings"
@@ -525,15 +527,26 @@ func compare(a, b any) int {
 		if !bNum {
 			bf, _ = strconv.ParseFloat(strings.TrimSpace(toString(b)), 64)
 		}
-		switch {
-		case af < bf:
-			return -1
-		case af > bf:
-			return 1
-		}
-		return 0
+		return compareFloat(af, bf)
 	}
 	return strings.Compare(toString(a), toString(b))
+}
+
+// compareFloat is the planner's total order of floats: IEEE 754 totalOrder
+// (the order of Lance's BTREE and BITMAP indices, Rust's f64::total_cmp),
+// except that -0 equals 0 as SQL requires. So a NaN equals a NaN with the
+// same bits and sorts above +Infinity (below -Infinity when its sign bit is
+// set, as NaN results of x86 arithmetic can be); every interval of this
+// order is an interval of totalOrder, which is what lets an index answer
+// float ranges and equalities (index.go).
+func compareFloat(a, b float64) int {
+	if a == 0 && b == 0 {
+		return 0 // -0 = 0
+	}
+	ia, ib := int64(math.Float64bits(a)), int64(math.Float64bits(b))
+	ia ^= int64(uint64(ia>>63) >> 1)
+	ib ^= int64(uint64(ib>>63) >> 1)
+	return cmp.Compare(ia, ib)
 }
 
 // compareExact orders integers of either signedness exactly, times as
