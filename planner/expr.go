@@ -3,8 +3,8 @@ package planner
 import (
 	"cmp"
 	"encoding/json"
-	"math"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
