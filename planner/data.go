@@ -25,13 +25,14 @@ import (
 // aggregate.go), whose WHERE and scan are the same.
 //
 // cond combines, with AND, OR, NOT, XOR and parentheses, comparisons of
-// columns, literals, arithmetic (arith.go), @@variables and uncorrelated
-// subqueries (subquery.go): =, <=>, <>, !=, <, <=, >, >=, [NOT] IN (list
+// columns, literals, arithmetic (arith.go), @@variables, scalar functions
+// (scalarFunctions) and subqueries, correlated or not (subquery.go): =, <=>, <>, !=, <, <=, >, >=, [NOT] IN (list
 // or subquery), [NOT] BETWEEN, IS [NOT] NULL, IS [NOT] TRUE/FALSE, [NOT]
-// LIKE (with ESCAPE), [NOT] EXISTS. Anything else (functions, CASE, ...)
+// LIKE (with ESCAPE), [NOT] EXISTS, op ANY/ALL. Anything else (CASE, ...)
 // fails with CodeUnsupported naming the expression. The select list holds
 // *, such expressions or one COUNT; SELECT DISTINCT is a GROUP BY
-// (distinctAsGroupBy).
+// (distinctAsGroupBy; DISTINCT * and DISTINCT with GROUP BY over a derived
+// table, derived.go). Floats compare in one total order (compareFloat).
 //
 // Execution (datarun.go): one lance/scan scanner over the table's latest
 // version, reading only the columns the query uses. Every top-level
