@@ -246,17 +246,20 @@ func (m *crashModel) apply(op crashOp) {
 
 // crashProc is one running writer process and the lines it printed.
 type crashProc struct {
-	name    string
-	cmd     *exec.Cmd
-	lines   []string
-	stderr  strings.Builder
-	done    chan struct{} // closed when stdout reached EOF
-	started chan struct{} // closed at the first line printed (the process is up and writing)
+	name   string
+	cmd    *exec.Cmd
+	lines  []string
+	stderr strings.Builder
+	done   chan struct{} // closed when stdout reached EOF
+	// inserted is closed once the writer reports its first committed INSERT. The kill clock
+	// starts there, not at start-up: on a loaded machine a window counted from the first
+	// statement could close before any INSERT committed, and the round would cover nothing.
+	inserted chan struct{}
 }
 
 func startCrashProc(t *testing.T, name string, cmd *exec.Cmd) *crashProc {
 	t.Helper()
-	p := &crashProc{name: name, cmd: cmd, done: make(chan struct{}), started: make(chan struct{})}
+	p := &crashProc{name: name, cmd: cmd, done: make(chan struct{}), inserted: make(chan struct{})}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -270,9 +273,20 @@ func startCrashProc(t *testing.T, name string, cmd *exec.Cmd) *crashProc {
 		defer close(p.done)
 		sc := bufio.NewScanner(out)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		kinds := map[int]string{} // seq -> kind of each statement begun
+		inserted := false
 		for sc.Scan() {
-			if p.lines = append(p.lines, sc.Text()); len(p.lines) == 1 {
-				close(p.started)
+			p.lines = append(p.lines, sc.Text())
+			var op crashOp
+			if inserted || json.Unmarshal(sc.Bytes(), &op) != nil {
+				continue // the reference's writers print other lines
+			}
+			switch {
+			case op.Phase == "begin":
+				kinds[op.Seq] = op.Kind
+			case op.Phase == "done" && kinds[op.Seq] == "insert":
+				inserted = true
+				close(p.inserted)
 			}
 		}
 		_, _ = io.Copy(io.Discard, out)
@@ -321,7 +335,7 @@ func (c crashTarget) dsn() string {
 
 // TestKillWritersUnderPeerLoad is the multi-process crash test (see the top of the file). Each
 // round starts 3 lancecat writers and 2 reference writers and SIGKILLs each lancecat writer at a
-// random moment within 2 s of its first statement. The seed is printed (t.Log); with
+// random moment within 2 s of its first committed INSERT. The seed is printed (t.Log); with
 // LANCECAT_CRASH_SEED it replays the same statements and kill delays (not the same timing of
 // the processes). LANCECAT_CRASH_ROUNDS sets the rounds (3 by default, more to soak).
 func TestKillWritersUnderPeerLoad(t *testing.T) {
@@ -367,8 +381,8 @@ func killTestOnServer(t *testing.T, start func(*testing.T) *testservers.Server) 
 	runKillTest(t, crashTarget{uri: srv.URI(fmt.Sprintf("crash-%d", time.Now().UnixNano())), opts: srv.StorageOptions}, 2, 5*time.Second)
 }
 
-// runKillTest runs the rounds on target; each lancecat writer is killed within killWindow of its
-// first statement.
+// runKillTest runs the rounds on target; each lancecat writer is killed within killWindow of its first
+// committed INSERT.
 func runKillTest(t *testing.T, target crashTarget, defaultRounds int, killWindow time.Duration) {
 	seed := time.Now().UnixNano()
 	if s := os.Getenv(crashSeedEnv); s != "" {
@@ -408,8 +422,9 @@ func runKillTest(t *testing.T, target crashTarget, defaultRounds int, killWindow
 			peers = append(peers, startCrashProc(t, ns, cmd))
 		}
 
-		// Kill every lancecat writer at its own random moment once it has started writing (a
-		// kill while a process still starts up would test nothing).
+		// Kill every lancecat writer at its own random moment after its first committed INSERT
+		// (a kill while a process still starts up, or before it wrote any rows, would test
+		// little; counting from progress rather than start-up keeps that true under load).
 		var wg sync.WaitGroup
 		for _, p := range procs {
 			after := time.Duration(rng.Int63n(int64(killWindow)))
@@ -417,7 +432,7 @@ func runKillTest(t *testing.T, target crashTarget, defaultRounds int, killWindow
 			go func() {
 				defer wg.Done()
 				select {
-				case <-p.started:
+				case <-p.inserted:
 				case <-p.done: // it failed before writing; wait reports why
 				case <-time.After(time.Minute):
 				}
