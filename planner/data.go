@@ -179,6 +179,18 @@ func (s *Session) openTableData(ctx context.Context, name sqlparse.Name) (catalo
 
 // openTableID opens the latest version of table id's dataset.
 func (s *Session) openTableID(ctx context.Context, id catalog.Ident) (*dataset.Dataset, error) {
+	if ds, ok := s.pinned[displayName(id)]; ok {
+		return ds, nil
+	}
+	ds, err := s.openLatest(ctx, id)
+	if err == nil && s.pinned != nil {
+		s.pinned[displayName(id)] = ds
+	}
+	return ds, err
+}
+
+// openLatest opens the latest version of table id's dataset.
+func (s *Session) openLatest(ctx context.Context, id catalog.Ident) (*dataset.Dataset, error) {
 	if s.opts.Store == nil {
 		return nil, errorf(catalog.CodeUnsupported, "not supported: reading or writing table data without the catalog's object store (planner.Options.Store)")
 	}

@@ -213,7 +213,7 @@ func (env *rowEnv) eval(e sqlparse.Expr, row []any) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			return evalIn(v, sq.list, n.Not), nil
+			return sq.in(v, n.Not), nil
 		}
 		if v == nil {
 			return nil, nil

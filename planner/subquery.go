@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/lancecat/lancecat/catalog"
+	"github.com/lancecat/lancecat/lance/dataset"
 	"github.com/lancecat/lancecat/sqlparse"
 )
 
@@ -31,7 +32,9 @@ import (
 //     column is answered through the index. Results are cached by the outer
 //     values: at most correlatedCacheEntries results and Options.MaxRows
 //     cached IN / ANY / ALL values; past either bound the cache starts over
-//     (memory stays bounded, repeated values run again).
+//     (memory stays bounded, repeated values run again). The tables it
+//     reads are opened once, at their first run, and every run reads those
+//     versions (one snapshot for the statement, not one per row).
 //
 // A name resolves in the nearest query that has it: the subquery's own
 // FROM first, then the outer query's. A qualified name (a.k) resolves where
@@ -65,6 +68,72 @@ type subqueryResult struct {
 	scalar any   // a scalar subquery's value (nil: NULL or no row)
 	exists bool  // EXISTS: the subquery returned a row
 	list   []any // IN / ANY / ALL: the subquery's values
+	// set indexes list for IN when its values are all integers or all
+	// strings (built on first use; see in).
+	set     map[string]struct{}
+	setType byte // 'i' (int64), 's' (string), 0: no set
+	setNull bool // list holds a NULL
+	setDone bool
+}
+
+// inSetMin is the list length from which IN builds a hash set.
+const inSetMin = 16
+
+// in evaluates v [NOT] IN the result's list: through a hash set when the
+// list is long and v and every value are integers, or all strings (where
+// compare is exact equality of the same type), else by evalIn.
+func (r *subqueryResult) in(v any, not bool) any {
+	if !r.setDone {
+		r.setDone = true
+		if len(r.list) >= inSetMin {
+			r.buildSet()
+		}
+	}
+	var t byte
+	switch v.(type) {
+	case int64:
+		t = 'i'
+	case string:
+		t = 's'
+	}
+	if r.set == nil || t == 0 || t != r.setType {
+		return evalIn(v, r.list, not)
+	}
+	if _, ok := r.set[string(appendKey(nil, v))]; ok {
+		return !not
+	}
+	if r.setNull {
+		return nil
+	}
+	return not
+}
+
+func (r *subqueryResult) buildSet() {
+	set := make(map[string]struct{}, len(r.list))
+	for _, w := range r.list {
+		var t byte
+		switch w.(type) {
+		case nil:
+			r.setNull = true
+			continue
+		case int64:
+			t = 'i'
+		case string:
+			t = 's'
+		default:
+			return
+		}
+		if r.setType == 0 {
+			r.setType = t
+		} else if t != r.setType {
+			r.setType = 0
+			return
+		}
+		set[string(appendKey(nil, w))] = struct{}{}
+	}
+	if r.setType != 0 {
+		r.set = set
+	}
 }
 
 // subquery is one planned subquery node of a statement.
@@ -96,7 +165,8 @@ type subquery struct {
 	// Correlated: results by outer values.
 	cache       map[string]*subqueryResult
 	cacheValues int
-	runs        int // plans run (tests read it)
+	pinned      map[string]*dataset.Dataset // the versions its runs read
+	runs        int                         // plans run (tests read it)
 }
 
 // subqueryValues maps the subquery nodes of one statement (by identity) to
@@ -239,7 +309,12 @@ func (sq *subquery) result(env *rowEnv, row []any) (*subqueryResult, error) {
 		subst[r] = valueLiteral(vals[i], sq.decimal[i])
 	}
 	q := substituteSelect(sq.q, subst)
-	p, err := sq.sess.fork().planQuery(sq.ctx, q)
+	fork := sq.sess.fork()
+	if sq.pinned == nil {
+		sq.pinned = map[string]*dataset.Dataset{}
+	}
+	fork.pinned = sq.pinned
+	p, err := fork.planQuery(sq.ctx, q)
 	if err != nil {
 		return nil, subqueryError(err)
 	}

@@ -202,8 +202,28 @@ func TestInAnyAllNulls(t *testing.T) {
 			t.Errorf("SELECT %s: got %v, want %v", c.expr, got, c.want)
 		}
 	}
+	// Long lists go through a hash set: same answers, NULL included.
+	var vals []string
+	for i := range 40 {
+		vals = append(vals, fmt.Sprintf("(%d, 7)", i*3))
+	}
+	f.exec("INSERT INTO v VALUES " + strings.Join(vals, ", "))
+	for expr, want := range map[string]any{
+		"9 IN (SELECT x FROM v WHERE g = 7)":                                                int64(1),
+		"10 IN (SELECT x FROM v WHERE g = 7)":                                               int64(0),
+		"10 IN (SELECT x FROM v WHERE g = 7 OR g = 2)":                                      nil, // the NULL of g = 2
+		"'9' IN (SELECT x FROM v WHERE g = 7)":                                              int64(1),
+		"9.0 IN (SELECT x FROM v WHERE g = 7)":                                              int64(1),
+		"10 NOT IN (SELECT x FROM v WHERE g = 7)":                                           int64(1),
+		"(SELECT COUNT(*) FROM v AS a WHERE a.x IN (SELECT b.x FROM v AS b WHERE b.g = 7))": int64(40),
+	} {
+		got := f.rows("SELECT " + expr)
+		if len(got) != 1 || !reflect.DeepEqual(got[0][0], want) {
+			t.Errorf("SELECT %s: got %v, want %v", expr, got, want)
+		}
+	}
 	// In WHERE, correlated.
-	if got := fmt.Sprint(f.rows("SELECT x FROM v AS a WHERE x >= ALL (SELECT b.x FROM v AS b WHERE b.g = a.g AND b.x IS NOT NULL) ORDER BY x")); got != "[[2] [5] [7]]" {
+	if got := fmt.Sprint(f.rows("SELECT x FROM v AS a WHERE x >= ALL (SELECT b.x FROM v AS b WHERE b.g = a.g AND b.x IS NOT NULL) ORDER BY x")); got != "[[2] [5] [7] [117]]" {
 		t.Errorf("correlated ALL: %s", got)
 	}
 }
