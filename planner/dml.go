@@ -359,14 +359,15 @@ func errorsIsConflict(err error) bool { return errors.Is(err, dataset.ErrCommitC
 func (s *Session) explainDML(ctx context.Context, st sqlparse.Statement) (*Result, error) {
 	var name sqlparse.Name
 	var where sqlparse.Expr
+	var set []sqlparse.Assignment
 	verb := "Delete"
 	switch x := st.(type) {
 	case *sqlparse.Delete:
 		name, where = x.Table, x.Where
 	case *sqlparse.Update:
-		name, where, verb = x.Table, x.Where, "Update"
+		name, where, verb, set = x.Table, x.Where, "Update", x.Set
 	}
-	id, ds, schema, env, err := s.dmlTarget(ctx, name, where)
+	id, ds, schema, env, err := s.dmlTarget(ctx, name, where, set...)
 	if err != nil {
 		return nil, err
 	}
@@ -395,6 +396,18 @@ func (s *Session) explainDML(ctx context.Context, st sqlparse.Statement) (*Resul
 			}
 		}
 	}
+	// The subqueries of WHERE (and SET), planned, not run.
+	exprs := []sqlparse.Expr{where}
+	if u, ok := st.(*sqlparse.Update); ok {
+		for _, a := range u.Set {
+			exprs = append(exprs, a.Value)
+		}
+	}
+	sub, err := s.explainSubqueries(ctx, env.subq, 1, exprs...)
+	if err != nil {
+		return nil, err
+	}
+	lines = append(lines, sub...)
 	rows := make([][]any, len(lines))
 	for i, l := range lines {
 		rows[i] = []any{l}

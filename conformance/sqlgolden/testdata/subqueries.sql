@@ -54,3 +54,4 @@ SELECT DISTINCT * FROM (SELECT customer FROM shop.orders) AS s ORDER BY customer
 SELECT * FROM (SELECT id, id FROM shop.orders) AS s;
 SELECT nope FROM (SELECT id FROM shop.orders) AS s;
 SELECT * FROM (SELECT id FROM shop.orders);
+EXPLAIN DELETE FROM shop.orders WHERE NOT EXISTS (SELECT 1 FROM shop.vip WHERE name = customer) AND id > (SELECT COUNT(*) FROM shop.n);
