@@ -26,8 +26,8 @@ import (
 //
 // cond combines, with AND, OR, NOT, XOR and parentheses, comparisons of
 // columns, literals, arithmetic (arith.go), @@variables, scalar functions
-// (scalarFunctions) and subqueries, correlated or not (subquery.go): =, <=>, <>, !=, <, <=, >, >=, [NOT] IN (list
-// or subquery), [NOT] BETWEEN, IS [NOT] NULL, IS [NOT] TRUE/FALSE, [NOT]
+// (scalarFunctions) and subqueries, correlated or not (subquery.go):
+// =, <=>, <>, !=, <, <=, >, >=, [NOT] IN (list or subquery), [NOT] BETWEEN, IS [NOT] NULL, IS [NOT] TRUE/FALSE, [NOT]
 // LIKE (with ESCAPE), [NOT] EXISTS, op ANY/ALL. Anything else (CASE, ...)
 // fails with CodeUnsupported naming the expression. The select list holds
 // *, such expressions or one COUNT; SELECT DISTINCT is a GROUP BY
@@ -107,7 +107,9 @@ func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan
 // (memory grows with the distinct rows, never with the rows scanned), and
 // an ORDER BY outside the select list fails as MySQL's does. With
 // aggregates and no GROUP BY the query has one row and DISTINCT changes
-// nothing; DISTINCT over GROUP BY and DISTINCT * are not supported.
+// nothing. DISTINCT with GROUP BY and DISTINCT * are answered over a
+// derived table before this (distinctOverDerived); the errors below are
+// for a query that did not go that way.
 func distinctAsGroupBy(st *sqlparse.Select) (*sqlparse.Select, error) {
 	if !st.Distinct || len(st.SetOps) > 0 {
 		return st, nil

@@ -33,8 +33,9 @@ import (
 //
 // UPDATE evaluates SET expressions on the row as it was (MySQL evaluates
 // left to right on the changing row; lancecat's SET expressions are
-// literals, column references, arithmetic (SET n = n + 1), uncorrelated
-// subqueries and DEFAULT, where the two agree except for a column assigned
+// literals, column references, arithmetic (SET n = n + 1), functions
+// (SET name = UPPER(name)), subqueries (correlated ones read the row as it
+// was) and DEFAULT, where the two agree except for a column assigned
 // and then read in one statement). It keeps UNIQUE
 // columns unique and the matching rows in memory (bounded by MaxRows).
 // Neither can be part of a transaction.

@@ -452,8 +452,8 @@ func markColumns(e sqlparse.Expr, used map[string]bool, env *rowEnv) {
 	})
 }
 
-// singleTable returns the one table a query reads, refusing joins and
-// subqueries in FROM.
+// singleTable returns the one table or derived table a query reads,
+// refusing joins.
 func singleTable(from sqlparse.FromItem) (*sqlparse.TableSource, error) {
 	ts, ok := from.(*sqlparse.TableSource)
 	if !ok {
