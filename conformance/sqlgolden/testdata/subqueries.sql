@@ -55,3 +55,6 @@ SELECT * FROM (SELECT id, id FROM shop.orders) AS s;
 SELECT nope FROM (SELECT id FROM shop.orders) AS s;
 SELECT * FROM (SELECT id FROM shop.orders);
 EXPLAIN DELETE FROM shop.orders WHERE NOT EXISTS (SELECT 1 FROM shop.vip WHERE name = customer) AND id > (SELECT COUNT(*) FROM shop.n);
+-- Correlated over information_schema and over a derived table.
+SELECT t.table_name, (SELECT COUNT(*) FROM information_schema.columns AS c WHERE c.table_schema = t.table_schema AND c.table_name = t.table_name) AS ncols FROM information_schema.tables AS t WHERE t.table_schema = 'shop' ORDER BY t.table_name;
+SELECT d.who, EXISTS (SELECT 1 FROM shop.vip WHERE name = d.who) AS vip FROM (SELECT customer AS who FROM shop.orders) AS d ORDER BY d.who;
