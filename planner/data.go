@@ -523,15 +523,16 @@ func indexCandidates(env *rowEnv, schema *arrow.Schema, where sqlparse.Expr) []I
 		}
 		return schema.Field(i).Name, true
 	}
-	// constOf evaluates a literal or a signed literal (-5); ok is false
-	// for anything else and for NULL.
+	// constOf evaluates a literal or arithmetic over literals (-5, 4 + 1:
+	// what a correlated subquery's `i.id = o.id + 1` becomes per outer
+	// row); ok is false for anything else and for NULL.
 	constOf := func(e sqlparse.Expr) (any, bool) {
 		switch x := sqlparse.StripParens(e).(type) {
 		case *sqlparse.Literal:
 			v := literalValue(x)
 			return v, v != nil
-		case *sqlparse.Unary:
-			if _, ok := sqlparse.StripParens(x.X).(*sqlparse.Literal); !ok {
+		case *sqlparse.Unary, *sqlparse.Binary:
+			if !literalArithmetic(x) {
 				return nil, false
 			}
 			v, err := env.eval(x, nil)
@@ -658,6 +659,25 @@ func indexCandidates(env *rowEnv, schema *arrow.Schema, where sqlparse.Expr) []I
 		}
 	}
 	return out
+}
+
+// literalArithmetic reports whether e is literals combined by signs and
+// arithmetic operators only.
+func literalArithmetic(e sqlparse.Expr) bool {
+	ok := true
+	sqlparse.Inspect(e, func(n sqlparse.Expr) bool {
+		switch x := n.(type) {
+		case *sqlparse.Literal, *sqlparse.Paren:
+		case *sqlparse.Unary:
+			ok = x.Op == sqlparse.OpNeg || x.Op == sqlparse.OpPlus
+		case *sqlparse.Binary:
+			ok = isArithmetic(x.Op)
+		default:
+			ok = false
+		}
+		return ok
+	})
+	return ok
 }
 
 // likePrefix returns the literal prefix of a pattern of the form

@@ -184,7 +184,7 @@ func TestIndexedSelectMatchesScan(t *testing.T) {
 		"k BETWEEN -2.5 AND 3.5", "k BETWEEN 3 AND -3", "k IS NULL", "k <=> NULL", "k <=> 3", "k IN (1, NULL, -4)",
 		"s < 'ab'", "s >= 'b'", "s BETWEEN 'a' AND 'b'", "'ab' < s", "s > ''", "s IS NULL",
 		"b IS NULL", "b = TRUE", "fl IS NULL", "fl = 0.5", "fl = 0", "fl = -0.0", "fl >= 0", "fl > 0", "fl <= 0", "fl < 0",
-		"fl BETWEEN -1 AND 0", "fl BETWEEN 0 AND 1.5", "0 < fl", "fl > -1.5",
+		"fl BETWEEN -1 AND 0", "fl BETWEEN 0 AND 1.5", "0 < fl", "fl > -1.5", "k = 1 + 2", "k < 10 - 3 * 2", "fl >= -(0.5 + 1)",
 		"u > 2", "u < -1", "u >= 1.5", "u <= 2.5", "u BETWEEN 1 AND 3", "u IS NULL",
 		"k > 1e15", "k < -1e15", "k < 7 AND s = 'a'", "k > 0 AND b = TRUE AND s LIKE 'a%'", "u BETWEEN 1 AND 3 AND k < 0 AND s >= 'ab'",
 	} {

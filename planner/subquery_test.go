@@ -264,3 +264,24 @@ func TestUpdateSetFunctions(t *testing.T) {
 		t.Errorf("after UPDATE: %s", got)
 	}
 }
+
+// TestCorrelatedRunsUseIndex: each run of a correlated subquery has the
+// outer values as literals, so its equality (also `= o.x + 1`) goes through
+// the inner table's index.
+func TestCorrelatedRunsUseIndex(t *testing.T) {
+	counter := &countingIndexes{}
+	f := newDataFixture(t, Options{Indexes: counter})
+	f.exec(`CREATE TABLE o (id INT NOT NULL, k BIGINT)`)
+	f.exec(`INSERT INTO o VALUES (1, 10), (2, 20), (3, 10), (4, 40)`)
+	f.exec(`CREATE TABLE c (k BIGINT, v INT)`)
+	f.exec(`INSERT INTO c VALUES (10, 1), (21, 2), (40, 3), (41, 4)`)
+	f.exec(`CREATE INDEX c_k ON c (k)`)
+	before := counter.served
+	if got := fmt.Sprint(f.rows("SELECT id, (SELECT v FROM c WHERE c.k = o.k) AS a, (SELECT v FROM c WHERE c.k = o.k + 1) AS b FROM o ORDER BY id")); got != "[[1 1 <nil>] [2 <nil> 2] [3 1 <nil>] [4 3 4]]" {
+		t.Fatalf("rows %s", got)
+	}
+	// Three distinct k: three runs of each subquery, each served.
+	if served := counter.served - before; served != 6 {
+		t.Errorf("%d runs served by the index, want 6", served)
+	}
+}
