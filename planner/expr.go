@@ -251,6 +251,12 @@ func (env *rowEnv) eval(e sqlparse.Expr, row []any) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		switch {
+		case n.Op == sqlparse.OpEQ && !n.All: // = ANY is IN
+			return sq.in(v, false), nil
+		case n.Op == sqlparse.OpNE && n.All: // <> ALL is NOT IN
+			return sq.in(v, true), nil
+		}
 		return evalQuantified(v, n.Op, n.All, sq.list), nil
 	case *sqlparse.Variable:
 		return env.session.variableValue(n)
