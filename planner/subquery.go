@@ -38,8 +38,10 @@ import (
 //
 // A name resolves in the nearest query that has it: the subquery's own
 // FROM first, then the outer query's. A qualified name (a.k) resolves where
-// the qualifier is the table's alias (or name). Correlation reaches one
-// level out: the query the subquery is written in.
+// the qualifier is the table's alias (or name). A subquery nested in a
+// subquery may read the columns of any query around it: the references to
+// the outermost query are replaced in the whole subquery tree before it is
+// planned, those to the middle one when that one plans its own.
 //
 // Memory per run stays bounded: a scalar subquery reads at most two rows (a
 // second one is MySQL's ER_SUBQUERY_NO_1_ROW, ErrSubqueryMultipleRows),
@@ -153,8 +155,8 @@ type subquery struct {
 	// uncorrelated); decimal marks those that are DECIMAL columns.
 	outer   []*sqlparse.ColumnRef
 	decimal []bool
-	sess    *Session // the statement's session state (namespace, options)
-	ctx     context.Context
+	sess    *Session        // the statement's session state (namespace, options)
+	ctx     context.Context // the statement's: runs happen while its rows stream
 	maxRows int
 
 	// Uncorrelated: the one result, once run.

@@ -58,3 +58,5 @@ EXPLAIN DELETE FROM shop.orders WHERE NOT EXISTS (SELECT 1 FROM shop.vip WHERE n
 -- Correlated over information_schema and over a derived table.
 SELECT t.table_name, (SELECT COUNT(*) FROM information_schema.columns AS c WHERE c.table_schema = t.table_schema AND c.table_name = t.table_name) AS ncols FROM information_schema.tables AS t WHERE t.table_schema = 'shop' ORDER BY t.table_name;
 SELECT d.who, EXISTS (SELECT 1 FROM shop.vip WHERE name = d.who) AS vip FROM (SELECT customer AS who FROM shop.orders) AS d ORDER BY d.who;
+-- Two levels: the innermost subquery reads the middle query's row and the outer one's.
+SELECT id FROM shop.orders AS o WHERE EXISTS (SELECT 1 FROM shop.vip AS v WHERE EXISTS (SELECT 1 FROM shop.orders AS i WHERE i.customer = v.name AND i.id = o.id)) ORDER BY id;
