@@ -275,41 +275,35 @@ func planAggregate(env *rowEnv, st *sqlparse.Select, post selectPipeline, mark f
 			c := *n
 			c.X, c.Lo, c.Hi = x, lo, hi
 			return &c, nil
-		case *sqlparse.Subquery, *sqlparse.Exists, *sqlparse.Variable:
-			if err := refuseCorrelated(env.subq, n); err != nil {
-				return nil, err
-			}
-			return n, nil // uncorrelated subqueries and variables are constants
+		case *sqlparse.Variable:
+			return n, nil
+		case *sqlparse.Subquery:
+			c := *n
+			return &c, regroup(env, n, &c, rewrite)
+		case *sqlparse.Exists:
+			c := *n
+			return &c, regroup(env, n, &c, rewrite)
 		case *sqlparse.Quantified:
-			if err := refuseCorrelated(env.subq, n); err != nil {
-				return nil, err
-			}
 			x, err := rewrite(n.X)
 			if err != nil {
 				return nil, err
 			}
 			c := *n
 			c.X = x
-			if v, ok := env.subq[n]; ok {
-				env.subq[&c] = v // keyed by the node
-			}
-			return &c, nil
+			return &c, regroup(env, n, &c, rewrite)
 		case *sqlparse.InList:
-			if err := refuseCorrelated(env.subq, n); err != nil {
-				return nil, err
+			if n.Subquery != nil {
+				x, err := rewrite(n.X)
+				if err != nil {
+					return nil, err
+				}
+				c := *n
+				c.X = x
+				return &c, regroup(env, n, &c, rewrite)
 			}
 			x, err := rewrite(n.X)
 			if err != nil {
 				return nil, err
-			}
-			if n.Subquery != nil {
-				c := *n
-				c.X = x
-				// The subquery's value is keyed by the original node.
-				if v, ok := env.subq[n]; ok {
-					env.subq[&c] = v
-				}
-				return &c, nil
 			}
 			c := *n
 			c.X = x

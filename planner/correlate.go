@@ -334,19 +334,34 @@ func substituteExpr(e sqlparse.Expr, subst map[*sqlparse.ColumnRef]sqlparse.Expr
 	return e // literals, parameters, variables, DEFAULT, positions
 }
 
-// correlatedIn reports whether a subquery node planned in subq reads the
-// outer row.
-func correlatedIn(subq subqueryValues, n sqlparse.Expr) bool {
-	sq, ok := subq[n]
-	return ok && len(sq.outer) > 0
-}
-
-// refuseCorrelated fails for a correlated subquery where the outer row is
-// not the one its references were resolved against (grouped rows).
-func refuseCorrelated(subq subqueryValues, n sqlparse.Expr) error {
-	if correlatedIn(subq, n) {
-		return errorf(catalog.CodeUnsupported, "not supported: correlated subquery %s over grouped rows (GROUP BY, HAVING, aggregates); use it in WHERE or over a derived table", n)
+// regroup registers cp, the copy of subquery node n in an expression
+// over grouped rows (aggregate.go), under the same plan. A correlated
+// subquery there reads the outer values from the group: each outer
+// reference must be a GROUP BY expression (rewrite maps it to its slot),
+// as any column outside an aggregate.
+func regroup(env *rowEnv, n, cp sqlparse.Expr, rewrite func(sqlparse.Expr) (sqlparse.Expr, error)) error {
+	sq, ok := env.subq[n]
+	if !ok {
+		return nil
 	}
+	if len(sq.outer) == 0 {
+		env.subq[cp] = sq // uncorrelated: the same value
+		return nil
+	}
+	c := &subquery{kind: sq.kind, q: sq.q, planned: sq.planned, plan: sq.plan, subs: sq.subs, col: sq.col,
+		hasCol: sq.hasCol, outer: sq.outer, sess: sq.sess, ctx: sq.ctx, maxRows: sq.maxRows}
+	c.outerExprs = make([]sqlparse.Expr, len(sq.outer))
+	for i, r := range sq.outer {
+		e, err := rewrite(r)
+		if err != nil && len(r.Qualifier) > 0 {
+			e, err = rewrite(&sqlparse.ColumnRef{Column: r.Column}) // GROUP BY cust for o.cust
+		}
+		if err != nil {
+			return errorf(catalog.CodeInvalidInput, "the correlated subquery %s reads %s, which is neither aggregated nor named in GROUP BY", n, r)
+		}
+		c.outerExprs[i] = e
+	}
+	env.subq[cp] = c
 	return nil
 }
 

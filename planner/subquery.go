@@ -155,6 +155,9 @@ type subquery struct {
 	// uncorrelated); decimal marks those that are DECIMAL columns.
 	outer   []*sqlparse.ColumnRef
 	decimal []bool
+	// outerExprs, when set, give the outer values instead of outer: over
+	// grouped rows, the group slots the references map to (regroup).
+	outerExprs []sqlparse.Expr
 	sess    *Session        // the statement's session state (namespace, options)
 	ctx     context.Context // the statement's: runs happen while its rows stream
 	maxRows int
@@ -274,6 +277,13 @@ func (s *Session) planSubquery(ctx context.Context, q *sqlparse.Select, kind sub
 func (sq *subquery) bindOuter(env *rowEnv) {
 	sq.decimal = make([]bool, len(sq.outer))
 	for i, r := range sq.outer {
+		if sq.outerExprs != nil {
+			ref, ok := sq.outerExprs[i].(*sqlparse.ColumnRef)
+			if !ok {
+				continue
+			}
+			r = ref
+		}
 		if c, err := env.column(r); err == nil {
 			sq.decimal[i] = strings.HasPrefix(strings.ToUpper(env.cols[c].DatabaseType), "DECIMAL")
 		}
@@ -296,7 +306,11 @@ func (sq *subquery) result(env *rowEnv, row []any) (*subqueryResult, error) {
 	vals := make([]any, len(sq.outer))
 	var key []byte
 	for i, r := range sq.outer {
-		v, err := env.eval(r, row)
+		var e sqlparse.Expr = r
+		if sq.outerExprs != nil {
+			e = sq.outerExprs[i]
+		}
+		v, err := env.eval(e, row)
 		if err != nil {
 			return nil, err
 		}

@@ -60,3 +60,4 @@ SELECT t.table_name, (SELECT COUNT(*) FROM information_schema.columns AS c WHERE
 SELECT d.who, EXISTS (SELECT 1 FROM shop.vip WHERE name = d.who) AS vip FROM (SELECT customer AS who FROM shop.orders) AS d ORDER BY d.who;
 -- Two levels: the innermost subquery reads the middle query's row and the outer one's.
 SELECT id FROM shop.orders AS o WHERE EXISTS (SELECT 1 FROM shop.vip AS v WHERE EXISTS (SELECT 1 FROM shop.orders AS i WHERE i.customer = v.name AND i.id = o.id)) ORDER BY id;
+SELECT customer, (SELECT COUNT(*) FROM shop.vip WHERE name = o.customer OR o.total > 0) FROM shop.orders AS o GROUP BY customer;
