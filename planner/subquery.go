@@ -158,9 +158,9 @@ type subquery struct {
 	// outerExprs, when set, give the outer values instead of outer: over
 	// grouped rows, the group slots the references map to (regroup).
 	outerExprs []sqlparse.Expr
-	sess    *Session        // the statement's session state (namespace, options)
-	ctx     context.Context // the statement's: runs happen while its rows stream
-	maxRows int
+	sess       *Session        // the statement's session state (namespace, options)
+	ctx        context.Context // the statement's: runs happen while its rows stream
+	maxRows    int
 
 	// Uncorrelated: the one result, once run.
 	done bool
