@@ -5,7 +5,9 @@ import (
 	"context"
 	"database/sql"
 	sqldriver "database/sql/driver"
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -129,6 +131,22 @@ func TestArrowEscapeHatchMatchesPeer(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameRows(t, "types-1000", got, want)
+	// The same types in Lance file format 2.0, and a table with deleted
+	// rows (deletion files), as the scan's batches pass through.
+	for _, name := range []string{"types-v2.0", "deleted-rows"} {
+		if err := os.Rename(peer.FixtureCopy(t, name), filepath.Join(root, name+".lance")); err != nil {
+			t.Fatal(err)
+		}
+		want, err := peer.DumpLines(ctx, t, filepath.Join(root, name+".lance"), peer.DumpOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		schema, got := arrowLines(ctx, t, db, "SELECT * FROM `"+name+"`")
+		if name == "types-v2.0" {
+			checkTypes(t, schema, wantTypes)
+		}
+		sameRows(t, name, got, want)
+	}
 
 	// A table lancecat wrote: the types SQL declares.
 	for _, q := range []string{
@@ -181,6 +199,68 @@ func TestArrowEscapeHatchMatchesPeer(t *testing.T) {
 		got[i] = string(b)
 	}
 	sameRows(t, "sq", got, want)
+
+	// Decimals, dates, binary, timestamps and float16 inside lists and
+	// structs, written by the peer: stored types both when the scan's
+	// batches pass through (no ORDER BY) and when they are rebuilt from
+	// rows (ORDER BY), with the values the peer reads.
+	nestedSchema := map[string]any{"fields": []map[string]any{
+		{"name": "id", "type": "int64", "nullable": false},
+		{"name": "l_dec", "type": map[string]any{"list": map[string]any{"name": "item", "type": "decimal128(38,10)"}}},
+		{"name": "l_date", "type": map[string]any{"list": map[string]any{"name": "item", "type": "date32"}}},
+		{"name": "l_bin", "type": map[string]any{"list": map[string]any{"name": "item", "type": "binary"}}},
+		{"name": "l_ts", "type": map[string]any{"list": map[string]any{"name": "item", "type": "timestamp[ms]"}}},
+		{"name": "l_f16", "type": map[string]any{"list": map[string]any{"name": "item", "type": "float16"}}},
+		{"name": "st", "type": map[string]any{"struct": []map[string]any{
+			{"name": "d", "type": "decimal128(10,2)"},
+			{"name": "day", "type": "date32"},
+			{"name": "b", "type": "binary"},
+			{"name": "ts", "type": "timestamp[us, tz=UTC]"},
+			{"name": "fb", "type": "fixed_size_binary[2]"},
+		}}},
+	}}
+	var nestedRows []map[string]any
+	for i := 0; i < 40; i++ {
+		r := map[string]any{"id": 39 - i} // stored in descending id order
+		if i%9 != 4 {
+			r["l_dec"] = []any{fmt.Sprintf("%d.%010d", i*1000003, i*7), nil, "-12345678901234567890123456.0000000001"}
+			r["l_date"] = []any{"1969-12-31", fmt.Sprintf("2024-02-%02d", 1+i%29), nil}
+			r["l_bin"] = []any{"/wAB", "", nil, base64.StdEncoding.EncodeToString([]byte{byte(i), 0xfe})}
+			r["l_ts"] = []any{fmt.Sprintf("1969-12-31T23:59:59.%03d", i), nil}
+			r["l_f16"] = []any{0.1, 65504, -0.0000000596, nil}
+			r["st"] = map[string]any{"d": fmt.Sprintf("-%d.%02d", i, i), "day": "2000-02-29", "b": "AAE=", "ts": "1970-01-01T00:00:00.5Z", "fb": "AAE="}
+		}
+		if i%9 == 7 {
+			r["st"] = map[string]any{"d": nil, "day": nil, "b": nil, "ts": nil, "fb": nil}
+		}
+		nestedRows = append(nestedRows, r)
+	}
+	if err := peer.Op(ctx, t, "createTable", map[string]any{"uri": root, "name": "nested", "schema": nestedSchema, "rows": nestedRows}, nil); err != nil {
+		t.Fatalf("peer writes the nested table: %v", err)
+	}
+	nestedTypes := map[string]arrow.DataType{
+		"l_dec":  arrow.ListOf(&arrow.Decimal128Type{Precision: 38, Scale: 10}),
+		"l_date": arrow.ListOf(arrow.FixedWidthTypes.Date32),
+		"l_bin":  arrow.ListOf(arrow.BinaryTypes.Binary),
+		"l_ts":   arrow.ListOf(&arrow.TimestampType{Unit: arrow.Millisecond}),
+		"l_f16":  arrow.ListOf(arrow.FixedWidthTypes.Float16),
+		"st": arrow.StructOf(
+			arrow.Field{Name: "d", Type: &arrow.Decimal128Type{Precision: 10, Scale: 2}, Nullable: true},
+			arrow.Field{Name: "day", Type: arrow.FixedWidthTypes.Date32, Nullable: true},
+			arrow.Field{Name: "b", Type: arrow.BinaryTypes.Binary, Nullable: true},
+			arrow.Field{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}, Nullable: true},
+			arrow.Field{Name: "fb", Type: &arrow.FixedSizeBinaryType{ByteWidth: 2}, Nullable: true}),
+	}
+	want, err = peer.DumpLines(ctx, t, filepath.Join(root, "nested.lance"), peer.DumpOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema, got = arrowLines(ctx, t, db, "SELECT * FROM nested")
+	checkTypes(t, schema, nestedTypes)
+	sameRows(t, "nested (batches passed through)", got, want)
+	schema, got = arrowLines(ctx, t, db, "SELECT * FROM nested ORDER BY id DESC")
+	checkTypes(t, schema, nestedTypes)
+	sameRows(t, "nested (rebuilt from rows)", got, want)
 }
 
 func checkTypes(t *testing.T, schema *arrow.Schema, want map[string]arrow.DataType) {

@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -250,13 +251,17 @@ type crashProc struct {
 	cmd     *exec.Cmd
 	lines   []string
 	stderr  strings.Builder
+	printed atomic.Int64  // len(lines), readable while the process runs
 	done    chan struct{} // closed when stdout reached EOF
-	started chan struct{} // closed at the first line printed (the process is up and writing)
+	// inserted is closed once the writer reports its first committed INSERT. The kill clock
+	// starts there, not at start-up: on a loaded machine a window counted from the first
+	// statement could close before any INSERT committed, and the round would cover nothing.
+	inserted chan struct{}
 }
 
 func startCrashProc(t *testing.T, name string, cmd *exec.Cmd) *crashProc {
 	t.Helper()
-	p := &crashProc{name: name, cmd: cmd, done: make(chan struct{}), started: make(chan struct{})}
+	p := &crashProc{name: name, cmd: cmd, done: make(chan struct{}), inserted: make(chan struct{})}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -270,9 +275,21 @@ func startCrashProc(t *testing.T, name string, cmd *exec.Cmd) *crashProc {
 		defer close(p.done)
 		sc := bufio.NewScanner(out)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		kinds := map[int]string{} // seq -> kind of each statement begun
+		inserted := false
 		for sc.Scan() {
-			if p.lines = append(p.lines, sc.Text()); len(p.lines) == 1 {
-				close(p.started)
+			p.lines = append(p.lines, sc.Text())
+			p.printed.Add(1)
+			var op crashOp
+			if inserted || json.Unmarshal(sc.Bytes(), &op) != nil {
+				continue // the reference's writers print other lines
+			}
+			switch {
+			case op.Phase == "begin":
+				kinds[op.Seq] = op.Kind
+			case op.Phase == "done" && kinds[op.Seq] == "insert":
+				inserted = true
+				close(p.inserted)
 			}
 		}
 		_, _ = io.Copy(io.Discard, out)
@@ -321,7 +338,7 @@ func (c crashTarget) dsn() string {
 
 // TestKillWritersUnderPeerLoad is the multi-process crash test (see the top of the file). Each
 // round starts 3 lancecat writers and 2 reference writers and SIGKILLs each lancecat writer at a
-// random moment within 2 s of its first statement. The seed is printed (t.Log); with
+// random moment within 2 s of its first committed INSERT. The seed is printed (t.Log); with
 // LANCECAT_CRASH_SEED it replays the same statements and kill delays (not the same timing of
 // the processes). LANCECAT_CRASH_ROUNDS sets the rounds (3 by default, more to soak).
 func TestKillWritersUnderPeerLoad(t *testing.T) {
@@ -350,6 +367,13 @@ func TestKillWritersUnderPeerLoadOnAzure(t *testing.T) {
 // window of 5 s. (GCS is left out: the reference cannot write to fake-gcs-server, see
 // TestPeerInteropOnGCS.)
 func killTestOnServer(t *testing.T, start func(*testing.T) *testservers.Server) {
+	runKillTest(t, serverCrashTarget(t, start), 2, 5*time.Second)
+}
+
+// serverCrashTarget starts an object-store server and returns a fresh prefix on it as a kill
+// test's target, with the reference's environment set for it (its region and endpoint, and
+// crash-writer.mjs's storage options).
+func serverCrashTarget(t *testing.T, start func(*testing.T) *testservers.Server) crashTarget {
 	peer.Require(t)
 	if testing.Short() {
 		t.Skip("multi-process kill test: skipped in -short mode")
@@ -364,11 +388,11 @@ func killTestOnServer(t *testing.T, start func(*testing.T) *testservers.Server) 
 		t.Fatal(err)
 	}
 	t.Setenv(crashStorageEnv, string(opts))
-	runKillTest(t, crashTarget{uri: srv.URI(fmt.Sprintf("crash-%d", time.Now().UnixNano())), opts: srv.StorageOptions}, 2, 5*time.Second)
+	return crashTarget{uri: srv.URI(fmt.Sprintf("crash-%d", time.Now().UnixNano())), opts: srv.StorageOptions}
 }
 
-// runKillTest runs the rounds on target; each lancecat writer is killed within killWindow of its
-// first statement.
+// runKillTest runs the rounds on target; each lancecat writer is killed within killWindow of its first
+// committed INSERT.
 func runKillTest(t *testing.T, target crashTarget, defaultRounds int, killWindow time.Duration) {
 	seed := time.Now().UnixNano()
 	if s := os.Getenv(crashSeedEnv); s != "" {
@@ -408,8 +432,9 @@ func runKillTest(t *testing.T, target crashTarget, defaultRounds int, killWindow
 			peers = append(peers, startCrashProc(t, ns, cmd))
 		}
 
-		// Kill every lancecat writer at its own random moment once it has started writing (a
-		// kill while a process still starts up would test nothing).
+		// Kill every lancecat writer at its own random moment after its first committed INSERT
+		// (a kill while a process still starts up, or before it wrote any rows, would test
+		// little; counting from progress rather than start-up keeps that true under load).
 		var wg sync.WaitGroup
 		for _, p := range procs {
 			after := time.Duration(rng.Int63n(int64(killWindow)))
@@ -417,7 +442,7 @@ func runKillTest(t *testing.T, target crashTarget, defaultRounds int, killWindow
 			go func() {
 				defer wg.Done()
 				select {
-				case <-p.started:
+				case <-p.inserted:
 				case <-p.done: // it failed before writing; wait reports why
 				case <-time.After(time.Minute):
 				}
@@ -444,30 +469,8 @@ func runKillTest(t *testing.T, target crashTarget, defaultRounds int, killWindow
 		// What the writers saw committed, and the statement each had in flight.
 		var inflight []crashOp
 		for _, p := range procs {
-			var pending *crashOp
-			for i, line := range p.lines {
-				var op crashOp
-				if err := json.Unmarshal([]byte(line), &op); err != nil {
-					if i == len(p.lines)-1 {
-						break // torn by the kill
-					}
-					t.Fatalf("%s printed %q: %v", p.name, line, err)
-				}
-				switch op.Phase {
-				case "begin":
-					pending = &op
-				case "done":
-					if pending == nil || pending.Seq != op.Seq {
-						t.Fatalf("%s: done %d without its begin", p.name, op.Seq)
-					}
-					model.apply(*pending)
-					stats[pending.Kind]++
-					pending = nil
-				}
-			}
-			if pending != nil {
+			if pending := applyCrashLines(t, p, model, stats); pending != nil {
 				inflight = append(inflight, *pending)
-				stats["in flight at the kill"]++
 			}
 		}
 		for _, pp := range peers {
@@ -475,10 +478,14 @@ func runKillTest(t *testing.T, target crashTarget, defaultRounds int, killWindow
 			peerRows := map[int64]int64{}
 			for _, line := range pp.lines {
 				var w struct {
-					IDs []int64 `json:"ids"`
+					Begin string  `json:"begin"`
+					IDs   []int64 `json:"ids"`
 				}
 				if err := json.Unmarshal([]byte(line), &w); err != nil {
 					t.Fatalf("reference writer printed %q: %v", line, err)
+				}
+				if w.Begin != "" {
+					continue // announced, not yet committed
 				}
 				for _, id := range w.IDs {
 					peerRows[id] = 2 * id
@@ -530,6 +537,37 @@ func runKillTest(t *testing.T, target crashTarget, defaultRounds int, killWindow
 	}
 }
 
+// applyCrashLines applies to model the statements lancecat writer p saw committed (counted in
+// stats by kind) and returns the one it had in flight when it was killed (nil when none).
+func applyCrashLines(t *testing.T, p *crashProc, model *crashModel, stats map[string]int) *crashOp {
+	t.Helper()
+	var pending *crashOp
+	for i, line := range p.lines {
+		var op crashOp
+		if err := json.Unmarshal([]byte(line), &op); err != nil {
+			if i == len(p.lines)-1 {
+				break // torn by the kill
+			}
+			t.Fatalf("%s printed %q: %v", p.name, line, err)
+		}
+		switch op.Phase {
+		case "begin":
+			pending = &op
+		case "done":
+			if pending == nil || pending.Seq != op.Seq {
+				t.Fatalf("%s: done %d without its begin", p.name, op.Seq)
+			}
+			model.apply(*pending)
+			stats[pending.Kind]++
+			pending = nil
+		}
+	}
+	if pending != nil {
+		stats["in flight at the kill"]++
+	}
+	return pending
+}
+
 // nullV stands for a NULL v in a model's rows (no writer writes it).
 const nullV = int64(-1 << 62)
 
@@ -543,33 +581,15 @@ func openCrashDB(t *testing.T, dsn string) *sql.DB {
 	return db
 }
 
-// crashTableRows reads id and v of a table through the driver; a duplicated id fails the test.
+// crashTableRows reads id and v of a table through the driver; an error or a duplicated id
+// fails the test.
 func crashTableRows(t *testing.T, ctx context.Context, db *sql.DB, table string) map[int64]int64 {
 	t.Helper()
-	rows, err := db.QueryContext(ctx, "SELECT id, v FROM "+table)
+	rows, err := scanCrashTable(ctx, db, table)
 	if err != nil {
 		t.Fatalf("lancecat SELECT from %s: %v", table, err)
 	}
-	defer rows.Close()
-	out := map[int64]int64{}
-	for rows.Next() {
-		var id int64
-		var v sql.NullInt64
-		if err := rows.Scan(&id, &v); err != nil {
-			t.Fatal(err)
-		}
-		if _, dup := out[id]; dup {
-			t.Fatalf("lancecat reads id %d twice in %s", id, table)
-		}
-		out[id] = nullV
-		if v.Valid {
-			out[id] = v.Int64
-		}
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatalf("lancecat scan of %s: %v", table, err)
-	}
-	return out
+	return rows
 }
 
 // checkCrashRound checks the catalog after a round against the model and the statements in
@@ -616,21 +636,7 @@ func checkCrashRound(t *testing.T, ctx context.Context, target crashTarget, roun
 		t.Errorf("round %d: tables in the root namespace nobody created: %v", round, root)
 	}
 
-	// The statements in flight: each landed whole or not at all. Try every combination (at most
-	// 2^3) of them landing, and keep the one that matches.
-	var match *crashModel
-	for mask := 0; mask < 1<<len(inflight); mask++ {
-		want := model.clone()
-		for i, op := range inflight {
-			if mask&(1<<i) != 0 {
-				want.apply(op)
-			}
-		}
-		if maps.Equal(want.namespaces, got.namespaces) && maps.EqualFunc(want.tables, got.tables, maps.Equal) {
-			match = want
-			break
-		}
-	}
+	match := matchInflight(model, inflight, got)
 	if match == nil {
 		t.Fatalf("round %d: lancecat's catalog is neither the committed state nor it plus any of the statements in flight %+v\n%s",
 			round, inflight, crashDiff(model, got))
@@ -686,35 +692,7 @@ func checkCrashRound(t *testing.T, ctx context.Context, target crashTarget, roun
 	if _, err := db.ExecContext(ctx, "CALL vacuum_catalog('0s')"); err != nil {
 		t.Fatalf("round %d: vacuum: %v", round, err)
 	}
-	owned := map[string]bool{catalog.ManifestDir: true}
-	c, err := manifest.OpenCatalog(ctx, target.uri, manifest.Options{Storage: storage.Options{StorageOptions: target.opts}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	snap, err := manifest.NewManifestTable(c.Store).Latest(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	entries, err := snap.Scan(ctx, catalog.RowFilter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if e.Location != nil {
-			owned[strings.SplitN(*e.Location, "/", 2)[0]] = true
-		}
-	}
-	_, dirs, err := c.Store.ListDir(ctx, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var foreign []string
-	for _, d := range dirs {
-		if !owned[d] {
-			foreign = append(foreign, d)
-		}
-	}
+	c, entries, foreign := foreignDirs(t, ctx, target)
 	if len(foreign) > 0 {
 		t.Errorf("round %d: after CALL vacuum_catalog('0s') the root holds what the catalog does not own: %v", round, foreign)
 	}
@@ -738,6 +716,60 @@ func checkCrashRound(t *testing.T, ctx context.Context, target crashTarget, roun
 		}
 	}
 	return match
+}
+
+// foreignDirs opens the catalog at target and returns it (closed at the end of the test), its
+// `__manifest` entries, and the directories of its root that no entry owns.
+func foreignDirs(t *testing.T, ctx context.Context, target crashTarget) (*manifest.Catalog, []catalog.Row, []string) {
+	t.Helper()
+	owned := map[string]bool{catalog.ManifestDir: true}
+	c, err := manifest.OpenCatalog(ctx, target.uri, manifest.Options{Storage: storage.Options{StorageOptions: target.opts}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	snap, err := manifest.NewManifestTable(c.Store).Latest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := snap.Scan(ctx, catalog.RowFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Location != nil {
+			owned[strings.SplitN(*e.Location, "/", 2)[0]] = true
+		}
+	}
+	_, dirs, err := c.Store.ListDir(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var foreign []string
+	for _, d := range dirs {
+		if !owned[d] {
+			foreign = append(foreign, d)
+		}
+	}
+	return c, entries, foreign
+}
+
+// matchInflight returns model plus the statements in flight that landed (each landed whole or
+// not at all) when that equals got: every combination (at most 2^len(inflight)) is tried. It
+// returns nil when none matches.
+func matchInflight(model *crashModel, inflight []crashOp, got *crashModel) *crashModel {
+	for mask := 0; mask < 1<<len(inflight); mask++ {
+		want := model.clone()
+		for i, op := range inflight {
+			if mask&(1<<i) != 0 {
+				want.apply(op)
+			}
+		}
+		if maps.Equal(want.namespaces, got.namespaces) && maps.EqualFunc(want.tables, got.tables, maps.Equal) {
+			return want
+		}
+	}
+	return nil
 }
 
 // crashDebris collects the staged data files found inside tables after vacuum (path -> size).

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"reflect"
 	"sync/atomic"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/lancecat/lancecat/planner"
+	"github.com/lancecat/lancecat/sqlparse"
 	"github.com/lancecat/lancecat/sqltypes"
 )
 
@@ -41,14 +43,17 @@ import (
 //		return rdr.Err()
 //	})
 //
-// The reader streams: batches are built as they are read, from the same
-// cursor database/sql rows use. Read it inside Raw's function (the
-// connection is not to be used once Raw returns). A column of table data
-// keeps its stored Arrow type (nativeType): decimal128, time64,
-// timestamp with its unit and zone, fixed_size_list<float32> (VECTOR),
-// list, struct, ...; the values are the ones database/sql returns, put
-// back by sqltypes.Append, which writes what sqltypes.Reader read
-// unchanged. Other columns (SHOW, information_schema, computed values, and
+// The reader streams; read it inside Raw's function (the connection is not
+// to be used once Raw returns). A SELECT of plain columns of one table,
+// filtered by WHERE and cut by LIMIT/OFFSET (the common case), hands on the
+// scan's record batches as they are decoded, in the stored Arrow types,
+// converting no value (planner.Result.Batches). Other results (ORDER BY,
+// aggregates, computed items, SHOW, information_schema) are rebuilt from
+// the cursor database/sql rows use: a column of table data keeps its stored
+// Arrow type (nativeType: decimal128, time64, timestamp with its unit and
+// zone, fixed_size_list<float32> (VECTOR), and lists and structs of such
+// types), its values put back by sqltypes.Append, which writes what
+// sqltypes.Reader read unchanged; other columns (computed values, and
 // stored types outside nativeType) follow their database/sql scan type:
 // int64, uint64, float64, bool, timestamp[us, UTC], binary, else utf8.
 type Arrow struct {
@@ -97,12 +102,20 @@ func (a *Arrow) QueryContext(ctx context.Context, query string, args ...any) (ar
 		}
 		return nil, invalidf("Arrow.QueryContext: the query returned %d result sets, want 1", len(sets))
 	}
+	log := a.c.connector.logger()
+	if bc, ok := sets[0].Batches(); ok {
+		r := &batchReader{refs: 1, cursor: bc, log: log}
+		if st := stmts[0]; st != nil {
+			r.pos, r.text = st.Position(), st.Text()
+		}
+		return r, nil
+	}
 	schema, conv, err := arrowSchema(sets[0].Columns)
 	if err != nil {
 		sets[0].Close()
 		return nil, err
 	}
-	return &recordReader{refs: 1, schema: schema, conv: conv, mem: a.mem, rows: newRows(sets, stmts, a.c.connector.logger())}, nil
+	return &recordReader{refs: 1, schema: schema, conv: conv, mem: a.mem, rows: newRows(sets, stmts, log)}, nil
 }
 
 // appender appends one Go value (non-nil) of a result column to a builder.
@@ -113,7 +126,7 @@ func arrowSchema(cols []planner.Column) (*arrow.Schema, []appender, error) {
 	fields := make([]arrow.Field, len(cols))
 	conv := make([]appender, len(cols))
 	for i, c := range cols {
-		if c.Field.Type != nil && nativeType(c.Field.Type, true) {
+		if c.Field.Type != nil && nativeType(c.Field.Type) {
 			f := arrow.Field{Name: c.Name, Type: c.Field.Type, Nullable: c.Nullable, Metadata: c.Field.Metadata}
 			fields[i] = f
 			conv[i] = func(b array.Builder, v any) error { return sqltypes.Append(b, f, v) }
@@ -173,27 +186,26 @@ func appendAs[T any, B interface{ Append(V) }, V any](what string, to func(T) V)
 }
 
 // nativeType reports whether values of dt read by sqltypes.Reader append
-// back to a dt builder with sqltypes.Append. Nested values go through their
-// JSON text, so their children are limited to types whose text arrow-go's
-// JSON decoder reads exactly as internal/arrowjson prints it.
-func nativeType(dt arrow.DataType, top bool) bool {
+// back to a dt builder with sqltypes.Append: the scalar types Append
+// writes, and lists, large lists, fixed-size lists and structs of them
+// (whose JSON text Append reads back leaf by leaf).
+func nativeType(dt arrow.DataType) bool {
 	switch t := dt.(type) {
 	case *arrow.BooleanType, *arrow.Int8Type, *arrow.Int16Type, *arrow.Int32Type, *arrow.Int64Type,
 		*arrow.Uint8Type, *arrow.Uint16Type, *arrow.Uint32Type, *arrow.Uint64Type,
-		*arrow.Float32Type, *arrow.Float64Type, *arrow.StringType, *arrow.LargeStringType:
+		*arrow.Float16Type, *arrow.Float32Type, *arrow.Float64Type, *arrow.StringType, *arrow.LargeStringType,
+		*arrow.Decimal128Type, *arrow.BinaryType, *arrow.LargeBinaryType, *arrow.FixedSizeBinaryType,
+		*arrow.Date32Type, *arrow.TimestampType, *arrow.Time64Type, *arrow.DurationType:
 		return true
-	case *arrow.Float16Type, *arrow.Decimal128Type, *arrow.BinaryType, *arrow.LargeBinaryType,
-		*arrow.FixedSizeBinaryType, *arrow.Date32Type, *arrow.TimestampType, *arrow.Time64Type, *arrow.DurationType:
-		return top
 	case *arrow.FixedSizeListType:
-		return nativeType(t.Elem(), false)
+		return nativeType(t.Elem())
 	case *arrow.ListType:
-		return nativeType(t.Elem(), false)
+		return nativeType(t.Elem())
 	case *arrow.LargeListType:
-		return nativeType(t.Elem(), false)
+		return nativeType(t.Elem())
 	case *arrow.StructType:
 		for _, f := range t.Fields() {
-			if !nativeType(f.Type, false) {
+			if !nativeType(f.Type) {
 				return false
 			}
 		}
@@ -277,3 +289,69 @@ func (r *recordReader) RecordBatch() arrow.RecordBatch { return r.cur }
 func (r *recordReader) Record() arrow.RecordBatch { return r.cur }
 
 func (r *recordReader) Err() error { return r.err }
+
+// batchReader hands on the record batches of a result that can be read as
+// the scan's batches (planner.Result.Batches: plain columns of one table,
+// filtered and limited, not ordered or computed): no value is converted.
+type batchReader struct {
+	refs   int64
+	cursor planner.BatchCursor
+	pos    sqlparse.Pos // of the statement, for errors
+	text   string
+	log    *slog.Logger
+	cur    arrow.RecordBatch
+	err    error
+	done   bool
+}
+
+var _ array.RecordReader = (*batchReader)(nil)
+
+func (r *batchReader) Retain() { atomic.AddInt64(&r.refs, 1) }
+
+func (r *batchReader) Release() {
+	if atomic.AddInt64(&r.refs, -1) == 0 {
+		if r.cur != nil {
+			r.cur.Release()
+			r.cur = nil
+		}
+		r.cursor.Close()
+	}
+}
+
+func (r *batchReader) Schema() *arrow.Schema { return r.cursor.Schema() }
+
+// Next reads the next batch of the cursor.
+func (r *batchReader) Next() bool {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	if r.err != nil || r.done {
+		return false
+	}
+	b, err := r.pull()
+	switch {
+	case errors.Is(err, io.EOF):
+		r.done = true
+		return false
+	case err != nil:
+		r.err = newError(err, r.pos, r.text)
+		return false
+	}
+	r.cur = b
+	return true
+}
+
+// pull reads the next batch; a panic while reading becomes an Internal
+// error naming the statement, as under Rows.Next.
+func (r *batchReader) pull() (b arrow.RecordBatch, err error) {
+	defer recoverAsError(&err, r.log, r.pos, r.text)
+	return r.cursor.Next()
+}
+
+func (r *batchReader) RecordBatch() arrow.RecordBatch { return r.cur }
+
+// Record is RecordBatch (the older name arrow-go still requires).
+func (r *batchReader) Record() arrow.RecordBatch { return r.cur }
+
+func (r *batchReader) Err() error { return r.err }

@@ -734,3 +734,24 @@ func TestDurabilityOption(t *testing.T) {
 		t.Errorf("%d schemas after creating 3 with different durabilities", n)
 	}
 }
+
+// TestSubqueryMultipleRowsError: a scalar subquery with two rows, here a
+// correlated one met while rows stream, fails with the typed error of
+// MySQL's ER_SUBQUERY_NO_1_ROW, positioned at the statement.
+func TestSubqueryMultipleRowsError(t *testing.T) {
+	db := openDB(t, "")
+	mustExec(t, db, "CREATE TABLE o (id INT, cust VARCHAR(8)); INSERT INTO o VALUES (1, 'a'), (2, 'b'), (3, 'b')")
+	rows, err := db.Query("SELECT id,\n  (SELECT i.id FROM o AS i WHERE i.cust = o.cust) FROM o")
+	if err == nil {
+		for rows.Next() {
+		}
+		err = rows.Err()
+		rows.Close()
+	}
+	if !errors.Is(err, lancecat.ErrSubqueryMultipleRows) || !errors.Is(err, lancecat.ErrInvalidInput) {
+		t.Fatalf("got %v, want ErrSubqueryMultipleRows", err)
+	}
+	if got := strings1(t, db, "SELECT cust FROM o AS x WHERE id = (SELECT MIN(i.id) FROM o AS i WHERE i.cust = x.cust) ORDER BY cust"); strings.Join(got, ",") != "a,b" {
+		t.Fatalf("correlated MIN: %v", got)
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lancecat/lancecat/catalog"
 	lanceschema "github.com/lancecat/lancecat/lance/schema"
+	"github.com/lancecat/lancecat/planner"
 	"github.com/lancecat/lancecat/sqlparse"
 	"github.com/lancecat/lancecat/storage"
 )
@@ -92,6 +93,10 @@ var (
 
 // ErrSyntax matches SQL syntax errors (Code InvalidInput).
 var ErrSyntax = sqlparse.ErrSyntax
+
+// ErrSubqueryMultipleRows matches MySQL's ER_SUBQUERY_NO_1_ROW (error
+// 1242): a scalar subquery returned more than one row (Code InvalidInput).
+var ErrSubqueryMultipleRows = planner.ErrSubqueryMultipleRows
 
 // newError converts any error of parsing, binding, planning or the catalog
 // into an *Error, positioned at pos (the statement start) unless the error

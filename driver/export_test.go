@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
+
 	"github.com/lancecat/lancecat/storage"
 )
 
@@ -48,4 +50,11 @@ func StoreDurability(db *sql.DB) (storage.Durability, error) {
 		return nil
 	})
 	return d, err
+}
+
+// PassesBatches reports whether an Arrow escape hatch reader hands on the
+// scan's record batches (rather than rebuilding them from rows).
+func PassesBatches(r array.RecordReader) bool {
+	_, ok := r.(*batchReader)
+	return ok
 }

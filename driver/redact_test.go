@@ -43,10 +43,12 @@ func TestSecretsAreRedacted(t *testing.T) {
 	}
 }
 
-// Issue #10 (redaction in every EXPLAIN and SHOW): secrets kept in a catalog — storage options
-// saved as namespace or table properties, SAS URLs in comments and in filter literals — are not
-// printed by SHOW CREATE SCHEMA, SHOW CREATE TABLE, SHOW TABLE STATUS or EXPLAIN; the
-// properties themselves are kept as they are (only their display is redacted).
+// Issue #10 (redaction wherever a value is displayed): secrets kept in a catalog — storage
+// options saved as namespace or table properties, SAS URLs and URLs with passwords in
+// properties and in table and column comments, filter literals — are not printed by
+// information_schema (schemata, tables, columns), SHOW CREATE SCHEMA/TABLE, SHOW TABLE STATUS,
+// SHOW FULL COLUMNS, DESCRIBE, EXPLAIN or an error message; the properties themselves are kept
+// as they are (only their display is redacted), and what is not secret is still shown.
 func TestShowAndExplainRedactSecrets(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
@@ -58,7 +60,8 @@ func TestShowAndExplainRedactSecrets(t *testing.T) {
 	const sasURL = "https://acct.blob.core.windows.net/c/x?sv=2022-11-02&sig=SECRETSIG"
 	for _, stmt := range []string{
 		"CREATE SCHEMA s COMMENT 'copied from " + sasURL + "' WITH PROPERTIES (`storage.azure_storage_sas_token` = 'sv=2022&sig=SECRETTOKEN', source = '" + sasURL + "', owner = 'ml-team')",
-		"CREATE TABLE s.t (id BIGINT, name TEXT) COMMENT 'see " + sasURL + "'",
+		"CREATE TABLE s.t (id BIGINT, name TEXT COMMENT 'mirror of http://svc:COLPASS@10.0.0.1/x?token=COLTOKEN', src TEXT DEFAULT 'https://b.s3.amazonaws.com/k?X-Amz-Signature=DEFAULTSIG') COMMENT 'see " + sasURL + "'",
+		"ALTER SCHEMA s SET PROPERTIES (api_key = 'SQLAPIKEY', ClientSecret = 'SQLCLIENTSECRET', author = 'alice')",
 	} {
 		if _, err := db.ExecContext(ctx, stmt); err != nil {
 			t.Fatalf("%s: %v", stmt, err)
@@ -74,11 +77,16 @@ func TestShowAndExplainRedactSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	secrets := []string{"SECRETSIG", "SECRETTOKEN", "SECRETKEY", "SECRETPASS"}
+	secrets := []string{"SECRETSIG", "SECRETTOKEN", "SECRETKEY", "SECRETPASS", "COLPASS", "COLTOKEN", "SQLAPIKEY", "SQLCLIENTSECRET", "DEFAULTSIG"}
 	for _, q := range []string{
 		"SHOW CREATE SCHEMA s",
 		"SHOW CREATE TABLE s.t",
 		"SHOW TABLE STATUS FROM s",
+		"SHOW FULL COLUMNS FROM s.t",
+		"DESCRIBE s.t",
+		"SELECT * FROM information_schema.schemata WHERE schema_name = 's'",
+		"SELECT * FROM information_schema.tables WHERE table_schema = 's'",
+		"SELECT * FROM information_schema.columns WHERE table_schema = 's'",
 		"EXPLAIN SELECT * FROM s.t WHERE name = '" + sasURL + "'",
 		"EXPLAIN SELECT table_name FROM information_schema.tables WHERE table_comment = '" + sasURL + "'",
 	} {
@@ -90,11 +98,11 @@ func TestShowAndExplainRedactSecrets(t *testing.T) {
 		}
 		// What is not secret is still shown.
 		for _, keep := range []string{"acct.blob.core.windows.net"} {
-			if !strings.Contains(text, keep) && !strings.HasPrefix(q, "SHOW TABLE STATUS") {
+			if !strings.Contains(text, keep) && !strings.HasPrefix(q, "SHOW TABLE STATUS") && !strings.Contains(q, "COLUMNS") && !strings.HasPrefix(q, "DESCRIBE") && !strings.Contains(q, "information_schema.columns") {
 				t.Errorf("%s lost %q:\n%s", q, keep, text)
 			}
 		}
-		if strings.HasPrefix(q, "SHOW CREATE") && !strings.Contains(text, "REDACTED") {
+		if (strings.HasPrefix(q, "SHOW CREATE") || strings.HasPrefix(q, "SELECT")) && !strings.Contains(text, "REDACTED") {
 			t.Errorf("%s shows no REDACTED marker:\n%s", q, text)
 		}
 	}
@@ -103,6 +111,35 @@ func TestShowAndExplainRedactSecrets(t *testing.T) {
 	}
 	if text := queryText(t, db, "SHOW CREATE TABLE s.t"); !strings.Contains(text, "'tier' = 'gold'") {
 		t.Errorf("SHOW CREATE TABLE lost a plain property:\n%s", text)
+	}
+	for q, keep := range map[string][]string{
+		"SELECT properties FROM information_schema.schemata WHERE schema_name = 's'": {`"owner":"ml-team"`, `"author":"alice"`, `"api_key":"REDACTED"`},
+		"SELECT properties FROM information_schema.tables WHERE table_schema = 's'":  {`"tier":"gold"`, `"endpoint":"http://user:REDACTED@127.0.0.1:9000"`},
+		"SHOW FULL COLUMNS FROM s.t": {"http://svc:REDACTED@10.0.0.1/x?token=REDACTED"},
+	} {
+		text := queryText(t, db, q)
+		for _, k := range keep {
+			if !strings.Contains(text, k) {
+				t.Errorf("%s: %q missing:\n%s", q, k, text)
+			}
+		}
+	}
+	// Error messages that echo a statement's literals or a property.
+	for _, q := range []string{
+		"SELECT * FROM s.t WHERE nosuch = '" + sasURL + "'",
+		"ALTER SCHEMA nosuch SET PROPERTIES (source = '" + sasURL + "')",
+		"INSERT INTO s.t (id, name) VALUES ('http://u:SECRETPASS@h/?sig=SECRETSIG', 'x')",
+	} {
+		_, err := db.QueryContext(ctx, q)
+		if err == nil {
+			t.Errorf("%s: no error", q)
+			continue
+		}
+		for _, s := range secrets {
+			if strings.Contains(err.Error(), s) {
+				t.Errorf("%s: the error prints the secret %s: %v", q, s, err)
+			}
+		}
 	}
 	// The catalog keeps the values: redaction is display only.
 	info, err := c.DescribeNamespace(ctx, catalog.Ident{"s"})

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"database/sql"
+	sqldriver "database/sql/driver"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,7 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
+
 	"github.com/lancecat/lancecat/conformance/peer"
+	lancecat "github.com/lancecat/lancecat/driver"
 )
 
 // streamRows is the size of the streaming measurement's table (issue 11).
@@ -118,6 +122,48 @@ func BenchmarkStream2_5M(b *testing.B) {
 			}
 		})
 	}
+	// The same read through the Arrow escape hatch (record batches, as
+	// the peer's toArrow returns), in one connection.
+	b.Run("SelectAllArrow", func(b *testing.B) {
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer conn.Close()
+		runtime.GC()
+		canPeak := resetPeakRSS()
+		start, cpu0 := time.Now(), cpuTime()
+		for i := 0; i < b.N; i++ {
+			var n, idSum int64
+			err := conn.Raw(func(dc any) error {
+				a, err := lancecat.NewArrowFromConn(dc.(sqldriver.Conn))
+				if err != nil {
+					return err
+				}
+				rdr, err := a.QueryContext(ctx, "SELECT id, s FROM t")
+				if err != nil {
+					return err
+				}
+				defer rdr.Release()
+				for rdr.Next() {
+					rec := rdr.RecordBatch()
+					n += rec.NumRows()
+					for _, id := range rec.Column(0).(*array.Int64).Int64Values() {
+						idSum += id
+					}
+				}
+				return rdr.Err()
+			})
+			if err != nil || n != streamRows || idSum != streamRows*(streamRows-1)/2 {
+				b.Fatalf("%d rows, id sum %d, %v", n, idSum, err)
+			}
+		}
+		b.ReportMetric(float64(streamRows*int64(b.N))/time.Since(start).Seconds(), "rows/s")
+		b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu_s/op")
+		if canPeak {
+			b.ReportMetric(float64(peakRSS())/(1<<20), "peakRSS_MB")
+		}
+	})
 	b.Run("PeerToArrow", func(b *testing.B) {
 		var total int64
 		var secs, cpu float64

@@ -35,24 +35,33 @@ var writeMethod = map[string]string{"s3": "PUT", "az": "PUT", "gs": "POST"}
 //     store is healthy.
 //
 // No error text carries a secret of the server's storage options (keys, SAS signatures).
+// "az-blocks" runs the same with objects written as staged blocks (Options.AzureBlockSize).
 func TestCommitUnderHTTPFaultsOnObjectStores(t *testing.T) {
-	servers := append(objectStoreServers[:len(objectStoreServers):len(objectStoreServers)], struct {
+	servers := append(objectStoreServers[:len(objectStoreServers):len(objectStoreServers)], []struct {
 		name  string
 		start func(testing.TB) *testservers.Server
-	}{"az-sas", func(t testing.TB) *testservers.Server {
+	}{{"az-sas", func(t testing.TB) *testservers.Server {
 		// Azure through an account SAS token: the SDK's errors quote request URLs, and those
 		// carry the token's signature.
 		az := *testservers.Azure(t)
 		az.StorageOptions = az.AzureSASOptions(t)
 		return &az
-	}})
+	}}, {"az-blocks", testservers.Azure}}...)
 	for _, server := range servers {
 		t.Run(server.name, func(t *testing.T) {
 			base := server.start(t)
 			srv, proxy := base.Proxied(t, "0")
 			ctx := context.Background()
 			prefix := fmt.Sprintf("faults-%d", objPrefix.Add(1))
-			c := openOnServer(t, srv, prefix)
+			// az-blocks: every object over 512 bytes is staged in blocks, and the faults on
+			// the version file hit its commit, the conditional Put Block List.
+			var so storage.Options
+			versionPut := versionPutRule(srv.Name)
+			if server.name == "az-blocks" {
+				so.AzureBlockSize = 512
+				versionPut.QueryContains = "comp=blocklist"
+			}
+			c := openOnServerWith(t, srv, prefix, so)
 			if err := c.CreateNamespace(ctx, catalog.Ident{"ns"}, nil); err != nil {
 				t.Fatal(err)
 			}
@@ -84,7 +93,6 @@ func TestCommitUnderHTTPFaultsOnObjectStores(t *testing.T) {
 					t.Errorf("%s: untyped error %v", what, err)
 				}
 			}
-			versionPut := versionPutRule(srv.Name)
 			create := func(name string) error {
 				_, err := c.CreateTable(ctx, catalog.Ident{"ns", name}, eventsSchema(), catalog.CreateTableOptions{})
 				return err
@@ -166,7 +174,7 @@ func TestCommitUnderHTTPFaultsOnObjectStores(t *testing.T) {
 			}
 
 			// 4. Reads of `__manifest` fail with a network error, then recover.
-			reader := openOnServer(t, srv, prefix)
+			reader := openOnServerWith(t, srv, prefix, so)
 			proxy.Set(testservers.FaultRule{Method: "GET", PathContains: catalog.ManifestDir + "/", Fault: testservers.ResetBefore})
 			_, err = reader.ListTables(ctx, catalog.Ident{"ns"}, catalog.ListTablesOptions{})
 			if len(proxy.Fired()) == 0 {

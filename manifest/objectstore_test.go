@@ -29,8 +29,16 @@ var objPrefix atomic.Int64
 // openOnServer opens a catalog on a fresh prefix of an object-store emulator.
 func openOnServer(t *testing.T, srv *testservers.Server, prefix string) *Catalog {
 	t.Helper()
+	return openOnServerWith(t, srv, prefix, storage.Options{})
+}
+
+// openOnServerWith is openOnServer with store options (AzureBlockSize) beyond the server's
+// storage options.
+func openOnServerWith(t *testing.T, srv *testservers.Server, prefix string, so storage.Options) *Catalog {
+	t.Helper()
+	so.StorageOptions = srv.StorageOptions
 	c, err := OpenCatalog(context.Background(), srv.URI(prefix), Options{
-		Storage: storage.Options{StorageOptions: srv.StorageOptions},
+		Storage: so,
 		Catalog: catalog.Options{CommitRetries: 200, RetryBackoff: time.Millisecond},
 	})
 	if err != nil {

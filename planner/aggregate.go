@@ -275,21 +275,35 @@ func planAggregate(env *rowEnv, st *sqlparse.Select, post selectPipeline, mark f
 			c := *n
 			c.X, c.Lo, c.Hi = x, lo, hi
 			return &c, nil
-		case *sqlparse.Subquery, *sqlparse.Exists, *sqlparse.Variable:
-			return n, nil // uncorrelated subqueries and variables are constants
-		case *sqlparse.InList:
+		case *sqlparse.Variable:
+			return n, nil
+		case *sqlparse.Subquery:
+			c := *n
+			return &c, regroup(env, n, &c, rewrite)
+		case *sqlparse.Exists:
+			c := *n
+			return &c, regroup(env, n, &c, rewrite)
+		case *sqlparse.Quantified:
 			x, err := rewrite(n.X)
 			if err != nil {
 				return nil, err
 			}
+			c := *n
+			c.X = x
+			return &c, regroup(env, n, &c, rewrite)
+		case *sqlparse.InList:
 			if n.Subquery != nil {
+				x, err := rewrite(n.X)
+				if err != nil {
+					return nil, err
+				}
 				c := *n
 				c.X = x
-				// The subquery's value is keyed by the original node.
-				if v, ok := env.subq[n]; ok {
-					env.subq[&c] = v
-				}
-				return &c, nil
+				return &c, regroup(env, n, &c, rewrite)
+			}
+			x, err := rewrite(n.X)
+			if err != nil {
+				return nil, err
 			}
 			c := *n
 			c.X = x
@@ -414,7 +428,7 @@ func exprColumn(env *rowEnv, e sqlparse.Expr, label string) Column {
 			return Column{Name: label, DatabaseType: "DOUBLE", Nullable: true}
 		}
 		return bigintNull(label)
-	case *sqlparse.IsNull, *sqlparse.Between, *sqlparse.InList, *sqlparse.Exists, *sqlparse.Like, *sqlparse.IsTruth:
+	case *sqlparse.IsNull, *sqlparse.Between, *sqlparse.InList, *sqlparse.Exists, *sqlparse.Quantified, *sqlparse.Like, *sqlparse.IsTruth:
 		return bigintNull(label)
 	case *sqlparse.Subquery:
 		if c, ok := env.subqueryColumn(n, label); ok {

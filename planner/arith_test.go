@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"cmp"
 	"errors"
 	"math"
 	"reflect"
@@ -53,6 +54,39 @@ func TestArithmetic(t *testing.T) {
 		var ce *catalog.Error
 		if !errors.As(err, &ce) || ce.Code != catalog.CodeInvalidInput {
 			t.Errorf("%v %s %v: err %v, want InvalidInput out of range", c.l, c.op, c.r, err)
+		}
+	}
+}
+
+// TestCompareFloatTotalOrder: the planner orders floats by IEEE totalOrder
+// with -0 equal to 0: a NaN equals itself and sorts above +Inf (a NaN with
+// the sign bit below -Inf), so no NaN equals an ordinary number.
+func TestCompareFloatTotalOrder(t *testing.T) {
+	nan, negNaN := math.NaN(), math.Float64frombits(0xfff8000000000000)
+	negZero := math.Copysign(0, -1)
+	ascending := []float64{negNaN, math.Inf(-1), -1.5, negZero, 0, 2, math.Inf(1), nan}
+	for i, a := range ascending {
+		for j, b := range ascending {
+			want := cmp.Compare(i, j)
+			if (i == 3 && j == 4) || (i == 4 && j == 3) {
+				want = 0 // -0 = 0
+			}
+			if got := compare(a, b); got != want {
+				t.Errorf("compare(%v, %v) = %d, want %d", a, b, got, want)
+			}
+		}
+	}
+	if compare(nan, int64(5)) != 1 || compare(int64(5), nan) != -1 || compare(negZero, int64(0)) != 0 {
+		t.Error("float against integer does not follow the same order")
+	}
+	env := newRowEnv([]Column{{Name: "f", DatabaseType: "DOUBLE"}})
+	for expr, want := range map[string]any{"f = 1": false, "f > 1e308": true, "f <> 1": true, "f = f": true} {
+		st, err := sqlparse.ParseOne("SELECT 1 FROM t WHERE " + expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := env.eval(st.(*sqlparse.Select).Where, []any{nan}); err != nil || got != want {
+			t.Errorf("NaN: %s = %v (%v), want %v", expr, got, err, want)
 		}
 	}
 }

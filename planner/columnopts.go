@@ -18,6 +18,7 @@ import (
 	"github.com/lancecat/lancecat/lance/index"
 	"github.com/lancecat/lancecat/sqlparse"
 	"github.com/lancecat/lancecat/sqltypes"
+	"github.com/lancecat/lancecat/storage"
 )
 
 // Column options live in the Lance schema as field metadata under a
@@ -126,15 +127,15 @@ func appendDefault(fb array.Builder, f arrow.Field, d *sqlparse.ColumnDefault, n
 	return nil
 }
 
-// defaultText is COLUMN_DEFAULT / DESCRIBE's Default for a field: nil when it
-// has none (or defaults to NULL).
+// defaultText is COLUMN_DEFAULT / DESCRIBE's Default for a field as displayed
+// (secrets redacted): nil when it has none (or defaults to NULL).
 func defaultText(f arrow.Field) any {
 	d, err := columnDefault(f)
 	if err != nil || d == nil {
 		return nil
 	}
 	if t, ok := d.Text(); ok {
-		return t
+		return storage.Redact(t) // a default may be a signed URL
 	}
 	return nil
 }

@@ -25,13 +25,14 @@ import (
 // aggregate.go), whose WHERE and scan are the same.
 //
 // cond combines, with AND, OR, NOT, XOR and parentheses, comparisons of
-// columns, literals, arithmetic (arith.go), @@variables and uncorrelated
-// subqueries (subquery.go): =, <=>, <>, !=, <, <=, >, >=, [NOT] IN (list
-// or subquery), [NOT] BETWEEN, IS [NOT] NULL, IS [NOT] TRUE/FALSE, [NOT]
-// LIKE (with ESCAPE), [NOT] EXISTS. Anything else (functions, CASE, ...)
+// columns, literals, arithmetic (arith.go), @@variables, scalar functions
+// (scalarFunctions) and subqueries, correlated or not (subquery.go):
+// =, <=>, <>, !=, <, <=, >, >=, [NOT] IN (list or subquery), [NOT] BETWEEN, IS [NOT] NULL, IS [NOT] TRUE/FALSE, [NOT]
+// LIKE (with ESCAPE), [NOT] EXISTS, op ANY/ALL. Anything else (CASE, ...)
 // fails with CodeUnsupported naming the expression. The select list holds
 // *, such expressions or one COUNT; SELECT DISTINCT is a GROUP BY
-// (distinctAsGroupBy).
+// (distinctAsGroupBy; DISTINCT * and DISTINCT with GROUP BY over a derived
+// table, derived.go). Floats compare in one total order (compareFloat).
 //
 // Execution (datarun.go): one lance/scan scanner over the table's latest
 // version, reading only the columns the query uses. Every top-level
@@ -67,27 +68,34 @@ const DefaultSortMemory = 32 << 20
 type queryPlan interface {
 	run(ctx context.Context, s *Session) (*Result, error)
 	Explain() []string
+	resultColumns() []Column
 }
 
 // planQuery plans a SELECT: over table data when FROM names a table, else
 // over the information_schema views (or no FROM).
 func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan, error) {
-	if err := s.resolveSubqueries(ctx, selectExprs(st)...); err != nil {
+	if len(st.SetOps) > 0 {
+		return nil, notSupportedSelect("set operations (UNION, EXCEPT, INTERSECT)")
+	}
+	if err := s.planSubqueries(ctx, s.lazyScope(ctx, st.From), selectExprs(st)...); err != nil {
 		return nil, err
+	}
+	if distinctOverDerived(st) {
+		return s.planSelect(ctx, distinctDerived(st))
 	}
 	st, err := distinctAsGroupBy(st)
 	if err != nil {
 		return nil, err
 	}
-	if len(st.SetOps) == 0 && st.From != nil {
-		if ts, err := singleTable(st.From); err == nil {
+	if st.From != nil {
+		if ts, err := singleTable(st.From); err == nil && ts.Table != nil {
 			name := ts.Table
 			if len(name) < 2 || !strings.EqualFold(name[0], "information_schema") {
 				return s.planDataSelect(ctx, st, name)
 			}
 		}
 	}
-	p, err := s.planSelect(st)
+	p, err := s.planSelect(ctx, st)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +107,9 @@ func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan
 // (memory grows with the distinct rows, never with the rows scanned), and
 // an ORDER BY outside the select list fails as MySQL's does. With
 // aggregates and no GROUP BY the query has one row and DISTINCT changes
-// nothing; DISTINCT over GROUP BY and DISTINCT * are not supported.
+// nothing. DISTINCT with GROUP BY and DISTINCT * are answered over a
+// derived table before this (distinctOverDerived); the errors below are
+// for a query that did not go that way.
 func distinctAsGroupBy(st *sqlparse.Select) (*sqlparse.Select, error) {
 	if !st.Distinct || len(st.SetOps) > 0 {
 		return st, nil
@@ -171,6 +181,18 @@ func (s *Session) openTableData(ctx context.Context, name sqlparse.Name) (catalo
 
 // openTableID opens the latest version of table id's dataset.
 func (s *Session) openTableID(ctx context.Context, id catalog.Ident) (*dataset.Dataset, error) {
+	if ds, ok := s.pinned[displayName(id)]; ok {
+		return ds, nil
+	}
+	ds, err := s.openLatest(ctx, id)
+	if err == nil && s.pinned != nil {
+		s.pinned[displayName(id)] = ds
+	}
+	return ds, err
+}
+
+// openLatest opens the latest version of table id's dataset.
+func (s *Session) openLatest(ctx context.Context, id catalog.Ident) (*dataset.Dataset, error) {
 	if s.opts.Store == nil {
 		return nil, errorf(catalog.CodeUnsupported, "not supported: reading or writing table data without the catalog's object store (planner.Options.Store)")
 	}
@@ -211,11 +233,9 @@ func (s *Session) planDataSelect(ctx context.Context, st *sqlparse.Select, name 
 	p.env.subq = s.subq
 	used := map[int]bool{}
 	markUsed := func(e sqlparse.Expr) {
-		sqlparse.Inspect(e, func(n sqlparse.Expr) bool {
-			if ref, ok := n.(*sqlparse.ColumnRef); ok {
-				if i, err := p.env.column(ref); err == nil {
-					used[i] = true
-				}
+		p.env.columnRefs(e, func(ref *sqlparse.ColumnRef) bool {
+			if i, err := p.env.column(ref); err == nil {
+				used[i] = true
 			}
 			return true
 		})
@@ -427,10 +447,10 @@ func checkDataCondition(e sqlparse.Expr) error {
 		case *sqlparse.Paren, *sqlparse.ColumnRef, *sqlparse.Literal,
 			*sqlparse.IsNull, *sqlparse.IsTruth, *sqlparse.Between, *sqlparse.Like:
 		case *sqlparse.FuncCall:
-			if x.Aggregate || !isArrayHas(x.Name) {
+			if x.Aggregate || !scalarFunctions[strings.ToLower(x.Name)] {
 				bad = n
 			}
-		case *sqlparse.InList, *sqlparse.Subquery, *sqlparse.Exists, *sqlparse.Variable:
+		case *sqlparse.InList, *sqlparse.Subquery, *sqlparse.Exists, *sqlparse.Quantified, *sqlparse.Variable:
 			// subqueries are resolved before the scan (subquery.go)
 		case *sqlparse.Binary:
 			if !x.Op.IsComparison() && !x.Op.IsLogical() && !isArithmetic(x.Op) {
@@ -449,9 +469,26 @@ func checkDataCondition(e sqlparse.Expr) error {
 		return bad == nil
 	})
 	if bad != nil {
-		return errorf(catalog.CodeUnsupported, "not supported: %s in WHERE over table data (supported: =, <>, <, <=, >, >=, <=>, IN, BETWEEN, IS [NOT] NULL, LIKE, array_has_any, array_has_all, AND, OR, XOR, NOT, +, -, *, /, DIV, %% over columns, literals and subqueries)", bad)
+		return errorf(catalog.CodeUnsupported, "not supported: %s in WHERE over table data (supported: =, <>, <, <=, >, >=, <=>, IN, BETWEEN, IS [NOT] NULL, LIKE, ANY, ALL, AND, OR, XOR, NOT, +, -, *, /, DIV, %%, the functions %s over columns, literals and subqueries)", bad, scalarFunctionList())
 	}
 	return nil
+}
+
+// scalarFunctions are the functions rowEnv.evalFunc evaluates.
+var scalarFunctions = map[string]bool{
+	"lower": true, "lcase": true, "upper": true, "ucase": true, "length": true, "char_length": true,
+	"concat": true, "coalesce": true, "ifnull": true, "array_has_any": true, "array_has_all": true,
+	"database": true, "schema": true, "current_schema": true, "version": true,
+}
+
+// scalarFunctionList names scalarFunctions in upper case, sorted.
+func scalarFunctionList() string {
+	names := make([]string, 0, len(scalarFunctions))
+	for n := range scalarFunctions {
+		names = append(names, strings.ToUpper(n))
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
 }
 
 // isArrayHas reports whether a function is array_has_any or array_has_all
@@ -486,15 +523,16 @@ func indexCandidates(env *rowEnv, schema *arrow.Schema, where sqlparse.Expr) []I
 		}
 		return schema.Field(i).Name, true
 	}
-	// constOf evaluates a literal or a signed literal (-5); ok is false
-	// for anything else and for NULL.
+	// constOf evaluates a literal or arithmetic over literals (-5, 4 + 1:
+	// what a correlated subquery's `i.id = o.id + 1` becomes per outer
+	// row); ok is false for anything else and for NULL.
 	constOf := func(e sqlparse.Expr) (any, bool) {
 		switch x := sqlparse.StripParens(e).(type) {
 		case *sqlparse.Literal:
 			v := literalValue(x)
 			return v, v != nil
-		case *sqlparse.Unary:
-			if _, ok := sqlparse.StripParens(x.X).(*sqlparse.Literal); !ok {
+		case *sqlparse.Unary, *sqlparse.Binary:
+			if !literalArithmetic(x) {
 				return nil, false
 			}
 			v, err := env.eval(x, nil)
@@ -621,6 +659,25 @@ func indexCandidates(env *rowEnv, schema *arrow.Schema, where sqlparse.Expr) []I
 		}
 	}
 	return out
+}
+
+// literalArithmetic reports whether e is literals combined by signs and
+// arithmetic operators only.
+func literalArithmetic(e sqlparse.Expr) bool {
+	ok := true
+	sqlparse.Inspect(e, func(n sqlparse.Expr) bool {
+		switch x := n.(type) {
+		case *sqlparse.Literal, *sqlparse.Paren:
+		case *sqlparse.Unary:
+			ok = x.Op == sqlparse.OpNeg || x.Op == sqlparse.OpPlus
+		case *sqlparse.Binary:
+			ok = isArithmetic(x.Op)
+		default:
+			ok = false
+		}
+		return ok
+	})
+	return ok
 }
 
 // likePrefix returns the literal prefix of a pattern of the form

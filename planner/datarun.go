@@ -19,7 +19,9 @@ import (
 // every row, streams unordered results, keeps a top-k for ORDER BY ...
 // LIMIT and sorts within the budget (Options.MaxRows rows and
 // Options.SortMemory bytes) otherwise, spilling sorted runs beyond it
-// (spill.go) unless Options.NoSpill.
+// (spill.go) unless Options.NoSpill. An unordered result of plain columns
+// can instead be read as the scan's record batches (batches.go), for the
+// driver's Arrow escape hatch.
 
 // run executes the plan.
 func (p *dataPlan) run(ctx context.Context, s *Session) (*Result, error) {
@@ -37,7 +39,15 @@ func (p *dataPlan) run(ctx context.Context, s *Session) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return p.execute(ctx, p.scanRows(ctx, sc))
+	res, err := p.execute(ctx, p.scanRows(ctx, sc))
+	if err == nil && res.Streamed() {
+		if schema, cols, ok := p.batchProjection(); ok {
+			res.batches = func() BatchCursor {
+				return newBatchCursor(schema, p.batches(ctx, sc, schema, cols))
+			}
+		}
+	}
+	return res, err
 }
 
 // scanner builds the scan: columns read, LIMIT/OFFSET when pushable, and

@@ -33,14 +33,15 @@ import (
 //
 // UPDATE evaluates SET expressions on the row as it was (MySQL evaluates
 // left to right on the changing row; lancecat's SET expressions are
-// literals, column references, arithmetic (SET n = n + 1), uncorrelated
-// subqueries and DEFAULT, where the two agree except for a column assigned
+// literals, column references, arithmetic (SET n = n + 1), functions
+// (SET name = UPPER(name)), subqueries (correlated ones read the row as it
+// was) and DEFAULT, where the two agree except for a column assigned
 // and then read in one statement). It keeps UNIQUE
 // columns unique and the matching rows in memory (bounded by MaxRows).
 // Neither can be part of a transaction.
 
 // dmlTarget opens a DELETE/UPDATE table and checks its WHERE.
-func (s *Session) dmlTarget(ctx context.Context, name sqlparse.Name, where sqlparse.Expr) (catalog.Ident, *dataset.Dataset, *arrow.Schema, *rowEnv, error) {
+func (s *Session) dmlTarget(ctx context.Context, name sqlparse.Name, where sqlparse.Expr, set ...sqlparse.Assignment) (catalog.Ident, *dataset.Dataset, *arrow.Schema, *rowEnv, error) {
 	if len(name) >= 2 && strings.EqualFold(name[0], "information_schema") {
 		return nil, nil, nil, nil, errorf(catalog.CodeInvalidInput, "information_schema views are read-only")
 	}
@@ -56,7 +57,11 @@ func (s *Session) dmlTarget(ctx context.Context, name sqlparse.Name, where sqlpa
 	for i, f := range schema.Fields() {
 		cols[i] = dataColumn(f, "")
 	}
-	if err := s.resolveSubqueries(ctx, where); err != nil {
+	exprs := []sqlparse.Expr{where}
+	for _, a := range set {
+		exprs = append(exprs, a.Value)
+	}
+	if err := s.planSubqueries(ctx, func() (*scope, error) { return newScope(name[len(name)-1], cols), nil }, exprs...); err != nil {
 		return nil, nil, nil, nil, err
 	}
 	env := newRowEnv(cols)
@@ -92,12 +97,10 @@ func (s *Session) openDMLScan(ctx context.Context, ds *dataset.Dataset, schema *
 	d := &dmlScan{at: make([]int, schema.NumFields())}
 	if where != nil {
 		seen := map[int]bool{}
-		sqlparse.Inspect(where, func(n sqlparse.Expr) bool {
-			if ref, ok := n.(*sqlparse.ColumnRef); ok {
-				if i, err := env.column(ref); err == nil && !seen[i] {
-					seen[i] = true
-					d.read = append(d.read, i)
-				}
+		env.columnRefs(where, func(ref *sqlparse.ColumnRef) bool {
+			if i, err := env.column(ref); err == nil && !seen[i] {
+				seen[i] = true
+				d.read = append(d.read, i)
 			}
 			return true
 		})
@@ -210,7 +213,7 @@ func rowChangeError(verb string, id catalog.Ident, err error) error {
 }
 
 func (s *Session) updateRows(ctx context.Context, st *sqlparse.Update) (*Result, error) {
-	id, ds, schema, env, err := s.dmlTarget(ctx, st.Table, st.Where)
+	id, ds, schema, env, err := s.dmlTarget(ctx, st.Table, st.Where, st.Set...)
 	if err != nil {
 		return nil, err
 	}
@@ -357,14 +360,15 @@ func errorsIsConflict(err error) bool { return errors.Is(err, dataset.ErrCommitC
 func (s *Session) explainDML(ctx context.Context, st sqlparse.Statement) (*Result, error) {
 	var name sqlparse.Name
 	var where sqlparse.Expr
+	var set []sqlparse.Assignment
 	verb := "Delete"
 	switch x := st.(type) {
 	case *sqlparse.Delete:
 		name, where = x.Table, x.Where
 	case *sqlparse.Update:
-		name, where, verb = x.Table, x.Where, "Update"
+		name, where, verb, set = x.Table, x.Where, "Update", x.Set
 	}
-	id, ds, schema, env, err := s.dmlTarget(ctx, name, where)
+	id, ds, schema, env, err := s.dmlTarget(ctx, name, where, set...)
 	if err != nil {
 		return nil, err
 	}
@@ -393,6 +397,18 @@ func (s *Session) explainDML(ctx context.Context, st sqlparse.Statement) (*Resul
 			}
 		}
 	}
+	// The subqueries of WHERE (and SET), planned, not run.
+	exprs := []sqlparse.Expr{where}
+	if u, ok := st.(*sqlparse.Update); ok {
+		for _, a := range u.Set {
+			exprs = append(exprs, a.Value)
+		}
+	}
+	sub, err := s.explainSubqueries(ctx, env.subq, 1, exprs...)
+	if err != nil {
+		return nil, err
+	}
+	lines = append(lines, sub...)
 	rows := make([][]any, len(lines))
 	for i, l := range lines {
 		rows[i] = []any{l}

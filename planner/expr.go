@@ -1,8 +1,10 @@
 package planner
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -22,8 +24,11 @@ type rowEnv struct {
 	exact map[string]int // name -> position (wins over a case-insensitive match)
 	// session answers DATABASE() and friends (nil: they are NULL).
 	session *Session
-	// subq holds the values of the statement's (uncorrelated) subqueries.
+	// subq holds the statement's planned subqueries (subquery.go).
 	subq subqueryValues
+	// checking: check is evaluating on a row of NULLs at planning time,
+	// when subqueries must not run.
+	checking bool
 }
 
 func newRowEnv(cols []Column) *rowEnv {
@@ -64,6 +69,8 @@ func (env *rowEnv) check(e sqlparse.Expr) error {
 	if err != nil {
 		return err
 	}
+	env.checking = true
+	defer func() { env.checking = false }()
 	_, err = env.eval(e, make([]any, len(env.cols)))
 	return err
 }
@@ -202,11 +209,11 @@ func (env *rowEnv) eval(e sqlparse.Expr, row []any) (any, error) {
 			return nil, err
 		}
 		if n.Subquery != nil {
-			sq, err := env.subqueryOf(n)
+			sq, err := env.subqueryOf(n, row)
 			if err != nil {
 				return nil, err
 			}
-			return evalIn(v, sq.list, n.Not), nil
+			return sq.in(v, n.Not), nil
 		}
 		if v == nil {
 			return nil, nil
@@ -230,15 +237,31 @@ func (env *rowEnv) eval(e sqlparse.Expr, row []any) (any, error) {
 		}
 		return n.Not, nil
 	case *sqlparse.Subquery:
-		sq, err := env.subqueryOf(n)
+		sq, err := env.subqueryOf(n, row)
 		if err != nil {
 			return nil, err
 		}
 		return sq.scalar, nil
+	case *sqlparse.Quantified:
+		v, err := env.eval(n.X, row)
+		if err != nil {
+			return nil, err
+		}
+		sq, err := env.subqueryOf(n, row)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case n.Op == sqlparse.OpEQ && !n.All: // = ANY is IN
+			return sq.in(v, false), nil
+		case n.Op == sqlparse.OpNE && n.All: // <> ALL is NOT IN
+			return sq.in(v, true), nil
+		}
+		return evalQuantified(v, n.Op, n.All, sq.list), nil
 	case *sqlparse.Variable:
 		return env.session.variableValue(n)
 	case *sqlparse.Exists:
-		sq, err := env.subqueryOf(n)
+		sq, err := env.subqueryOf(n, row)
 		if err != nil {
 			return nil, err
 		}
@@ -510,15 +533,26 @@ func compare(a, b any) int {
 		if !bNum {
 			bf, _ = strconv.ParseFloat(strings.TrimSpace(toString(b)), 64)
 		}
-		switch {
-		case af < bf:
-			return -1
-		case af > bf:
-			return 1
-		}
-		return 0
+		return compareFloat(af, bf)
 	}
 	return strings.Compare(toString(a), toString(b))
+}
+
+// compareFloat is the planner's total order of floats: IEEE 754 totalOrder
+// (the order of Lance's BTREE and BITMAP indices, Rust's f64::total_cmp),
+// except that -0 equals 0 as SQL requires. So a NaN equals a NaN with the
+// same bits and sorts above +Infinity (below -Infinity when its sign bit is
+// set, as NaN results of x86 arithmetic can be); every interval of this
+// order is an interval of totalOrder, which is what lets an index answer
+// float ranges and equalities (index.go).
+func compareFloat(a, b float64) int {
+	if a == 0 && b == 0 {
+		return 0 // -0 = 0
+	}
+	ia, ib := int64(math.Float64bits(a)), int64(math.Float64bits(b))
+	ia ^= int64(uint64(ia>>63) >> 1)
+	ib ^= int64(uint64(ib>>63) >> 1)
+	return cmp.Compare(ia, ib)
 }
 
 // compareExact orders integers of either signedness exactly, times as

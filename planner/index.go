@@ -135,9 +135,11 @@ type IndexLookup interface {
 // (MySQL semantics): integer columns against numbers (a fractional range
 // bound rounds to the integers it admits), strings and binaries against
 // string literals (byte-wise, as the planner compares), booleans against
-// 0/1 and TRUE/FALSE (equality only), float64 columns against non-zero
-// numbers (equality only: the index orders -0 and 0 apart, and NaN after
-// every number where the planner's comparison does not order it). IS NULL
+// 0/1 and TRUE/FALSE (equality only), float64 columns against numbers
+// (equality and ranges: the planner orders floats as the index does, by
+// IEEE totalOrder, except that -0 equals 0, so a zero becomes the range
+// [-0, +0] or the bound on the right side of both zeros; see
+// compareFloat). IS NULL
 // is served on every indexed column. LABEL_LIST answers array_has_any and
 // array_has_all on lists of strings (string labels) or integers (integer
 // labels). Other types (dates and times against string literals, float32,
@@ -240,20 +242,19 @@ func indexQuery(t arrow.DataType, pred IndexPredicate) (index.Query, bool) {
 			return nil, false, false
 		}
 	case arrow.FLOAT64:
-		conv = func(v any) (any, bool, bool) {
-			switch x := v.(type) {
-			case int64:
-				if x == 0 || x >= 1<<53 || x <= -(1<<53) {
-					return nil, false, false
-				}
-				return float64(x), true, true
-			case float64:
-				if x == 0 || math.IsNaN(x) {
-					return nil, false, false
-				}
-				return x, true, true
+		// A zero equals both -0 and +0 (compareFloat): = 0 is the range
+		// [-0, +0] of the index's totalOrder; IN with a zero is scanned.
+		if pred.Op == IndexEqual && len(pred.Values) == 1 {
+			if f, ok := floatOf(pred.Values[0]); ok && f == 0 {
+				return index.Range(&index.Bound{Value: math.Copysign(0, -1), Inclusive: true}, &index.Bound{Value: 0.0, Inclusive: true}), true
 			}
-			return nil, false, false
+		}
+		conv = func(v any) (any, bool, bool) {
+			f, ok := floatOf(v)
+			if !ok || f == 0 {
+				return nil, false, false
+			}
+			return f, true, true
 		}
 	case arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.LARGE_BINARY:
 		conv = func(v any) (any, bool, bool) {
@@ -325,6 +326,23 @@ func rangeQuery(t arrow.DataType, pred IndexPredicate) (index.Query, bool) {
 			s, ok := b.Value.(string)
 			return &index.Bound{Value: s, Inclusive: b.Inclusive}, ok
 		}
+	case arrow.FLOAT64:
+		// The planner's float order is the index's totalOrder with -0 and
+		// +0 merged (compareFloat): a zero bound becomes the zero on the
+		// side that keeps both zeros in (inclusive) or out (exclusive).
+		conv = func(b *IndexBound, lower bool) (*index.Bound, bool) {
+			f, ok := floatOf(b.Value)
+			if !ok {
+				return nil, false
+			}
+			if f == 0 {
+				f = 0
+				if lower == b.Inclusive {
+					f = math.Copysign(0, -1) // >= 0 from -0; < 0 below -0
+				}
+			}
+			return &index.Bound{Value: f, Inclusive: b.Inclusive}, true
+		}
 	default:
 		return index.Query{}, false
 	}
@@ -341,6 +359,22 @@ func rangeQuery(t arrow.DataType, pred IndexPredicate) (index.Query, bool) {
 		}
 	}
 	return index.Range(lo, hi), true
+}
+
+// floatOf converts a literal compared with a DOUBLE column to the float64
+// the planner compares (integers exact below 2^53 in magnitude); ok is
+// false for anything else and for NaN (no SQL literal is one).
+func floatOf(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int64:
+		if x >= 1<<53 || x <= -(1<<53) {
+			return 0, false
+		}
+		return float64(x), true
+	case float64:
+		return x, !math.IsNaN(x)
+	}
+	return 0, false
 }
 
 // labelQuery converts array_has_any/all over a list column: string

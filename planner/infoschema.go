@@ -146,7 +146,8 @@ func (v *infoView) plainColumns() []Column {
 // selectPipeline.
 type selectPlan struct {
 	selectPipeline           // over the view's columns
-	view           *infoView // nil: SELECT without FROM
+	view           *infoView // nil: SELECT without FROM or over a derived table
+	derived        *derivedTable
 	// Push-down: nil means "all"; an empty non-nil slice means "none".
 	namespaces []catalog.Ident
 	names      []string
@@ -177,33 +178,44 @@ func checkSelectShape(st *sqlparse.Select) error {
 	return nil
 }
 
-func (s *Session) planSelect(st *sqlparse.Select) (*selectPlan, error) {
-	if err := checkSelectShape(st); err != nil {
-		return nil, err
-	}
+func (s *Session) planSelect(ctx context.Context, st *sqlparse.Select) (*selectPlan, error) {
 	p := &selectPlan{selectPipeline: s.newPipeline("a SELECT without FROM")}
 	if st.From != nil {
 		ts, err := singleTable(st.From)
 		if err != nil {
 			return nil, err
 		}
-		name := ts.Table
-		if len(name) == 2 && strings.EqualFold(name[0], "information_schema") {
-			if v, ok := infoViews[strings.ToLower(name[1])]; ok {
-				p.view = v
+		if ts.Subquery != nil {
+			if p.derived, err = s.planDerived(ctx, ts); err != nil {
+				return nil, err
 			}
-		}
-		if p.view == nil {
-			if len(name) >= 2 && strings.EqualFold(name[0], "information_schema") {
-				return nil, errorf(catalog.CodeUnsupported, "not supported: information_schema.%s (views: schemata, tables, columns, statistics, key_column_usage)", strings.ToLower(name[len(name)-1]))
+			if st.Distinct {
+				st = distinctAll(st, p.derived.cols)
 			}
-			return nil, errorf(catalog.CodeUnsupported, "not supported: SELECT from table data (%s); only information_schema.schemata, .tables and .columns can be queried yet", name)
+			p.env = newRowEnv(p.derived.cols)
+			p.source = "the derived table " + sqlparse.QuoteIdent(ts.Alias)
+		} else {
+			name := ts.Table
+			if len(name) == 2 && strings.EqualFold(name[0], "information_schema") {
+				if v, ok := infoViews[strings.ToLower(name[1])]; ok {
+					p.view = v
+				}
+			}
+			if p.view == nil {
+				if len(name) >= 2 && strings.EqualFold(name[0], "information_schema") {
+					return nil, errorf(catalog.CodeUnsupported, "not supported: information_schema.%s (views: schemata, tables, columns, statistics, key_column_usage)", strings.ToLower(name[len(name)-1]))
+				}
+				return nil, errorf(catalog.CodeUnsupported, "not supported: SELECT from table data (%s); only information_schema.schemata, .tables and .columns can be queried yet", name)
+			}
+			p.env = newRowEnv(p.view.plainColumns())
+			p.level = p.view.minLevel
+			p.source = "information_schema." + p.view.name
 		}
-		p.env = newRowEnv(p.view.plainColumns())
-		p.level = p.view.minLevel
-		p.source = "information_schema." + p.view.name
 	} else {
 		p.env = newRowEnv(nil)
+	}
+	if err := checkSelectShape(st); err != nil {
+		return nil, err
 	}
 	p.env.session = s
 	p.env.subq = s.subq
@@ -217,6 +229,13 @@ func (s *Session) planSelect(st *sqlparse.Select) (*selectPlan, error) {
 	}
 	for _, f := range st.Items {
 		if f.Star {
+			if p.derived != nil {
+				for _, c := range p.derived.cols {
+					p.fields = append(p.fields, selectField{col: c, expr: &sqlparse.ColumnRef{Column: c.Name}})
+					p.outCols = append(p.outCols, c)
+				}
+				continue
+			}
 			if p.view == nil {
 				return nil, errorf(catalog.CodeInvalidInput, "SELECT * needs a FROM clause")
 			}
@@ -246,7 +265,7 @@ func (s *Session) planSelect(st *sqlparse.Select) (*selectPlan, error) {
 		markColumns(f.Expr, used, p.env)
 	}
 	if st.Where != nil {
-		if p.view == nil {
+		if p.view == nil && p.derived == nil {
 			return nil, notSupportedSelect("WHERE without FROM")
 		}
 		p.where = st.Where
@@ -254,7 +273,9 @@ func (s *Session) planSelect(st *sqlparse.Select) (*selectPlan, error) {
 			return nil, err
 		}
 		markColumns(st.Where, used, p.env)
-		p.pushDown(st.Where)
+		if p.view != nil {
+			p.pushDown(st.Where)
+		}
 	}
 	for _, item := range st.OrderBy {
 		e := item.Expr
@@ -306,7 +327,7 @@ func (s *Session) planSelect(st *sqlparse.Select) (*selectPlan, error) {
 func (p *selectPlan) planGrouped(s *Session, st *sqlparse.Select, used map[string]bool) error {
 	mark := func(e sqlparse.Expr) { markColumns(e, used, p.env) }
 	if st.Where != nil {
-		if p.view == nil {
+		if p.view == nil && p.derived == nil {
 			return notSupportedSelect("WHERE without FROM")
 		}
 		if containsAggregate(st.Where) {
@@ -317,7 +338,9 @@ func (p *selectPlan) planGrouped(s *Session, st *sqlparse.Select, used map[strin
 		}
 		p.where = st.Where
 		mark(st.Where)
-		p.pushDown(st.Where)
+		if p.view != nil {
+			p.pushDown(st.Where)
+		}
 	}
 	post := s.newPipeline(p.source)
 	if err := setLimit(&post, st.Limit); err != nil {
@@ -407,6 +430,9 @@ func (p *selectPlan) fieldColumn(f sqlparse.SelectItem) (Column, error) {
 	if err := p.env.check(f.Expr); err != nil {
 		return Column{}, err
 	}
+	if p.env.hasSubquery(f.Expr) {
+		return exprColumn(p.env, f.Expr, label), nil // typed without running it
+	}
 	v, _ := p.env.eval(f.Expr, make([]any, len(p.env.cols)))
 	switch v.(type) {
 	case int64, bool:
@@ -418,25 +444,20 @@ func (p *selectPlan) fieldColumn(f sqlparse.SelectItem) (Column, error) {
 }
 
 func markColumns(e sqlparse.Expr, used map[string]bool, env *rowEnv) {
-	sqlparse.Inspect(e, func(n sqlparse.Expr) bool {
-		if ref, ok := n.(*sqlparse.ColumnRef); ok {
-			if i, err := env.column(ref); err == nil {
-				used[strings.ToLower(env.cols[i].Name)] = true
-			}
+	env.columnRefs(e, func(ref *sqlparse.ColumnRef) bool {
+		if i, err := env.column(ref); err == nil {
+			used[strings.ToLower(env.cols[i].Name)] = true
 		}
 		return true
 	})
 }
 
-// singleTable returns the one table a query reads, refusing joins and
-// subqueries in FROM.
+// singleTable returns the one table or derived table a query reads,
+// refusing joins.
 func singleTable(from sqlparse.FromItem) (*sqlparse.TableSource, error) {
 	ts, ok := from.(*sqlparse.TableSource)
 	if !ok {
 		return nil, notSupportedSelect("joins")
-	}
-	if ts.Subquery != nil {
-		return nil, notSupportedSelect("subqueries in FROM")
 	}
 	return ts, nil
 }
@@ -655,6 +676,14 @@ func (p *selectPlan) Explain() []string {
 	if p.where != nil {
 		add("Filter " + p.where.String())
 	}
+	if p.derived != nil {
+		add("DerivedTable " + sqlparse.QuoteIdent(p.derived.alias) + " (streams the rows of:)")
+		depth := len(lines)
+		for _, l := range p.derived.explain {
+			lines = append(lines, strings.Repeat("  ", depth)+l)
+		}
+		return lines
+	}
 	if p.view == nil {
 		add("OneRow")
 		return lines
@@ -801,29 +830,14 @@ func (s *Session) explain(ctx context.Context, st *sqlparse.Explain) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	switch x := p.(type) {
-	case *selectPlan:
-		if err := x.explainReads(ctx, s); err != nil {
-			return nil, err
-		}
-	case *dataPlan:
-		if err := x.prepareExplain(ctx); err != nil {
-			return nil, err
-		}
+	lines, err := s.explainPlan(ctx, p, s.subq, sel, 0)
+	if err != nil {
+		return nil, err
 	}
 	var rows [][]any
-	for _, l := range p.Explain() {
+	for _, l := range lines {
 		// Filters quote literals, and a literal may be a URL with a SAS signature.
 		rows = append(rows, []any{storage.Redact(l)})
-	}
-	// The query's own subqueries ran once while it was planned (subquery.go).
-	for _, e := range selectExprs(sel) {
-		sqlparse.Inspect(e, func(n sqlparse.Expr) bool {
-			if _, ok := s.subq[n]; ok {
-				rows = append(rows, []any{"Subquery " + n.String() + ": run once before the query"})
-			}
-			return true
-		})
 	}
 	return rowsResult([]Column{varchar("plan")}, rows), nil
 }
@@ -831,6 +845,9 @@ func (s *Session) explain(ctx context.Context, st *sqlparse.Explain) (*Result, e
 // run executes the plan: the view's rows (materialized by the catalog
 // listing) go through the pipeline, and the result is materialized too.
 func (p *selectPlan) run(ctx context.Context, s *Session) (*Result, error) {
+	if p.derived != nil {
+		return p.runDerived(ctx, s)
+	}
 	rows := [][]any{{}}
 	if p.view != nil {
 		var err error
@@ -860,20 +877,24 @@ func compareNullsFirst(a, b any) int {
 	return compare(a, b)
 }
 
+// propertiesJSON renders properties (or field metadata) as the JSON object
+// information_schema shows, with secrets redacted by storage's one rule.
 func propertiesJSON(props map[string]string) any {
 	if len(props) == 0 {
 		return nil
 	}
-	b, err := json.Marshal(props) // map keys are sorted
+	b, err := json.Marshal(storage.RedactOptions(props)) // map keys are sorted
 	if err != nil {
 		return nil
 	}
 	return string(b)
 }
 
+// propOrNull is a property's displayed value (secrets redacted), NULL when
+// it is not set.
 func propOrNull(props map[string]string, k string) any {
 	if v, ok := props[k]; ok {
-		return v
+		return storage.RedactProperty(k, v)
 	}
 	return nil
 }
@@ -951,6 +972,7 @@ func (p *selectPlan) scan(ctx context.Context, s *Session) ([][]any, error) {
 			}
 			for i, f := range d.Schema.Fields() {
 				comment, _ := sqltypes.FieldMeta(f, CommentKey)
+				comment = storage.Redact(comment)
 				// CHARACTER_MAXIMUM_LENGTH is the declared n of a
 				// VARCHAR(n) (GORM's migrator compares it with the
 				// model's size); other strings have no maximum (NULL).

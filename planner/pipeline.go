@@ -71,6 +71,9 @@ type orderKey struct {
 	desc bool
 }
 
+// resultColumns describes the result's columns.
+func (p *selectPipeline) resultColumns() []Column { return p.outCols }
+
 func (p *selectPipeline) tooMany() error {
 	return errorf(catalog.CodeInvalidInput, "ORDER BY over %s would sort more than %d rows in memory (Options.MaxRows, the sort budget); add a LIMIT (a top-k keeps only LIMIT+OFFSET rows) or a narrower WHERE", p.source, p.maxRows)
 }

@@ -79,6 +79,9 @@ type Result struct {
 	LastInsertID int64
 	// stream is the cursor of a streamed result (nil: materialized).
 	stream RowCursor
+	// batches, when set, opens the same rows as record batches in their
+	// stored types (batches.go): Batches takes it instead of stream.
+	batches func() BatchCursor
 }
 
 // RowCursor streams the rows of a result set in batches, as the consumer
@@ -97,7 +100,7 @@ type RowCursor interface {
 func (r *Result) Cursor() RowCursor {
 	if r.stream != nil {
 		c := r.stream
-		r.stream = nil
+		r.stream, r.batches = nil, nil
 		return c
 	}
 	return &sliceCursor{rows: r.Rows}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/lancecat/lancecat/catalog"
+	"github.com/lancecat/lancecat/lance/dataset"
 	"github.com/lancecat/lancecat/sqlparse"
 	"github.com/lancecat/lancecat/storage"
 )
@@ -55,6 +56,10 @@ type Session struct {
 	// subq holds the results of the subqueries of the statement being
 	// planned (subquery.go); rowEnvs built meanwhile take it.
 	subq subqueryValues
+	// pinned, when set, keeps the datasets opened by name (displayName) so
+	// that the runs of a correlated subquery read one version each and
+	// open it once (subquery.go).
+	pinned map[string]*dataset.Dataset
 }
 
 // txState is an open transaction: the catalog changes collected so far, to

@@ -189,16 +189,6 @@ func statusRow(name string, d catalog.TableDescription) []any {
 	return []any{name, "Lance", version, nrows, storage.Redact(d.URI), yesNo(d.DeclaredOnly), comment}
 }
 
-// shownProperty is a property value as SHOW prints it: the value of a property named like a
-// secret (a storage option someone kept in the catalog: "storage.azure_storage_sas_token") is
-// replaced, and secrets inside any other value (a URL's "sig=") are redacted.
-func shownProperty(key, value string) string {
-	if storage.IsSecretOption(key) {
-		return storage.Redacted
-	}
-	return storage.Redact(value)
-}
-
 func (s *Session) describeForColumns(ctx context.Context, n sqlparse.Name) (catalog.Ident, catalog.TableDescription, error) {
 	id, err := s.tableIdent(n)
 	if err != nil {
@@ -227,7 +217,7 @@ func (s *Session) showColumns(ctx context.Context, st *sqlparse.ShowColumns) (*R
 			row := []any{f.Name, typeName(f), yesNo(f.Nullable), columnKey(f, indexed), defaultText(f), extraText(f)}
 			if st.Full {
 				c, _ := sqltypes.FieldMeta(f, CommentKey)
-				row = append(row, c)
+				row = append(row, storage.Redact(c))
 			}
 			rows = append(rows, row)
 		}
@@ -282,10 +272,10 @@ func createTableSQL(id catalog.Ident, d catalog.TableDescription, indices []inde
 			b.WriteString(" AUTO_INCREMENT")
 		}
 		if text, ok := sqltypes.FieldMeta(f, DefaultKey); ok {
-			b.WriteString(" DEFAULT " + text)
+			b.WriteString(" DEFAULT " + storage.Redact(text))
 		}
 		if c, ok := sqltypes.FieldMeta(f, CommentKey); ok {
-			b.WriteString(" COMMENT " + quoteString(c))
+			b.WriteString(" COMMENT " + quoteString(storage.Redact(c)))
 		}
 		if extra := otherMeta(f); extra != "" {
 			b.WriteString(" /* metadata: " + extra + " */")
@@ -320,7 +310,7 @@ func createTableSQL(id catalog.Ident, d catalog.TableDescription, indices []inde
 	var props []string
 	for _, k := range sortedKeys(d.Properties) {
 		if k != CommentKey {
-			props = append(props, quoteString(k)+" = "+quoteString(shownProperty(k, d.Properties[k])))
+			props = append(props, quoteString(k)+" = "+quoteString(storage.RedactProperty(k, d.Properties[k])))
 		}
 	}
 	if len(props) > 0 {
@@ -342,11 +332,11 @@ func otherMeta(f arrow.Field) string {
 			// The JSON extension is rendered by the type; any other
 			// extension is shown.
 			if k == lanceschema.ArrowExtensionNameKey && !sqltypes.IsJSON(f) {
-				parts = append(parts, quoteString(k)+" = "+quoteString(m[k]))
+				parts = append(parts, quoteString(k)+" = "+quoteString(storage.RedactProperty(k, m[k])))
 			}
 			continue
 		}
-		parts = append(parts, quoteString(k)+" = "+quoteString(m[k]))
+		parts = append(parts, quoteString(k)+" = "+quoteString(storage.RedactProperty(k, m[k])))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -374,7 +364,7 @@ func CreateSchemaSQL(ns catalog.Ident, props map[string]string) string {
 	var parts []string
 	for _, k := range sortedKeys(props) {
 		if k != CommentKey {
-			parts = append(parts, quoteString(k)+" = "+quoteString(shownProperty(k, props[k])))
+			parts = append(parts, quoteString(k)+" = "+quoteString(storage.RedactProperty(k, props[k])))
 		}
 	}
 	if len(parts) > 0 {

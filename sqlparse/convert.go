@@ -442,7 +442,23 @@ func (c *converter) expr(e ast.ExprNode) (Expr, error) {
 	case *ast.RowExpr:
 		return nil, c.notSupportedAt(n, "row constructors")
 	case *ast.CompareSubqueryExpr:
-		return nil, c.notSupportedAt(n, "ANY / ALL subqueries")
+		op, ok := binaryOps[n.Op]
+		if !ok || !op.IsComparison() || op == OpNullEQ {
+			return nil, c.notSupportedAt(n, "operator %s with ANY / ALL", n.Op)
+		}
+		sq, ok := n.R.(*ast.SubqueryExpr)
+		if !ok {
+			return nil, c.notSupportedAt(n, "ANY / ALL over %T", n.R)
+		}
+		x, err := c.expr(n.L)
+		if err != nil {
+			return nil, err
+		}
+		q, err := c.resultSet(sq.Query, stmtBase{pos: c.pos(sq.OriginTextPosition())})
+		if err != nil {
+			return nil, err
+		}
+		return &Quantified{exprPos: c.exprPos(n), X: x, Op: op, All: n.All, Select: q}, nil
 	case *ast.PatternRegexpExpr:
 		x, err := c.expr(n.Expr)
 		if err != nil {

@@ -280,7 +280,6 @@ func TestConvertRefuses(t *testing.T) {
 		{"SELECT a FROM t WHERE a = (@x := 1)", "line 1 column 28: not supported: assigning a variable in an expression (@x := ...)"},
 		{"SELECT a FROM t WINDOW w AS (ORDER BY a)", "line 1 column 1: not supported: window functions (the WINDOW clause)"},
 		{"SELECT a FROM t WHERE (a, b) = (1, 2)", "line 1 column 23: not supported: row constructors"},
-		{"SELECT a FROM t WHERE a = ANY (SELECT b FROM u)", "line 1 column 23: not supported: ANY / ALL subqueries"},
 		{"SELECT ROW_NUMBER() OVER () FROM t", "line 1 column 8: not supported: window functions"},
 		{"SELECT TRIM(LEADING 'x' FROM a) FROM t", "line 1 column 8: not supported: function TRIM"},
 		{"SELECT GROUP_CONCAT(a) FROM t", "line 1 column 8: not supported: aggregate GROUP_CONCAT"},
@@ -329,5 +328,27 @@ func TestInspect(t *testing.T) {
 	}
 	if refs := st.Tables(); len(refs) != 2 || refs[1].Name.String() != "u" {
 		t.Errorf("tables %+v", refs)
+	}
+}
+
+// TestConvertQuantified: x op ANY|SOME|ALL (SELECT ...) becomes a
+// *Quantified with its operator, quantifier and query.
+func TestConvertQuantified(t *testing.T) {
+	for sql, want := range map[string]string{
+		"SELECT a FROM t WHERE a = ANY (SELECT b FROM u)":  "a = ANY (SELECT b FROM u)",
+		"SELECT a FROM t WHERE a > SOME (SELECT b FROM u)": "a > ANY (SELECT b FROM u)",
+		"SELECT a FROM t WHERE a <= ALL (SELECT b FROM u)": "a <= ALL (SELECT b FROM u)",
+	} {
+		st, err := ParseOne(sql)
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		q, ok := st.(*Select).Where.(*Quantified)
+		if !ok || q.String() != want || q.Select == nil {
+			t.Errorf("%s: %#v (%v), want %s", sql, st.(*Select).Where, st.(*Select).Where, want)
+		}
+		if refs := st.(*Select).Tables(); len(refs) != 2 || refs[1].Name.String() != "u" {
+			t.Errorf("%s: Tables() = %v, want t and u", sql, refs)
+		}
 	}
 }

@@ -8,7 +8,7 @@ import (
 
 // Expr is a scalar expression of a statement. Concrete types: *ColumnRef, *Literal, *Param,
 // *Paren, *Unary, *Binary, *IsNull, *IsTruth, *InList, *Between, *Like, *Regexp, *FuncCall, *Subquery,
-// *Exists, *Variable, *Default (only as a whole value of INSERT ... VALUES) and *ColumnPosition
+// *Exists, *Quantified, *Variable, *Default (only as a whole value of INSERT ... VALUES) and *ColumnPosition
 // (only as a whole ORDER BY or GROUP BY item).
 //
 // Pos is where the expression starts in the original script. String renders it as SQL text in a
@@ -235,6 +235,16 @@ type Subquery struct {
 	Select *Select
 }
 
+// Quantified is X op ANY (SELECT ...) or X op ALL (SELECT ...) (SOME is ANY), op one of =,
+// <>, <, <=, >, >=. X = ANY (...) is X IN (...); X <> ALL (...) is X NOT IN (...).
+type Quantified struct {
+	exprPos
+	X      Expr
+	Op     BinaryOp
+	All    bool
+	Select *Select
+}
+
 // Exists is [NOT] EXISTS (SELECT ...).
 type Exists struct {
 	exprPos
@@ -363,6 +373,13 @@ func (e *FuncCall) String() string {
 }
 
 func (e *Subquery) String() string { return "(" + e.Select.String() + ")" }
+func (e *Quantified) String() string {
+	q := " ANY ("
+	if e.All {
+		q = " ALL ("
+	}
+	return e.X.String() + " " + e.Op.String() + q + e.Select.String() + ")"
+}
 func (e *Exists) String() string {
 	if e.Not {
 		return "NOT EXISTS (" + e.Select.String() + ")"
@@ -401,7 +418,7 @@ func joinExprs(es []Expr, sep string) string {
 // Inspect walks the expression tree rooted at e in depth-first order, calling f for each node
 // before its children; when f returns false the node's children are skipped. Inspect does not
 // enter the *Select of a subquery (its names belong to another scope); f sees the *Subquery,
-// *Exists or *InList node itself.
+// *Exists, *Quantified or *InList node itself.
 func Inspect(e Expr, f func(Expr) bool) {
 	if e == nil || !f(e) {
 		return
@@ -417,6 +434,8 @@ func Inspect(e Expr, f func(Expr) bool) {
 	case *IsNull:
 		Inspect(n.X, f)
 	case *IsTruth:
+		Inspect(n.X, f)
+	case *Quantified:
 		Inspect(n.X, f)
 	case *InList:
 		Inspect(n.X, f)

@@ -178,6 +178,8 @@ func (s *Select) walkSelects(f func(*Select)) {
 				n.Select.walkSelects(f)
 			case *Exists:
 				n.Select.walkSelects(f)
+			case *Quantified:
+				n.Select.walkSelects(f)
 			case *InList:
 				n.Subquery.walkSelects(f)
 			}

@@ -2,6 +2,7 @@ package sqltypes
 
 import (
 	"database/sql"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -468,25 +469,181 @@ func Append(fb array.Builder, f arrow.Field, v any) error {
 }
 
 // appendJSON appends a nested value given as JSON text, the text Reader
-// prints. Numbers are decoded as json.Number (arrow-go's UnmarshalJSON)
-// so that integers beyond 2^53 keep every digit and fractions in integer
-// fields are refused (AppendValueFromString decodes them as float64). A value that fails to
-// decode is an error; the builder may then hold part of it, so the caller
-// discards the batch being built.
+// prints (conformance/peer/JSONL.md conventions): arrays for lists,
+// objects for structs, and at the leaves what Append takes, spelled as
+// internal/arrowjson prints it (decimals and times as strings, binary as
+// base64, "NaN"/"Infinity"/"-Infinity" for non-finite floats), so that
+// every type Append writes at the top level also round-trips inside a
+// list or struct. Numbers are decoded as json.Number so that integers
+// beyond 2^53 keep every digit and fractions in integer fields are
+// refused. A value that fails to decode is an error; the builder may then
+// hold part of it, so the caller discards the batch being built.
 func appendJSON(b array.Builder, f arrow.Field, v any) error {
 	s, ok := v.(string)
 	if !ok || !json.Valid([]byte(s)) {
 		return fmt.Errorf("%s is not a %s value (JSON text)", Describe(v), BaseName(f))
 	}
-	n := b.Len()
-	// UnmarshalJSON takes an array of values and decodes with UseNumber.
-	if err := b.UnmarshalJSON([]byte("[" + s + "]")); err != nil {
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var x any
+	if err := dec.Decode(&x); err != nil {
 		return fmt.Errorf("%s is not a %s value: %v", Describe(v), Name(f, Quoting{}), err)
 	}
-	if b.Len() != n+1 {
-		return fmt.Errorf("%s is not one %s value", Describe(v), Name(f, Quoting{}))
+	if x == nil {
+		return fmt.Errorf("%s is not a %s value (JSON null: use NULL)", Describe(v), Name(f, Quoting{}))
+	}
+	if err := appendNested(b, f, x, 0); err != nil {
+		return fmt.Errorf("%s is not a %s value: %v", Describe(v), Name(f, Quoting{}), err)
 	}
 	return nil
+}
+
+// maxNesting bounds the depth appendNested descends (a hostile value
+// cannot be deeper than its type, but the bound keeps the recursion
+// obviously finite).
+const maxNesting = 64
+
+// appendNested appends x, a JSON value decoded with UseNumber, to b, the
+// builder of field f.
+func appendNested(b array.Builder, f arrow.Field, x any, depth int) error {
+	if depth > maxNesting {
+		return fmt.Errorf("nested deeper than %d levels", maxNesting)
+	}
+	if x == nil {
+		b.AppendNull()
+		return nil
+	}
+	items := func(want string) ([]any, error) {
+		xs, ok := x.([]any)
+		if !ok {
+			return nil, fmt.Errorf("%s is not a JSON array (%s)", jsonText(x), want)
+		}
+		return xs, nil
+	}
+	switch bb := b.(type) {
+	case *array.ListBuilder:
+		xs, err := items("a list")
+		if err != nil {
+			return err
+		}
+		bb.Append(true)
+		elem := f.Type.(*arrow.ListType).ElemField()
+		for _, e := range xs {
+			if err := appendNested(bb.ValueBuilder(), elem, e, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	case *array.LargeListBuilder:
+		xs, err := items("a list")
+		if err != nil {
+			return err
+		}
+		bb.Append(true)
+		elem := f.Type.(*arrow.LargeListType).ElemField()
+		for _, e := range xs {
+			if err := appendNested(bb.ValueBuilder(), elem, e, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	case *array.FixedSizeListBuilder:
+		t := f.Type.(*arrow.FixedSizeListType)
+		xs, err := items(fmt.Sprintf("%d items", t.Len()))
+		if err != nil {
+			return err
+		}
+		if len(xs) != int(t.Len()) {
+			return fmt.Errorf("%d items, the type has %d", len(xs), t.Len())
+		}
+		bb.Append(true)
+		for _, e := range xs {
+			if err := appendNested(bb.ValueBuilder(), t.ElemField(), e, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	case *array.StructBuilder:
+		m, ok := x.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%s is not a JSON object (a struct)", jsonText(x))
+		}
+		st := f.Type.(*arrow.StructType)
+		for k := range m {
+			if _, ok := st.FieldIdx(k); !ok {
+				return fmt.Errorf("the struct has no field %q", k)
+			}
+		}
+		bb.Append(true)
+		for i, cf := range st.Fields() {
+			if err := appendNested(bb.FieldBuilder(i), cf, m[cf.Name], depth+1); err != nil {
+				return fmt.Errorf("field %s: %w", cf.Name, err)
+			}
+		}
+		return nil
+	}
+	v, err := leafValue(b, x)
+	if err != nil {
+		return err
+	}
+	return Append(b, f, v)
+}
+
+// leafValue converts a decoded JSON scalar to the value Append takes for
+// builder b: numbers to int64, uint64, float64 or Decimal, base64 text to
+// bytes for binary builders, the non-finite float spellings to floats.
+func leafValue(b array.Builder, x any) (any, error) {
+	switch x := x.(type) {
+	case bool:
+		return x, nil
+	case json.Number:
+		switch b.(type) {
+		case *array.Float16Builder, *array.Float32Builder, *array.Float64Builder:
+			f, err := x.Float64()
+			if err != nil {
+				return nil, fmt.Errorf("number %s: %v", x, err)
+			}
+			return f, nil
+		case *array.Decimal128Builder:
+			return Decimal(x), nil
+		}
+		if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
+			return i, nil
+		}
+		if u, err := strconv.ParseUint(string(x), 10, 64); err == nil {
+			return u, nil
+		}
+		return nil, fmt.Errorf("number %s is not an integer in range", x)
+	case string:
+		switch b.(type) {
+		case *array.BinaryBuilder, *array.FixedSizeBinaryBuilder:
+			bs, err := base64.StdEncoding.DecodeString(x)
+			if err != nil {
+				return nil, fmt.Errorf("binary %q is not base64: %v", x, err)
+			}
+			return bs, nil
+		case *array.Float16Builder, *array.Float32Builder, *array.Float64Builder:
+			switch x {
+			case "NaN":
+				return math.NaN(), nil
+			case "Infinity":
+				return math.Inf(1), nil
+			case "-Infinity":
+				return math.Inf(-1), nil
+			}
+		}
+		return x, nil
+	}
+	return nil, fmt.Errorf("%s is not a scalar", jsonText(x))
+}
+
+// jsonText spells a decoded JSON value for an error message.
+func jsonText(x any) string {
+	b, err := json.Marshal(x)
+	if err != nil || len(b) > 64 {
+		return fmt.Sprintf("%T", x)
+	}
+	return string(b)
 }
 
 // vectorElems reads a vector's JSON text: numbers, null and the JSONL.md

@@ -31,6 +31,8 @@ type blobStore struct {
 	closed      atomic.Bool
 	// azure is the container client of an az:// store: PutIfAbsent goes through it (azure_put.go).
 	azure *container.Client
+	// azureBlockSize: larger objects are uploaded in staged blocks (azure_put.go).
+	azureBlockSize int64
 }
 
 // deleteWorkers bounds the concurrent requests of DeletePrefix.
@@ -248,7 +250,7 @@ func (s *blobStore) Put(ctx context.Context, path string, data []byte) error {
 		return err
 	}
 	if s.azure != nil {
-		return azurePut(ctx, s.azure, key, path, data, false)
+		return azurePut(ctx, s.azure, key, path, data, false, s.azureBlockSize)
 	}
 	opts := writeOpts
 	return wrap("put", path, s.bucket.WriteAll(ctx, key, data, &opts))
@@ -260,7 +262,7 @@ func (s *blobStore) PutIfAbsent(ctx context.Context, path string, data []byte) e
 		return err
 	}
 	if s.azure != nil {
-		return azurePut(ctx, s.azure, key, path, data, true)
+		return azurePut(ctx, s.azure, key, path, data, true, s.azureBlockSize)
 	}
 	opts := writeOpts
 	opts.IfNotExist = true

@@ -293,7 +293,16 @@ const (
 	azuriteKey     = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
 )
 
-func openAzure(ctx context.Context, containerName, prefix string, so storageOptions) (Store, error) {
+func openAzure(ctx context.Context, containerName, prefix string, so storageOptions, blockSize int64) (Store, error) {
+	if blockSize < 0 {
+		return nil, fmt.Errorf("%w: AzureBlockSize %d is negative", ErrInvalidOption, blockSize)
+	}
+	if blockSize == 0 {
+		blockSize = DefaultAzureBlockSize
+	}
+	if blockSize > maxAzureBlockSize {
+		return nil, fmt.Errorf("%w: AzureBlockSize %d is over Azure's block limit of %d bytes", ErrInvalidOption, blockSize, int64(maxAzureBlockSize))
+	}
 	account := so.get("azure_storage_account_name", "account_name")
 	key := so.get("azure_storage_account_key", "account_key", "access_key", "azure_storage_access_key",
 		"master_key", "azure_storage_master_key")
@@ -371,6 +380,6 @@ func openAzure(ctx context.Context, containerName, prefix string, so storageOpti
 		return nil, fmt.Errorf("az://%s: %w", containerName, err)
 	}
 	st := newCloudStore(b, "az", containerName, prefix)
-	st.azure = client
+	st.azure, st.azureBlockSize = client, blockSize
 	return st, nil
 }

@@ -83,6 +83,11 @@ type Options struct {
 	StorageOptions map[string]string
 	// Durability says when local-disk writes are fsynced (default DurabilityFull).
 	Durability Durability
+	// AzureBlockSize: on az:// an object larger than this is uploaded as staged blocks of
+	// this size (Put Block) committed by one Put Block List, the request PutIfAbsent makes
+	// conditional; smaller objects are one Put Blob, which Azure caps at 5,000 MiB.
+	// 0 means DefaultAzureBlockSize.
+	AzureBlockSize int64
 }
 
 // Open opens the store rooted at uri: a plain local path (relative or absolute), a file://
@@ -140,7 +145,7 @@ func open(ctx context.Context, uri string, opts Options) (Store, error) {
 		case "gs":
 			return openGCS(ctx, bucket, prefix, so)
 		default:
-			return openAzure(ctx, bucket, prefix, so)
+			return openAzure(ctx, bucket, prefix, so, opts.AzureBlockSize)
 		}
 	default:
 		return nil, fmt.Errorf("%w: unsupported scheme %q in %q", ErrInvalidURI, scheme, uri)

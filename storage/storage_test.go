@@ -34,15 +34,22 @@ var cloudPrefixCounter atomic.Int64
 // cloudBackend runs the suite on an object-store emulator (internal/testservers) of one scheme,
 // each store on a fresh prefix of the server's bucket.
 func cloudBackend(name string, server func(testing.TB) *testservers.Server) backend {
+	return cloudBackendWith(name, server, Options{})
+}
+
+// cloudBackendWith is cloudBackend with Open options (AzureBlockSize) beyond the server's
+// storage options.
+func cloudBackendWith(name string, server func(testing.TB) *testservers.Server, base Options) backend {
 	return backend{
 		name: name,
 		fresh: func(t *testing.T) (Store, string) {
 			srv := server(t)
-			return openCloudTest(t, srv, fmt.Sprintf("suite-%d", cloudPrefixCounter.Add(1))), ""
+			return openCloudTestWith(t, srv, fmt.Sprintf("suite-%d", cloudPrefixCounter.Add(1)), base), ""
 		},
 		reopen: func(t *testing.T, s Store, opts Options) Store {
 			t.Helper()
 			opts.StorageOptions = server(t).StorageOptions
+			opts.AzureBlockSize = base.AzureBlockSize
 			r, err := Open(context.Background(), s.URI(), opts)
 			if err != nil {
 				t.Fatalf("reopen %s: %v", s.URI(), err)
@@ -57,7 +64,13 @@ func cloudBackend(name string, server func(testing.TB) *testservers.Server) back
 // openCloudTest opens a store on prefix of the test server's bucket.
 func openCloudTest(t *testing.T, srv *testservers.Server, prefix string) Store {
 	t.Helper()
-	s, err := Open(context.Background(), srv.URI(prefix), Options{StorageOptions: srv.StorageOptions})
+	return openCloudTestWith(t, srv, prefix, Options{})
+}
+
+func openCloudTestWith(t *testing.T, srv *testservers.Server, prefix string, opts Options) Store {
+	t.Helper()
+	opts.StorageOptions = srv.StorageOptions
+	s, err := Open(context.Background(), srv.URI(prefix), opts)
 	if err != nil {
 		t.Fatalf("open %s: %v", srv.URI(prefix), err)
 	}
@@ -105,6 +118,10 @@ func suiteBackends() []backend {
 		},
 		cloudBackend("s3", testservers.S3),
 		cloudBackend("az", testservers.Azure),
+		// Azure with a tiny block size: every object over 64 KiB (the put-if-absent races'
+		// 64 KiB versions, the 1, 3 and 9 MiB objects) is staged in blocks and committed by a
+		// (conditional) Put Block List.
+		cloudBackendWith("az-blocks", testservers.Azure, Options{AzureBlockSize: 64 << 10}),
 		cloudBackend("gs", testservers.GCS),
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/lancecat/lancecat/lance/dataset"
 	"github.com/lancecat/lancecat/lance/index"
 	lanceschema "github.com/lancecat/lancecat/lance/schema"
+	"github.com/lancecat/lancecat/storage"
 )
 
 // The `dataset inspect` document. Field order is fixed (struct order).
@@ -293,11 +294,13 @@ func typeName(dt arrow.DataType) string {
 	return dt.Name()
 }
 
+// orEmpty is metadata as inspect prints it: never null, secrets redacted
+// (a storage option someone kept in the table's metadata).
 func orEmpty(m map[string]string) map[string]string {
 	if m == nil {
 		return map[string]string{}
 	}
-	return m
+	return storage.RedactOptions(m)
 }
 
 func nonNil[T any](s []T) []T {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -204,5 +205,37 @@ func TestBinary(t *testing.T) {
 	err = cmd.Run()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(stderr.String(), "not found") {
 		t.Errorf("missing dataset: %v %q", err, stderr.String())
+	}
+}
+
+// dataset inspect prints field metadata with secrets redacted (issue #10): a column comment
+// holding a signed URL keeps the URL and loses the signature.
+func TestInspectRedactsSecrets(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	db, err := sql.Open("lancecat", root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range []string{
+		"CREATE SCHEMA s",
+		"CREATE TABLE s.t (a BIGINT COMMENT 'copy of https://acct.blob.core.windows.net/c/x?sv=2022&sig=INSPECTSIG')",
+		"INSERT INTO s.t VALUES (1)",
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	var loc string
+	if err := db.QueryRowContext(ctx, "SELECT location FROM information_schema.tables WHERE table_schema = 's' AND table_name = 't'").Scan(&loc); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI("dataset", "inspect", strings.TrimPrefix(loc, "file://"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.Contains(out, "INSPECTSIG") || !strings.Contains(out, "acct.blob.core.windows.net/c/x?sv=2022\\u0026sig=REDACTED") && !strings.Contains(out, "acct.blob.core.windows.net/c/x?sv=2022&sig=REDACTED") {
+		t.Errorf("inspect output: %s", out)
 	}
 }

@@ -2,10 +2,12 @@
 // crash-writer.mjs: the reference's side of lancecat's multi-process kill -9 test
 // (conformance/crash_kill_test.go).
 //
-// crash-writer.mjs write <root> <namespace> <appends> <idBase>
+// crash-writer.mjs write <root> <namespace> <appends> <idBase> [<tables>]
 //   creates namespace <namespace> and its table "p" with 4 rows, then appends 4 rows <appends>
-//   times, while lancecat writers work on the same catalog. Ids are <idBase>, <idBase>+1, ...;
-//   column v = id * 2. After each operation has returned it prints one line
+//   times, while lancecat writers work on the same catalog; with <tables> > 1 it goes on with
+//   tables "p1", "p2", ... the same way. Ids are <idBase>, <idBase>+1, ...; column v = id * 2.
+//   Before each operation it prints {"begin":"namespace"|"create"|"add","table":..,"ids":[...]}
+//   (what a kill may leave half done), after it has returned one line
 //   {"table":"<namespace>.p","ids":[...]} (a committed write), and {"ok":true,"retries":N} at the
 //   end. A failed catalog operation is retried (nothing landed, or the retry finds it landed).
 //
@@ -55,8 +57,9 @@ if (mode !== "write") {
   process.stderr.write("usage: crash-writer.mjs write <root> <namespace> <appends> <idBase> | dump <root>\n");
   process.exit(2);
 }
-const [nsName, appendsArg, idBaseArg] = rest;
+const [nsName, appendsArg, idBaseArg, tablesArg = "1"] = rest;
 const appends = Number(appendsArg);
+const nTables = Number(tablesArg);
 let next = Number(idBaseArg);
 const schema = schemaFromJSON([
   { name: "id", type: "int64", nullable: false },
@@ -79,17 +82,23 @@ async function attempt(what, fn, doneIf) {
 }
 
 const ns = [nsName];
+out({ begin: "namespace", table: nsName });
 await attempt(`create namespace ${nsName}`, () => db.createNamespace(ns),
   async () => (await db.listNamespaces([])).namespaces.includes(nsName));
-const first = rows(4);
-await attempt(`create ${nsName}.p`, () => db.createTable("p", tableFromRows(schema, first), ns),
-  async () => (await db.tableNames(ns)).includes("p"));
-out({ table: `${nsName}.p`, ids: first.map((r) => r.id) });
-const t = await db.openTable("p", ns);
-for (let i = 0; i < appends; i++) {
-  const batch = rows(4);
-  // Appends to a table only this process writes: a failure is a failure, never retried.
-  await t.add(tableFromRows(schema, batch));
-  out({ table: `${nsName}.p`, ids: batch.map((r) => r.id) });
+for (let k = 0; k < nTables; k++) {
+  const name = k === 0 ? "p" : `p${k}`;
+  const first = rows(4);
+  out({ begin: "create", table: `${nsName}.${name}`, ids: first.map((r) => r.id) });
+  await attempt(`create ${nsName}.${name}`, () => db.createTable(name, tableFromRows(schema, first), ns),
+    async () => (await db.tableNames(ns)).includes(name));
+  out({ table: `${nsName}.${name}`, ids: first.map((r) => r.id) });
+  const t = await db.openTable(name, ns);
+  for (let i = 0; i < appends; i++) {
+    const batch = rows(4);
+    out({ begin: "add", table: `${nsName}.${name}`, ids: batch.map((r) => r.id) });
+    // Appends to a table only this process writes: a failure is a failure, never retried.
+    await t.add(tableFromRows(schema, batch));
+    out({ table: `${nsName}.${name}`, ids: batch.map((r) => r.id) });
+  }
 }
 out({ ok: true, retries });

@@ -233,10 +233,9 @@ func appendFloat(dst []byte, v float64, bits int) []byte {
 		return append(dst, `"-Infinity"`...)
 	}
 	if bits == 32 {
-		return append(dst, shortestIn(v, func(x float64) (float64, bool) { return float64(float32(x)), true })...)
+		return appendFloat32(dst, v)
 	}
-	b, _ := json.Marshal(v)
-	return append(dst, b...)
+	return appendJSONFloat64(dst, v)
 }
 
 // shortestIn finds the shortest decimal that rounds back to v in a narrower
@@ -246,6 +245,8 @@ func appendFloat(dst []byte, v float64, bits int) []byte {
 // away from zero (JavaScript's toExponential), then one below and one above,
 // keeping the closest candidate that rounds back (the first on equal
 // distance). The result is the candidate's float64 in ECMAScript layout.
+// It is slow (big.Int, a 160-digit expansion) but exact: the fast paths in
+// float.go fall back to it and are tested against it.
 func shortestIn(v float64, round func(float64) (float64, bool)) string {
 	if v == 0 {
 		if math.Signbit(v) {
@@ -327,10 +328,14 @@ func appendFloat16(dst []byte, h float16.Num) []byte {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return appendFloat(dst, v, 64)
 	}
-	return append(dst, shortestIn(v, func(x float64) (float64, bool) {
-		r := Float16(Float16Bits(x))
-		return r, !math.IsInf(r, 0)
-	})...)
+	return appendFloat16Value(dst, v)
+}
+
+// round16 maps a float64 to the nearest binary16 value (ok false when that
+// is an infinity): the rounding shortestIn takes for float16.
+func round16(x float64) (float64, bool) {
+	r := Float16(Float16Bits(x))
+	return r, !math.IsInf(r, 0)
 }
 
 // Float16 decodes IEEE 754 binary16 bits exactly, subnormals included

@@ -30,13 +30,16 @@ const (
 	ResetBefore
 )
 
-// FaultRule selects requests: Method ("" any) and a substring of the decoded request path.
-// Times is how many matching requests it hits (0: every one until cleared).
+// FaultRule selects requests: Method ("" any), a substring of the decoded request path and,
+// when QueryContains is set, a substring of the raw query ("comp=blocklist": Azure's Put Block
+// List, the commit of a staged upload). Times is how many matching requests it hits (0: every
+// one until cleared).
 type FaultRule struct {
-	Method       string
-	PathContains string
-	Fault        Fault
-	Times        int
+	Method        string
+	PathContains  string
+	QueryContains string
+	Fault         Fault
+	Times         int
 }
 
 // FaultProxy is an HTTP reverse proxy on 127.0.0.1 in front of an emulator that injects faults
@@ -157,6 +160,9 @@ func (p *FaultProxy) match(r *http.Request) *FaultRule {
 			continue
 		}
 		if !strings.Contains(path, rule.PathContains) && !strings.Contains(r.URL.RawQuery, url.QueryEscape(rule.PathContains)) {
+			continue
+		}
+		if rule.QueryContains != "" && !strings.Contains(r.URL.RawQuery, rule.QueryContains) {
 			continue
 		}
 		if rule.Times < 0 {

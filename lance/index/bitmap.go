@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 
@@ -36,9 +37,9 @@ type bitmapSegment struct {
 	files     *segmentFiles
 	kind      valueKind
 	valueType arrow.DataType
-	keys      map[any]uint64
-	sorted    []any // keys ascending, for ranges
-	nullRow   int64 // -1: no null key
+	keys      map[any]uint64 // by mapKey
+	sorted    []any          // keys ascending, for ranges
+	nullRow   int64          // -1: no null key
 	bitmapsID int32
 	// listNulls: rows whose list is null (label lists only).
 	listNulls *RowSet
@@ -86,11 +87,11 @@ func loadBitmap(ctx context.Context, files *segmentFiles, labelList bool) (*bitm
 				seg.nullRow = int64(row)
 				continue
 			}
-			if _, dup := seg.keys[v]; dup {
+			if _, dup := seg.keys[mapKey(v)]; dup {
 				rec.Release()
 				return nil, corruptf("%s repeats key %v", bitmapLookupFile, v)
 			}
-			seg.keys[v] = row
+			seg.keys[mapKey(v)] = row
 			seg.sorted = append(seg.sorted, v)
 		}
 		rec.Release()
@@ -153,14 +154,14 @@ func (s *bitmapSegment) keyRows(p plan) []uint64 {
 	var rows []uint64
 	if p.isPoints {
 		for _, v := range p.points {
-			if r, ok := s.keys[v]; ok {
+			if r, ok := s.keys[mapKey(v)]; ok {
 				rows = append(rows, r)
 			}
 		}
 	} else {
 		for _, k := range s.sorted {
 			if p.match(k) {
-				rows = append(rows, s.keys[k])
+				rows = append(rows, s.keys[mapKey(k)])
 			}
 		}
 	}
@@ -215,7 +216,7 @@ func (s *bitmapSegment) searchLabels(ctx context.Context, q Query) (*RowSet, err
 		}
 		rs := &RowSet{}
 		if ok {
-			if r, found := s.keys[c]; found {
+			if r, found := s.keys[mapKey(c)]; found {
 				if rs, err = s.bitmapAt(ctx, r); err != nil {
 					return nil, err
 				}
@@ -231,4 +232,17 @@ func (s *bitmapSegment) searchLabels(ctx context.Context, q Query) (*RowSet, err
 		}
 	}
 	return out, nil
+}
+
+// floatKey is a float key by its bits: Go's map equality would merge -0
+// and +0 (distinct keys of Lance's bitmap, which orders floats by
+// totalOrder) and never find a NaN.
+type floatKey uint64
+
+// mapKey is the key of a normalized value in bitmapSegment.keys.
+func mapKey(v any) any {
+	if f, ok := v.(float64); ok {
+		return floatKey(math.Float64bits(f))
+	}
+	return v
 }

@@ -741,36 +741,50 @@ func (r *run) filter(rec arrow.RecordBatch, keep func(int) bool, preds []int) er
 // project returns rows (ascending) of the first len(out) columns of rec,
 // and of its last column (the row address) WithRowAddress.
 func (r *run) project(rec arrow.RecordBatch, rows []int) (arrow.RecordBatch, error) {
-	src := make([]int, len(r.s.out), len(r.s.out)+1)
+	src := make([]arrow.Array, len(r.s.out), len(r.s.out)+1)
 	for i := range src {
-		src[i] = i
+		src[i] = rec.Column(i)
 	}
 	if r.s.opts.WithRowAddress {
-		src = append(src, int(rec.NumCols())-1)
+		src = append(src, rec.Column(int(rec.NumCols())-1))
 	}
 	if r.schema == nil {
 		fields := make([]arrow.Field, len(src))
-		for i, c := range src {
-			fields[i] = rec.Schema().Field(c)
+		for i := range src {
+			fields[i] = rec.Schema().Field(i)
+		}
+		if r.s.opts.WithRowAddress {
+			fields[len(src)-1] = rec.Schema().Field(int(rec.NumCols()) - 1)
 		}
 		r.schema = arrow.NewSchema(fields, nil)
 	}
-	cols := make([]arrow.Array, len(src))
+	return SelectRows(r.s.mem, r.schema, src, rows, int(rec.NumRows()))
+}
+
+// SelectRows returns a record batch of schema whose columns hold the given
+// rows (ascending positions) of cols, columns of n rows: the columns
+// themselves when rows are all of them, else slices of each run of
+// consecutive rows, concatenated when there are several (no per-value
+// copy). The caller releases the batch; cols are not released.
+func SelectRows(mem memory.Allocator, schema *arrow.Schema, cols []arrow.Array, rows []int, n int) (arrow.RecordBatch, error) {
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	out := make([]arrow.Array, len(cols))
 	defer func() {
-		for _, c := range cols {
+		for _, c := range out {
 			if c != nil {
 				c.Release()
 			}
 		}
 	}()
-	if len(rows) == int(rec.NumRows()) {
-		for c := range cols {
-			cols[c] = rec.Column(src[c])
-			cols[c].Retain()
+	if len(rows) == n {
+		for c, col := range cols {
+			out[c] = col
+			col.Retain()
 		}
-		return array.NewRecordBatch(r.schema, cols, int64(len(rows))), nil
+		return array.NewRecordBatch(schema, out, int64(n)), nil
 	}
-	// Slice contiguous runs of rows and concatenate them.
 	type span struct{ lo, hi int64 }
 	var spans []span
 	for _, i := range rows {
@@ -780,10 +794,13 @@ func (r *run) project(rec arrow.RecordBatch, rows []int) (arrow.RecordBatch, err
 		}
 		spans = append(spans, span{int64(i), int64(i) + 1})
 	}
-	for c := range cols {
-		col := rec.Column(src[c])
-		if len(spans) == 1 {
-			cols[c] = array.NewSlice(col, spans[0].lo, spans[0].hi)
+	for c, col := range cols {
+		switch len(spans) {
+		case 0:
+			out[c] = array.MakeArrayOfNull(mem, col.DataType(), 0)
+			continue
+		case 1:
+			out[c] = array.NewSlice(col, spans[0].lo, spans[0].hi)
 			continue
 		}
 		parts := make([]arrow.Array, len(spans))
@@ -791,11 +808,7 @@ func (r *run) project(rec arrow.RecordBatch, rows []int) (arrow.RecordBatch, err
 			parts[i] = array.NewSlice(col, sp.lo, sp.hi)
 		}
 		var err error
-		if len(parts) == 0 {
-			cols[c] = array.MakeArrayOfNull(r.s.mem, col.DataType(), 0)
-		} else {
-			cols[c], err = array.Concatenate(parts, r.s.mem)
-		}
+		out[c], err = array.Concatenate(parts, mem)
 		for _, p := range parts {
 			p.Release()
 		}
@@ -803,5 +816,5 @@ func (r *run) project(rec arrow.RecordBatch, rows []int) (arrow.RecordBatch, err
 			return nil, err
 		}
 	}
-	return array.NewRecordBatch(r.schema, cols, int64(len(rows))), nil
+	return array.NewRecordBatch(schema, out, int64(len(rows))), nil
 }

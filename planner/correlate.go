@@ -1,0 +1,397 @@
+package planner
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/lancecat/lancecat/catalog"
+	"github.com/lancecat/lancecat/sqlparse"
+)
+
+// Name resolution for correlated subqueries (subquery.go): the columns a
+// FROM clause brings into scope, which references of a subquery belong to
+// the query around it, and the copy of a subquery with those references
+// replaced by the outer row's values.
+
+// scope is what one FROM clause brings into scope: its columns and the
+// names a qualifier may use (the alias, else the table's name).
+type scope struct {
+	names []string
+	cols  map[string]bool // lower-case column names
+}
+
+// has reports whether ref resolves in the scope.
+func (sc *scope) has(ref *sqlparse.ColumnRef) bool {
+	if !sc.cols[strings.ToLower(ref.Column)] {
+		return false
+	}
+	if len(ref.Qualifier) == 0 {
+		return true
+	}
+	q := ref.Qualifier[len(ref.Qualifier)-1]
+	for _, n := range sc.names {
+		if strings.EqualFold(n, q) {
+			return true
+		}
+	}
+	return false
+}
+
+func newScope(name string, cols []Column) *scope {
+	sc := &scope{cols: make(map[string]bool, len(cols))}
+	if name != "" {
+		sc.names = []string{name}
+	}
+	for _, c := range cols {
+		sc.cols[strings.ToLower(c.Name)] = true
+	}
+	return sc
+}
+
+// scopeOf resolves what a FROM clause brings into scope, without running
+// anything: a table's schema, a view's columns, a derived table's planned
+// result columns.
+func (s *Session) scopeOf(ctx context.Context, from sqlparse.FromItem) (*scope, error) {
+	if from == nil {
+		return &scope{}, nil
+	}
+	ts, ok := from.(*sqlparse.TableSource)
+	if !ok {
+		return nil, notSupportedSelect("joins")
+	}
+	if ts.Subquery != nil {
+		p, err := s.fork().planQuery(ctx, ts.Subquery)
+		if err != nil {
+			return nil, err
+		}
+		return newScope(ts.Alias, p.resultColumns()), nil
+	}
+	name := ts.Alias
+	if name == "" {
+		name = ts.Table[len(ts.Table)-1]
+	}
+	if len(ts.Table) == 2 && strings.EqualFold(ts.Table[0], "information_schema") {
+		if v, ok := infoViews[strings.ToLower(ts.Table[1])]; ok {
+			return newScope(name, v.plainColumns()), nil
+		}
+		return &scope{names: []string{name}}, nil // the planner names the bad view
+	}
+	_, ds, err := s.openTableData(ctx, ts.Table)
+	if err != nil {
+		return nil, err
+	}
+	schema, err := ds.ArrowSchema()
+	if err != nil {
+		return nil, err
+	}
+	cols := make([]Column, schema.NumFields())
+	for i, f := range schema.Fields() {
+		cols[i] = dataColumn(f, "")
+	}
+	return newScope(name, cols), nil
+}
+
+// lazyScope resolves a FROM clause's scope on first use (most statements
+// have no subquery that needs it).
+func (s *Session) lazyScope(ctx context.Context, from sqlparse.FromItem) func() (*scope, error) {
+	var sc *scope
+	var err error
+	return func() (*scope, error) {
+		if sc == nil && err == nil {
+			sc, err = s.scopeOf(ctx, from)
+		}
+		return sc, err
+	}
+}
+
+// outerRefs lists the column references of q (and of the subqueries nested
+// in it) that resolve in none of the scopes from q inward but in the outer
+// one. inner holds the scopes of the queries between the outer query and
+// q.
+func (s *Session) outerRefs(ctx context.Context, q *sqlparse.Select, inner []*scope, outer func() (*scope, error)) ([]*sqlparse.ColumnRef, error) {
+	if len(q.SetOps) > 0 {
+		var refs []*sqlparse.ColumnRef
+		for _, op := range q.SetOps {
+			r, err := s.outerRefs(ctx, op.Select, inner, outer)
+			if err != nil {
+				return nil, err
+			}
+			refs = append(refs, r...)
+		}
+		return refs, nil
+	}
+	var candidates []*sqlparse.ColumnRef
+	var nested []*sqlparse.Select
+	for _, e := range selectExprs(q) {
+		sqlparse.Inspect(e, func(n sqlparse.Expr) bool {
+			switch x := n.(type) {
+			case *sqlparse.ColumnRef:
+				candidates = append(candidates, x)
+			case *sqlparse.Subquery:
+				nested = append(nested, x.Select)
+			case *sqlparse.Exists:
+				nested = append(nested, x.Select)
+			case *sqlparse.Quantified:
+				nested = append(nested, x.Select)
+			case *sqlparse.InList:
+				if x.Subquery != nil {
+					nested = append(nested, x.Subquery)
+				}
+			}
+			return true
+		})
+	}
+	if len(candidates) == 0 && len(nested) == 0 {
+		return nil, nil
+	}
+	own, err := s.scopeOf(ctx, q.From)
+	if err != nil {
+		return nil, err
+	}
+	chain := append(append([]*scope{}, inner...), own)
+	var refs []*sqlparse.ColumnRef
+	for _, ref := range candidates {
+		if resolvesIn(chain, ref) {
+			continue
+		}
+		out, err := outer()
+		if err != nil {
+			return nil, err
+		}
+		if out.has(ref) {
+			refs = append(refs, ref)
+		}
+	}
+	for _, n := range nested {
+		r, err := s.outerRefs(ctx, n, chain, outer)
+		if err != nil {
+			return nil, err
+		}
+		refs = append(refs, r...)
+	}
+	return refs, nil
+}
+
+func resolvesIn(chain []*scope, ref *sqlparse.ColumnRef) bool {
+	for _, sc := range chain {
+		if sc.has(ref) {
+			return true
+		}
+	}
+	return false
+}
+
+// valueLiteral is a row value as a literal (DECIMAL text as an exact
+// number).
+func valueLiteral(v any, decimal bool) *sqlparse.Literal {
+	switch x := v.(type) {
+	case nil:
+		return &sqlparse.Literal{Kind: sqlparse.LitNull}
+	case bool:
+		return &sqlparse.Literal{Kind: sqlparse.LitBool, Value: x}
+	case int64:
+		return &sqlparse.Literal{Kind: sqlparse.LitInt, Value: x}
+	case uint64:
+		return &sqlparse.Literal{Kind: sqlparse.LitUint, Value: x}
+	case float64:
+		return &sqlparse.Literal{Kind: sqlparse.LitFloat, Value: x}
+	case []byte:
+		return &sqlparse.Literal{Kind: sqlparse.LitBinary, Value: x}
+	case time.Time:
+		return &sqlparse.Literal{Kind: sqlparse.LitString, Value: x.UTC().Format(time.RFC3339Nano)}
+	case string:
+		if decimal {
+			return &sqlparse.Literal{Kind: sqlparse.LitDecimal, Value: sqlparse.Decimal(x)}
+		}
+		return &sqlparse.Literal{Kind: sqlparse.LitString, Value: x}
+	}
+	return &sqlparse.Literal{Kind: sqlparse.LitString, Value: toString(v)}
+}
+
+// substituteSelect copies q, replacing the column references in subst (by
+// identity) with their expressions, in q and in every query nested in it.
+func substituteSelect(q *sqlparse.Select, subst map[*sqlparse.ColumnRef]sqlparse.Expr) *sqlparse.Select {
+	if q == nil {
+		return nil
+	}
+	c := *q
+	c.Items = make([]sqlparse.SelectItem, len(q.Items))
+	for i, it := range q.Items {
+		it.Expr = substituteExpr(it.Expr, subst)
+		c.Items[i] = it
+	}
+	c.From = substituteFrom(q.From, subst)
+	c.Where = substituteExpr(q.Where, subst)
+	c.Having = substituteExpr(q.Having, subst)
+	c.GroupBy = substituteExprs(q.GroupBy, subst)
+	c.OrderBy = make([]sqlparse.OrderItem, len(q.OrderBy))
+	for i, o := range q.OrderBy {
+		o.Expr = substituteExpr(o.Expr, subst)
+		c.OrderBy[i] = o
+	}
+	c.SetOps = make([]sqlparse.SetOperand, len(q.SetOps))
+	for i, op := range q.SetOps {
+		op.Select = substituteSelect(op.Select, subst)
+		c.SetOps[i] = op
+	}
+	return &c
+}
+
+func substituteFrom(f sqlparse.FromItem, subst map[*sqlparse.ColumnRef]sqlparse.Expr) sqlparse.FromItem {
+	switch n := f.(type) {
+	case *sqlparse.TableSource:
+		c := *n
+		c.Subquery = substituteSelect(n.Subquery, subst)
+		return &c
+	case *sqlparse.Join:
+		c := *n
+		c.Left, c.Right = substituteFrom(n.Left, subst), substituteFrom(n.Right, subst)
+		c.On = substituteExpr(n.On, subst)
+		return &c
+	}
+	return f
+}
+
+func substituteExprs(es []sqlparse.Expr, subst map[*sqlparse.ColumnRef]sqlparse.Expr) []sqlparse.Expr {
+	if es == nil {
+		return nil
+	}
+	out := make([]sqlparse.Expr, len(es))
+	for i, e := range es {
+		out[i] = substituteExpr(e, subst)
+	}
+	return out
+}
+
+// substituteExpr copies e with the references in subst replaced. Nodes
+// without children are shared.
+func substituteExpr(e sqlparse.Expr, subst map[*sqlparse.ColumnRef]sqlparse.Expr) sqlparse.Expr {
+	switch n := e.(type) {
+	case nil:
+		return nil
+	case *sqlparse.ColumnRef:
+		if r, ok := subst[n]; ok {
+			return r
+		}
+		return n
+	case *sqlparse.Paren:
+		c := *n
+		c.X = substituteExpr(n.X, subst)
+		return &c
+	case *sqlparse.Unary:
+		c := *n
+		c.X = substituteExpr(n.X, subst)
+		return &c
+	case *sqlparse.Binary:
+		c := *n
+		c.L, c.R = substituteExpr(n.L, subst), substituteExpr(n.R, subst)
+		return &c
+	case *sqlparse.IsNull:
+		c := *n
+		c.X = substituteExpr(n.X, subst)
+		return &c
+	case *sqlparse.IsTruth:
+		c := *n
+		c.X = substituteExpr(n.X, subst)
+		return &c
+	case *sqlparse.InList:
+		c := *n
+		c.X = substituteExpr(n.X, subst)
+		c.List = substituteExprs(n.List, subst)
+		c.Subquery = substituteSelect(n.Subquery, subst)
+		return &c
+	case *sqlparse.Between:
+		c := *n
+		c.X, c.Lo, c.Hi = substituteExpr(n.X, subst), substituteExpr(n.Lo, subst), substituteExpr(n.Hi, subst)
+		return &c
+	case *sqlparse.Like:
+		c := *n
+		c.X, c.Pattern = substituteExpr(n.X, subst), substituteExpr(n.Pattern, subst)
+		return &c
+	case *sqlparse.Regexp:
+		c := *n
+		c.X, c.Pattern = substituteExpr(n.X, subst), substituteExpr(n.Pattern, subst)
+		return &c
+	case *sqlparse.FuncCall:
+		c := *n
+		c.Args = substituteExprs(n.Args, subst)
+		return &c
+	case *sqlparse.Subquery:
+		c := *n
+		c.Select = substituteSelect(n.Select, subst)
+		return &c
+	case *sqlparse.Exists:
+		c := *n
+		c.Select = substituteSelect(n.Select, subst)
+		return &c
+	case *sqlparse.Quantified:
+		c := *n
+		c.X = substituteExpr(n.X, subst)
+		c.Select = substituteSelect(n.Select, subst)
+		return &c
+	}
+	return e // literals, parameters, variables, DEFAULT, positions
+}
+
+// regroup registers cp, the copy of subquery node n in an expression
+// over grouped rows (aggregate.go), under the same plan. A correlated
+// subquery there reads the outer values from the group: each outer
+// reference must be a GROUP BY expression (rewrite maps it to its slot),
+// as any column outside an aggregate.
+func regroup(env *rowEnv, n, cp sqlparse.Expr, rewrite func(sqlparse.Expr) (sqlparse.Expr, error)) error {
+	sq, ok := env.subq[n]
+	if !ok {
+		return nil
+	}
+	if len(sq.outer) == 0 {
+		env.subq[cp] = sq // uncorrelated: the same value
+		return nil
+	}
+	c := &subquery{kind: sq.kind, q: sq.q, planned: sq.planned, plan: sq.plan, subs: sq.subs, col: sq.col,
+		hasCol: sq.hasCol, outer: sq.outer, sess: sq.sess, ctx: sq.ctx, maxRows: sq.maxRows}
+	c.outerExprs = make([]sqlparse.Expr, len(sq.outer))
+	for i, r := range sq.outer {
+		e, err := rewrite(r)
+		if err != nil && len(r.Qualifier) > 0 {
+			e, err = rewrite(&sqlparse.ColumnRef{Column: r.Column}) // GROUP BY cust for o.cust
+		}
+		if err != nil {
+			return errorf(catalog.CodeInvalidInput, "the correlated subquery %s reads %s, which is neither aggregated nor named in GROUP BY", n, r)
+		}
+		c.outerExprs[i] = e
+	}
+	env.subq[cp] = c
+	return nil
+}
+
+// columnRefs calls f for every column reference of e the row must
+// provide: those of e itself and the outer references of its correlated
+// subqueries.
+func (env *rowEnv) columnRefs(e sqlparse.Expr, f func(*sqlparse.ColumnRef) bool) {
+	sqlparse.Inspect(e, func(n sqlparse.Expr) bool {
+		if ref, ok := n.(*sqlparse.ColumnRef); ok {
+			return f(ref)
+		}
+		if sq, ok := env.subq[n]; ok {
+			for _, r := range sq.outer {
+				if !f(r) {
+					return false
+				}
+			}
+		}
+		return true
+	})
+}
+
+// hasSubquery reports whether e holds a subquery (outside nested queries).
+func (env *rowEnv) hasSubquery(e sqlparse.Expr) bool {
+	found := false
+	sqlparse.Inspect(e, func(n sqlparse.Expr) bool {
+		if _, ok := env.subq[n]; ok {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
