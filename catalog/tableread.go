@@ -40,7 +40,7 @@ func (c *Catalog) resolveTable(ctx context.Context, snap ManifestSnapshot, id Id
 		}
 	}
 	if c.v1Fallback(id) {
-		present, dereg, err := c.v1State(ctx, snapScanner(snap), id.Name())
+		present, dereg, err := c.v1State(ctx, newView(c, snap), id.Name())
 		if err != nil {
 			return tableRef{}, err
 		}

@@ -182,30 +182,22 @@ func tableAtLocation(ctx context.Context, v *view, loc, except string) (string, 
 // view with the pending changes of a mutation); nil means no manifest.
 type rowScanner func(ctx context.Context, f RowFilter) ([]Row, error)
 
-func snapScanner(snap ManifestSnapshot) rowScanner {
-	if snap == nil {
-		return nil
-	}
-	return func(ctx context.Context, f RowFilter) ([]Row, error) {
-		rows, err := snap.Scan(ctx, f)
-		return rows, asCatalogError(err, "scan %s", ManifestDir)
-	}
-}
-
 // v1State reports whether root table name exists as a V1 directory
 // (<name>.lance holding objects, not the location of any manifest table) and
-// whether it carries the deregistered marker.
-func (c *Catalog) v1State(ctx context.Context, scan rowScanner, name string) (present, deregistered bool, err error) {
+// whether it carries the deregistered marker. v is the catalog as the
+// caller sees it (nil or without a manifest: no table owns the directory).
+func (c *Catalog) v1State(ctx context.Context, v *view, name string) (present, deregistered bool, err error) {
 	dir := v1DirName(name)
 	present, err = c.opts.Root.HasObjects(ctx, dir)
 	if err != nil || !present {
 		return false, false, asCatalogError(err, "list %s", dir)
 	}
-	if scan != nil {
+	if v != nil && v.snap != nil {
 		// Rare path (a directory exists): is it owned by a manifest entry,
-		// e.g. a renamed table's? The Lance side has no index on location,
-		// so this is a scan of the table rows.
-		rows, err := scan(ctx, RowFilter{Types: []string{ObjectTypeTable}})
+		// e.g. a renamed table's? Found through the snapshot's
+		// LocationFinder (binary searches in its sorted views) when it has
+		// one, else by a scan of the table rows.
+		rows, err := v.tablesOverlapping(ctx, dir)
 		if err != nil {
 			return false, false, err
 		}
@@ -333,7 +325,7 @@ func (o *createTableOp) plan(ctx context.Context, v *view) error {
 	}
 	compatRoot := c.v1Fallback(o.id)
 	if compatRoot && !(o.staged && o.location == v1DirName(o.id.Name())) {
-		present, dereg, err := c.v1State(ctx, v.scanner(), o.id.Name())
+		present, dereg, err := c.v1State(ctx, v, o.id.Name())
 		if err != nil {
 			return err
 		}
@@ -522,7 +514,7 @@ func (o *registerTableOp) plan(ctx context.Context, v *view) error {
 		return newErr(CodeTableAlreadyExists, nil, "%s %q already exists", r.ObjectType, objectID)
 	}
 	if v.c.v1Fallback(o.id) {
-		present, dereg, err := v.c.v1State(ctx, v.scanner(), o.id.Name())
+		present, dereg, err := v.c.v1State(ctx, v, o.id.Name())
 		if err != nil {
 			return err
 		}
@@ -594,7 +586,7 @@ func v1TableAtLocation(ctx context.Context, v *view, loc, objectID string) (stri
 	if !ok || name == "" || (name == objectID && loc == first) {
 		return "", nil
 	}
-	present, dereg, err := v.c.v1State(ctx, v.scanner(), name)
+	present, dereg, err := v.c.v1State(ctx, v, name)
 	if err != nil || !present || dereg {
 		return "", err
 	}
@@ -671,7 +663,7 @@ func (o *deregisterTableOp) plan(ctx context.Context, v *view) error {
 func (o *deregisterTableOp) stageV1(ctx context.Context, v *view) error {
 	c := v.c
 	name := o.id.Name()
-	present, dereg, err := c.v1State(ctx, v.scanner(), name)
+	present, dereg, err := c.v1State(ctx, v, name)
 	if err != nil {
 		return err
 	}
@@ -764,7 +756,7 @@ func (o *dropTableOp) plan(ctx context.Context, v *view) error {
 		return nil
 	}
 	if v.c.v1Fallback(o.id) {
-		present, _, err := v.c.v1State(ctx, v.scanner(), o.id.Name())
+		present, _, err := v.c.v1State(ctx, v, o.id.Name())
 		if err != nil {
 			return err
 		}
@@ -840,7 +832,7 @@ func (o *renameTableOp) plan(ctx context.Context, v *view) error {
 		if !c.v1Fallback(o.from) {
 			return newErr(CodeTableNotFound, nil, "table %q does not exist", fromID)
 		}
-		present, dereg, err := c.v1State(ctx, v.scanner(), o.from.Name())
+		present, dereg, err := c.v1State(ctx, v, o.from.Name())
 		if err != nil {
 			return err
 		}
@@ -867,7 +859,7 @@ func (o *renameTableOp) plan(ctx context.Context, v *view) error {
 		return newErr(CodeTableAlreadyExists, nil, "%s %q already exists", other.ObjectType, toID)
 	}
 	if c.v1Fallback(o.to) {
-		present, dereg, err := c.v1State(ctx, v.scanner(), o.to.Name())
+		present, dereg, err := c.v1State(ctx, v, o.to.Name())
 		if err != nil {
 			return err
 		}
@@ -942,7 +934,7 @@ func (o *alterTablePropsOp) plan(ctx context.Context, v *view) error {
 	}
 	if !ok || r.ObjectType != ObjectTypeTable {
 		if v.c.v1Fallback(o.id) {
-			if present, dereg, err := v.c.v1State(ctx, v.scanner(), o.id.Name()); err != nil {
+			if present, dereg, err := v.c.v1State(ctx, v, o.id.Name()); err != nil {
 				return err
 			} else if present && !dereg {
 				return newErr(CodeUnsupported, nil, "table %q is a V1 table without a manifest entry: it has no properties (rename or register it first)", objectID)
