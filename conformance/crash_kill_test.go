@@ -445,6 +445,7 @@ func runKillTest(t *testing.T, target crashTarget, defaultRounds int, killWindow
 				case <-p.inserted:
 				case <-p.done: // it failed before writing; wait reports why
 				case <-time.After(time.Minute):
+					t.Errorf("round %d: writer %s committed no INSERT within a minute; killing it anyway", round, p.name)
 				}
 				time.Sleep(after)
 				_ = p.cmd.Process.Signal(syscall.SIGKILL)
