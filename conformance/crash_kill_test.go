@@ -310,6 +310,26 @@ func (p *crashProc) wait() (killed bool, err error) {
 	return false, nil
 }
 
+// crashSetup reads the seed (a new one, or LANCECAT_CRASH_SEED's) and the rounds, logs them
+// with what a replay repeats, and finds the peer's directory.
+func crashSetup(t *testing.T, defaultRounds int, replays string) (rng *rand.Rand, rounds int, peerDir string) {
+	t.Helper()
+	seed := time.Now().UnixNano()
+	if s := os.Getenv(crashSeedEnv); s != "" {
+		var err error
+		if seed, err = strconv.ParseInt(s, 10, 64); err != nil {
+			t.Fatalf("%s=%q: %v", crashSeedEnv, s, err)
+		}
+	}
+	rounds = crashRounds(defaultRounds)
+	t.Logf("seed %d (%s=%d replays %s), %d rounds", seed, crashSeedEnv, seed, replays, rounds)
+	peerDir, err := peer.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rand.New(rand.NewSource(seed)), rounds, peerDir
+}
+
 func crashRounds(def int) int {
 	if n, err := strconv.Atoi(os.Getenv(crashRoundsEnv)); err == nil && n > 0 {
 		return n
@@ -394,20 +414,7 @@ func serverCrashTarget(t *testing.T, start func(*testing.T) *testservers.Server)
 // runKillTest runs the rounds on target; each lancecat writer is killed within killWindow of its first
 // committed INSERT.
 func runKillTest(t *testing.T, target crashTarget, defaultRounds int, killWindow time.Duration) {
-	seed := time.Now().UnixNano()
-	if s := os.Getenv(crashSeedEnv); s != "" {
-		var err error
-		if seed, err = strconv.ParseInt(s, 10, 64); err != nil {
-			t.Fatalf("%s=%q: %v", crashSeedEnv, s, err)
-		}
-	}
-	rounds := crashRounds(defaultRounds)
-	t.Logf("seed %d (%s=%d replays it), %d rounds", seed, crashSeedEnv, seed, rounds)
-	rng := rand.New(rand.NewSource(seed))
-	peerDir, err := peer.Dir()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rng, rounds, peerDir := crashSetup(t, defaultRounds, "its statements and kill delays")
 	ctx := context.Background()
 	model := &crashModel{namespaces: map[string]bool{}, tables: map[string]map[int64]int64{}}
 	stats := map[string]int{}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -125,20 +124,7 @@ func TestKillReferenceWritersUnderLancecatLoadOnAzure(t *testing.T) {
 
 // runPeerKillTest runs the rounds on target.
 func runPeerKillTest(t *testing.T, target crashTarget, defaultRounds int) {
-	seed := time.Now().UnixNano()
-	if s := os.Getenv(crashSeedEnv); s != "" {
-		var err error
-		if seed, err = strconv.ParseInt(s, 10, 64); err != nil {
-			t.Fatalf("%s=%q: %v", crashSeedEnv, s, err)
-		}
-	}
-	rounds := crashRounds(defaultRounds)
-	t.Logf("seed %d (%s=%d replays the kill delays), %d rounds", seed, crashSeedEnv, seed, rounds)
-	rng := rand.New(rand.NewSource(seed))
-	peerDir, err := peer.Dir()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rng, rounds, peerDir := crashSetup(t, defaultRounds, "the kill delays")
 	ctx := context.Background()
 	model := &crashModel{namespaces: map[string]bool{}, tables: map[string]map[int64]int64{}} // lancecat's side only
 	stats := map[string]int{}

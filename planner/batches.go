@@ -2,7 +2,6 @@ package planner
 
 import (
 	"context"
-	"io"
 	"iter"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -184,50 +183,25 @@ func (p *dataPlan) batches(ctx context.Context, sc *scan.Scanner, schema *arrow.
 	}
 }
 
-// batchCursor pulls batches from an iterator (iter.Pull2: no goroutine).
-// An error ends the sequence.
+// batchCursor is a cursor over a record-batch iterator; empty batches are
+// released and skipped.
 type batchCursor struct {
+	pullCursor[arrow.RecordBatch]
 	schema *arrow.Schema
-	next   func() (arrow.RecordBatch, error, bool)
-	stop   func()
-	err    error
 }
 
 func newBatchCursor(schema *arrow.Schema, seq iter.Seq2[arrow.RecordBatch, error]) *batchCursor {
-	next, stop := iter.Pull2(seq)
-	return &batchCursor{schema: schema, next: next, stop: stop}
+	skip := func(b arrow.RecordBatch) bool {
+		if b == nil {
+			return true
+		}
+		if b.NumRows() == 0 {
+			b.Release()
+			return true
+		}
+		return false
+	}
+	return &batchCursor{pullCursor: newPullCursor(seq, skip), schema: schema}
 }
 
 func (c *batchCursor) Schema() *arrow.Schema { return c.schema }
-
-func (c *batchCursor) Next() (arrow.RecordBatch, error) {
-	if c.err != nil {
-		return nil, c.err
-	}
-	for {
-		b, err, ok := c.next()
-		switch {
-		case !ok:
-			c.err = io.EOF
-		case err != nil:
-			c.err = err
-			c.stop()
-		case b == nil:
-			continue
-		case b.NumRows() == 0:
-			b.Release()
-			continue
-		default:
-			return b, nil
-		}
-		return nil, c.err
-	}
-}
-
-func (c *batchCursor) Close() error {
-	c.stop()
-	if c.err == nil {
-		c.err = io.EOF
-	}
-	return nil
-}

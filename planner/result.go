@@ -158,24 +158,26 @@ func (c *sliceCursor) Next() ([][]any, error) {
 
 func (c *sliceCursor) Close() error { c.done = true; return nil }
 
-// seqCursor pulls batches from an iterator (iter.Pull2: no goroutine). An
-// error ends the sequence.
-type seqCursor struct {
-	next func() ([][]any, error, bool)
+// pullCursor pulls batches from an iterator (iter.Pull2: no goroutine),
+// skipping empty ones. An error ends the sequence. The row pipeline (B =
+// [][]any) and the Arrow pass-through (B = arrow.RecordBatch) share it.
+type pullCursor[B any] struct {
+	next func() (B, error, bool)
 	stop func()
+	// skip reports an empty batch to pass over (and releases it if it must).
+	skip func(B) bool
 	err  error
 }
 
-// newSeqCursor is a cursor over seq, which yields non-empty batches until it
-// ends or yields an error.
-func newSeqCursor(seq iter.Seq2[[][]any, error]) *seqCursor {
+func newPullCursor[B any](seq iter.Seq2[B, error], skip func(B) bool) pullCursor[B] {
 	next, stop := iter.Pull2(seq)
-	return &seqCursor{next: next, stop: stop}
+	return pullCursor[B]{next: next, stop: stop, skip: skip}
 }
 
-func (c *seqCursor) Next() ([][]any, error) {
+func (c *pullCursor[B]) Next() (B, error) {
+	var zero B
 	if c.err != nil {
-		return nil, c.err
+		return zero, c.err
 	}
 	for {
 		batch, err, ok := c.next()
@@ -185,21 +187,29 @@ func (c *seqCursor) Next() ([][]any, error) {
 		case err != nil:
 			c.err = err
 			c.stop()
-		case len(batch) == 0:
+		case c.skip(batch):
 			continue
 		default:
 			return batch, nil
 		}
-		return nil, c.err
+		return zero, c.err
 	}
 }
 
-func (c *seqCursor) Close() error {
+func (c *pullCursor[B]) Close() error {
 	c.stop()
 	if c.err == nil {
 		c.err = io.EOF
 	}
 	return nil
+}
+
+// seqCursor is a cursor over a row iterator, which yields batches until it
+// ends or yields an error.
+type seqCursor struct{ pullCursor[[][]any] }
+
+func newSeqCursor(seq iter.Seq2[[][]any, error]) *seqCursor {
+	return &seqCursor{newPullCursor(seq, func(b [][]any) bool { return len(b) == 0 })}
 }
 
 // streamResult is a streamed result reading seq.
