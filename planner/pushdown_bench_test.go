@@ -14,14 +14,7 @@ import (
 // scalar indices against the same SELECTs scanning without indices, over
 // 100,000 rows in 10 fragments (BTREE on id, BITMAP on k, BTREE on s).
 func BenchmarkWherePushdown(b *testing.B) {
-	lc, err := manifest.OpenCatalog(context.Background(), fmt.Sprintf("memory://planner-bench-%d/lake", dataSeq.Add(1)), manifest.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		_, _ = lc.Store.DeletePrefix(context.Background(), "")
-		lc.Close()
-	})
+	lc := benchCatalog(b, "planner-bench")
 	indexed := NewSession(lc.Catalog, Options{Store: lc.Store})
 	plain := NewSession(lc.Catalog, Options{Store: lc.Store, NoIndexes: true})
 	exec := func(q string) {
@@ -79,4 +72,19 @@ func BenchmarkWherePushdown(b *testing.B) {
 			})
 		}
 	}
+}
+
+// benchCatalog is an empty catalog in memory for a benchmark, removed when
+// it ends.
+func benchCatalog(b *testing.B, name string) *manifest.Catalog {
+	b.Helper()
+	lc, err := manifest.OpenCatalog(context.Background(), fmt.Sprintf("memory://%s-%d/lake", name, dataSeq.Add(1)), manifest.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		_, _ = lc.Store.DeletePrefix(context.Background(), "")
+		lc.Close()
+	})
+	return lc
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lancecat/lancecat/manifest"
 	"github.com/lancecat/lancecat/sqlparse"
 )
 
@@ -16,14 +15,7 @@ import (
 // over 20,000 outer rows with 1,000 distinct keys and a 10,000-row inner
 // table; and a derived table streaming the outer table.
 func BenchmarkCorrelatedSubquery(b *testing.B) {
-	lc, err := manifest.OpenCatalog(context.Background(), fmt.Sprintf("memory://planner-subq-bench-%d/lake", dataSeq.Add(1)), manifest.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		_, _ = lc.Store.DeletePrefix(context.Background(), "")
-		lc.Close()
-	})
+	lc := benchCatalog(b, "planner-subq-bench")
 	s := NewSession(lc.Catalog, Options{Store: lc.Store})
 	exec := func(q string) *Result {
 		st, err := sqlparse.Parse(q)
