@@ -8,7 +8,7 @@
 //   node vector.mjs delete <dir> <table> <predicate>
 //   node vector.mjs optimize <dir> <table>      (merges new rows into the vector index)
 //   node vector.mjs search <dir> <table> <json> json: {q:[...], k, metric, nprobes, refine, ef,
-//        where, exact}; prints {ids:[...], dists:[...]} as JSON
+//        where, exact} or an array of them; prints {ids:[...], dists:[...]} (or an array) as JSON
 import * as lancedb from "@lancedb/lancedb";
 import * as arrow from "apache-arrow";
 
@@ -85,19 +85,29 @@ if (op === "create") {
   const idx = await tbl.listIndices();
   console.log(JSON.stringify(idx.map((i) => ({ name: i.name, indexType: i.indexType }))));
 } else if (op === "search") {
-  const o = JSON.parse(rest[0]);
+  // one query object, or an array of them (one result per query)
+  const arg = JSON.parse(rest[0]);
   const tbl = await db.openTable(table);
-  let q = tbl.search(o.q).limit(o.k).select(["id"]).withRowId();
-  if (o.metric) q = q.distanceType(o.metric);
-  if (o.nprobes) q = q.nprobes(o.nprobes);
-  if (o.refine) q = q.refineFactor(o.refine);
-  if (o.ef) q = q.ef(o.ef);
-  if (o.where) q = q.where(o.where);
-  if (o.exact) q = q.bypassVectorIndex();
-  const res = await q.toArray();
-  const out = { ids: res.map((r) => Number(r.id)), dists: res.map((r) => r._distance) };
-  if (o.explain) out.plan = await q.explainPlan(true);
-  console.log(JSON.stringify(out));
+  const one = async (o) => {
+    let q = tbl.search(o.q).limit(o.k).select(["id"]).withRowId();
+    if (o.metric) q = q.distanceType(o.metric);
+    if (o.nprobes) q = q.nprobes(o.nprobes);
+    if (o.refine) q = q.refineFactor(o.refine);
+    if (o.ef) q = q.ef(o.ef);
+    if (o.where) q = q.where(o.where);
+    if (o.exact) q = q.bypassVectorIndex();
+    const res = await q.toArray();
+    const out = { ids: res.map((r) => Number(r.id)), dists: res.map((r) => r._distance) };
+    if (o.explain) out.plan = await q.explainPlan(true);
+    return out;
+  };
+  if (Array.isArray(arg)) {
+    const all = [];
+    for (const o of arg) all.push(await one(o));
+    console.log(JSON.stringify(all));
+  } else {
+    console.log(JSON.stringify(await one(arg)));
+  }
 } else {
   throw new Error(`unknown op ${op}`);
 }

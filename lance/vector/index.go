@@ -175,12 +175,21 @@ func checkRanges(offsets []uint64, lengths []uint32, rows uint64) error {
 // loadSegment opens a segment's files and reads its small metadata (IVF
 // centroids, quantizer parameters, HNSW metadata); partitions load lazily.
 func loadSegment(ctx context.Context, ds *dataset.Dataset, m *dataset.IndexMetadata) (*segment, error) {
-	s := &segment{meta: m, parts: map[int]*partition{}}
 	idx, err := openFile(ctx, ds, m, indexFile)
 	if err != nil {
 		return nil, err
 	}
-	s.idx = idx
+	aux, err := openFile(ctx, ds, m, auxFile)
+	if err != nil {
+		return nil, err
+	}
+	return newSegment(ctx, m, idx, aux)
+}
+
+// newSegment reads a segment's metadata from its opened files.
+func newSegment(ctx context.Context, m *dataset.IndexMetadata, idx, aux file) (*segment, error) {
+	s := &segment{meta: m, parts: map[int]*partition{}, idx: idx, aux: aux}
+	var err error
 	var im struct {
 		Type         string `json:"type"`
 		DistanceType string `json:"distance_type"`
@@ -210,11 +219,6 @@ func loadSegment(ctx context.Context, ds *dataset.Dataset, m *dataset.IndexMetad
 		return nil, protoErr(fmt.Sprintf("IVF model of %d partitions, dimension %d", np, s.ivf.dim))
 	}
 	s.dim = s.ivf.dim
-	aux, err := openFile(ctx, ds, m, auxFile)
-	if err != nil {
-		return nil, err
-	}
-	s.aux = aux
 	auxIVF, err := ivfBuffer(ctx, aux)
 	if err != nil {
 		return nil, err

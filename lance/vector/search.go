@@ -167,6 +167,7 @@ func Validate(v []float32, dim, k int) error {
 // liveFilter says whether a row address is a live row of the version and
 // passes the prefilter.
 type liveFilter struct {
+	all  bool // every row passes (index files searched on their own)
 	ix   *Index
 	pre  *roaring64.Bitmap
 	dels map[uint64]*roaring.Bitmap
@@ -188,6 +189,9 @@ func (ix *Index) newFilter(ctx context.Context, pre *roaring64.Bitmap) (*liveFil
 }
 
 func (lf *liveFilter) ok(row uint64) bool {
+	if lf.all {
+		return true
+	}
 	frag := row >> 32
 	f, ok := lf.ix.frags[frag]
 	if !ok || !lf.ix.covered.Contains(uint32(frag)) {
