@@ -91,6 +91,9 @@ func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan
 		if ts, err := singleTable(st.From); err == nil && ts.Table != nil {
 			name := ts.Table
 			if len(name) < 2 || !strings.EqualFold(name[0], "information_schema") {
+				if vp, ok, err := s.planVectorSearch(ctx, st, name); ok || err != nil {
+					return vp, err // vector.go
+				}
 				return s.planDataSelect(ctx, st, name)
 			}
 		}
