@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow-go/v18/arrow"
@@ -400,7 +401,7 @@ func (p *vectorPlan) chooseIndex(ctx context.Context) error {
 			skipped = append(skipped, m.Name+" ignored (IGNORE INDEX)")
 			continue
 		}
-		ix, err := vector.Open(ctx, ds, m.Name)
+		ix, err := openVectorIndex(ctx, ds, m.Name)
 		if err != nil {
 			if errors.Is(err, vector.ErrUnsupported) {
 				skipped = append(skipped, fmt.Sprintf("%s unreadable: %v", m.Name, err))
@@ -721,4 +722,48 @@ func scanOptionsFor(d *dataPlan, read []int) scan.Options {
 	}
 	opts.Predicates = servedPredicates(d.ds, d.indexes, d.indexable)
 	return opts
+}
+
+// openedVectorIndices keeps the last few opened vector indices (by dataset
+// URI, version and name) so that their loaded partitions serve the next
+// searches of the same version instead of being read again.
+var openedVectorIndices struct {
+	sync.Mutex
+	keys []string
+	ixs  []*vector.Index
+}
+
+const keptVectorIndices = 8
+
+func openVectorIndex(ctx context.Context, ds *dataset.Dataset, name string) (*vector.Index, error) {
+	// the segments' UUIDs too: a table dropped and created again can reach
+	// the same URI and version with other index files
+	key := fmt.Sprintf("%s\x00%d\x00%s", ds.URI(), ds.Version(), name)
+	for _, m := range ds.Indices() {
+		if m.Name == name {
+			key += "\x00" + m.UUID
+		}
+	}
+	c := &openedVectorIndices
+	c.Lock()
+	for i, k := range c.keys {
+		if k == key {
+			ix := c.ixs[i]
+			c.Unlock()
+			return ix, nil
+		}
+	}
+	c.Unlock()
+	ix, err := vector.Open(ctx, ds, name)
+	if err != nil {
+		return nil, err
+	}
+	c.Lock()
+	defer c.Unlock()
+	c.keys = append(c.keys, key)
+	c.ixs = append(c.ixs, ix)
+	if len(c.keys) > keptVectorIndices {
+		c.keys, c.ixs = c.keys[1:], c.ixs[1:]
+	}
+	return ix, nil
 }
