@@ -7,6 +7,8 @@
 //   node vector.mjs append <dir> <table> <n> <dim> <seed> <firstId>
 //   node vector.mjs delete <dir> <table> <predicate>
 //   node vector.mjs optimize <dir> <table>      (merges new rows into the vector index)
+//   node vector.mjs bench <dir> <table> <json>  the searches of the array timed: {ms:[...], ids:[[...]]}
+//   node vector.mjs timeindex <dir> <table> <json>  builds an index, prints {ms}
 //   node vector.mjs search <dir> <table> <json> json: {q:[...], k, metric, nprobes, refine, ef,
 //        where, exact} or an array of them; prints {ids:[...], dists:[...]} (or an array) as JSON
 import * as lancedb from "@lancedb/lancedb";
@@ -108,6 +110,36 @@ if (op === "create") {
   } else {
     console.log(JSON.stringify(await one(arg)));
   }
+} else if (op === "bench") {
+  // times each search of the array (after one warm-up pass) in this process
+  const arg = JSON.parse(rest[0]);
+  const tbl = await db.openTable(table);
+  const run = async (o) => {
+    let q = tbl.search(o.q).limit(o.k).select(["id"]);
+    if (o.nprobes) q = q.nprobes(o.nprobes);
+    if (o.refine) q = q.refineFactor(o.refine);
+    if (o.where) q = q.where(o.where);
+    if (o.exact) q = q.bypassVectorIndex();
+    return (await q.toArray()).map((r) => Number(r.id));
+  };
+  for (const o of arg) await run(o);
+  const ms = [];
+  const ids = [];
+  for (const o of arg) {
+    const t0 = process.hrtime.bigint();
+    ids.push(await run(o));
+    ms.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  console.log(JSON.stringify({ ms, ids }));
+} else if (op === "timeindex") {
+  const o = JSON.parse(rest[0]);
+  const t0 = process.hrtime.bigint();
+  const tbl = await db.openTable(table);
+  const make = { IVF_FLAT: "ivfFlat", IVF_PQ: "ivfPq", IVF_HNSW_SQ: "hnswSq", IVF_HNSW_PQ: "hnswPq" }[o.type];
+  const opts = { distanceType: o.metric || "l2" };
+  for (const k of ["numPartitions", "numSubVectors"]) if (o[k] !== undefined) opts[k] = o[k];
+  await tbl.createIndex("v", { config: lancedb.Index[make](opts), name: o.name, replace: true });
+  console.log(JSON.stringify({ ms: Number(process.hrtime.bigint() - t0) / 1e6 }));
 } else {
   throw new Error(`unknown op ${op}`);
 }

@@ -396,8 +396,8 @@ func (s *segment) searchPartition(ctx context.Context, p int, key []float32, q Q
 	if n == 0 {
 		return nil, nil
 	}
-	dist := s.distFunc(p, key, pt)
 	if pt.graph != nil {
+		dist := s.distFunc(p, key, pt)
 		ef := q.Ef
 		if ef <= 0 {
 			ef = kk + kk/2
@@ -427,6 +427,18 @@ func (s *segment) searchPartition(ctx context.Context, p int, key []float32, q Q
 		return hits, nil
 	}
 	h := &maxHeap{}
+	if s.quant == quantPQ {
+		// all rows at once, walking the transposed codes sub-vector by
+		// sub-vector (sequential memory)
+		ds := s.pqDistances(p, key, pt)
+		for i, r := range pt.rowIDs {
+			if (h.Len() < kk || ds[i] < (*h)[0].Dist) && lf.ok(r) {
+				pushTop(h, Hit{r, ds[i]}, kk)
+			}
+		}
+		return h.sorted(), nil
+	}
+	dist := s.distFunc(p, key, pt)
 	for i, r := range pt.rowIDs {
 		if !lf.ok(r) {
 			continue
@@ -436,44 +448,68 @@ func (s *segment) searchPartition(ctx context.Context, p int, key []float32, q Q
 	return h.sorted(), nil
 }
 
+// pqDistances is the PQ distance of every row of a partition.
+func (s *segment) pqDistances(p int, key []float32, pt *partition) []float32 {
+	n := len(pt.rowIDs)
+	table, off := s.pqTable(p, key)
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = off
+	}
+	for m := range s.pqM {
+		t := table[m*256 : (m+1)*256]
+		codes := pt.codes[m*n : (m+1)*n]
+		for i, c := range codes {
+			out[i] += t[c]
+		}
+	}
+	return out
+}
+
+// pqTable is the distance table of the (residual) query: pqM x 256, and
+// the constant added to every sum (1 for dot: Lance's 1 - x·y).
+func (s *segment) pqTable(p int, key []float32) ([]float32, float32) {
+	q := key
+	if s.metric == L2 || s.metric == Cosine {
+		c := s.ivf.centroids[p*s.dim : (p+1)*s.dim]
+		q = make([]float32, s.dim)
+		for i := range q {
+			q[i] = key[i] - c[i]
+		}
+	}
+	sub := s.dim / s.pqM
+	table := make([]float32, s.pqM*256)
+	for m := range s.pqM {
+		qs := q[m*sub : (m+1)*sub]
+		for c := range 256 {
+			cb := s.codebook[(m*256+c)*sub : (m*256+c+1)*sub]
+			if s.metric == Dot {
+				table[m*256+c] = -DotProduct(qs, cb)
+			} else {
+				table[m*256+c] = L2Squared(qs, cb)
+			}
+		}
+	}
+	if s.metric == Dot {
+		return table, 1
+	}
+	return table, 0
+}
+
 // distFunc is the storage's distance from the (residual) query to local
 // row i of partition p, as the reference's storage computes it.
 func (s *segment) distFunc(p int, key []float32, pt *partition) func(uint32) float32 {
 	n := len(pt.rowIDs)
 	switch s.quant {
 	case quantPQ:
-		q := key
-		if s.metric == L2 || s.metric == Cosine {
-			c := s.ivf.centroids[p*s.dim : (p+1)*s.dim]
-			q = make([]float32, s.dim)
-			for i := range q {
-				q[i] = key[i] - c[i]
-			}
-		}
-		sub := s.dim / s.pqM
-		table := make([]float32, s.pqM*256)
-		for m := range s.pqM {
-			qs := q[m*sub : (m+1)*sub]
-			for c := range 256 {
-				cb := s.codebook[(m*256+c)*sub : (m*256+c+1)*sub]
-				if s.metric == Dot {
-					table[m*256+c] = -DotProduct(qs, cb)
-				} else {
-					table[m*256+c] = L2Squared(qs, cb)
-				}
-			}
-		}
+		table, off := s.pqTable(p, key)
 		codes, M := pt.codes, s.pqM
-		off := float32(0)
-		if s.metric == Dot {
-			off = 1
-		}
 		return func(i uint32) float32 {
-			var d float32
+			d := off
 			for m := range M {
 				d += table[m*256+int(codes[m*n+int(i)])]
 			}
-			return d + off
+			return d
 		}
 	case quantSQ:
 		qc := scaleToU8(key, s.sqStart, s.sqEnd)
