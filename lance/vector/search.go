@@ -168,6 +168,10 @@ func Validate(v []float32, dim, k int) error {
 // passes the prefilter.
 type liveFilter struct {
 	all  bool // every row passes (index files searched on their own)
+	// lastFrag / last cache the fragment of the previous row (a filter is
+	// used by one search at a time)
+	lastFrag uint64
+	last     *dataset.Fragment
 	ix   *Index
 	pre  *roaring64.Bitmap
 	dels map[uint64]*roaring.Bitmap
@@ -193,12 +197,16 @@ func (lf *liveFilter) ok(row uint64) bool {
 		return true
 	}
 	frag := row >> 32
-	f, ok := lf.ix.frags[frag]
-	if !ok || !lf.ix.covered.Contains(uint32(frag)) {
-		return false
-	}
 	off := row & math.MaxUint32
-	if off >= f.PhysicalRows {
+	// rows of one fragment come in runs: remember the last fragment looked up
+	if lf.lastFrag != frag || lf.last == nil {
+		f, ok := lf.ix.frags[frag]
+		if !ok || !lf.ix.covered.Contains(uint32(frag)) {
+			return false
+		}
+		lf.lastFrag, lf.last = frag, f
+	}
+	if off >= lf.last.PhysicalRows {
 		return false
 	}
 	if d := lf.dels[frag]; d != nil && d.Contains(uint32(off)) {
