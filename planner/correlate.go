@@ -60,6 +60,9 @@ func (s *Session) scopeOf(ctx context.Context, from sqlparse.FromItem) (*scope, 
 	if !ok {
 		return nil, notSupportedSelect("joins")
 	}
+	if p, ok := s.preplanned[ts]; ok {
+		return newScope(ts.Alias, p.resultColumns()), nil
+	}
 	if ts.Subquery != nil {
 		p, err := s.fork().planQuery(ctx, ts.Subquery)
 		if err != nil {

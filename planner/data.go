@@ -77,6 +77,9 @@ func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan
 	if len(st.SetOps) > 0 {
 		return nil, notSupportedSelect("set operations (UNION, EXCEPT, INTERSECT)")
 	}
+	if hasJoin(st.From) {
+		return s.planJoinQuery(ctx, st)
+	}
 	if err := s.planSubqueries(ctx, s.lazyScope(ctx, st.From), selectExprs(st)...); err != nil {
 		return nil, err
 	}
