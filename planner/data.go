@@ -75,7 +75,7 @@ type queryPlan interface {
 // over the information_schema views (or no FROM).
 func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan, error) {
 	if len(st.SetOps) > 0 {
-		return nil, notSupportedSelect("set operations (UNION, EXCEPT, INTERSECT)")
+		return s.planSetOp(ctx, st)
 	}
 	if hasJoin(st.From) {
 		return s.planJoinQuery(ctx, st)

@@ -117,6 +117,8 @@ func (s *Session) prepareExplain(ctx context.Context, p queryPlan) error {
 		return x.prepareExplain(ctx)
 	case *joinQuery:
 		return s.prepareExplain(ctx, x.queryPlan)
+	case *setOpPlan:
+		return s.prepareSetOpExplain(ctx, x)
 	}
 	return nil
 }

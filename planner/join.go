@@ -443,10 +443,17 @@ func (s *Session) planJoinQuery(ctx context.Context, st *sqlparse.Select) (query
 // joinQuery is a query over a join: the selectPipeline's plan over the
 // joined rows, whose EXPLAIN leaves out the derived-table level between
 // them.
-type joinQuery struct{ queryPlan }
+type joinQuery struct {
+	queryPlan
+	alias string // the placeholder's alias ("": joinAlias)
+}
 
 func (q *joinQuery) Explain() []string {
-	marker := "DerivedTable " + sqlparse.QuoteIdent(joinAlias) + " (streams the rows of:)"
+	alias := q.alias
+	if alias == "" {
+		alias = joinAlias
+	}
+	marker := "DerivedTable " + sqlparse.QuoteIdent(alias) + " (streams the rows of:)"
 	var out []string
 	dedent := -1
 	for _, l := range q.queryPlan.Explain() {

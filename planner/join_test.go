@@ -170,3 +170,38 @@ func TestExplainJoin(t *testing.T) {
 	}
 	t.Log(strings.Join(lines, "\n"))
 }
+
+func TestSetOperations(t *testing.T) {
+	f := joinTables(t, Options{})
+	cases := []struct{ sql, want string }{
+		{"SELECT city FROM c UNION SELECT city FROM c ORDER BY 1", "lima | oslo | rome"},
+		{"SELECT id FROM c WHERE id < 3 UNION ALL SELECT id FROM o WHERE id < 3 ORDER BY id", "1 | 1 | 1 | 2 | 2"},
+		{"SELECT id FROM c INTERSECT SELECT id FROM o ORDER BY 1", "NULL | 1 | 2"},
+		{"SELECT id FROM o INTERSECT ALL SELECT id FROM o WHERE oid > 10 ORDER BY 1", "NULL | 1 | 2 | 9"},
+		{"SELECT id FROM c EXCEPT SELECT id FROM o ORDER BY 1", "3 | 4"},
+		{"SELECT id FROM o EXCEPT ALL SELECT id FROM c ORDER BY 1", "1 | 9"},
+		// INTERSECT binds tighter than UNION.
+		{"SELECT 5 UNION SELECT id FROM c INTERSECT SELECT id FROM o ORDER BY 1", "NULL | 1 | 2 | 5"},
+		// NULLs are equal in set operations; DISTINCT removes duplicates to its left.
+		{"SELECT NULL UNION ALL SELECT NULL UNION SELECT 1 ORDER BY 1", "NULL | 1"},
+		{"SELECT name FROM c UNION SELECT oid FROM o ORDER BY 1 LIMIT 3", "10 | 11 | 12"},
+		{"SELECT c.name, o.oid FROM c JOIN o ON c.id = o.id UNION SELECT 'z', 0 ORDER BY 2 DESC LIMIT 2", "bob,12 | ann,11"},
+	}
+	for _, tc := range cases {
+		if got := show(f.rows(tc.sql)); got != tc.want {
+			t.Errorf("%s\n got  %s\n want %s", tc.sql, got, tc.want)
+		}
+	}
+	f.fails("SELECT 1 UNION SELECT 1, 2", catalog.CodeInvalidInput, "MySQL error 1222")
+	res := f.exec("SELECT id FROM c UNION SELECT amount FROM o")
+	if res.Columns[0].Name != "id" || res.Columns[0].DatabaseType != "BIGINT" {
+		t.Errorf("column %+v", res.Columns[0])
+	}
+	var lines []string
+	for _, r := range f.rows("EXPLAIN SELECT id FROM c UNION ALL SELECT id FROM o ORDER BY 1") {
+		lines = append(lines, r[0].(string))
+	}
+	if text := strings.Join(lines, "\n"); !strings.Contains(text, "SetOp UNION ALL") || !strings.Contains(text, "TableScan o") {
+		t.Errorf("EXPLAIN:\n%s", text)
+	}
+}

@@ -27,3 +27,9 @@ SELECT id FROM customers c JOIN orders o ON c.id = o.id;
 SELECT c.nosuch FROM customers c JOIN orders o ON c.id = o.id;
 SELECT 1 FROM customers JOIN customers ON 1 = 1;
 SELECT 1 FROM customers c JOIN orders o USING (name);
+-- Set operations: INTERSECT binds tighter; NULLs are equal; ORDER BY and LIMIT apply to the result.
+SELECT city FROM customers UNION SELECT 'nyc' UNION ALL SELECT 'rome' ORDER BY 1;
+SELECT id FROM customers INTERSECT SELECT id FROM orders ORDER BY 1;
+SELECT id FROM customers EXCEPT SELECT id FROM orders ORDER BY id DESC LIMIT 1;
+SELECT id FROM orders EXCEPT ALL SELECT id FROM customers ORDER BY 1;
+EXPLAIN SELECT id FROM customers UNION SELECT id FROM orders;
