@@ -205,3 +205,20 @@ func TestSetOperations(t *testing.T) {
 		t.Errorf("EXPLAIN:\n%s", text)
 	}
 }
+
+// TestOrderByComputedPositions: ORDER BY positions and aliases naming
+// computed select items over table data (issue 15: this failed with
+// "ORDER BY position 1 does not name a column of the select list").
+func TestOrderByComputedPositions(t *testing.T) {
+	f := joinTables(t, Options{})
+	cases := []struct{ sql, want string }{
+		{"SELECT oid + amount, (oid + amount) / 5 FROM o ORDER BY 1, 2", "14,2.8 | 15,3 | 16,3.2 | 18,3.6 | 21,4.2"},
+		{"SELECT oid, amount * -1 AS neg FROM o WHERE amount > 2 ORDER BY neg LIMIT 2", "12,-9 | 11,-7"},
+		{"SELECT name, id * 2 AS d FROM c ORDER BY 2 DESC, 1", "ann,8 | cid,6 | bob,4 | ann,2 | nul,NULL"},
+	}
+	for _, tc := range cases {
+		if got := show(f.rows(tc.sql)); got != tc.want {
+			t.Errorf("%s\n got  %s\n want %s", tc.sql, got, tc.want)
+		}
+	}
+}
