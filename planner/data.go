@@ -74,6 +74,13 @@ type queryPlan interface {
 // planQuery plans a SELECT: over table data when FROM names a table, else
 // over the information_schema views (or no FROM).
 func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan, error) {
+	if len(st.With) > 0 {
+		q, err := inlineCTEs(st, nil)
+		if err != nil {
+			return nil, err
+		}
+		st = q
+	}
 	if len(st.SetOps) > 0 {
 		return s.planSetOp(ctx, st)
 	}

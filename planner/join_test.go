@@ -10,6 +10,7 @@ import (
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/planner/exec"
 	"github.com/lancecat/lancecat/planner/expr"
+	"github.com/lancecat/lancecat/sqlparse"
 )
 
 // joinTables: customers (with a NULL key and a duplicate name), orders
@@ -220,5 +221,28 @@ func TestOrderByComputedPositions(t *testing.T) {
 		if got := show(f.rows(tc.sql)); got != tc.want {
 			t.Errorf("%s\n got  %s\n want %s", tc.sql, got, tc.want)
 		}
+	}
+}
+
+func TestCommonTableExpressions(t *testing.T) {
+	f := joinTables(t, Options{})
+	cases := []struct{ sql, want string }{
+		{"WITH big AS (SELECT oid, id FROM o WHERE amount > 4) SELECT oid FROM big ORDER BY 1", "10 | 11 | 12"},
+		// One CTE referenced twice (a self join), a CTE reading an earlier one, column lists.
+		{"WITH k (cid, n) AS (SELECT id, name FROM c WHERE id IS NOT NULL), j AS (SELECT cid FROM k WHERE cid > 1) SELECT a.n, b.cid FROM k AS a JOIN j AS b ON a.cid = b.cid - 1 ORDER BY 2", "ann,2 | bob,3 | cid,4"},
+		{"WITH t AS (SELECT id FROM o) SELECT COUNT(*) FROM t WHERE id IN (SELECT id FROM t WHERE id > 1)", "2"},
+		{"WITH u AS (SELECT 1 AS k) SELECT k FROM u UNION ALL SELECT k + 1 FROM u ORDER BY 1", "1 | 2"},
+		// A nested WITH shadows the outer one.
+		{"WITH x AS (SELECT 1 AS v) SELECT (WITH x AS (SELECT 2 AS v) SELECT v FROM x) AS inner_v, v FROM x", "2,1"},
+	}
+	for _, tc := range cases {
+		if got := show(f.rows(tc.sql)); got != tc.want {
+			t.Errorf("%s\n got  %s\n want %s", tc.sql, got, tc.want)
+		}
+	}
+	f.fails("WITH a (x, y) AS (SELECT 1) SELECT * FROM a", catalog.CodeInvalidInput, "MySQL error 1353")
+	f.fails("WITH a AS (SELECT 1), a AS (SELECT 2) SELECT * FROM a", catalog.CodeInvalidInput, "not unique")
+	if _, err := f.try("WITH RECURSIVE a AS (SELECT 1) SELECT * FROM a"); !errors.Is(err, sqlparse.ErrNotSupported) {
+		t.Errorf("WITH RECURSIVE: %v", err)
 	}
 }

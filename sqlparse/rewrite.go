@@ -109,6 +109,13 @@ func RewriteSelect(q *Select, f func(Expr) Expr) *Select {
 		o.Expr = Rewrite(o.Expr, g)
 		c.OrderBy[i] = o
 	}
+	if q.With != nil {
+		c.With = make([]CTE, len(q.With))
+		for i, w := range q.With {
+			w.Select = RewriteSelect(w.Select, f)
+			c.With[i] = w
+		}
+	}
 	c.SetOps = make([]SetOperand, len(q.SetOps))
 	for i, op := range q.SetOps {
 		op.Select = RewriteSelect(op.Select, f)

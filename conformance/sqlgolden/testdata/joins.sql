@@ -33,3 +33,8 @@ SELECT id FROM customers INTERSECT SELECT id FROM orders ORDER BY 1;
 SELECT id FROM customers EXCEPT SELECT id FROM orders ORDER BY id DESC LIMIT 1;
 SELECT id FROM orders EXCEPT ALL SELECT id FROM customers ORDER BY 1;
 EXPLAIN SELECT id FROM customers UNION SELECT id FROM orders;
+-- Common table expressions: one referenced twice, one reading another, a column list.
+WITH spend (cid, amount) AS (SELECT id, SUM(total) FROM orders GROUP BY id), top AS (SELECT cid FROM spend WHERE amount > 400) SELECT c.name, s.amount FROM customers c JOIN spend s ON s.cid = c.id JOIN top t ON t.cid = s.cid ORDER BY 2 DESC;
+WITH n AS (SELECT id FROM customers) SELECT a.id, b.id FROM n a JOIN n b ON b.id = a.id + 1 ORDER BY 1;
+-- ORDER BY positions over computed select items.
+SELECT oid + total, (oid + total) / 5 FROM orders ORDER BY 1, 2;
