@@ -246,3 +246,24 @@ func TestCommonTableExpressions(t *testing.T) {
 		t.Errorf("WITH RECURSIVE: %v", err)
 	}
 }
+
+// TestJoinCorrelatedSubqueries: a subquery reading a joined table's
+// columns by qualifier correlates with the join's row (before the binder
+// entered subqueries, c.id inside resolved to the inner p.id, silently).
+func TestJoinCorrelatedSubqueries(t *testing.T) {
+	f := joinTables(t, Options{})
+	cases := []struct{ sql, want string }{
+		{"SELECT c.name, o.oid FROM c JOIN o ON c.id = o.id WHERE EXISTS (SELECT 1 FROM o AS p WHERE p.id = c.id AND p.oid > o.oid)", "ann,10"},
+		{"SELECT c.name, (SELECT MAX(amount) FROM o AS p WHERE p.id = c.id) AS m FROM c JOIN o ON c.id = o.id ORDER BY o.oid", "ann,7 | ann,7 | bob,9"},
+		{"SELECT c.name FROM c JOIN o ON c.id = o.id WHERE o.amount > (SELECT AVG(amount) FROM o AS p WHERE p.id = o.id)", "ann"},
+		// The inner FROM's own o shadows the join's o.
+		{"SELECT c.name FROM c JOIN o ON c.id = o.id WHERE o.oid = (SELECT MIN(o.oid) FROM o WHERE o.id = c.id)", "ann | bob"},
+		{"SELECT c.name FROM c LEFT JOIN o ON c.id = o.id WHERE c.id IN (SELECT id FROM o AS p WHERE p.amount > 8) ", "bob"},
+	}
+	for _, tc := range cases {
+		if got := show(f.rows(tc.sql)); got != tc.want {
+			t.Errorf("%s\n got  %s\n want %s", tc.sql, got, tc.want)
+		}
+	}
+	f.fails("SELECT 1 FROM c JOIN o ON c.id = o.id WHERE EXISTS (SELECT 1 FROM e WHERE e.x = c.nosuch)", catalog.CodeInvalidInput, "unknown column c.nosuch")
+}
