@@ -24,9 +24,11 @@
 // choose hash or nested-loop joins, and planner/exec runs the operators.
 // The scans are the paths above behind the plan.Table seam (sourceTable),
 // and what runs over the joined rows (WHERE's remainder, aggregates,
-// ORDER BY, LIMIT, the projection) is still the selectPipeline. Still on
-// the old code only: every SELECT without a join (single table, view,
-// derived table, no FROM), subqueries, DML and SHOW.
+// ORDER BY, LIMIT, the projection) is still the selectPipeline. Set
+// operations (setop.go) combine their operands' plans and CTEs (cte.go)
+// are inlined as derived tables before planning. Still on the old code
+// only: every SELECT without a join (single table, view, derived table,
+// no FROM), subqueries, DML and SHOW.
 //
 // A Session is one connection's state: the current namespace set by USE and
 // the open transaction, if any. Every Exec runs one statement and returns a
