@@ -377,7 +377,21 @@ func (s *Session) planJoinQuery(ctx context.Context, st *sqlparse.Select) (query
 		}
 		q.GroupBy = append(q.GroupBy, e)
 	}
-	if q.Having, err = gb.BindAll(st.Having, "having clause"); err != nil {
+	// HAVING may name a select item's alias (HAVING n > 1 for COUNT(*) AS
+	// n): the alias stands for the item's expression.
+	having := sqlparse.Rewrite(st.Having, func(n sqlparse.Expr) sqlparse.Expr {
+		ref, ok := n.(*sqlparse.ColumnRef)
+		if !ok || len(ref.Qualifier) > 0 || resolvable(ref) {
+			return n
+		}
+		for _, it := range st.Items {
+			if !it.Star && strings.EqualFold(it.Alias, ref.Column) {
+				return it.Expr
+			}
+		}
+		return n
+	})
+	if q.Having, err = gb.BindAll(having, "having clause"); err != nil {
 		return nil, err
 	}
 	ob := &expr.Binder{Scope: scope, Keep: func(ref *sqlparse.ColumnRef) bool { return aliases[strings.ToLower(ref.Column)] }}

@@ -76,6 +76,11 @@ func TestJoinKinds(t *testing.T) {
 		{"SELECT d.n, o.oid FROM (SELECT id, name AS n FROM c WHERE city = 'oslo') AS d JOIN o ON d.id = o.id ORDER BY 2", "ann,10 | ann,11"},
 		{"SELECT DISTINCT c.city FROM c JOIN o ON c.id = o.id ORDER BY 1", "oslo | rome"},
 		{"SELECT c.name FROM c JOIN o ON c.id = o.id ORDER BY o.amount DESC LIMIT 1", "bob"},
+		{"SELECT c.city AS town, COUNT(*) AS k FROM c JOIN o ON c.id = o.id GROUP BY town HAVING k > 1 ORDER BY town", "oslo,2"},
+		{"SELECT c.city, COUNT(*) FROM c JOIN o ON c.id = o.id GROUP BY 1 ORDER BY 2 DESC", "oslo,2 | rome,1"},
+		{"SELECT c.*, o.oid FROM c JOIN o ON c.id = o.id WHERE o.oid > 10 ORDER BY oid", "1,ann,oslo,11 | 2,bob,rome,12"},
+		{"SELECT c.name, x.n FROM (SELECT id, COUNT(*) AS n FROM o GROUP BY id) x JOIN c ON c.id = x.id WHERE x.n > 1", "ann,2"},
+		{"SELECT a.name FROM c a JOIN c b ON a.id = b.id JOIN c d ON d.id = b.id JOIN c e2 ON e2.id = d.id ORDER BY 1", "ann | ann | bob | cid"},
 	}
 	for _, tc := range cases {
 		if got := show(f.rows(tc.sql)); got != tc.want {
