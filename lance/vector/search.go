@@ -167,14 +167,14 @@ func Validate(v []float32, dim, k int) error {
 // liveFilter says whether a row address is a live row of the version and
 // passes the prefilter.
 type liveFilter struct {
-	all  bool // every row passes (index files searched on their own)
+	all bool // every row passes (index files searched on their own)
 	// lastFrag / last cache the fragment of the previous row (a filter is
 	// used by one search at a time)
 	lastFrag uint64
 	last     *dataset.Fragment
-	ix   *Index
-	pre  *roaring64.Bitmap
-	dels map[uint64]*roaring.Bitmap
+	ix       *Index
+	pre      *roaring64.Bitmap
+	dels     map[uint64]*roaring.Bitmap
 }
 
 func (ix *Index) newFilter(ctx context.Context, pre *roaring64.Bitmap) (*liveFilter, error) {
