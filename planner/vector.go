@@ -251,7 +251,7 @@ func (s *Session) planVectorSearch(ctx context.Context, st *sqlparse.Select, nam
 		return nil, false, nil
 	}
 	if ob.Desc {
-		return nil, true, errorf(catalog.CodeUnsupported, "not supported: ORDER BY %s DESC (a vector search orders nearest first)", call)
+		return nil, false, nil // farthest first: an ordinary sort, not a search
 	}
 	if len(call.Args) != 2 {
 		return nil, true, errorf(catalog.CodeInvalidInput, "%s takes 2 arguments", strings.ToUpper(call.Name))
