@@ -655,6 +655,9 @@ func indexCandidates(env *rowEnv, schema *arrow.Schema, where sqlparse.Expr) []I
 func literalArithmetic(e sqlparse.Expr) bool {
 	ok := true
 	sqlparse.Inspect(e, func(n sqlparse.Expr) bool {
+		if !ok {
+			return false // a sibling already failed: stay failed
+		}
 		switch x := n.(type) {
 		case *sqlparse.Literal, *sqlparse.Paren:
 		case *sqlparse.Unary:

@@ -250,6 +250,9 @@ func TestSelectWhere(t *testing.T) {
 		{"id / 4 = 0.5", []int64{2}},
 		{"LOWER(name) = 'alpha'", []int64{1, 5}},
 		{"name REGEXP '^a.p'", []int64{1, 4}},
+		// A call beside a literal in arithmetic is no constant (it once
+		// was, and evaluated on a nil row: index out of range).
+		{"LENGTH(name) * -1 < id", []int64{1, 2, 4, 5, 6}},
 		{"name NOT REGEXP 'a'", []int64{6}},
 		{"SUBSTRING(name FROM 2 FOR 2) = 'lp'", []int64{1, 4, 5}},
 		{"CASE WHEN score > 2 THEN 'hi' ELSE 'lo' END = 'hi'", []int64{3, 6}},
