@@ -3,9 +3,12 @@ package planner
 import (
 	"database/sql"
 	"errors"
+	"math"
 	"reflect"
 	"strings"
 	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/planner/expr"
@@ -60,15 +63,29 @@ func (env *rowEnv) boundCall(n *sqlparse.FuncCall) (*expr.Call, error) {
 // argInfo describes an argument expression for the registry: its kind and,
 // for a literal, its value (a DECIMAL literal as its exact text).
 func (env *rowEnv) argInfo(e sqlparse.Expr) expr.Arg {
-	a := expr.Arg{Kind: columnKind(exprColumn(env, e, "")), Scale: -1}
-	if lit, ok := sqlparse.StripParens(e).(*sqlparse.Literal); ok {
+	col := exprColumn(env, e, "")
+	a := expr.Arg{Kind: columnKind(col), Scale: -1}
+	if dt, ok := col.Field.Type.(*arrow.Decimal128Type); ok {
+		a.Scale = int(dt.Scale)
+	}
+	if f, ok := sqlparse.StripParens(e).(*sqlparse.FuncCall); ok && !f.Aggregate {
+		if fn, ok := expr.Lookup(f.Name); ok {
+			a.Func = fn.Name
+		}
+	}
+	if lit, v, ok := constArg(e); ok {
 		a.Const = true
-		a.Value = literalArg(lit)
+		a.Value = v
 		switch lit.Kind {
 		case sqlparse.LitNull:
 			a.Kind = expr.KindNull
 		case sqlparse.LitDecimal:
 			a.Kind = sqltypes.KindDecimal
+			if i := strings.IndexByte(v.(string), '.'); i >= 0 {
+				a.Scale = len(v.(string)) - i - 1
+			} else {
+				a.Scale = 0
+			}
 		case sqlparse.LitString:
 			a.Kind = sqltypes.KindString
 		case sqlparse.LitUint:
@@ -76,6 +93,37 @@ func (env *rowEnv) argInfo(e sqlparse.Expr) expr.Arg {
 		}
 	}
 	return a
+}
+
+// constArg reads a literal argument, a negated one included (-0.25 is a
+// DECIMAL constant, not a DOUBLE expression).
+func constArg(e sqlparse.Expr) (*sqlparse.Literal, any, bool) {
+	e = sqlparse.StripParens(e)
+	if lit, ok := e.(*sqlparse.Literal); ok {
+		return lit, literalArg(lit), true
+	}
+	u, ok := e.(*sqlparse.Unary)
+	if !ok || u.Op != sqlparse.OpNeg {
+		return nil, nil, false
+	}
+	lit, ok := sqlparse.StripParens(u.X).(*sqlparse.Literal)
+	if !ok {
+		return nil, nil, false
+	}
+	switch x := lit.Value.(type) {
+	case sqlparse.Decimal:
+		if strings.HasPrefix(string(x), "-") {
+			return lit, strings.TrimPrefix(string(x), "-"), true
+		}
+		return lit, "-" + string(x), true
+	case int64:
+		if x != math.MinInt64 {
+			return lit, -x, true
+		}
+	case float64:
+		return lit, -x, true
+	}
+	return nil, nil, false
 }
 
 // literalArg is a literal as a function argument: as literalValue, except
@@ -98,8 +146,8 @@ func (env *rowEnv) evalCall(n *sqlparse.FuncCall, row []any) (any, error) {
 		return nil, err
 	}
 	v, err := c.Eval(func(i int) (any, error) {
-		if lit, ok := sqlparse.StripParens(n.Args[i]).(*sqlparse.Literal); ok {
-			return literalArg(lit), nil
+		if _, v, ok := constArg(n.Args[i]); ok {
+			return v, nil
 		}
 		return env.eval(n.Args[i], row)
 	})

@@ -426,6 +426,11 @@ func dateArith(c *Call, a []any, sign int64) (any, error) {
 		if isDateOnly(a[0]) && dayUnit(u) {
 			return t.Format("2006-01-02"), nil
 		}
+		if a0 := c.Args[0]; !a0.Const && a0.Func == "" {
+			// A string of no known precision (a column, a string
+			// function): MariaDB prints the microseconds.
+			return t.Format("2006-01-02 15:04:05.000000"), nil
+		}
 		return formatDatetime(t), nil
 	}
 	return t, nil

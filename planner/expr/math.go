@@ -348,6 +348,25 @@ func extremumResult(args []Arg) Kind {
 	case allStr:
 		return sqltypes.KindString
 	}
+	// Times mixed with strings compare as times (MySQL reads the strings
+	// as dates).
+	timesAndStrings, anyTime, dates := true, false, true
+	for _, a := range args {
+		switch {
+		case isTemporal(a.Kind):
+			anyTime = true
+			dates = dates && a.Kind == sqltypes.KindDate
+		case a.Kind == sqltypes.KindString, a.Kind == KindNull:
+		default:
+			timesAndStrings = false
+		}
+	}
+	if timesAndStrings && anyTime {
+		if dates {
+			return sqltypes.KindDate
+		}
+		return sqltypes.KindDatetime
+	}
 	return sqltypes.KindFloat // numbers mixed with strings compare as DOUBLE
 }
 
@@ -361,6 +380,13 @@ func extremum(c *Call, a []any, sign int) (any, error) {
 	for _, v := range a[1:] {
 		var cmp int
 		switch k {
+		case sqltypes.KindDate, sqltypes.KindDatetime:
+			x, ok1 := ToTime(v)
+			y, ok2 := ToTime(best)
+			if !ok1 || !ok2 {
+				return nil, nil // a string that is no date
+			}
+			cmp = x.Compare(y)
 		case sqltypes.KindString:
 			cmp = compareStrings(ToString(v), ToString(best))
 		case sqltypes.KindFloat:
@@ -383,7 +409,14 @@ func extremum(c *Call, a []any, sign int) (any, error) {
 		return ToString(best), nil
 	case sqltypes.KindDecimal:
 		d, _ := decimalOf(best)
-		return d.String(), nil
+		scale := d.scale
+		for _, a := range c.Args {
+			scale = max(scale, a.Scale) // MySQL: the largest scale of the arguments
+		}
+		return d.rescale(min(scale, maxDecimalScale), roundHalfUp).String(), nil
+	case sqltypes.KindDate, sqltypes.KindDatetime:
+		t, _ := ToTime(best)
+		return t, nil
 	}
 	return best, nil
 }

@@ -44,6 +44,9 @@ type Arg struct {
 	// Scale is the number of fraction digits of a DECIMAL argument when
 	// known (-1: unknown).
 	Scale int
+	// Func is the registry name of the function the argument calls (""
+	// for a column, a literal or an operator).
+	Func string
 }
 
 // Func is one function of the library.

@@ -192,7 +192,9 @@ func evalLocate(c *Call, a []any) (any, error) {
 	start := int64(1)
 	if len(a) > 2 {
 		start = ToInt(a[2], c.argKind(2))
-		if start < 1 || start > int64(len(s))+1 {
+		// MariaDB: a start beyond the last character finds nothing, the
+		// empty string included.
+		if start < 1 || start > int64(len(s)) && (len(sub) > 0 || start > 1) || len(s) == 0 && len(sub) == 0 {
 			return int64(0), nil
 		}
 	}

@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -263,13 +264,33 @@ func parseTime(s string) (time.Time, bool) {
 	if t, ok := sqltypes.ParseTime(s); ok {
 		return t, true
 	}
-	if len(s) == 8 || len(s) == 14 {
+	if len(s) == 6 || len(s) == 8 || len(s) == 12 || len(s) == 14 {
 		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 			return numberTime(n)
 		}
 	}
+	// MySQL reads the longest prefix that is a date (with a warning):
+	// '2024-02-29--5' is 2024-02-29, '2023-12-31 23:59:59abc' a datetime.
+	if m := lenientTime.FindStringSubmatch(s); m != nil && (len(m[0]) == len(s) || s[len(m[0])] < '0' || s[len(m[0])] > '9') {
+		atoi := func(x string) int { n, _ := strconv.Atoi(x); return n }
+		if len(m[1]) == 2 { // YY-MM-DD: 70..99 are 19xx, 00..69 20xx
+			if y := atoi(m[1]); y < 70 {
+				m[1] = strconv.Itoa(2000 + y)
+			} else {
+				m[1] = strconv.Itoa(1900 + y)
+			}
+		}
+		ns := 0
+		if m[7] != "" {
+			frac := (m[7] + "000000000")[:9]
+			ns = atoi(frac)
+		}
+		return mkTime(atoi(m[1]), atoi(m[2]), atoi(m[3]), atoi(m[4]), atoi(m[5]), atoi(m[6]), ns)
+	}
 	return time.Time{}, false
 }
+
+var lenientTime = regexp.MustCompile(`^(\d{1,4})-(\d{1,2})-(\d{1,2})(?:[ T](\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.(\d{1,9}))?)?`)
 
 // numberTime reads an integer as YYYYMMDD or YYYYMMDDhhmmss.
 func numberTime(n int64) (time.Time, bool) {
@@ -278,6 +299,14 @@ func numberTime(n int64) (time.Time, bool) {
 	}
 	var y, mo, d, h, mi, sec int64
 	switch {
+	case n >= 100000000 && n < 1000000000000: // YYMMDDhhmmss
+		y, mo, d = n/10000000000, n/100000000%100, n/1000000%100
+		h, mi, sec = n/10000%100, n/100%100, n%100
+		if y < 70 {
+			y += 2000
+		} else {
+			y += 1900
+		}
 	case n < 100000000: // YYYYMMDD (and YYMMDD)
 		y, mo, d = n/10000, n/100%100, n%100
 		if y < 70 {
