@@ -68,6 +68,14 @@ func (env *rowEnv) argInfo(e sqlparse.Expr) expr.Arg {
 	if dt, ok := col.Field.Type.(*arrow.Decimal128Type); ok {
 		a.Scale = int(dt.Scale)
 	}
+	a.Folded = true
+	sqlparse.Inspect(e, func(n sqlparse.Expr) bool {
+		switch n.(type) {
+		case *sqlparse.ColumnRef, *sqlparse.Subquery, *sqlparse.Exists, *sqlparse.InList, *sqlparse.Quantified, *sqlparse.Variable:
+			a.Folded = false
+		}
+		return a.Folded
+	})
 	if f, ok := sqlparse.StripParens(e).(*sqlparse.FuncCall); ok && !f.Aggregate {
 		if fn, ok := expr.Lookup(f.Name); ok {
 			a.Func = fn.Name

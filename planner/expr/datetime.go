@@ -426,7 +426,7 @@ func dateArith(c *Call, a []any, sign int64) (any, error) {
 		if isDateOnly(a[0]) && dayUnit(u) {
 			return t.Format("2006-01-02"), nil
 		}
-		if a0 := c.Args[0]; !a0.Const && a0.Func == "" {
+		if a0 := c.Args[0]; !a0.Folded && !dateArithFuncs[a0.Func] {
 			// A string of no known precision (a column, a string
 			// function): MariaDB prints the microseconds.
 			return t.Format("2006-01-02 15:04:05.000000"), nil
@@ -435,6 +435,10 @@ func dateArith(c *Call, a []any, sign int64) (any, error) {
 	}
 	return t, nil
 }
+
+// dateArithFuncs are the functions whose string results carry their
+// precision (a nested DATE_ADD prints no microseconds).
+var dateArithFuncs = map[string]bool{"DATE_ADD": true, "DATE_SUB": true}
 
 func isDateOnly(v any) bool {
 	s, ok := v.(string)

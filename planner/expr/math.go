@@ -30,8 +30,8 @@ func init() {
 		&Func{Name: "LOG10", MinArgs: 1, MaxArgs: 1, Result: resultFloat, Eval: floatFunc1("log10", func(x float64) (float64, bool) { return math.Log10(x), x > 0 })},
 		&Func{Name: "LOG", MinArgs: 1, MaxArgs: 2, Result: resultFloat, Eval: evalLog},
 		&Func{Name: "PI", MinArgs: 0, MaxArgs: 0, Result: resultFloat, Eval: func(*Call, []any) (any, error) { return math.Pi, nil }},
-		&Func{Name: "GREATEST", MinArgs: 2, MaxArgs: -1, Result: extremumResult, Eval: func(c *Call, a []any) (any, error) { return extremum(c, a, 1) }},
-		&Func{Name: "LEAST", MinArgs: 2, MaxArgs: -1, Result: extremumResult, Eval: func(c *Call, a []any) (any, error) { return extremum(c, a, -1) }},
+		&Func{Name: "GREATEST", MinArgs: 2, MaxArgs: -1, Result: extremumResult, Lazy: func(c *Call, arg func(int) (any, error)) (any, error) { return lazyExtremum(c, arg, 1) }},
+		&Func{Name: "LEAST", MinArgs: 2, MaxArgs: -1, Result: extremumResult, Lazy: func(c *Call, arg func(int) (any, error)) (any, error) { return lazyExtremum(c, arg, -1) }},
 	)
 }
 
@@ -195,7 +195,11 @@ func roundLike(c *Call, a []any, mode roundMode) (any, error) {
 			return normInt(x), nil
 		}
 		dec, _ := decimalOf(normInt(x))
-		return decimalToInt(dec.rescale(int(d), mode), "round", x)
+		r := dec.rescale(int(d), mode)
+		if v, err := decimalToInt(r, "round", x); err == nil {
+			return v, nil
+		}
+		return r.String(), nil // beyond BIGINT, as MariaDB answers (a DECIMAL)
 	case string:
 		if k == sqltypes.KindDecimal {
 			dec, _ := decimalOf(x)
@@ -368,6 +372,20 @@ func extremumResult(args []Arg) Kind {
 		return sqltypes.KindDatetime
 	}
 	return sqltypes.KindFloat // numbers mixed with strings compare as DOUBLE
+}
+
+// lazyExtremum evaluates the arguments in order and stops at the first
+// NULL, as MySQL does (an error in a later argument does not fire).
+func lazyExtremum(c *Call, arg func(int) (any, error), sign int) (any, error) {
+	vals := make([]any, len(c.Args))
+	for i := range vals {
+		v, err := arg(i)
+		if err != nil || v == nil {
+			return nil, err
+		}
+		vals[i] = v
+	}
+	return extremum(c, vals, sign)
 }
 
 // extremum is GREATEST (sign 1) and LEAST (-1): NULL if any argument is.

@@ -44,6 +44,8 @@ type Arg struct {
 	// Scale is the number of fraction digits of a DECIMAL argument when
 	// known (-1: unknown).
 	Scale int
+	// Folded: the argument reads no column (a constant expression).
+	Folded bool
 	// Func is the registry name of the function the argument calls (""
 	// for a column, a literal or an operator).
 	Func string
