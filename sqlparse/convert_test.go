@@ -179,8 +179,8 @@ func TestConvertInsert(t *testing.T) {
 		t.Errorf("got %#v\nwant %#v", got, want)
 	}
 	for sql, msg := range map[string]string{
-		"INSERT INTO t SET a = 1":                       "not supported: INSERT ... SET",
-		"INSERT IGNORE INTO t VALUES (1)":               "not supported: INSERT IGNORE",
+		"INSERT INTO t SET a = 1":                        "not supported: INSERT ... SET",
+		"INSERT IGNORE INTO t VALUES (1)":                "not supported: INSERT IGNORE",
 		"INSERT INTO t VALUES (GET_FORMAT(DATE, 'USA'))": "line 1 column 23: not supported: function GET_FORMAT",
 	} {
 		if _, err := ParseOne(sql); !errors.Is(err, ErrNotSupported) || !strings.Contains(err.Error(), msg) {

@@ -40,7 +40,7 @@ var knownGaps = []struct {
 		},
 	},
 	{
-		why: "MariaDB reads malformed date strings its own way (zero dates such as '2010-00-00', '7-007-10', a trailing '-5' read as a time); time.Time has no zero dates, and lancecat reads the longest valid date prefix",
+		why:   "MariaDB reads malformed date strings its own way (zero dates such as '2010-00-00', '7-007-10', a trailing '-5' read as a time); time.Time has no zero dates, and lancecat reads the longest valid date prefix",
 		match: malformedDateCast.MatchString,
 	},
 	{

@@ -123,7 +123,7 @@ func init() {
 				return nil, nil
 			}
 			if t.Unix() < 0 {
-				return int64(0), nil
+				return nil, nil // before the epoch: NULL, as MariaDB
 			}
 			return t.Unix(), nil
 		}},
