@@ -115,7 +115,7 @@ func TestLazyBranches(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		args []any // nil entries: arguments that must not be evaluated when marked
-		skip int    // index of the argument that must not be evaluated
+		skip int   // index of the argument that must not be evaluated
 		want any
 	}{
 		{SearchedCase, []any{int64(1), "a", nil}, 2, "a"},
