@@ -38,7 +38,16 @@ type Server struct {
 	DB     *sql.DB
 }
 
+// lookPath finds a MariaDB program: in $LANCECAT_MARIADB_BIN when set
+// (only there), else on PATH or in the sbin/bin directories.
 func lookPath(name string) (string, error) {
+	if dir := os.Getenv("LANCECAT_MARIADB_BIN"); dir != "" {
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p, nil
+		}
+		return "", fmt.Errorf("%w: %s not found in LANCECAT_MARIADB_BIN=%s", ErrNotInstalled, name, dir)
+	}
 	if p, err := exec.LookPath(name); err == nil {
 		return p, nil
 	}

@@ -446,6 +446,9 @@ func isDateOnly(v any) bool {
 		return false
 	}
 	s = strings.TrimSpace(s)
+	if m := lenientTime.FindStringSubmatch(s); m != nil {
+		return m[4] == "" // the date read has no time part ('2023-12-31X23:59' too)
+	}
 	return !strings.ContainsAny(s, ": T") && (len(s) <= 10)
 }
 
