@@ -234,8 +234,14 @@ type Query struct {
 func (g *Gen) Query() Query {
 	t := typ(g.r.IntN(int(nTypes)))
 	switch k := g.r.IntN(10); {
-	case k < 5: // projection
+	case k < 4: // projection
 		return Query{SQL: fmt.Sprintf("SELECT id, %s FROM t ORDER BY id", g.Expr(t, 3)), Ordered: true}
+	case k < 5: // ORDER BY columns (NULLs first ascending), LIMIT: a top-k
+		// (lancecat orders by columns only: ORDER BY an expression or an
+		// alias is not supported yet)
+		col := g.pick("i", "u", "f", "d", "s", "dt", "ts")
+		dir := g.pick("", " DESC", " ASC")
+		return Query{SQL: fmt.Sprintf("SELECT id, %s, %s FROM t ORDER BY %s%s, id%s LIMIT %d", col, g.Expr(t, 2), col, dir, dir, 1+g.r.IntN(15)), Ordered: true}
 	case k < 8: // WHERE
 		return Query{SQL: fmt.Sprintf("SELECT id FROM t WHERE %s ORDER BY id", g.Expr(tBool, 3)), Ordered: true}
 	case k < 9: // GROUP BY a column or an expression of few values
