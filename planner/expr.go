@@ -29,6 +29,8 @@ type rowEnv struct {
 	// checking: check is evaluating on a row of NULLs at planning time,
 	// when subqueries must not run.
 	checking bool
+	// likeCache holds compiled LIKE patterns (like.go).
+	likeCache
 }
 
 func newRowEnv(cols []Column) *rowEnv {
@@ -198,11 +200,7 @@ func (env *rowEnv) eval(e sqlparse.Expr, row []any) (any, error) {
 		if n.CaseInsensitive {
 			s, pat = strings.ToLower(s), strings.ToLower(pat)
 		}
-		esc := n.Escape
-		if esc == 0 {
-			esc = '\\'
-		}
-		return likeMatch(pat, s, esc) != n.Not, nil
+		return env.like(n, pat).match(s, nil) != n.Not, nil
 	case *sqlparse.InList:
 		v, err := env.eval(n.X, row)
 		if err != nil {
@@ -622,40 +620,6 @@ func timeOf(v any) (time.Time, bool) {
 		return sqltypes.ParseTime(x)
 	}
 	return time.Time{}, false
-}
-
-// likeMatch implements SQL LIKE: % matches any run of characters, _ exactly
-// one character, esc escapes the next pattern character. Case-sensitive.
-func likeMatch(pattern, s string, esc byte) bool {
-	p := []rune(pattern)
-	r := []rune(s)
-	escR := rune(esc)
-	// memo[i][j]: p[i:] matches r[j:]; iterative DP from the end.
-	type key struct{ i, j int }
-	memo := map[key]bool{}
-	var match func(i, j int) bool
-	match = func(i, j int) bool {
-		k := key{i, j}
-		if v, ok := memo[k]; ok {
-			return v
-		}
-		var res bool
-		switch {
-		case i == len(p):
-			res = j == len(r)
-		case p[i] == '%':
-			res = match(i+1, j) || (j < len(r) && match(i, j+1))
-		case p[i] == escR && i+1 < len(p):
-			res = j < len(r) && r[j] == p[i+1] && match(i+2, j+1)
-		case p[i] == '_':
-			res = j < len(r) && match(i+1, j+1)
-		default:
-			res = j < len(r) && r[j] == p[i] && match(i+1, j+1)
-		}
-		memo[k] = res
-		return res
-	}
-	return match(0, 0)
 }
 
 // arrayHas is array_has_any(list, label, ...) (all false) and
