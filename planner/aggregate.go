@@ -12,6 +12,7 @@ import (
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/sqlparse"
+	"github.com/lancecat/lancecat/sqltypes"
 )
 
 // Aggregation (GROUP BY, HAVING, COUNT/SUM/AVG/MIN/MAX) is a stage of the
@@ -412,18 +413,28 @@ func exprColumn(env *rowEnv, e sqlparse.Expr, label string) Column {
 	}
 	switch n := sqlparse.StripParens(e).(type) {
 	case *sqlparse.Literal:
-		switch literalValue(n).(type) {
+		switch v := literalValue(n).(type) {
 		case int64, bool:
 			return bigintNull(label)
+		case uint64:
+			return Column{Name: label, DatabaseType: "BIGINT UNSIGNED", Nullable: true}
 		case float64:
 			return Column{Name: label, DatabaseType: "DOUBLE", Nullable: true}
+		case sqltypes.Decimal:
+			return Column{Name: label, DatabaseType: decimalTypeOf(v), Nullable: true}
 		}
 	case *sqlparse.Binary:
+		if decimalExpr(env, n) {
+			return Column{Name: label, DatabaseType: "DECIMAL", Nullable: true}
+		}
 		if isArithmetic(n.Op) && !integerExpr(env, n) {
 			return Column{Name: label, DatabaseType: "DOUBLE", Nullable: true}
 		}
 		return bigintNull(label)
 	case *sqlparse.Unary:
+		if decimalExpr(env, n) {
+			return Column{Name: label, DatabaseType: "DECIMAL", Nullable: true}
+		}
 		if n.Op != sqlparse.OpNot && !integerExpr(env, n) {
 			return Column{Name: label, DatabaseType: "DOUBLE", Nullable: true}
 		}
@@ -463,6 +474,25 @@ func integerExpr(env *rowEnv, e sqlparse.Expr) bool {
 			return integerExpr(env, n.L) && integerExpr(env, n.R)
 		}
 		return n.Op.IsComparison() || n.Op.IsLogical() // 1, 0 or NULL
+	}
+	return false
+}
+
+// decimalExpr reports whether e evaluates to an exact decimal: a decimal
+// literal, or +, -, *, % and signs over decimal literals and integers with
+// at least one decimal (decimal.go).
+func decimalExpr(env *rowEnv, e sqlparse.Expr) bool {
+	switch n := sqlparse.StripParens(e).(type) {
+	case *sqlparse.Literal:
+		return n.Kind == sqlparse.LitDecimal
+	case *sqlparse.Unary:
+		return (n.Op == sqlparse.OpNeg || n.Op == sqlparse.OpPlus) && decimalExpr(env, n.X)
+	case *sqlparse.Binary:
+		switch n.Op {
+		case sqlparse.OpAdd, sqlparse.OpSub, sqlparse.OpMul, sqlparse.OpMod:
+			l, r := decimalExpr(env, n.L), decimalExpr(env, n.R)
+			return (l || r) && (l || integerExpr(env, n.L)) && (r || integerExpr(env, n.R))
+		}
 	}
 	return false
 }

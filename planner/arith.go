@@ -31,6 +31,11 @@ func arithmetic(op sqlparse.BinaryOp, l, r any) (any, error) {
 	if lInt && rInt && op != sqlparse.OpDiv {
 		return intArithmetic(op, li, ri)
 	}
+	if hasDecimal(l, r) && op != sqlparse.OpDiv {
+		if v, ok, err := decimalArithmetic(op, l, r); ok {
+			return v, err
+		}
+	}
 	lf, ok := arithNumber(l)
 	if !ok {
 		return nil, errorf(catalog.CodeUnsupported, "not supported: arithmetic on %T values", l)

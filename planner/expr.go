@@ -117,6 +117,11 @@ func truth(v any) int {
 			return 1
 		}
 		return 0
+	case sqltypes.Decimal:
+		if d, ok := parseDecimalText(string(x)); ok && d.unscaled.Sign() == 0 {
+			return 0
+		}
+		return 1
 	}
 	return 0
 }
@@ -158,8 +163,11 @@ func (env *rowEnv) eval(e sqlparse.Expr, row []any) (any, error) {
 			}
 			return t == 0, nil
 		case sqlparse.OpNeg:
-			if f, ok := v.(float64); ok {
-				return -f, nil
+			switch x := v.(type) {
+			case float64:
+				return -x, nil
+			case sqltypes.Decimal:
+				return negateDecimal(x), nil
 			}
 			return arithmetic(sqlparse.OpSub, int64(0), v)
 		case sqlparse.OpPlus:
@@ -432,9 +440,10 @@ func (env *rowEnv) evalBinary(n *sqlparse.Binary, row []any) (any, error) {
 }
 
 // literalValue turns a literal into one of the row value types that
-// expressions compare (string, int64, float64, nil): TRUE and FALSE are the
-// integers 1 and 0 (as in MySQL), exact decimals and integers beyond int64
-// compare as float64, binary literals as the string of their bytes.
+// expressions compare (string, int64, uint64, float64, sqltypes.Decimal,
+// nil): TRUE and FALSE are the integers 1 and 0 (as in MySQL), integers
+// beyond int64 stay uint64 and numbers with a decimal point exact decimals
+// (decimal.go), binary literals are the string of their bytes.
 func literalValue(l *sqlparse.Literal) any {
 	switch x := l.Value.(type) {
 	case bool:
@@ -442,13 +451,6 @@ func literalValue(l *sqlparse.Literal) any {
 			return int64(1)
 		}
 		return int64(0)
-	case uint64:
-		return float64(x)
-	case sqlparse.Decimal:
-		if f, err := strconv.ParseFloat(string(x), 64); err == nil {
-			return f
-		}
-		return string(x)
 	case []byte:
 		return string(x)
 	}
@@ -470,6 +472,8 @@ func toString(v any) string {
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	case uint64:
 		return strconv.FormatUint(x, 10)
+	case sqltypes.Decimal:
+		return string(x)
 	case []byte:
 		return string(x)
 	case time.Time:
@@ -501,6 +505,9 @@ func toNumber(v any) (float64, bool) {
 			return 1, true
 		}
 		return 0, true
+	case sqltypes.Decimal:
+		f, _ := strconv.ParseFloat(string(x), 64)
+		return f, true
 	}
 	return 0, false
 }
@@ -509,6 +516,9 @@ func toNumber(v any) (float64, bool) {
 // number (MySQL converts the string side), else byte-wise.
 func compare(a, b any) int {
 	if c, ok := compareExact(a, b); ok {
+		return c
+	}
+	if c, ok := compareDecimal(a, b); ok {
 		return c
 	}
 	if ai, ok := a.(int64); ok {
@@ -592,6 +602,35 @@ func compareExact(a, b any) (int, bool) {
 		return strings.Compare(toString(a), string(bb)), true
 	}
 	return 0, false
+}
+
+// compareDecimal orders a decimal value exactly against an integer, a
+// decimal or a string of plain decimal text (a DECIMAL column's value);
+// ok is false for other pairs (a DOUBLE compares as float64).
+func compareDecimal(a, b any) (int, bool) {
+	_, as := a.(string)
+	_, bs := b.(string)
+	if !hasDecimal(a, b) && !(as && exactNumber(b)) && !(bs && exactNumber(a)) {
+		return 0, false
+	}
+	x, ok := exactOf(a, true)
+	if !ok {
+		return 0, false
+	}
+	y, ok := exactOf(b, true)
+	if !ok {
+		return 0, false
+	}
+	return x.cmp(y), true
+}
+
+// exactNumber reports whether v is an integer or a decimal value.
+func exactNumber(v any) bool {
+	switch v.(type) {
+	case int64, uint64, sqltypes.Decimal:
+		return true
+	}
+	return false
 }
 
 type intVal struct {

@@ -434,11 +434,15 @@ func (p *selectPlan) fieldColumn(f sqlparse.SelectItem) (Column, error) {
 		return exprColumn(p.env, f.Expr, label), nil // typed without running it
 	}
 	v, _ := p.env.eval(f.Expr, make([]any, len(p.env.cols)))
-	switch v.(type) {
+	switch x := v.(type) {
 	case int64, bool:
 		return Column{Name: label, DatabaseType: "BIGINT", Nullable: true}, nil
+	case uint64:
+		return Column{Name: label, DatabaseType: "BIGINT UNSIGNED", Nullable: true}, nil
 	case float64:
 		return Column{Name: label, DatabaseType: "DOUBLE", Nullable: true}, nil
+	case sqltypes.Decimal:
+		return Column{Name: label, DatabaseType: decimalTypeOf(x), Nullable: true}, nil
 	}
 	return varcharNull(label), nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/sqlparse"
+	"github.com/lancecat/lancecat/sqltypes"
 )
 
 // selectPipeline is the evaluation every SELECT shares, whatever produces
@@ -148,13 +149,16 @@ func (p *selectPipeline) project(row []any) ([]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if b, ok := v.(bool); ok {
+		switch x := v.(type) {
+		case bool:
 			if _, column := f.expr.(*sqlparse.ColumnRef); !column {
 				v = int64(0)
-				if b {
+				if x {
 					v = int64(1)
 				}
 			}
+		case sqltypes.Decimal:
+			v = string(x) // a DECIMAL's value is its text, as a DECIMAL column's
 		}
 		out[j] = v
 	}
