@@ -112,8 +112,7 @@ func truth(v any) int {
 		}
 		return 0
 	case string:
-		f, _ := strconv.ParseFloat(strings.TrimSpace(x), 64)
-		if f != 0 {
+		if leadingNumber(x) != 0 {
 			return 1
 		}
 		return 0
@@ -536,10 +535,10 @@ func compare(a, b any) int {
 	bf, bNum := toNumber(b)
 	if aNum || bNum {
 		if !aNum {
-			af, _ = strconv.ParseFloat(strings.TrimSpace(toString(a)), 64)
+			af = leadingNumber(toString(a)) // MySQL: '3abc' = 3
 		}
 		if !bNum {
-			bf, _ = strconv.ParseFloat(strings.TrimSpace(toString(b)), 64)
+			bf = leadingNumber(toString(b))
 		}
 		return compareFloat(af, bf)
 	}
