@@ -29,8 +29,10 @@ type rowEnv struct {
 	// checking: check is evaluating on a row of NULLs at planning time,
 	// when subqueries must not run.
 	checking bool
-	// likeCache holds compiled LIKE patterns (like.go).
+	// likeCache holds compiled LIKE patterns (like.go), inSetCache the
+	// sets of long IN lists (inlist.go).
 	likeCache
+	inSetCache
 }
 
 func newRowEnv(cols []Column) *rowEnv {
@@ -222,6 +224,17 @@ func (env *rowEnv) eval(e sqlparse.Expr, row []any) (any, error) {
 		}
 		if v == nil {
 			return nil, nil
+		}
+		if set := env.inSetOf(n); set != nil {
+			if found, ok := set.lookup(v); ok {
+				switch {
+				case found:
+					return !n.Not, nil
+				case set.sawNull:
+					return nil, nil
+				}
+				return n.Not, nil
+			}
 		}
 		sawNull := false
 		for _, item := range n.List {
