@@ -629,6 +629,7 @@ func (a *aggStage) run(ctx context.Context, env *rowEnv, rows iter.Seq2[[]any, e
 	var order []*group // first-seen order, so results are deterministic
 	keyBuf := []byte{}
 	keys := make([]any, len(a.groupBy))
+	env.ctx = ctx
 	for row, err := range rows {
 		if err != nil {
 			return nil, err

@@ -67,6 +67,7 @@ func (s *Session) dmlTarget(ctx context.Context, name sqlparse.Name, where sqlpa
 	env := newRowEnv(cols)
 	env.session = s
 	env.subq = s.subq
+	env.ctx = ctx
 	if where != nil {
 		if err := checkDataCondition(where); err != nil {
 			return nil, nil, nil, nil, err

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -29,10 +30,24 @@ type rowEnv struct {
 	// checking: check is evaluating on a row of NULLs at planning time,
 	// when subqueries must not run.
 	checking bool
+	// ctx is the running statement's context, for checks inside long
+	// per-row work (LIKE over a huge value, sorts); nil outside execution.
+	ctx context.Context
 	// likeCache holds compiled LIKE patterns (like.go), inSetCache the
 	// sets of long IN lists (inlist.go).
 	likeCache
 	inSetCache
+}
+
+// cancelled reports whether the statement's context has ended.
+func (env *rowEnv) cancelled() bool { return env.ctx != nil && env.ctx.Err() != nil }
+
+// ctxErr is the statement context's error, nil while it runs.
+func (env *rowEnv) ctxErr() error {
+	if env.ctx == nil {
+		return nil
+	}
+	return env.ctx.Err()
 }
 
 func newRowEnv(cols []Column) *rowEnv {
@@ -209,7 +224,13 @@ func (env *rowEnv) eval(e sqlparse.Expr, row []any) (any, error) {
 		if n.CaseInsensitive {
 			s, pat = strings.ToLower(s), strings.ToLower(pat)
 		}
-		return env.like(n, pat).match(s, nil) != n.Not, nil
+		m := env.like(n, pat).match(s, env.cancelled)
+		if len(s) > 4096 { // match may have stopped early
+			if err := env.ctxErr(); err != nil {
+				return nil, err
+			}
+		}
+		return m != n.Not, nil
 	case *sqlparse.InList:
 		v, err := env.eval(n.X, row)
 		if err != nil {
