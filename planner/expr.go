@@ -363,14 +363,19 @@ func (env *rowEnv) evalFunc(n *sqlparse.FuncCall, row []any) (any, error) {
 	case "array_has_any", "array_has_all":
 		return arrayHas(name == "array_has_all", args)
 	case "concat":
-		var b strings.Builder
-		for _, a := range args {
+		parts := make([]string, len(args))
+		var size int64
+		for i, a := range args {
 			if a == nil {
 				return nil, nil
 			}
-			b.WriteString(toString(a))
+			parts[i] = toString(a)
+			size += int64(len(parts[i]))
 		}
-		return b.String(), nil
+		if err := env.chargeValue(size, "CONCAT"); err != nil {
+			return nil, err
+		}
+		return strings.Join(parts, ""), nil
 	case "database", "schema", "current_schema":
 		if env.session == nil || len(env.session.ns) == 0 {
 			return nil, nil
