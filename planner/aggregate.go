@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"iter"
 	"math"
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
@@ -58,8 +59,9 @@ type aggState struct {
 	count    int64
 	isum     int64
 	fsum     float64
-	floating bool // fsum is in use (a non-integer was summed)
-	best     any  // MIN or MAX so far
+	floating bool     // fsum is in use (a non-integer was summed)
+	bsum     *big.Int // exact sum once a uint64 was summed (BIGINT UNSIGNED)
+	best     any      // MIN or MAX so far
 	seen     map[string]struct{}
 }
 
@@ -540,9 +542,23 @@ func (c aggCall) column(env *rowEnv, name string) Column {
 		if integerExpr(env, c.arg) {
 			return bigintNull(name)
 		}
+		if unsignedExpr(env, c.arg) {
+			return Column{Name: name, DatabaseType: "DECIMAL(41,0)", Nullable: true}
+		}
 		return Column{Name: name, DatabaseType: "DOUBLE", Nullable: true}
 	}
 	return exprColumn(env, c.arg, name) // MIN, MAX: the argument's type
+}
+
+// unsignedExpr reports whether e is a BIGINT UNSIGNED column (or slot),
+// whose SUM is an exact DECIMAL.
+func unsignedExpr(env *rowEnv, e sqlparse.Expr) bool {
+	ref, ok := sqlparse.StripParens(e).(*sqlparse.ColumnRef)
+	if !ok {
+		return false
+	}
+	i, err := env.column(ref)
+	return err == nil && strings.EqualFold(env.cols[i].DatabaseType, "BIGINT UNSIGNED")
 }
 
 // signedIntegerType reports whether a column of type t reads as int64
@@ -738,6 +754,19 @@ func (c aggCall) add(st *aggState, env *rowEnv, row []any) error {
 	st.count++
 	switch c.fn {
 	case "sum", "avg":
+		if u, ok := v.(uint64); ok && !st.floating {
+			// BIGINT UNSIGNED: an exact sum (MySQL's is a DECIMAL), not a
+			// float that silently rounds past 2^53.
+			if st.bsum == nil {
+				st.bsum = big.NewInt(st.isum)
+			}
+			st.bsum.Add(st.bsum, new(big.Int).SetUint64(u))
+			return nil
+		}
+		if i, ok := v.(int64); ok && !st.floating && st.bsum != nil {
+			st.bsum.Add(st.bsum, big.NewInt(i))
+			return nil
+		}
 		if i, ok := v.(int64); ok && !st.floating {
 			s := st.isum + i
 			if (s > st.isum) == (i > 0) || i == 0 {
@@ -755,6 +784,9 @@ func (c aggCall) add(st *aggState, env *rowEnv, row []any) error {
 		if !st.floating {
 			st.floating = true
 			st.fsum = float64(st.isum)
+			if st.bsum != nil {
+				st.fsum, _ = new(big.Float).SetInt(st.bsum).Float64()
+			}
 		}
 		st.fsum += f
 	case "min", "max":
@@ -829,7 +861,12 @@ func (c aggCall) result(st *aggState) any {
 		return nil
 	}
 	sum := st.fsum
-	if !st.floating {
+	if !st.floating && st.bsum != nil {
+		if c.fn == "sum" {
+			return sqltypes.Decimal(st.bsum.String())
+		}
+		sum, _ = new(big.Float).SetInt(st.bsum).Float64()
+	} else if !st.floating {
 		if c.fn == "sum" {
 			return st.isum
 		}

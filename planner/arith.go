@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"math/big"
 	"strconv"
@@ -44,6 +46,24 @@ func arithmetic(op sqlparse.BinaryOp, l, r any) (any, error) {
 	if !ok {
 		return nil, errorf(catalog.CodeUnsupported, "not supported: arithmetic on %T values", r)
 	}
+	v, err := floatArithmetic(op, lf, rf)
+	if f, isFloat := v.(float64); isFloat && err == nil && (math.IsInf(f, 0) || math.IsNaN(f)) &&
+		!math.IsInf(lf, 0) && !math.IsNaN(lf) && !math.IsInf(rf, 0) && !math.IsNaN(rf) {
+		// MySQL has no NaN or infinite DOUBLE: 1e308 * 10 is its error 1690.
+		return nil, &catalog.Error{Code: catalog.CodeInvalidInput,
+			Message: fmt.Sprintf("DOUBLE value is out of range in '(%s %s %s)'", formatFloat(lf), op, formatFloat(rf)), Cause: ErrOutOfRange}
+	}
+	return v, err
+}
+
+// ErrOutOfRange is MySQL's ER_DATA_OUT_OF_RANGE (1690): an arithmetic
+// result outside its type (a DOUBLE beyond ±MaxFloat64, or NaN).
+var ErrOutOfRange = errors.New("value is out of range (MySQL error 1690, ER_DATA_OUT_OF_RANGE)")
+
+func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// floatArithmetic applies op to two float64 operands.
+func floatArithmetic(op sqlparse.BinaryOp, lf, rf float64) (any, error) {
 	switch op {
 	case sqlparse.OpAdd:
 		return lf + rf, nil

@@ -189,7 +189,7 @@ func (env *rowEnv) eval(e sqlparse.Expr, row []any) (any, error) {
 		case sqlparse.OpPlus:
 			return v, nil
 		}
-		return nil, errorf(catalog.CodeUnsupported, "not supported: operator %s in WHERE", strings.TrimSpace(n.Op.String()))
+		return nil, errorf(catalog.CodeUnsupported, "not supported: operator %s", strings.TrimSpace(n.Op.String()))
 	case *sqlparse.Binary:
 		return env.evalBinary(n, row)
 	case *sqlparse.IsNull:
@@ -328,7 +328,7 @@ func (env *rowEnv) eval(e sqlparse.Expr, row []any) (any, error) {
 			return env.evalFunc(n, row)
 		}
 	}
-	return nil, errorf(catalog.CodeUnsupported, "not supported: expression %s in WHERE", e)
+	return nil, errorf(catalog.CodeUnsupported, "not supported: expression %s", e)
 }
 
 func (env *rowEnv) evalFunc(n *sqlparse.FuncCall, row []any) (any, error) {
@@ -391,7 +391,7 @@ func (env *rowEnv) evalFunc(n *sqlparse.FuncCall, row []any) (any, error) {
 		}
 		return nil, nil
 	}
-	return nil, errorf(catalog.CodeUnsupported, "not supported: function %s in WHERE", strings.ToUpper(n.Name))
+	return nil, errorf(catalog.CodeUnsupported, "not supported: function %s (supported: %s)", strings.ToUpper(n.Name), scalarFunctionList())
 }
 
 func (env *rowEnv) evalBinary(n *sqlparse.Binary, row []any) (any, error) {
@@ -474,7 +474,7 @@ func (env *rowEnv) evalBinary(n *sqlparse.Binary, row []any) (any, error) {
 	if isArithmetic(n.Op) {
 		return arithmetic(n.Op, l, r)
 	}
-	return nil, errorf(catalog.CodeUnsupported, "not supported: operator %s in WHERE", n.Op)
+	return nil, errorf(catalog.CodeUnsupported, "not supported: operator %s", n.Op)
 }
 
 // literalValue turns a literal into one of the row value types that
