@@ -258,7 +258,12 @@ func (env *rowEnv) eval(e sqlparse.Expr, row []any) (any, error) {
 			}
 		}
 		sawNull := false
-		for _, item := range n.List {
+		for i, item := range n.List {
+			if i&4095 == 4095 {
+				if err := env.ctxErr(); err != nil {
+					return nil, err
+				}
+			}
 			w, err := env.eval(item, row)
 			if err != nil {
 				return nil, err

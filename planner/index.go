@@ -160,6 +160,18 @@ func (ScalarIndexes) usable(ds *dataset.Dataset, pred IndexPredicate) (string, i
 	if err != nil {
 		return "", 0, index.Query{}, false
 	}
+	// Without an index on the column there is nothing to convert the
+	// predicate for (an IN list may hold a million values).
+	indexed := false
+	for _, info := range index.Describe(ds) {
+		if len(info.Columns) == 1 && info.Columns[0] == f.Name {
+			indexed = true
+			break
+		}
+	}
+	if !indexed {
+		return "", 0, index.Query{}, false
+	}
 	q, ok := indexQuery(at, pred)
 	if !ok {
 		return "", 0, index.Query{}, false

@@ -54,7 +54,10 @@ func (env *rowEnv) inSetOf(n *sqlparse.InList) *inSet {
 func (env *rowEnv) buildInSet(n *sqlparse.InList) *inSet {
 	s := &inSet{keys: make(map[string]struct{}, len(n.List))}
 	kinds := 0 // 1 numbers, 2 strings
-	for _, item := range n.List {
+	for i, item := range n.List {
+		if i&4095 == 4095 && env.cancelled() {
+			return nil // the caller's loop reports the cancellation
+		}
 		if !literalArithmetic(item) {
 			return nil
 		}

@@ -92,6 +92,11 @@ func (s *Session) insert(ctx context.Context, n *sqlparse.Insert) (*Result, erro
 		reserveBuilder(fb, len(n.Rows))
 	}
 	for r, list := range n.Rows {
+		if r&63 == 63 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		if len(list) != len(targets) {
 			return nil, errorf(catalog.CodeInvalidInput, "row %d has %d values for %d columns", r+1, len(list), len(targets))
 		}
