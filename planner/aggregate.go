@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"iter"
 	"math"
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/sqlparse"
+	"github.com/lancecat/lancecat/sqltypes"
 )
 
 // Aggregation (GROUP BY, HAVING, COUNT/SUM/AVG/MIN/MAX) is a stage of the
@@ -57,8 +59,9 @@ type aggState struct {
 	count    int64
 	isum     int64
 	fsum     float64
-	floating bool // fsum is in use (a non-integer was summed)
-	best     any  // MIN or MAX so far
+	floating bool     // fsum is in use (a non-integer was summed)
+	bsum     *big.Int // exact sum once a uint64 was summed (BIGINT UNSIGNED)
+	best     any      // MIN or MAX so far
 	seen     map[string]struct{}
 }
 
@@ -412,18 +415,28 @@ func exprColumn(env *rowEnv, e sqlparse.Expr, label string) Column {
 	}
 	switch n := sqlparse.StripParens(e).(type) {
 	case *sqlparse.Literal:
-		switch literalValue(n).(type) {
+		switch v := literalValue(n).(type) {
 		case int64, bool:
 			return bigintNull(label)
+		case uint64:
+			return Column{Name: label, DatabaseType: "BIGINT UNSIGNED", Nullable: true}
 		case float64:
 			return Column{Name: label, DatabaseType: "DOUBLE", Nullable: true}
+		case sqltypes.Decimal:
+			return Column{Name: label, DatabaseType: decimalTypeOf(v), Nullable: true}
 		}
 	case *sqlparse.Binary:
+		if decimalExpr(env, n) {
+			return Column{Name: label, DatabaseType: "DECIMAL", Nullable: true}
+		}
 		if isArithmetic(n.Op) && !integerExpr(env, n) {
 			return Column{Name: label, DatabaseType: "DOUBLE", Nullable: true}
 		}
 		return bigintNull(label)
 	case *sqlparse.Unary:
+		if decimalExpr(env, n) {
+			return Column{Name: label, DatabaseType: "DECIMAL", Nullable: true}
+		}
 		if n.Op != sqlparse.OpNot && !integerExpr(env, n) {
 			return Column{Name: label, DatabaseType: "DOUBLE", Nullable: true}
 		}
@@ -473,6 +486,25 @@ func integerExpr(env *rowEnv, e sqlparse.Expr) bool {
 	return false
 }
 
+// decimalExpr reports whether e evaluates to an exact decimal: a decimal
+// literal, or +, -, *, % and signs over decimal literals and integers with
+// at least one decimal (decimal.go).
+func decimalExpr(env *rowEnv, e sqlparse.Expr) bool {
+	switch n := sqlparse.StripParens(e).(type) {
+	case *sqlparse.Literal:
+		return n.Kind == sqlparse.LitDecimal
+	case *sqlparse.Unary:
+		return (n.Op == sqlparse.OpNeg || n.Op == sqlparse.OpPlus) && decimalExpr(env, n.X)
+	case *sqlparse.Binary:
+		switch n.Op {
+		case sqlparse.OpAdd, sqlparse.OpSub, sqlparse.OpMul, sqlparse.OpMod:
+			l, r := decimalExpr(env, n.L), decimalExpr(env, n.R)
+			return (l || r) && (l || integerExpr(env, n.L)) && (r || integerExpr(env, n.R))
+		}
+	}
+	return false
+}
+
 func newAggCall(env *rowEnv, n *sqlparse.FuncCall) (aggCall, error) {
 	fn := strings.ToLower(n.Name)
 	call := aggCall{fn: fn, star: n.Star, distinct: n.Distinct, text: n.String()}
@@ -516,9 +548,23 @@ func (c aggCall) column(env *rowEnv, name string) Column {
 		if integerExpr(env, c.arg) {
 			return bigintNull(name)
 		}
+		if unsignedExpr(env, c.arg) {
+			return Column{Name: name, DatabaseType: "DECIMAL(41,0)", Nullable: true}
+		}
 		return Column{Name: name, DatabaseType: "DOUBLE", Nullable: true}
 	}
 	return exprColumn(env, c.arg, name) // MIN, MAX: the argument's type
+}
+
+// unsignedExpr reports whether e is a BIGINT UNSIGNED column (or slot),
+// whose SUM is an exact DECIMAL.
+func unsignedExpr(env *rowEnv, e sqlparse.Expr) bool {
+	ref, ok := sqlparse.StripParens(e).(*sqlparse.ColumnRef)
+	if !ok {
+		return false
+	}
+	i, err := env.column(ref)
+	return err == nil && strings.EqualFold(env.cols[i].DatabaseType, "BIGINT UNSIGNED")
 }
 
 // signedIntegerType reports whether a column of type t reads as int64
@@ -605,6 +651,7 @@ func (a *aggStage) run(ctx context.Context, env *rowEnv, rows iter.Seq2[[]any, e
 	var order []*group // first-seen order, so results are deterministic
 	keyBuf := []byte{}
 	keys := make([]any, len(a.groupBy))
+	env.ctx = ctx
 	for row, err := range rows {
 		if err != nil {
 			return nil, err
@@ -713,6 +760,19 @@ func (c aggCall) add(st *aggState, env *rowEnv, row []any) error {
 	st.count++
 	switch c.fn {
 	case "sum", "avg":
+		if u, ok := v.(uint64); ok && !st.floating {
+			// BIGINT UNSIGNED: an exact sum (MySQL's is a DECIMAL), not a
+			// float that silently rounds past 2^53.
+			if st.bsum == nil {
+				st.bsum = big.NewInt(st.isum)
+			}
+			st.bsum.Add(st.bsum, new(big.Int).SetUint64(u))
+			return nil
+		}
+		if i, ok := v.(int64); ok && !st.floating && st.bsum != nil {
+			st.bsum.Add(st.bsum, big.NewInt(i))
+			return nil
+		}
 		if i, ok := v.(int64); ok && !st.floating {
 			s := st.isum + i
 			if (s > st.isum) == (i > 0) || i == 0 {
@@ -730,6 +790,9 @@ func (c aggCall) add(st *aggState, env *rowEnv, row []any) error {
 		if !st.floating {
 			st.floating = true
 			st.fsum = float64(st.isum)
+			if st.bsum != nil {
+				st.fsum, _ = new(big.Float).SetInt(st.bsum).Float64()
+			}
 		}
 		st.fsum += f
 	case "min", "max":
@@ -804,7 +867,12 @@ func (c aggCall) result(st *aggState) any {
 		return nil
 	}
 	sum := st.fsum
-	if !st.floating {
+	if !st.floating && st.bsum != nil {
+		if c.fn == "sum" {
+			return sqltypes.Decimal(st.bsum.String())
+		}
+		sum, _ = new(big.Float).SetInt(st.bsum).Float64()
+	} else if !st.floating {
 		if c.fn == "sum" {
 			return st.isum
 		}

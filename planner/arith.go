@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"math/big"
 	"strconv"
@@ -31,6 +33,11 @@ func arithmetic(op sqlparse.BinaryOp, l, r any) (any, error) {
 	if lInt && rInt && op != sqlparse.OpDiv {
 		return intArithmetic(op, li, ri)
 	}
+	if hasDecimal(l, r) && op != sqlparse.OpDiv {
+		if v, ok, err := decimalArithmetic(op, l, r); ok {
+			return v, err
+		}
+	}
 	lf, ok := arithNumber(l)
 	if !ok {
 		return nil, errorf(catalog.CodeUnsupported, "not supported: arithmetic on %T values", l)
@@ -39,6 +46,24 @@ func arithmetic(op sqlparse.BinaryOp, l, r any) (any, error) {
 	if !ok {
 		return nil, errorf(catalog.CodeUnsupported, "not supported: arithmetic on %T values", r)
 	}
+	v, err := floatArithmetic(op, lf, rf)
+	if f, isFloat := v.(float64); isFloat && err == nil && (math.IsInf(f, 0) || math.IsNaN(f)) &&
+		!math.IsInf(lf, 0) && !math.IsNaN(lf) && !math.IsInf(rf, 0) && !math.IsNaN(rf) {
+		// MySQL has no NaN or infinite DOUBLE: 1e308 * 10 is its error 1690.
+		return nil, &catalog.Error{Code: catalog.CodeInvalidInput,
+			Message: fmt.Sprintf("DOUBLE value is out of range in '(%s %s %s)'", formatFloat(lf), op, formatFloat(rf)), Cause: ErrOutOfRange}
+	}
+	return v, err
+}
+
+// ErrOutOfRange is MySQL's ER_DATA_OUT_OF_RANGE (1690): an arithmetic
+// result outside its type (a DOUBLE beyond ±MaxFloat64, or NaN).
+var ErrOutOfRange = errors.New("value is out of range (MySQL error 1690, ER_DATA_OUT_OF_RANGE)")
+
+func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// floatArithmetic applies op to two float64 operands.
+func floatArithmetic(op sqlparse.BinaryOp, lf, rf float64) (any, error) {
 	switch op {
 	case sqlparse.OpAdd:
 		return lf + rf, nil
@@ -85,15 +110,53 @@ func arithNumber(v any) (float64, bool) {
 }
 
 // leadingNumber is the longest prefix of s (after spaces) that reads as a
-// number, 0 if none: MySQL's conversion of a string in arithmetic.
+// decimal number (sign, digits, point, digits, exponent), 0 if none:
+// MySQL's conversion of a string in arithmetic. One pass over the prefix
+// and one ParseFloat: trying ParseFloat on ever shorter prefixes was
+// quadratic ('1<100,000 x>' + 0 took 9.4 s). Words ParseFloat would take
+// (inf, nan, hex floats) are not numbers here, as in MySQL; a number
+// beyond the float64 range is ±MaxFloat64, as MySQL clamps it.
 func leadingNumber(s string) float64 {
-	s = strings.TrimSpace(s)
-	for end := len(s); end > 0; end-- {
-		if f, err := strconv.ParseFloat(s[:end], 64); err == nil {
-			return f
+	s = strings.TrimLeft(s, " \t\n\r\f\v")
+	i := 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	digits := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i, digits = i+1, digits+1
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i, digits = i+1, digits+1
 		}
 	}
-	return 0
+	if digits == 0 {
+		return 0
+	}
+	end := i
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		j := i + 1
+		if j < len(s) && (s[j] == '+' || s[j] == '-') {
+			j++
+		}
+		k := j
+		for k < len(s) && s[k] >= '0' && s[k] <= '9' {
+			k++
+		}
+		if k > j {
+			end = k
+		}
+	}
+	f, err := strconv.ParseFloat(s[:end], 64)
+	if err != nil && !math.IsInf(f, 0) {
+		return 0
+	}
+	if math.IsInf(f, 0) {
+		return math.Copysign(math.MaxFloat64, f)
+	}
+	return f
 }
 
 // intArithmetic computes op exactly on two integers (big.Int), returning

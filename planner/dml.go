@@ -67,6 +67,7 @@ func (s *Session) dmlTarget(ctx context.Context, name sqlparse.Name, where sqlpa
 	env := newRowEnv(cols)
 	env.session = s
 	env.subq = s.subq
+	env.ctx = ctx
 	if where != nil {
 		if err := checkDataCondition(where); err != nil {
 			return nil, nil, nil, nil, err
@@ -258,6 +259,15 @@ func (s *Session) updateRows(ctx context.Context, st *sqlparse.Update) (*Result,
 			}
 		}
 	}()
+	read := make([]bool, schema.NumFields())
+	for _, e := range assign {
+		env.columnRefs(e, func(ref *sqlparse.ColumnRef) bool {
+			if i, err := env.column(ref); err == nil {
+				read[i] = true
+			}
+			return true
+		})
+	}
 	var addrs []uint64
 	row := make([]any, schema.NumFields())
 	err = s.matchingRows(ctx, ds, schema, env, st.Where, true, func(addr uint64, rec arrow.RecordBatch, r int) error {
@@ -271,8 +281,14 @@ func (s *Session) updateRows(ctx context.Context, st *sqlparse.Update) (*Result,
 				continue
 			}
 		}
-		// The row's values, for SET expressions that read columns.
+		// The row's values, for SET expressions that read columns (only
+		// those: a vector read as a Go value is its JSON text, megabytes
+		// for nothing when SET does not read it).
 		for c := range schema.Fields() {
+			if !read[c] {
+				row[c] = nil
+				continue
+			}
 			rd, err := readerFor(schema.Field(c), rec.Column(c))
 			if err != nil {
 				row[c] = nil

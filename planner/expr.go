@@ -2,6 +2,7 @@ package planner
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math"
 	"strconv"
@@ -34,6 +35,24 @@ type rowEnv struct {
 	calls   map[*sqlparse.FuncCall]*expr.Call
 	regexps map[*sqlparse.Regexp]*sqlparse.FuncCall
 	stmt    *expr.Statement
+	// ctx is the running statement's context, for checks inside long
+	// per-row work (LIKE over a huge value, sorts); nil outside execution.
+	ctx context.Context
+	// likeCache holds compiled LIKE patterns (like.go), inSetCache the
+	// sets of long IN lists (inlist.go).
+	likeCache
+	inSetCache
+}
+
+// cancelled reports whether the statement's context has ended.
+func (env *rowEnv) cancelled() bool { return env.ctx != nil && env.ctx.Err() != nil }
+
+// ctxErr is the statement context's error, nil while it runs.
+func (env *rowEnv) ctxErr() error {
+	if env.ctx == nil {
+		return nil
+	}
+	return env.ctx.Err()
 }
 
 func newRowEnv(cols []Column) *rowEnv {
@@ -115,11 +134,15 @@ func truth(v any) int {
 		}
 		return 0
 	case string:
-		f, _ := strconv.ParseFloat(strings.TrimSpace(x), 64)
-		if f != 0 {
+		if leadingNumber(x) != 0 {
 			return 1
 		}
 		return 0
+	case sqltypes.Decimal:
+		if d, ok := parseDecimalText(string(x)); ok && d.unscaled.Sign() == 0 {
+			return 0
+		}
+		return 1
 	}
 	return 0
 }
@@ -161,14 +184,17 @@ func (env *rowEnv) eval(e sqlparse.Expr, row []any) (any, error) {
 			}
 			return t == 0, nil
 		case sqlparse.OpNeg:
-			if f, ok := v.(float64); ok {
-				return -f, nil
+			switch x := v.(type) {
+			case float64:
+				return -x, nil
+			case sqltypes.Decimal:
+				return negateDecimal(x), nil
 			}
 			return arithmetic(sqlparse.OpSub, int64(0), v)
 		case sqlparse.OpPlus:
 			return v, nil
 		}
-		return nil, errorf(catalog.CodeUnsupported, "not supported: operator %s in WHERE", strings.TrimSpace(n.Op.String()))
+		return nil, errorf(catalog.CodeUnsupported, "not supported: operator %s", strings.TrimSpace(n.Op.String()))
 	case *sqlparse.Binary:
 		return env.evalBinary(n, row)
 	case *sqlparse.IsNull:
@@ -203,11 +229,13 @@ func (env *rowEnv) eval(e sqlparse.Expr, row []any) (any, error) {
 		if n.CaseInsensitive {
 			s, pat = strings.ToLower(s), strings.ToLower(pat)
 		}
-		esc := n.Escape
-		if esc == 0 {
-			esc = '\\'
+		m := env.like(n, pat).match(s, env.cancelled)
+		if len(s) > 4096 { // match may have stopped early
+			if err := env.ctxErr(); err != nil {
+				return nil, err
+			}
 		}
-		return likeMatch(pat, s, esc) != n.Not, nil
+		return m != n.Not, nil
 	case *sqlparse.InList:
 		v, err := env.eval(n.X, row)
 		if err != nil {
@@ -223,8 +251,24 @@ func (env *rowEnv) eval(e sqlparse.Expr, row []any) (any, error) {
 		if v == nil {
 			return nil, nil
 		}
+		if set := env.inSetOf(n); set != nil {
+			if found, ok := set.lookup(v); ok {
+				switch {
+				case found:
+					return !n.Not, nil
+				case set.sawNull:
+					return nil, nil
+				}
+				return n.Not, nil
+			}
+		}
 		sawNull := false
-		for _, item := range n.List {
+		for i, item := range n.List {
+			if i&4095 == 4095 {
+				if err := env.ctxErr(); err != nil {
+					return nil, err
+				}
+			}
 			w, err := env.eval(item, row)
 			if err != nil {
 				return nil, err
@@ -296,12 +340,12 @@ func (env *rowEnv) eval(e sqlparse.Expr, row []any) (any, error) {
 	case *sqlparse.Regexp:
 		return env.evalRegexp(n, row)
 	}
-	return nil, errorf(catalog.CodeUnsupported, "not supported: expression %s in WHERE", e)
+	return nil, errorf(catalog.CodeUnsupported, "not supported: expression %s", e)
 }
 
 func (env *rowEnv) evalFunc(n *sqlparse.FuncCall, row []any) (any, error) {
 	if !isScalarFunction(n.Name) {
-		return nil, errorf(catalog.CodeUnsupported, "not supported: function %s in WHERE", strings.ToUpper(n.Name))
+		return nil, errorf(catalog.CodeUnsupported, "not supported: function %s", strings.ToUpper(n.Name))
 	}
 	return env.evalCall(n, row)
 }
@@ -386,13 +430,14 @@ func (env *rowEnv) evalBinary(n *sqlparse.Binary, row []any) (any, error) {
 	if isArithmetic(n.Op) {
 		return arithmetic(n.Op, l, r)
 	}
-	return nil, errorf(catalog.CodeUnsupported, "not supported: operator %s in WHERE", n.Op)
+	return nil, errorf(catalog.CodeUnsupported, "not supported: operator %s", n.Op)
 }
 
 // literalValue turns a literal into one of the row value types that
-// expressions compare (string, int64, float64, nil): TRUE and FALSE are the
-// integers 1 and 0 (as in MySQL), exact decimals and integers beyond int64
-// compare as float64, binary literals as the string of their bytes.
+// expressions compare (string, int64, uint64, float64, sqltypes.Decimal,
+// nil): TRUE and FALSE are the integers 1 and 0 (as in MySQL), integers
+// beyond int64 stay uint64 and numbers with a decimal point exact decimals
+// (decimal.go), binary literals are the string of their bytes.
 func literalValue(l *sqlparse.Literal) any {
 	switch x := l.Value.(type) {
 	case bool:
@@ -400,13 +445,6 @@ func literalValue(l *sqlparse.Literal) any {
 			return int64(1)
 		}
 		return int64(0)
-	case uint64:
-		return float64(x)
-	case sqlparse.Decimal:
-		if f, err := strconv.ParseFloat(string(x), 64); err == nil {
-			return f
-		}
-		return string(x)
 	case []byte:
 		return string(x)
 	}
@@ -428,6 +466,8 @@ func toString(v any) string {
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	case uint64:
 		return strconv.FormatUint(x, 10)
+	case sqltypes.Decimal:
+		return string(x)
 	case []byte:
 		return string(x)
 	case time.Time:
@@ -459,6 +499,9 @@ func toNumber(v any) (float64, bool) {
 			return 1, true
 		}
 		return 0, true
+	case sqltypes.Decimal:
+		f, _ := strconv.ParseFloat(string(x), 64)
+		return f, true
 	}
 	return 0, false
 }
@@ -467,6 +510,9 @@ func toNumber(v any) (float64, bool) {
 // number (MySQL converts the string side), else byte-wise.
 func compare(a, b any) int {
 	if c, ok := compareExact(a, b); ok {
+		return c
+	}
+	if c, ok := compareDecimal(a, b); ok {
 		return c
 	}
 	if ai, ok := a.(int64); ok {
@@ -484,10 +530,10 @@ func compare(a, b any) int {
 	bf, bNum := toNumber(b)
 	if aNum || bNum {
 		if !aNum {
-			af, _ = strconv.ParseFloat(strings.TrimSpace(toString(a)), 64)
+			af = leadingNumber(toString(a)) // MySQL: '3abc' = 3
 		}
 		if !bNum {
-			bf, _ = strconv.ParseFloat(strings.TrimSpace(toString(b)), 64)
+			bf = leadingNumber(toString(b))
 		}
 		return compareFloat(af, bf)
 	}
@@ -552,6 +598,35 @@ func compareExact(a, b any) (int, bool) {
 	return 0, false
 }
 
+// compareDecimal orders a decimal value exactly against an integer, a
+// decimal or a string of plain decimal text (a DECIMAL column's value);
+// ok is false for other pairs (a DOUBLE compares as float64).
+func compareDecimal(a, b any) (int, bool) {
+	_, as := a.(string)
+	_, bs := b.(string)
+	if !hasDecimal(a, b) && !(as && exactNumber(b)) && !(bs && exactNumber(a)) {
+		return 0, false
+	}
+	x, ok := exactOf(a, true)
+	if !ok {
+		return 0, false
+	}
+	y, ok := exactOf(b, true)
+	if !ok {
+		return 0, false
+	}
+	return x.cmp(y), true
+}
+
+// exactNumber reports whether v is an integer or a decimal value.
+func exactNumber(v any) bool {
+	switch v.(type) {
+	case int64, uint64, sqltypes.Decimal:
+		return true
+	}
+	return false
+}
+
 type intVal struct {
 	neg bool
 	mag uint64
@@ -578,38 +653,4 @@ func timeOf(v any) (time.Time, bool) {
 		return sqltypes.ParseTime(x)
 	}
 	return time.Time{}, false
-}
-
-// likeMatch implements SQL LIKE: % matches any run of characters, _ exactly
-// one character, esc escapes the next pattern character. Case-sensitive.
-func likeMatch(pattern, s string, esc byte) bool {
-	p := []rune(pattern)
-	r := []rune(s)
-	escR := rune(esc)
-	// memo[i][j]: p[i:] matches r[j:]; iterative DP from the end.
-	type key struct{ i, j int }
-	memo := map[key]bool{}
-	var match func(i, j int) bool
-	match = func(i, j int) bool {
-		k := key{i, j}
-		if v, ok := memo[k]; ok {
-			return v
-		}
-		var res bool
-		switch {
-		case i == len(p):
-			res = j == len(r)
-		case p[i] == '%':
-			res = match(i+1, j) || (j < len(r) && match(i, j+1))
-		case p[i] == escR && i+1 < len(p):
-			res = j < len(r) && r[j] == p[i+1] && match(i+2, j+1)
-		case p[i] == '_':
-			res = j < len(r) && match(i+1, j+1)
-		default:
-			res = j < len(r) && r[j] == p[i] && match(i+1, j+1)
-		}
-		memo[k] = res
-		return res
-	}
-	return match(0, 0)
 }

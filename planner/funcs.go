@@ -28,6 +28,7 @@ func (env *rowEnv) statement() *expr.Statement {
 	if env.session != nil {
 		if env.session.stmt == nil {
 			env.session.stmt = expr.NewStatement(time.Now())
+			env.session.stmt.MaxValueBytes = int(env.maxValueBytes())
 			if len(env.session.ns) > 0 {
 				env.session.stmt.Database = displayName(env.session.ns)
 			}
@@ -36,6 +37,7 @@ func (env *rowEnv) statement() *expr.Statement {
 	}
 	if env.stmt == nil {
 		env.stmt = expr.NewStatement(time.Now())
+		env.stmt.MaxValueBytes = int(env.maxValueBytes())
 	}
 	return env.stmt
 }
@@ -161,6 +163,11 @@ func (env *rowEnv) evalCall(n *sqlparse.FuncCall, row []any) (any, error) {
 	})
 	if err != nil {
 		return nil, registryError(err)
+	}
+	if c.Stmt.TakeOverflow() {
+		// MySQL answers NULL with warning 1301; lancecat has no SHOW
+		// WARNINGS, so the statement fails instead (budget.go).
+		return nil, env.chargeValue(env.maxValueBytes()+1, strings.ToUpper(c.Func.Name))
 	}
 	return v, nil
 }

@@ -3,12 +3,15 @@ package planner
 import (
 	"fmt"
 	"math"
+	"math/big"
+	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/lancecat/lancecat/lance/dataset"
 	"github.com/lancecat/lancecat/lance/index"
+	"github.com/lancecat/lancecat/sqltypes"
 )
 
 // IndexOp is the kind of predicate a scalar index may answer.
@@ -157,6 +160,18 @@ func (ScalarIndexes) usable(ds *dataset.Dataset, pred IndexPredicate) (string, i
 	if err != nil {
 		return "", 0, index.Query{}, false
 	}
+	// Without an index on the column there is nothing to convert the
+	// predicate for (an IN list may hold a million values).
+	indexed := false
+	for _, info := range index.Describe(ds) {
+		if len(info.Columns) == 1 && info.Columns[0] == f.Name {
+			indexed = true
+			break
+		}
+	}
+	if !indexed {
+		return "", 0, index.Query{}, false
+	}
 	q, ok := indexQuery(at, pred)
 	if !ok {
 		return "", 0, index.Query{}, false
@@ -226,8 +241,11 @@ func indexQuery(t arrow.DataType, pred IndexPredicate) (index.Query, bool) {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
 		conv = func(v any) (any, bool, bool) {
 			switch x := v.(type) {
-			case int64:
-				return x, true, true
+			case int64, uint64:
+				return x, true, true // lance/index compares integers of either sign exactly
+			case sqltypes.Decimal:
+				i, exact, ok := decimalInteger(x, 0)
+				return i, exact, ok
 			case float64:
 				// The planner compares an integer with a float as float64:
 				// exact only below 2^53.
@@ -290,6 +308,38 @@ func indexQuery(t arrow.DataType, pred IndexPredicate) (index.Query, bool) {
 	return index.In(vals...), true
 }
 
+// decimalInteger converts a decimal value to an integer key (int64 or
+// uint64). An integral decimal converts exactly (exact true). A fractional
+// one rounds toward +Infinity for dir 1, toward -Infinity for dir -1
+// (exact false); for dir 0 it has no integer (keep false: an equality
+// matches nothing). ok is false beyond the 64-bit range (not served).
+func decimalInteger(d sqltypes.Decimal, dir int) (v any, exact, ok bool) {
+	x, parsed := parseDecimalText(string(d))
+	if !parsed {
+		return nil, false, false
+	}
+	div := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(x.scale)), nil)
+	q, r := new(big.Int).QuoRem(x.unscaled, div, new(big.Int)) // truncated toward zero
+	exact = r.Sign() == 0
+	if !exact {
+		switch {
+		case dir == 0:
+			return nil, false, true
+		case dir > 0 && r.Sign() > 0:
+			q.Add(q, big.NewInt(1))
+		case dir < 0 && r.Sign() < 0:
+			q.Sub(q, big.NewInt(1))
+		}
+	}
+	switch {
+	case q.IsInt64():
+		return q.Int64(), exact, true
+	case q.IsUint64():
+		return q.Uint64(), exact, true
+	}
+	return nil, false, false
+}
+
 // rangeQuery converts an IndexRange over a column of type t: integer
 // columns against numbers below 2^53 in magnitude (a fractional bound
 // becomes the inclusive integer bound admitting the same integers), string
@@ -303,8 +353,19 @@ func rangeQuery(t arrow.DataType, pred IndexPredicate) (index.Query, bool) {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
 		conv = func(b *IndexBound, lower bool) (*index.Bound, bool) {
 			switch x := b.Value.(type) {
-			case int64:
+			case int64, uint64:
 				return &index.Bound{Value: x, Inclusive: b.Inclusive}, true
+			case sqltypes.Decimal:
+				// A fractional bound admits the integers on its side of it.
+				dir := -1
+				if lower {
+					dir = 1
+				}
+				i, exact, ok := decimalInteger(x, dir)
+				if !ok {
+					return nil, false
+				}
+				return &index.Bound{Value: i, Inclusive: b.Inclusive || !exact}, true
 			case float64:
 				// The planner compares an integer with a float as float64:
 				// exact only below 2^53.
@@ -373,6 +434,10 @@ func floatOf(v any) (float64, bool) {
 		return float64(x), true
 	case float64:
 		return x, !math.IsNaN(x)
+	case sqltypes.Decimal:
+		// The planner compares a DOUBLE with a decimal as float64 (toNumber).
+		f, err := strconv.ParseFloat(string(x), 64)
+		return f, err == nil
 	}
 	return 0, false
 }

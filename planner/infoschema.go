@@ -439,11 +439,15 @@ func (p *selectPlan) fieldColumn(f sqlparse.SelectItem) (Column, error) {
 		}
 	}
 	v, _ := p.env.eval(f.Expr, make([]any, len(p.env.cols)))
-	switch v.(type) {
+	switch x := v.(type) {
 	case int64, bool:
 		return Column{Name: label, DatabaseType: "BIGINT", Nullable: true}, nil
+	case uint64:
+		return Column{Name: label, DatabaseType: "BIGINT UNSIGNED", Nullable: true}, nil
 	case float64:
 		return Column{Name: label, DatabaseType: "DOUBLE", Nullable: true}, nil
+	case sqltypes.Decimal:
+		return Column{Name: label, DatabaseType: decimalTypeOf(x), Nullable: true}, nil
 	}
 	return varcharNull(label), nil
 }

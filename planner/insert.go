@@ -88,7 +88,15 @@ func (s *Session) insert(ctx context.Context, n *sqlparse.Insert) (*Result, erro
 	if int64(len(n.Rows)) > MaxInsertBytes/fixed {
 		return nil, errorf(catalog.CodeInvalidInput, "INSERT of %d rows of %d bytes each exceeds the limit of %d MiB per statement: split it into several statements", len(n.Rows), fixed, MaxInsertBytes>>20)
 	}
+	for _, fb := range b.Fields() {
+		reserveBuilder(fb, len(n.Rows))
+	}
 	for r, list := range n.Rows {
+		if r&63 == 63 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		if len(list) != len(targets) {
 			return nil, errorf(catalog.CodeInvalidInput, "row %d has %d values for %d columns", r+1, len(list), len(targets))
 		}
@@ -119,6 +127,23 @@ func (s *Session) insert(ctx context.Context, n *sqlparse.Insert) (*Result, erro
 		return nil, err
 	}
 	return s.appendRows(ctx, id, ds, schema, b, fill, int64(len(n.Rows)))
+}
+
+// reserveBuilder reserves room for rows values in b, and in the items
+// builder of a fixed-size list (a VECTOR), whose buffer otherwise grows by
+// reallocation, value by value, keeping old and new copies alive.
+func reserveBuilder(b array.Builder, rows int) {
+	b.Reserve(rows)
+	switch x := b.(type) {
+	case *array.FixedSizeListBuilder:
+		if t, ok := x.Type().(*arrow.FixedSizeListType); ok {
+			reserveBuilder(x.ValueBuilder(), rows*int(t.Len()))
+		}
+	case *array.StructBuilder:
+		for i := 0; i < x.NumField(); i++ {
+			reserveBuilder(x.FieldBuilder(i), rows)
+		}
+	}
 }
 
 // MaxInsertBytes is the memory budget of one INSERT statement: the

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/sqlparse"
+	"github.com/lancecat/lancecat/sqltypes"
 )
 
 // selectPipeline is the evaluation every SELECT shares, whatever produces
@@ -80,6 +81,7 @@ func (p *selectPipeline) tooMany() error {
 
 // execute runs the pipeline over the rows of a source.
 func (p *selectPipeline) execute(ctx context.Context, rows iter.Seq2[[]any, error]) (*Result, error) {
+	p.env.ctx = ctx
 	switch {
 	case p.agg != nil:
 		return p.agg.run(ctx, p.env, p.matching(ctx, rows))
@@ -148,13 +150,16 @@ func (p *selectPipeline) project(row []any) ([]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if b, ok := v.(bool); ok {
+		switch x := v.(type) {
+		case bool:
 			if _, column := f.expr.(*sqlparse.ColumnRef); !column {
 				v = int64(0)
-				if b {
+				if x {
 					v = int64(1)
 				}
 			}
+		case sqltypes.Decimal:
+			v = string(x) // a DECIMAL's value is its text, as a DECIMAL column's
 		}
 		out[j] = v
 	}
@@ -465,9 +470,37 @@ func (p *selectPipeline) cmpRows(a, b sortedRow) int {
 	return 0
 }
 
+// sortRows sorts rows by ORDER BY, giving up (with the context's error)
+// soon after the statement's context ends: the comparisons check it every
+// 4,096 calls and, once it has ended, return 0 so the sort runs out fast.
+func (p *selectPipeline) sortRows(rows []sortedRow) error {
+	ctx := p.env.ctx
+	if ctx == nil {
+		slices.SortFunc(rows, p.cmpRows)
+		return nil
+	}
+	calls, stopped := 0, false
+	slices.SortFunc(rows, func(a, b sortedRow) int {
+		if stopped {
+			return 0
+		}
+		if calls++; calls&4095 == 0 && ctx.Err() != nil {
+			stopped = true
+			return 0
+		}
+		return p.cmpRows(a, b)
+	})
+	if stopped {
+		return ctx.Err()
+	}
+	return nil
+}
+
 // finish sorts rows, applies OFFSET and LIMIT and projects.
 func (p *selectPipeline) finish(rows []sortedRow) (*Result, error) {
-	slices.SortFunc(rows, p.cmpRows)
+	if err := p.sortRows(rows); err != nil {
+		return nil, err
+	}
 	if p.offset > 0 {
 		rows = rows[min(int64(len(rows)), p.offset):]
 	}

@@ -41,11 +41,21 @@ type Options struct {
 	Indexes IndexLookup
 	// NoIndexes turns index lookups off: every query scans its table.
 	NoIndexes bool
+	// MaxValueBytes bounds each value a statement's evaluation builds
+	// (CONCAT's result and other strings, lists and vectors that functions
+	// assemble), in bytes; a larger one fails the statement with
+	// CodeInvalidInput wrapping ErrValueTooLarge, checked before the value
+	// is built (0: DefaultMaxValueBytes; MySQL's max_allowed_packet).
+	MaxValueBytes int64
 	// JoinMemory bounds, in estimated bytes, the rows the joins of one
 	// query hold in memory (their build sides; 0: DefaultJoinMemory).
 	// Past it the query fails with exec.ErrBudgetExceeded (no spill yet).
 	JoinMemory int64
 }
+
+// DefaultMaxValueBytes is the default of Options.MaxValueBytes: 64 MiB,
+// MySQL 8's default max_allowed_packet.
+const DefaultMaxValueBytes = 64 << 20
 
 // Session is the state of one connection: the current namespace (USE) and
 // the open transaction. A Session is not safe for concurrent use (database/sql

@@ -8,7 +8,6 @@ import (
 	"io"
 	"iter"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/lancecat/lancecat/catalog"
@@ -43,7 +42,9 @@ type spiller struct {
 // writeRun sorts rows and writes them as one run. Under a LIMIT only the
 // run's first LIMIT+OFFSET rows can be in the result: the rest is dropped.
 func (s *spiller) writeRun(rows []sortedRow) error {
-	slices.SortFunc(rows, s.p.cmpRows)
+	if err := s.p.sortRows(rows); err != nil {
+		return err
+	}
 	if s.p.limit >= 0 && int64(len(rows)) > s.p.limit+s.p.offset {
 		rows = rows[:s.p.limit+s.p.offset]
 	}

@@ -281,6 +281,38 @@ var specialSyntaxFuncs = map[string]bool{
 	"timestampadd": true, "timestampdiff": true, "char": true,
 }
 
+// binaryChain converts a binary operation and the left-deep chain of binary
+// operations under it (1+1+...+1, a OR b OR ...) iteratively: the parser
+// builds such a chain as deep as it is long, and one recursive call per
+// link would put its length on the goroutine stack.
+func (c *converter) binaryChain(n *ast.BinaryOperationExpr) (Expr, error) {
+	spine := []*ast.BinaryOperationExpr{n}
+	for {
+		l, ok := spine[len(spine)-1].L.(*ast.BinaryOperationExpr)
+		if !ok {
+			break
+		}
+		spine = append(spine, l)
+	}
+	acc, err := c.expr(spine[len(spine)-1].L)
+	if err != nil {
+		return nil, err
+	}
+	for i := len(spine) - 1; i >= 0; i-- {
+		b := spine[i]
+		op, ok := binaryOps[b.Op]
+		if !ok {
+			return nil, c.notSupportedAt(b, "operator %s", b.Op)
+		}
+		r, err := c.expr(b.R)
+		if err != nil {
+			return nil, err
+		}
+		acc = &Binary{exprPos: c.exprPos(b), Op: op, L: acc, R: r}
+	}
+	return acc, nil
+}
+
 // expr converts an expression.
 func (c *converter) expr(e ast.ExprNode) (Expr, error) {
 	switch n := e.(type) {
@@ -309,19 +341,7 @@ func (c *converter) expr(e ast.ExprNode) (Expr, error) {
 		}
 		return &Unary{exprPos: c.exprPos(n), Op: op, X: x}, nil
 	case *ast.BinaryOperationExpr:
-		op, ok := binaryOps[n.Op]
-		if !ok {
-			return nil, c.notSupportedAt(n, "operator %s", n.Op)
-		}
-		l, err := c.expr(n.L)
-		if err != nil {
-			return nil, err
-		}
-		r, err := c.expr(n.R)
-		if err != nil {
-			return nil, err
-		}
-		return &Binary{exprPos: c.exprPos(n), Op: op, L: l, R: r}, nil
+		return c.binaryChain(n)
 	case *ast.IsNullExpr:
 		x, err := c.expr(n.Expr)
 		if err != nil {

@@ -44,6 +44,12 @@ const (
 	// the planner walk expressions recursively, and a deep enough chain
 	// would exhaust the goroutine stack, which no recover survives.
 	MaxExpressionDepth = 1000
+	// MaxOperatorChain bounds the depth a chain of binary operators
+	// (a OR b OR ..., 1+1+...) can give an expression tree, counted as
+	// tooLongChain does. MySQL flattens AND/OR chains; lancecat's trees
+	// are binary and walked recursively, so a chain of a million terms
+	// would exhaust the goroutine stack (a fatal error, not a panic).
+	MaxOperatorChain = 10000
 )
 
 // Error is a SQL error at a position of the original script. It wraps ErrSyntax or

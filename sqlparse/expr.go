@@ -301,78 +301,144 @@ func (e *Literal) String() string {
 	return "?"
 }
 
-func (e *Param) String() string { return "?" }
-func (e *Paren) String() string { return "(" + e.X.String() + ")" }
-func (e *Unary) String() string { return e.Op.String() + e.X.String() }
-func (e *Binary) String() string {
-	return e.L.String() + " " + e.Op.String() + " " + e.R.String()
-}
-
-func (e *IsNull) String() string {
-	if e.Not {
-		return e.X.String() + " IS NOT NULL"
-	}
-	return e.X.String() + " IS NULL"
-}
-
+func (e *Param) String() string  { return "?" }
+func (e *Paren) String() string  { return exprString(e) }
+func (e *Unary) String() string  { return exprString(e) }
+func (e *Binary) String() string { return exprString(e) }
+func (e *IsNull) String() string { return exprString(e) }
 func (e *IsTruth) String() string {
-	s := e.X.String() + " IS "
-	if e.Not {
-		s += "NOT "
-	}
-	if e.True {
-		return s + "TRUE"
-	}
-	return s + "FALSE"
+	return exprString(e)
 }
-
-func (e *InList) String() string {
-	s := e.X.String() + not(e.Not) + " IN "
-	if e.Subquery != nil {
-		return s + "(" + e.Subquery.String() + ")"
-	}
-	return s + "(" + joinExprs(e.List, ",") + ")"
-}
-
-func (e *Between) String() string {
-	return e.X.String() + not(e.Not) + " BETWEEN " + e.Lo.String() + " AND " + e.Hi.String()
-}
-
-func (e *Like) String() string {
-	op := " LIKE "
-	if e.CaseInsensitive {
-		op = " ILIKE "
-	}
-	s := e.X.String() + not(e.Not) + op + e.Pattern.String()
-	switch e.Escape {
-	case '\\':
-	case 0:
-		s += " ESCAPE ''"
-	default:
-		s += " ESCAPE " + (&Literal{Value: string([]byte{e.Escape})}).String()
-	}
-	return s
-}
-
-func (e *Regexp) String() string {
-	return e.X.String() + not(e.Not) + " REGEXP " + e.Pattern.String()
-}
-
+func (e *InList) String() string  { return exprString(e) }
+func (e *Between) String() string { return exprString(e) }
+func (e *Like) String() string    { return exprString(e) }
+func (e *Regexp) String() string  { return exprString(e) }
 func (e *FuncCall) String() string {
-	if s := e.specialString(); s != "" && !e.Aggregate {
-		return s
+	return exprString(e)
+}
+
+// exprString renders e into one buffer: concatenating the children's
+// strings at every level would copy a long chain (a OR b OR ...) once per
+// link, quadratic in its length.
+func exprString(e Expr) string {
+	var b strings.Builder
+	writeExpr(&b, e)
+	return b.String()
+}
+
+// writeExpr appends e's SQL text to b (the form String documents).
+func writeExpr(b *strings.Builder, e Expr) {
+	switch n := e.(type) {
+	case *Paren:
+		b.WriteByte('(')
+		writeExpr(b, n.X)
+		b.WriteByte(')')
+	case *Unary:
+		b.WriteString(n.Op.String())
+		writeExpr(b, n.X)
+	case *Binary:
+		// The left operand of a chain is the deep side: walk it in a loop.
+		spine := []*Binary{n}
+		for {
+			l, ok := spine[len(spine)-1].L.(*Binary)
+			if !ok {
+				break
+			}
+			spine = append(spine, l)
+		}
+		writeExpr(b, spine[len(spine)-1].L)
+		for i := len(spine) - 1; i >= 0; i-- {
+			b.WriteByte(' ')
+			b.WriteString(spine[i].Op.String())
+			b.WriteByte(' ')
+			writeExpr(b, spine[i].R)
+		}
+	case *IsNull:
+		writeExpr(b, n.X)
+		if n.Not {
+			b.WriteString(" IS NOT NULL")
+		} else {
+			b.WriteString(" IS NULL")
+		}
+	case *IsTruth:
+		writeExpr(b, n.X)
+		b.WriteString(" IS ")
+		if n.Not {
+			b.WriteString("NOT ")
+		}
+		if n.True {
+			b.WriteString("TRUE")
+		} else {
+			b.WriteString("FALSE")
+		}
+	case *InList:
+		writeExpr(b, n.X)
+		b.WriteString(not(n.Not) + " IN (")
+		if n.Subquery != nil {
+			b.WriteString(n.Subquery.String())
+		} else {
+			writeExprs(b, n.List, ",")
+		}
+		b.WriteByte(')')
+	case *Between:
+		writeExpr(b, n.X)
+		b.WriteString(not(n.Not) + " BETWEEN ")
+		writeExpr(b, n.Lo)
+		b.WriteString(" AND ")
+		writeExpr(b, n.Hi)
+	case *Like:
+		writeExpr(b, n.X)
+		b.WriteString(not(n.Not))
+		if n.CaseInsensitive {
+			b.WriteString(" ILIKE ")
+		} else {
+			b.WriteString(" LIKE ")
+		}
+		writeExpr(b, n.Pattern)
+		switch n.Escape {
+		case '\\':
+		case 0:
+			b.WriteString(" ESCAPE ''")
+		default:
+			b.WriteString(" ESCAPE " + (&Literal{Value: string([]byte{n.Escape})}).String())
+		}
+	case *Regexp:
+		writeExpr(b, n.X)
+		b.WriteString(not(n.Not) + " REGEXP ")
+		writeExpr(b, n.Pattern)
+	case *FuncCall:
+		if s := n.specialString(); s != "" && !n.Aggregate {
+			b.WriteString(s) // CAST, CASE, INTERVAL... in their own syntax
+			return
+		}
+		name := n.Name
+		if n.Aggregate {
+			name = strings.ToUpper(name)
+		}
+		b.WriteString(name)
+		switch {
+		case n.Star:
+			b.WriteString("(*)")
+			return
+		case n.Distinct:
+			b.WriteString("(DISTINCT ")
+		default:
+			b.WriteByte('(')
+		}
+		writeExprs(b, n.Args, ", ")
+		b.WriteByte(')')
+	default:
+		b.WriteString(e.String())
 	}
-	name := e.Name
-	if e.Aggregate {
-		name = strings.ToUpper(name)
+}
+
+func writeExprs(b *strings.Builder, es []Expr, sep string) {
+	for i, e := range es {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		writeExpr(b, e)
 	}
-	switch {
-	case e.Star:
-		return name + "(*)"
-	case e.Distinct:
-		return name + "(DISTINCT " + joinExprs(e.Args, ", ") + ")"
-	}
-	return name + "(" + joinExprs(e.Args, ", ") + ")"
 }
 
 func (e *Subquery) String() string { return "(" + e.Select.String() + ")" }

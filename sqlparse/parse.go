@@ -181,6 +181,10 @@ func Statements(sql string) iter.Seq2[Statement, error] {
 				yield(nil, sc.errAt(off, ErrLimit, fmt.Sprintf("expression nests deeper than %d levels", MaxExpressionDepth)))
 				return
 			}
+			if off, ok := tooLongChain(chunk); !ok {
+				yield(nil, sc.errAt(off, ErrLimit, fmt.Sprintf("expression has a chain of more than %d operators (split it, or use IN (...) for a list of alternatives)", MaxOperatorChain)))
+				return
+			}
 			if n := chunk[len(chunk)-1].end - chunk[0].start; n > MaxStatementBytes {
 				yield(nil, sc.errAt(chunk[0].start, ErrLimit, fmt.Sprintf("statement of %d bytes exceeds the limit of %d bytes (split it, e.g. INSERT in several statements)", n, MaxStatementBytes)))
 				return
@@ -219,6 +223,74 @@ func tooDeep(toks []token) (int, bool) {
 			}
 		} else if !t.isPunct("(") {
 			chain = 0
+		}
+	}
+	return 0, true
+}
+
+// binaryOperatorWords are the keywords that join two operands.
+var binaryOperatorWords = map[string]bool{
+	"AND": true, "OR": true, "XOR": true, "DIV": true, "MOD": true, "LIKE": true, "ILIKE": true,
+	"REGEXP": true, "RLIKE": true, "BETWEEN": true, "IS": true, "IN": true, "SOUNDS": true,
+}
+
+// isBinaryOperator reports whether t may join two operands (an
+// over-approximation: '*' of SELECT * and a column named MOD count too).
+func isBinaryOperator(t token) bool {
+	switch t.kind {
+	case tkPunct:
+		switch t.val {
+		case "(", ")", ",", ".", ";", "@", "?":
+			return false
+		}
+		return true
+	case tkIdent:
+		return binaryOperatorWords[strings.ToUpper(t.val)]
+	}
+	return false
+}
+
+// tooLongChain bounds the depth of the expression tree a statement's
+// binary operators can build: `1+1+...+1` is a tree as deep as it has
+// operators, and the parser, the converter, the planner and the printers
+// all walk trees recursively. For each operand list (the text between
+// commas at one parenthesis level) it counts the operators, adds the
+// deepest parenthesised group inside it, and adds the operators of the
+// enclosing lists seen so far: an upper bound of the tree's depth along
+// each path. It returns the offset where MaxOperatorChain is crossed and
+// false when it is. Long lists of values (IN (1, 2, ...), VALUES rows)
+// are not chains and stay unlimited here.
+func tooLongChain(toks []token) (int, bool) {
+	type level struct{ ops, inner, best int }
+	stack := []level{{}}
+	above := 0 // operators of the enclosing levels' current lists
+	for _, t := range toks {
+		cur := &stack[len(stack)-1]
+		switch {
+		case t.isPunct("("):
+			above += cur.ops
+			stack = append(stack, level{})
+			continue
+		case t.isPunct(")"):
+			if len(stack) == 1 {
+				continue // unbalanced: the parser reports it
+			}
+			group := max(cur.best, cur.ops+cur.inner) + 1
+			stack = stack[:len(stack)-1]
+			cur = &stack[len(stack)-1]
+			above -= cur.ops
+			cur.inner = max(cur.inner, group)
+		case t.isPunct(","):
+			cur.best = max(cur.best, cur.ops+cur.inner)
+			cur.ops, cur.inner = 0, 0
+			continue
+		case isBinaryOperator(t):
+			cur.ops++
+		default:
+			continue
+		}
+		if above+cur.ops+cur.inner > MaxOperatorChain {
+			return t.start, false
 		}
 	}
 	return 0, true

@@ -873,3 +873,48 @@ func BenchmarkParseLongInsertLine(b *testing.B) {
 		}
 	}
 }
+
+// TestOperatorChainLimit: a chain of binary operators builds a tree as deep
+// as it is long; a million terms used to exhaust the converter's stack
+// (fatal error: stack overflow) or, converted, take 2 GB. Chains beyond
+// MaxOperatorChain are refused at the operator that crosses the limit,
+// with its position; shorter chains parse and print back in linear time.
+func TestOperatorChainLimit(t *testing.T) {
+	long := MaxOperatorChain + 1
+	half := MaxOperatorChain/2 + 1
+	for _, c := range []struct{ name, q string }{
+		{"plus 1M", "SELECT 1" + strings.Repeat("+1", 1_000_000)},
+		{"or 1M", "SELECT 0" + strings.Repeat(" OR 0", 1_000_000)},
+		{"and over limit", "SELECT a FROM t WHERE a=1" + strings.Repeat(" AND a=1", long/2)},
+		{"nested halves", "SELECT (1" + strings.Repeat("+1", half) + ")" + strings.Repeat("+1", half)},
+		{"inside function", "SELECT f(1, 2" + strings.Repeat("*2", long) + ")"},
+	} {
+		_, err := Parse(c.q)
+		var pe *Error
+		if !errors.Is(err, ErrLimit) || !errors.As(err, &pe) || pe.Pos.Line != 1 || pe.Pos.Column < 8 {
+			t.Errorf("%s: %v, want ErrLimit with a position", c.name, err)
+		}
+	}
+	// Siblings are not a chain: long lists and two half chains side by side parse.
+	for _, q := range []string{
+		"SELECT 1" + strings.Repeat("+1", MaxOperatorChain-1),
+		"SELECT a FROM t WHERE a IN (1" + strings.Repeat(",1", 100_000) + ")",
+		"SELECT 1" + strings.Repeat("+1", half) + ", 1" + strings.Repeat("+1", half),
+		"SELECT f(1" + strings.Repeat("+1", half) + ", 1" + strings.Repeat("+1", half) + ")",
+	} {
+		st, err := Parse(q)
+		if err != nil {
+			t.Errorf("%.40s...: %v", q, err)
+			continue
+		}
+		_ = st[0].(*Select).Items[0].Expr.String()
+	}
+	chain := "1" + strings.Repeat(" + 1", MaxOperatorChain-1)
+	st, err := Parse("SELECT " + chain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := st[0].(*Select).Items[0].Expr.String(); got != chain {
+		t.Errorf("String of the chain: %.60s... (%d bytes), want %d bytes", got, len(got), len(chain))
+	}
+}

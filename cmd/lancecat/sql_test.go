@@ -65,7 +65,7 @@ note,TEXT,YES,"",,""
 `,
 	"jsonl": `{"SCHEMA_NAME":"a","SCHEMA_COMMENT":"first, \"quoted\""}
 {"SCHEMA_NAME":"b","SCHEMA_COMMENT":null}
-{"big":9223372036854775807,"neg":-42,"n":null,"f":2.5,"e":"","s":"x y"}
+{"big":9223372036854775807,"neg":-42,"n":null,"f":"2.5","e":"","s":"x y"}
 {"Field":"id","Type":"BIGINT","Null":"NO","Key":"PRI","Default":null,"Extra":""}
 {"Field":"note","Type":"TEXT","Null":"YES","Key":"","Default":null,"Extra":""}
 `,

@@ -101,6 +101,23 @@ type Statement struct {
 	Database string
 	mu       sync.Mutex
 	warnings []Warning
+	// overflowed: a function's result went past MaxValueBytes since the
+	// last TakeOverflow (the planner fails the statement instead of
+	// returning MySQL's NULL, as it has no SHOW WARNINGS).
+	overflowed bool
+}
+
+// TakeOverflow reports whether a result went past MaxValueBytes since the
+// last call, and clears the mark.
+func (s *Statement) TakeOverflow() bool {
+	if s == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o := s.overflowed
+	s.overflowed = false
+	return o
 }
 
 // DefaultMaxValueBytes is MySQL's default max_allowed_packet (64 MiB).

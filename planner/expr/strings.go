@@ -87,6 +87,11 @@ func tooLong(c *Call, n int) bool {
 		return false
 	}
 	c.Stmt.Warn(1301, "Result of %s() was larger than max_allowed_packet (%d) - truncated", strings.ToLower(c.Func.Name), c.Stmt.maxBytes())
+	if c.Stmt != nil {
+		c.Stmt.mu.Lock()
+		c.Stmt.overflowed = true
+		c.Stmt.mu.Unlock()
+	}
 	return true
 }
 
