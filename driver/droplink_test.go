@@ -2,11 +2,12 @@ package driver_test
 
 import (
 	"database/sql"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 
-	_ "github.com/lancecat/lancecat/driver"
+	lancecat "github.com/lancecat/lancecat/driver"
 )
 
 // TestDropTableWithLinkedDirectories: issue 19 finding 7. DROP TABLE of a
@@ -50,5 +51,47 @@ func TestDropTableWithLinkedDirectories(t *testing.T) {
 				t.Errorf("CREATE TABLE after the drop: %v", err)
 			}
 		})
+	}
+}
+
+// TestRootTableLinkedOutOfCatalog: issue 19 finding 7. A root X.lance that
+// is a symbolic link to a dataset outside the catalog was adopted as a
+// compatibility-mode table, read and written through. It is refused with
+// InvalidTableState (register_table refuses the same location) and its
+// target is never written.
+func TestRootTableLinkedOutOfCatalog(t *testing.T) {
+	outsideRoot := t.TempDir()
+	odb, err := sql.Open("lancecat", outsideRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"CREATE TABLE x (id INT)", "INSERT INTO x VALUES (1)"} {
+		if _, err := odb.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	odb.Close()
+	root := t.TempDir()
+	db, err := sql.Open("lancecat", root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec("CREATE TABLE own (id INT)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outsideRoot, "x.lance"), filepath.Join(root, "x.lance")); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadDir(filepath.Join(outsideRoot, "x.lance", "_versions"))
+	for _, q := range []string{"SELECT * FROM x", "INSERT INTO x VALUES (2)", "DELETE FROM x WHERE id = 1"} {
+		_, err := db.Exec(q)
+		if !errors.Is(err, lancecat.ErrInvalidTableState) {
+			t.Errorf("%s on a linked root table: %v, want InvalidTableState", q, err)
+		}
+	}
+	after, _ := os.ReadDir(filepath.Join(outsideRoot, "x.lance", "_versions"))
+	if len(after) != len(before) {
+		t.Errorf("the linked dataset got %d version files written through the link", len(after)-len(before))
 	}
 }
