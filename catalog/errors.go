@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/lancecat/lancecat/lance/dataset"
+	lancefile "github.com/lancecat/lancecat/lance/file"
+	"github.com/lancecat/lancecat/lance/index"
 	"github.com/lancecat/lancecat/storage"
 )
 
@@ -140,8 +143,23 @@ var (
 	ErrTableBranchAlreadyExists   = &Error{Code: CodeTableBranchAlreadyExists}
 )
 
-// CodeOf returns the code of the first *Error in err's chain, CodeInternal
-// for any other non-nil error, and false for nil.
+// IsCorrupt reports whether err says that bytes a table keeps on disk do
+// not decode (a manifest, data, index or deletion file that is damaged, is
+// not a Lance file, claims a file version no Lance writes, or is shorter
+// than the manifest records): the table's state is invalid, which is not a
+// bug of lancecat (CodeInvalidTableState).
+func IsCorrupt(err error) bool {
+	for _, e := range []error{dataset.ErrCorrupt, lancefile.ErrCorrupt, index.ErrCorrupt, lancefile.ErrNotLance, lancefile.ErrUnsupportedVersion, storage.ErrOutOfRange} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// CodeOf returns the code of the first *Error in err's chain,
+// CodeInvalidTableState for corrupt files (IsCorrupt), CodeInternal for any
+// other non-nil error, and false for nil.
 func CodeOf(err error) (Code, bool) {
 	if err == nil {
 		return 0, false
@@ -149,6 +167,9 @@ func CodeOf(err error) (Code, bool) {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Code, true
+	}
+	if IsCorrupt(err) {
+		return CodeInvalidTableState, true
 	}
 	return CodeInternal, true
 }
@@ -169,6 +190,9 @@ func asCatalogError(err error, format string, args ...any) error {
 	}
 	if errors.Is(err, storage.ErrUnavailable) {
 		return newErr(CodeServiceUnavailable, err, format, args...)
+	}
+	if IsCorrupt(err) {
+		return newErr(CodeInvalidTableState, err, format, args...)
 	}
 	return newErr(CodeInternal, err, format, args...)
 }

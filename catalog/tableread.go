@@ -45,7 +45,19 @@ func (c *Catalog) resolveTable(ctx context.Context, snap ManifestSnapshot, id Id
 			return tableRef{}, err
 		}
 		if present && !dereg {
-			return tableRef{location: v1DirName(id.Name())}, nil
+			dir := v1DirName(id.Name())
+			// A root directory that is a symbolic link leads out of the
+			// catalog: register_table refuses that location, so the
+			// directory is not adopted either (never read or written
+			// through).
+			link, err := c.symlinkOnPath(ctx, dir)
+			if err != nil {
+				return tableRef{}, asCatalogError(err, "check %s", dir)
+			}
+			if link != "" {
+				return tableRef{}, newErr(CodeInvalidTableState, nil, "table %q: its directory %q is a symbolic link; a table must live inside the catalog root (remove the link)", objectID, link)
+			}
+			return tableRef{location: dir}, nil
 		}
 	}
 	return tableRef{}, newErr(CodeTableNotFound, nil, "table %q does not exist", objectID)

@@ -131,6 +131,10 @@ func newError(err error, pos sqlparse.Pos, stmt string) *Error {
 		// A stored schema beyond lancecat's limits: the table's state, not a bug.
 		e.Code = catalog.CodeInvalidTableState
 		e.Message = err.Error()
+	case catalog.IsCorrupt(err):
+		// A file of the table does not decode: its state, not a bug.
+		e.Code = catalog.CodeInvalidTableState
+		e.Message = err.Error()
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		e.Code = catalog.CodeServiceUnavailable
 		e.Message = "statement interrupted: " + err.Error()

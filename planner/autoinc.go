@@ -34,8 +34,8 @@ import (
 // retries from the latest version. So a range is handed out once. A peer
 // (LanceDB) append does not touch the counter: its rows keep whatever ids
 // it wrote. The counter starts at max(column)+1 when it is first created,
-// and lancecat moves it past explicit values its own INSERTs write (as
-// MySQL does); values the peer writes above the counter later are not seen,
+// and lancecat moves it past explicit values its own INSERTs and UPDATEs
+// write (as MySQL 8 and MariaDB do); values the peer writes above the counter later are not seen,
 // so a peer that writes ids itself should not share the column with
 // lancecat's AUTO_INCREMENT. Reserved values an INSERT does not use (it
 // failed after reserving) are skipped, as in MySQL.
@@ -220,28 +220,51 @@ func reserveIDs(ctx context.Context, ds *dataset.Dataset, f arrow.Field, n int, 
 func columnMax(ctx context.Context, ds *dataset.Dataset, name string) (uint64, error) {
 	var m uint64
 	err := ds.Scan(ctx, dataset.ScanOptions{Columns: []string{name}}, func(rec arrow.RecordBatch) error {
-		arr := rec.Column(0)
-		read, err := readerFor(arrow.Field{Name: name, Type: arr.DataType()}, arr)
-		if err != nil {
-			return err
-		}
-		for i := 0; i < arr.Len(); i++ {
-			v, err := read(i)
-			if err != nil {
-				return err
-			}
-			switch x := v.(type) {
-			case int64:
-				if x > 0 && uint64(x) > m {
-					m = uint64(x)
-				}
-			case uint64:
-				m = max(m, x)
-			}
-		}
-		return nil
+		x, err := arrayMax(name, rec.Column(0))
+		m = max(m, x)
+		return err
 	})
 	return m, err
+}
+
+// arrayMax is the largest positive value of an integer array (0 if none).
+func arrayMax(name string, arr arrow.Array) (uint64, error) {
+	read, err := readerFor(arrow.Field{Name: name, Type: arr.DataType()}, arr)
+	if err != nil {
+		return 0, err
+	}
+	var m uint64
+	for i := 0; i < arr.Len(); i++ {
+		v, err := read(i)
+		if err != nil {
+			return 0, err
+		}
+		switch x := v.(type) {
+		case int64:
+			if x > 0 && uint64(x) > m {
+				m = uint64(x)
+			}
+		case uint64:
+			m = max(m, x)
+		}
+	}
+	return m, nil
+}
+
+// moveCounterPast moves the AUTO_INCREMENT counter of column c past the
+// values an UPDATE writes there (rec holds the new rows), as MySQL 8 and
+// MariaDB's InnoDB do, so a later INSERT never hands out one of them. It
+// commits before the rows do: a crash in between only skips values.
+func moveCounterPast(ctx context.Context, ds *dataset.Dataset, schema *arrow.Schema, c int, rec arrow.RecordBatch) (*dataset.Dataset, error) {
+	f := schema.Field(c)
+	m, err := arrayMax(f.Name, rec.Column(c))
+	if err != nil || m == 0 {
+		return ds, err
+	}
+	floor := new(big.Int).SetUint64(m)
+	floor.Add(floor, big.NewInt(1))
+	ds, _, err = reserveIDs(ctx, ds, f, 0, floor)
+	return ds, err
 }
 
 // appendRows finishes an INSERT's rows (AUTO_INCREMENT ids), enforces the

@@ -155,3 +155,31 @@ func TestInsertUnique(t *testing.T) {
 		t.Errorf("after DROP INDEX: Key %v", d[0][3])
 	}
 }
+
+// TestAutoIncrementMovesPastUpdatedValues: issue 19 finding 5. An UPDATE
+// that writes a value above the counter into the AUTO_INCREMENT column
+// moves the counter past it (MySQL 8, MariaDB: ids 2, 4, 5, 6, 7 for this
+// sequence), so no INSERT hands out a duplicate.
+func TestAutoIncrementMovesPastUpdatedValues(t *testing.T) {
+	f := newDataFixture(t, Options{})
+	f.exec("CREATE TABLE c (id SERIAL, u VARCHAR(8))")
+	f.exec("INSERT INTO c (u) VALUES ('a'), ('b')")
+	f.exec("UPDATE c SET id = 4 WHERE u = 'a'")
+	if res := f.exec("INSERT INTO c (u) VALUES ('x'), ('y'), ('z')"); res.LastInsertID != 5 {
+		t.Errorf("INSERT after UPDATE id = 4: last insert id %d, want 5", res.LastInsertID)
+	}
+	got := fmt.Sprint(f.rows("SELECT id, u FROM c ORDER BY id"))
+	if want := "[[2 b] [4 a] [5 x] [6 y] [7 z]]"; got != want {
+		t.Errorf("rows %s, want %s", got, want)
+	}
+	// A value below the counter, or a negative one, leaves it alone.
+	f.exec("UPDATE c SET id = 3 WHERE u = 'b'")
+	if res := f.exec("INSERT INTO c (u) VALUES ('w')"); res.LastInsertID != 8 {
+		t.Errorf("INSERT after UPDATE id = 3: last insert id %d, want 8", res.LastInsertID)
+	}
+	// Arithmetic SET moves it too.
+	f.exec("UPDATE c SET id = id + 100 WHERE u = 'w'")
+	if res := f.exec("INSERT INTO c (u) VALUES ('v')"); res.LastInsertID != 109 {
+		t.Errorf("INSERT after UPDATE id = id + 100 (108): last insert id %d, want 109", res.LastInsertID)
+	}
+}

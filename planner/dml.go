@@ -362,6 +362,11 @@ func (s *Session) updateRows(ctx context.Context, st *sqlparse.Update) (*Result,
 			return nil, err
 		}
 	}
+	if _, changed := assign[fill.auto]; changed && fill.auto >= 0 {
+		if ds, err = moveCounterPast(ctx, ds, schema, fill.auto, rec); err != nil {
+			return nil, err
+		}
+	}
 	if _, err := ds.Update(ctx, []arrow.RecordBatch{rec}, addrs, dataset.RowChangeOptions{}); err != nil {
 		return nil, rowChangeError("update", id, err)
 	}

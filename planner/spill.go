@@ -35,7 +35,8 @@ type spillRecord struct {
 // spiller writes sorted runs of rows to temporary files.
 type spiller struct {
 	p     *selectPipeline
-	dir   string
+	base  string // Options.SpillDir or the system's temporary directory
+	dir   string // this process's spill directory under base (acquired on the first run)
 	files []*os.File
 }
 
@@ -47,6 +48,13 @@ func (s *spiller) writeRun(rows []sortedRow) error {
 	}
 	if s.p.limit >= 0 && int64(len(rows)) > s.p.limit+s.p.offset {
 		rows = rows[:s.p.limit+s.p.offset]
+	}
+	if s.dir == "" {
+		dir, err := acquireSpillDir(s.base)
+		if err != nil {
+			return errorf(catalog.CodeInternal, "ORDER BY spill: %v", err)
+		}
+		s.dir = dir
 	}
 	f, err := os.CreateTemp(s.dir, "lancecat-sort-*.run")
 	if err != nil {
@@ -82,6 +90,10 @@ func (s *spiller) remove() {
 		os.Remove(f.Name())
 	}
 	s.files = nil
+	if s.dir != "" {
+		releaseSpillDir(s.base)
+		s.dir = ""
+	}
 }
 
 // runReader reads one run back.

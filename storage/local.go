@@ -223,7 +223,7 @@ func (s *localStore) List(ctx context.Context, prefix string) ([]ObjectInfo, err
 	var out []ObjectInfo
 	if err := s.walk(ctx, p, false, func(rel string, fi fs.FileInfo) {
 		out = append(out, ObjectInfo{Path: rel, Size: fi.Size(), ModTime: fi.ModTime()})
-	}, nil); err != nil {
+	}, nil, nil); err != nil {
 		return nil, fmt.Errorf("list %q: %w", prefix, err)
 	}
 	slices.SortFunc(out, func(a, b ObjectInfo) int { return strings.Compare(a.Path, b.Path) })
@@ -234,7 +234,11 @@ func (s *localStore) List(ctx context.Context, prefix string) ([]ObjectInfo, err
 // with its store-relative path (temporary files only when withTemp is set), and dir (if not
 // nil) for every directory below p after its contents. Symbolic links to directories are not
 // followed, to stay clear of cycles.
-func (s *localStore) walk(ctx context.Context, p string, withTemp bool, file func(rel string, fi fs.FileInfo), dir func(rel string)) error {
+// walk visits the files below p (regular files, and links to them) and,
+// when dir is set, every directory after its contents. Links to directories
+// are not followed; link, when set, is called with each of them (and with
+// dangling links) so a delete can remove the link itself.
+func (s *localStore) walk(ctx context.Context, p string, withTemp bool, file func(rel string, fi fs.FileInfo), dir func(rel string), link func(rel string)) error {
 	var visit func(rel string) error
 	visit = func(rel string) error {
 		if err := ctx.Err(); err != nil {
@@ -265,6 +269,8 @@ func (s *localStore) walk(ctx context.Context, p string, withTemp bool, file fun
 			}
 			if ok && fi.Mode().IsRegular() {
 				file(rel+name, fi)
+			} else if link != nil && e.Type()&fs.ModeSymlink != 0 {
+				link(rel + name)
 			}
 		}
 		return nil
@@ -787,7 +793,11 @@ func (s *localStore) DeletePrefix(ctx context.Context, prefix string) (int, erro
 	var dirs []string
 	err = s.walk(ctx, p, true, func(rel string, fi fs.FileInfo) {
 		files = append(files, file{rel, isTempName(filepath.Base(rel))})
-	}, func(rel string) { dirs = append(dirs, rel) })
+	}, func(rel string) { dirs = append(dirs, rel) }, func(rel string) {
+		// A link to a directory (or a dangling one) inside the prefix: the
+		// link goes (os.Remove never follows it), what it points to stays.
+		files = append(files, file{rel, true})
+	})
 	if err != nil {
 		return 0, fmt.Errorf("delete prefix %q: %w", prefix, err)
 	}

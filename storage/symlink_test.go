@@ -75,10 +75,11 @@ func TestLocalDeletesNeverFollowSymlinks(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "t", "own.txt")); !os.IsNotExist(err) {
 		t.Errorf("own file survived DeletePrefix(t): %v", err)
 	}
-	if _, err := st.DeletePrefix(ctx, ""); err != nil {
-		t.Fatalf("DeletePrefix(root): %v", err)
+	// Issue 19: the link itself went too, so the directory is gone (DROP
+	// TABLE used to report OK and leave the table).
+	if _, err := os.Lstat(filepath.Join(root, "t")); !os.IsNotExist(err) {
+		t.Errorf("DeletePrefix(t) left the directory (its inner link?): %v", err)
 	}
-	intact("DeletePrefix(\"\")")
 
 	sc, ok := st.(SymlinkChecker)
 	if !ok {
@@ -89,5 +90,12 @@ func TestLocalDeletesNeverFollowSymlinks(t *testing.T) {
 	}
 	if got, err := sc.SymlinkOnPath(ctx, "nothing/here"); err != nil || got != "" {
 		t.Errorf("SymlinkOnPath(nothing/here) = %q, %v; want \"\"", got, err)
+	}
+	if _, err := st.DeletePrefix(ctx, ""); err != nil {
+		t.Fatalf("DeletePrefix(root): %v", err)
+	}
+	intact("DeletePrefix(\"\")")
+	if _, err := os.Lstat(filepath.Join(root, "link")); !os.IsNotExist(err) {
+		t.Errorf("DeletePrefix(\"\") left the root's link: %v", err)
 	}
 }

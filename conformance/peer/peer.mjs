@@ -159,6 +159,11 @@ async function run(op, raw) {
       const r = await t.delete(a.where);
       return J({ deleted: r.numDeletedRows, version: r.version });
     }
+    case "update": case "dataset.update": { // {where, valuesSql: {col: "sql expr"}}
+      const t = await table(a);
+      const r = await t.update({ where: a.where, valuesSql: a.valuesSql });
+      return J({ updated: r.rowsUpdated, version: r.version });
+    }
     case "query": case "dataset.query": {
       return await queryRows(await table(a), a);
     }

@@ -298,7 +298,7 @@ func TestDeletionVectorEncodings(t *testing.T) {
 		}
 		var back interface{ GetCardinality() uint64 }
 		if typ == DeletionArrow {
-			back, err = decodeArrowDeletions(b)
+			back, err = decodeArrowDeletions(b, 1<<32)
 		} else {
 			back, err = decodeRoaring(b)
 		}
@@ -306,7 +306,7 @@ func TestDeletionVectorEncodings(t *testing.T) {
 			t.Errorf("n=%d roundtrip %v %v", n, back, err)
 		}
 	}
-	if _, err := decodeArrowDeletions([]byte("garbage")); err == nil {
+	if _, err := decodeArrowDeletions([]byte("garbage"), 0); err == nil {
 		t.Error("garbage arrow accepted")
 	}
 	if _, err := decodeRoaring([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9}); err == nil {

@@ -53,7 +53,11 @@ func readDeletionVector(ctx context.Context, store storage.Store, dir string, f 
 	var bm *roaring.Bitmap
 	switch d.Type {
 	case DeletionArrow:
-		bm, err = decodeArrowDeletions(b)
+		rows := f.PhysicalRows
+		if rows == 0 {
+			rows = 1 << 32 // not recorded: a fragment's most
+		}
+		bm, err = decodeArrowDeletions(b, rows)
 	case DeletionBitmap:
 		bm, err = decodeRoaring(b)
 	default:
@@ -68,48 +72,10 @@ func readDeletionVector(ctx context.Context, store storage.Store, dir string, f 
 	return bm, nil
 }
 
-// decodeArrowDeletions reads an Arrow IPC file of one non-null 32-bit
-// integer column of deleted offsets.
-func decodeArrowDeletions(b []byte) (bm *roaring.Bitmap, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			bm, err = nil, fmt.Errorf("malformed Arrow IPC file: %v", r)
-		}
-	}()
-	r, err := ipc.NewFileReader(bytes.NewReader(b), ipc.WithAllocator(memory.DefaultAllocator))
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	if r.Schema().NumFields() != 1 {
-		return nil, fmt.Errorf("expected one column, found %d", r.Schema().NumFields())
-	}
-	bm = roaring.New()
-	for i := 0; i < r.NumRecords(); i++ {
-		rec, err := r.RecordBatch(i)
-		if err != nil {
-			return nil, err
-		}
-		col := rec.Column(0)
-		if col.NullN() > 0 {
-			return nil, fmt.Errorf("null deleted offset")
-		}
-		switch a := col.(type) {
-		case *array.Uint32:
-			bm.AddMany(a.Uint32Values())
-		case *array.Int32:
-			for _, v := range a.Int32Values() {
-				if v < 0 {
-					return nil, fmt.Errorf("negative deleted offset %d", v)
-				}
-				bm.Add(uint32(v))
-			}
-		default:
-			return nil, fmt.Errorf("deleted offsets have type %s, want uint32", col.DataType())
-		}
-	}
-	return bm, nil
-}
+// maxArrowDeletionBytes caps the decoded values of one Arrow deletion file
+// (Lance writes Arrow deletion files only for small deletion vectors;
+// larger ones are roaring bitmaps).
+const maxArrowDeletionBytes = 256 << 20
 
 // encodeDeletionVector renders deleted offsets in the file type chosen for
 // their count.

@@ -2,10 +2,13 @@ package dataset
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
 	lru "github.com/hashicorp/golang-lru/v2"
+
+	"github.com/lancecat/lancecat/storage"
 )
 
 // openFileCacheSize bounds the data file readers one Dataset keeps open. A
@@ -48,6 +51,10 @@ func (d *Dataset) openDataFile(ctx context.Context, f *Fragment, df *DataFile) (
 		return r, nil
 	}
 	r, err := formats.Open(ctx, d.store, p, int64(df.SizeBytes))
+	if errors.Is(err, storage.ErrNotFound) {
+		// The manifest names a file the table does not have.
+		return nil, fmt.Errorf("dataset: fragment %d: %w", f.ID, corruptf("data file %s is missing: %w", d.store.Location(p), err))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("dataset: fragment %d: open %s: %w", f.ID, d.store.Location(p), err)
 	}

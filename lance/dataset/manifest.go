@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -192,6 +193,12 @@ func (ix *IndexMetadata) Type() string {
 		return t
 	}
 	return u
+}
+
+// isVector reports whether the index is a vector index (its details type
+// ends in VectorIndexDetails, Lance's test).
+func (ix *IndexMetadata) isVector() bool {
+	return strings.HasSuffix(ix.DetailsTypeURL, "VectorIndexDetails")
 }
 
 func trimSuffix(s, suf string) (string, bool) {

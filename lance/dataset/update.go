@@ -56,7 +56,8 @@ func (d *Dataset) Delete(ctx context.Context, rowAddresses []uint64) (*Dataset, 
 // updated_fragments, new_fragments} in REWRITE_ROWS mode. Indices are kept
 // as they are: their fragment bitmaps do not cover the new fragments
 // (readers scan those) and deleted rows are filtered by the deletion files;
-// an index left covering no fragment is dropped, as Lance does.
+// an index left covering no live fragment is kept unless it is a vector
+// index, as Lance does (retainRelevantIndices).
 //
 // Unless opts.ExactBase, it rebases on a concurrent commit as Lance's
 // conflict resolver allows: an Update over Append, CreateIndex,
@@ -181,7 +182,7 @@ func (d *Dataset) Update(ctx context.Context, records []arrow.RecordBatch, rowAd
 		assignIDs(fresh, base.NextFragmentID())
 		next.Fragments = append(kept, fresh...)
 		if len(removed) > 0 {
-			next.Indices = indicesCoveringAny(next.Indices, next.Fragments)
+			next.Indices = retainRelevantIndices(next.Indices, next.Fragments)
 		}
 		var tx *tablepb.Transaction
 		switch op {
@@ -228,18 +229,65 @@ func (d *Dataset) Update(ctx context.Context, records []arrow.RecordBatch, rowAd
 	return commit(ctx, d.store, d.dir, d.loc.Scheme, d.manifest, req)
 }
 
-// indicesCoveringAny drops the indices whose fragment bitmap covers none of
-// frags (their fragments were all removed), as Lance does on commit.
-func indicesCoveringAny(ixs []*IndexMetadata, frags []*Fragment) []*IndexMetadata {
-	return slices.DeleteFunc(ixs, func(ix *IndexMetadata) bool {
-		if ix.FragmentBitmap == nil {
-			return false // coverage unknown: keep
+// retainRelevantIndices applies Lance's retention rule after fragments were
+// removed (Transaction::retain_relevant_indices): fragment bitmaps are kept
+// as they are (they record what the index holds row ids for; readers
+// intersect them with the live fragments), and an index is dropped only
+// when it is a vector index left covering no live fragment, or when
+// another segment of the same name still covers some (among segments that
+// all cover nothing, the oldest scalar one stays). A scalar index over an
+// emptied table - a UNIQUE index created with an empty table - is kept, so
+// SHOW INDEX, the peer's listIndices and the column's unique flag agree.
+func retainRelevantIndices(ixs []*IndexMetadata, frags []*Fragment) []*IndexMetadata {
+	live := roaring.New()
+	for _, f := range frags {
+		if f.ID <= uint64(^uint32(0)) {
+			live.Add(uint32(f.ID))
 		}
-		return !slices.ContainsFunc(frags, func(f *Fragment) bool {
-			return f.ID <= uint64(^uint32(0)) && ix.FragmentBitmap.Contains(uint32(f.ID))
-		})
-	})
+	}
+	empty := func(ix *IndexMetadata) bool {
+		return ix.FragmentBitmap == nil || !ix.FragmentBitmap.Intersects(live)
+	}
+	byName := map[string][]*IndexMetadata{}
+	for _, ix := range ixs {
+		byName[ix.Name] = append(byName[ix.Name], ix)
+	}
+	keep := map[*IndexMetadata]bool{}
+	for name, group := range byName {
+		if name == fragReuseIndexName {
+			for _, ix := range group {
+				keep[ix] = true
+			}
+			continue
+		}
+		var nonEmpty []*IndexMetadata
+		for _, ix := range group {
+			if !empty(ix) {
+				nonEmpty = append(nonEmpty, ix)
+			}
+		}
+		switch {
+		case len(nonEmpty) > 0:
+			for _, ix := range nonEmpty {
+				keep[ix] = true
+			}
+		default:
+			oldest := group[0]
+			for _, ix := range group[1:] {
+				if ix.DatasetVersion < oldest.DatasetVersion {
+					oldest = ix
+				}
+			}
+			if !oldest.isVector() {
+				keep[oldest] = true
+			}
+		}
+	}
+	return slices.DeleteFunc(slices.Clone(ixs), func(ix *IndexMetadata) bool { return !keep[ix] })
 }
+
+// fragReuseIndexName is the system index Lance always keeps.
+const fragReuseIndexName = "__lance_frag_reuse"
 
 // RewriteFragments compacts the live rows of the given fragments into one
 // new fragment, placed where the first of them was (a Rewrite transaction

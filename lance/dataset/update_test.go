@@ -3,10 +3,13 @@ package dataset
 import (
 	"context"
 	"errors"
+	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/apache/arrow-go/v18/arrow"
 )
 
@@ -250,5 +253,51 @@ func TestUpdateRemovesFragments(t *testing.T) {
 	}
 	if _, err := withIx.Update(ctx, nil, nil, RowChangeOptions{Remove: []uint64{del.Fragments()[0].ID}}); !errors.Is(err, ErrInvalidArgument) {
 		t.Errorf("removal of an indexed fragment: %v", err)
+	}
+}
+
+// TestRowChangesKeepIndicesLikeLance: an Update or Delete that removes
+// fragments keeps every scalar index, with its fragment bitmap as it was,
+// even when the index covers none of the fragments left (a UNIQUE index
+// built on an empty table, then UPDATE+UPDATE); only an empty vector index
+// is dropped, and among segments of one name the ones still covering live
+// fragments win (Lance's retain_relevant_indices).
+func TestRowChangesKeepIndicesLikeLance(t *testing.T) {
+	d, ctx := seedTwoFragments(t)
+	bm := func(ids ...uint32) *roaring.Bitmap { b := newBitmap(); b.AddMany(ids); return b }
+	scalarEmpty := &IndexMetadata{UUID: "00000000-0000-4000-8000-000000000001", Name: "u_idx", Fields: []int32{1}, FragmentBitmap: bm(), DetailsTypeURL: "/lance.table.BTreeIndexDetails", DatasetVersion: 1}
+	scalarOld := &IndexMetadata{UUID: "00000000-0000-4000-8000-000000000002", Name: "id_idx", Fields: []int32{0}, FragmentBitmap: bm(0), DetailsTypeURL: "/lance.table.BTreeIndexDetails", DatasetVersion: 1}
+	vectorEmpty := &IndexMetadata{UUID: "00000000-0000-4000-8000-000000000003", Name: "vec_idx", Fields: []int32{0}, FragmentBitmap: bm(), DetailsTypeURL: "/lance.table.VectorIndexDetails", DatasetVersion: 1}
+	dupOld := &IndexMetadata{UUID: "00000000-0000-4000-8000-000000000004", Name: "dup", Fields: []int32{1}, FragmentBitmap: bm(), DatasetVersion: 1}
+	dupNew := &IndexMetadata{UUID: "00000000-0000-4000-8000-000000000005", Name: "dup", Fields: []int32{1}, FragmentBitmap: bm(), DatasetVersion: 2}
+	withIx, err := d.CommitIndices(ctx, []*IndexMetadata{scalarEmpty, scalarOld, vectorEmpty, dupOld, dupNew}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Update: rewrite id 1 (deletes in fragment 0) and remove fragment 1
+	// whole (both its rows deleted): fragments are removed.
+	next, err := withIx.Update(ctx, []arrow.RecordBatch{makeRecord(t, []int64{1}, []string{"A"})}, []uint64{0, 1 << 32, 1<<32 | 1}, RowChangeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Delete: empty fragment 0 (ids 2, 3 left there).
+	next, err = next.Update(ctx, nil, []uint64{1, 2}, RowChangeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	re, err := Open(ctx, d.Store(), "u", OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, ix := range re.Indices() {
+		got[ix.UUID] = fmt.Sprint(ix.FragmentBitmap.ToArray())
+	}
+	want := map[string]string{scalarEmpty.UUID: "[]", scalarOld.UUID: "[0]", dupOld.UUID: "[]"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("indices after Update+Delete %v, want %v (scalar kept with its bitmap, empty vector dropped, oldest empty duplicate kept)", got, want)
+	}
+	if frags := re.Fragments(); len(frags) != 1 || frags[0].ID != 2 {
+		t.Errorf("fragments %+v, want only the new fragment 2", frags)
 	}
 }

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"sync"
@@ -65,10 +66,17 @@ func (f *segmentFiles) open(ctx context.Context, name string) (fileReader, error
 	}
 	p := path.Join(f.dir, name)
 	src, err := lancefile.NewStoreSource(ctx, f.store, p, f.sizes[name])
+	if errors.Is(err, storage.ErrNotFound) {
+		// The manifest lists an index file the table does not have.
+		return nil, corruptf("index file %s is missing: %v", p, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("index file %s: %w", p, err)
 	}
 	r, err := lancefile.Open(ctx, src)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, corruptf("index file %s is missing: %v", p, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("index file %s: %w", p, err)
 	}
