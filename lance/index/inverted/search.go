@@ -229,7 +229,13 @@ type termPosting struct {
 
 // evalTerms scores a match, phrase or prefix query.
 func (ix *Index) evalTerms(ctx context.Context, q Query, st *Stats) (map[uint64]float32, error) {
-	terms := ix.an.Terms(q.Text)
+	toks := ix.an.Tokens(nil, q.Text)
+	terms := make([]string, len(toks))
+	qpos := make([]uint32, len(toks)) // a phrase's term offsets (stop words leave gaps)
+	for i, tk := range toks {
+		terms[i] = tk.Text
+		qpos[i] = uint32(tk.Position)
+	}
 	phrase := q.Kind == Phrase
 	if phrase && !ix.HasPositions() {
 		return nil, fmt.Errorf("%w: phrase query on an index built without positions (with_position = false)", ErrUnsupported)
@@ -345,7 +351,7 @@ func (ix *Index) evalTerms(ctx context.Context, q Query, st *Stats) (map[uint64]
 			if a.n < need {
 				continue
 			}
-			if phrase && !phraseAt(lists, idx, d) {
+			if phrase && !phraseAt(lists, idx, d, qpos) {
 				continue
 			}
 			st.DocsScored++
@@ -356,13 +362,18 @@ func (ix *Index) evalTerms(ctx context.Context, q Query, st *Stats) (map[uint64]
 }
 
 // phraseAt reports whether the terms occur at consecutive positions in doc d.
-func phraseAt(lists []*posting, idx []map[uint32]int, d uint32) bool {
+func phraseAt(lists []*posting, idx []map[uint32]int, d uint32, qpos []uint32) bool {
 	first := lists[0].positions[idx[0][d]]
 	for _, p0 := range first {
+		// The reference aligns on the query's own positions: a term must
+		// sit at least as far into the document as into the query.
+		if p0 < qpos[0] {
+			continue
+		}
 		ok := true
 		for k := 1; k < len(lists); k++ {
 			ps := lists[k].positions[idx[k][d]]
-			want := p0 + uint32(k)
+			want := p0 + qpos[k] - qpos[0]
 			i := sort.Search(len(ps), func(i int) bool { return ps[i] >= want })
 			if i == len(ps) || ps[i] != want {
 				ok = false

@@ -313,7 +313,7 @@ func fold(s string) string {
 }
 
 func foldDecompose(r rune) (string, bool) {
-	if !unicode.IsLetter(r) && !unicode.IsNumber(r) {
+	if unicode.IsSpace(r) {
 		return "", false
 	}
 	d := norm.NFKD.String(string(r))
