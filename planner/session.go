@@ -60,6 +60,8 @@ type Session struct {
 	// that the runs of a correlated subquery read one version each and
 	// open it once (subquery.go).
 	pinned map[string]*dataset.Dataset
+	// fts holds the row sources of full-text queries being planned (fts.go).
+	fts map[*sqlparse.Select]queryPlan
 }
 
 // txState is an open transaction: the catalog changes collected so far, to

@@ -6,13 +6,10 @@ import (
 )
 
 // flatScores scores rows the index does not cover as the reference's flat
-// search (FlatMatchQueryExec) does, quirks included so that scores agree:
-// its statistics start from the index's (document count, total tokens as
-// the truncated average times the count, each query term's document count
-// at least 1), then every non-null row, in scan order, adds its tokens
-// before it is scored (each occurrence counts as a document of the term);
-// the length normalization uses the row's count of query-term occurrences;
-// the average length is an integer division. Rows scoring 0 do not match.
+// search does (measured against the peer): BM25 whose statistics are the
+// index's plus those of every non-null unindexed row (document count, total
+// tokens, and for a term each of its occurrences in those rows counting as
+// a document), with the row's own length. Rows scoring 0 do not match.
 func (ix *Index) flatScores(ctx context.Context, q Query, docs []Doc) ([]Hit, error) {
 	switch q.Kind {
 	case Match, Prefix:
@@ -38,32 +35,25 @@ func (ix *Index) flatScores(ctx context.Context, q Query, docs []Doc) ([]Hit, er
 		// for the prefix below.
 		return ix.flatPrefix(ctx, terms, docs)
 	}
-	var total uint64
-	var n uint64
+	// Statistics: the index's documents plus every non-null unindexed row;
+	// a term's document count adds its occurrences in those rows.
+	n := ix.numDocs
+	total := ix.totalTokens
 	tokenDocs := map[string]uint64{}
-	if ix.numDocs > 0 {
-		avg := float32(ix.totalTokens) / float32(ix.numDocs)
-		total = uint64(avg) * ix.numDocs
-		n = ix.numDocs
-		for _, t := range terms {
-			var df uint64
-			for _, p := range ix.parts {
-				id, ok, err := p.tokens.get(t)
-				if err != nil {
-					return nil, err
-				}
-				if ok && int(id) < len(p.lengths) {
-					df += uint64(p.lengths[id])
-				}
-			}
-			tokenDocs[t] = max(df, 1)
-		}
-	}
-	qset := map[string]bool{}
 	for _, t := range terms {
-		qset[t] = true
+		var df uint64
+		for _, p := range ix.parts {
+			id, ok, err := p.tokens.get(t)
+			if err != nil {
+				return nil, err
+			}
+			if ok && int(id) < len(p.lengths) {
+				df += uint64(p.lengths[id])
+			}
+		}
+		tokenDocs[t] = df
 	}
-	var out []Hit
+	toks := make([][]string, len(docs))
 	for i, d := range docs {
 		if i%1024 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -73,24 +63,39 @@ func (ix *Index) flatScores(ctx context.Context, q Query, docs []Doc) ([]Hit, er
 		if d.Text == nil {
 			continue
 		}
-		toks := ix.an.Terms(*d.Text)
-		total += uint64(len(toks))
+		toks[i] = ix.an.Terms(*d.Text)
 		n++
-		counts := map[string]uint32{}
-		matched := 0
-		for _, t := range toks {
-			tokenDocs[t]++
-			if qset[t] {
-				counts[t]++
-				matched++
+		total += uint64(len(toks[i]))
+		for _, t := range toks[i] {
+			if _, ok := tokenDocs[t]; ok {
+				tokenDocs[t]++
 			}
 		}
-		avg := float32(total / n)
-		norm := K1 * (1 - B + B*float32(matched)/avg)
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	avg := float32(total) / float32(n)
+	qset := map[string]bool{}
+	for _, t := range terms {
+		qset[t] = true
+	}
+	var out []Hit
+	for i, d := range docs {
+		if d.Text == nil {
+			continue
+		}
+		counts := map[string]uint32{}
+		for _, t := range toks[i] {
+			if qset[t] {
+				counts[t]++
+			}
+		}
 		var score float32
 		for _, t := range terms {
-			f := float32(counts[t])
-			score += IDF(tokenDocs[t], n) * (f * (K1 + 1) / (f + norm))
+			if f := counts[t]; f > 0 {
+				score += IDF(tokenDocs[t], n) * docWeight(f, uint32(len(toks[i])), avg)
+			}
 		}
 		if score > 0 {
 			out = append(out, Hit{d.RowAddr, score})
