@@ -54,10 +54,6 @@ func DefaultParams() Params {
 func ParseParams(s string) (Params, error) {
 	p := DefaultParams()
 	p.MaxTokenLength = nil
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(s), &raw); err != nil {
-		return Params{}, fmt.Errorf("tokenizer params: %w", err)
-	}
 	if err := json.Unmarshal([]byte(s), &p); err != nil {
 		return Params{}, fmt.Errorf("tokenizer params: %w", err)
 	}
