@@ -4,6 +4,7 @@
 //       index on text built with the options (lancedb.Index.fts options: baseTokenizer,
 //       withPosition, lowercase, stem, removeStopWords, asciiFolding, maxTokenLength,
 //       ngramMinLength, ngramMaxLength, prefixOnly, language); prints the index list
+//   node fts.mjs table <dir> <table> <rows.jsonl>      the table without an index
 //   node fts.mjs add <dir> <table> <rows.jsonl>        append rows (a fragment the index does not cover)
 //   node fts.mjs delete <dir> <table> <predicate>      delete rows
 //   node fts.mjs index <dir> <table> <opts.json>       (re)build the FTS index on text
@@ -45,6 +46,9 @@ if (op === "create") {
   const opts = JSON.parse(fs.readFileSync(process.argv[6], "utf8"));
   await tbl.createIndex("text", { config: lancedb.Index.fts(opts) });
   console.log(JSON.stringify((await tbl.listIndices()).map((i) => ({ name: i.name, indexType: i.indexType, details: i.indexDetails }))));
+} else if (op === "table") {
+  await db.createTable(name, readRows(arg), { mode: "overwrite" });
+  console.log("ok");
 } else if (op === "index") {
   const tbl = await db.openTable(name);
   const opts = JSON.parse(fs.readFileSync(arg, "utf8"));

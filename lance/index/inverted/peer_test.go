@@ -16,6 +16,7 @@ import (
 	"github.com/lancecat/lancecat/conformance/peer"
 	"github.com/lancecat/lancecat/internal/prose"
 	"github.com/lancecat/lancecat/lance/dataset"
+	"github.com/lancecat/lancecat/lance/index/tokenize"
 	"github.com/lancecat/lancecat/storage"
 )
 
@@ -385,3 +386,77 @@ func checkDocTokens(t *testing.T, pt *peerTable, paras []string, maxLen int) {
 		t.Fatal("no documents checked")
 	}
 }
+
+// TestPeerSearchesLancecatBuiltIndex: lancecat builds the index of a table
+// the peer wrote (default settings, and with positions); the peer's
+// search(q, "fts") over it returns the same top 10 and scores as over the
+// index it builds itself on the same rows, and lancecat reads its own index
+// to the same answers.
+func TestPeerSearchesLancecatBuiltIndex(t *testing.T) {
+	peer.Require(t)
+	ctx := context.Background()
+	paras := corpus(t, 6000)
+	dir := t.TempDir()
+	rows := filepath.Join(dir, "rows.jsonl")
+	ids := make([]int64, len(paras))
+	for i := range ids {
+		ids[i] = int64(i)
+	}
+	writeJSONL(t, rows, ids, strs(paras))
+	cat := filepath.Join(dir, "cat")
+	for _, cfg := range []struct {
+		name    string
+		opts    map[string]any
+		phrases bool
+	}{{"dflt", map[string]any{}, false}, {"pos", map[string]any{"withPosition": true}, true}} {
+		t.Run(cfg.name, func(t *testing.T) {
+			of := filepath.Join(dir, cfg.name+".json")
+			writeJSON(t, of, cfg.opts)
+			ref, ours := "ref_"+cfg.name, "ours_"+cfg.name
+			if out, err := peer.Run(ctx, t, "fts.mjs", "create", cat, ref, rows, of); err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			if out, err := peer.Run(ctx, t, "fts.mjs", "table", cat, ours, rows); err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			st, err := storage.Open(ctx, "file://"+filepath.Join(cat, ours+".lance"), storage.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			ds, err := dataset.Open(ctx, st, "", dataset.OpenOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			params := tokenizeDefault()
+			params.WithPosition = cfg.phrases
+			if _, err := CreateIndex(ctx, ds, "text", params, BuildOptions{Name: "text_idx"}); err != nil {
+				t.Fatal(err)
+			}
+			qs := corpusQueries(paras, cfg.phrases)
+			want := runPeerSearch(t, cat, ref, qs)
+			got := runPeerSearch(t, cat, ours, qs)
+			pt := openPeerTable(t, cat, ours)
+			for i, q := range qs {
+				label := fmt.Sprintf("%s %+v", cfg.name, q)
+				if len(want[i]) != len(got[i]) {
+					t.Errorf("%s: peer over lancecat's index: %d hits, over its own %d\n%v\n%v", label, len(got[i]), len(want[i]), got[i], want[i])
+					continue
+				}
+				for k := range want[i] {
+					if !close(got[i][k].Score, want[i][k].Score) {
+						t.Errorf("%s: hit %d score %v over lancecat's index, %v over the peer's", label, k, got[i][k].Score, want[i][k].Score)
+						break
+					}
+				}
+				hits, _, err := pt.ix.Search(ctx, q.toQuery(t), SearchOptions{Limit: q.Limit})
+				if err != nil {
+					t.Fatal(err)
+				}
+				compareHits(t, "lancecat over its own index: "+label, want[i], hits, pt.ids)
+			}
+		})
+	}
+}
+
+func tokenizeDefault() tokenize.Params { return tokenize.DefaultParams() }
