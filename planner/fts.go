@@ -4,16 +4,19 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/google/uuid"
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/lance/dataset"
 	"github.com/lancecat/lancecat/lance/index/inverted"
+	"github.com/lancecat/lancecat/lance/index/tokenize"
 	"github.com/lancecat/lancecat/sqlparse"
 )
 
@@ -575,4 +578,120 @@ func (src *ftsSource) unindexed(ctx context.Context, ix *inverted.Index, col str
 		return nil
 	})
 	return docs, err
+}
+
+// createFullTextIndex is CREATE FULLTEXT INDEX name ON t (col) [WITH
+// PROPERTIES (...)]: an INVERTED index in Lance's layout with the
+// reference's defaults, the properties overriding its tokenizer settings.
+func (s *Session) createFullTextIndex(ctx context.Context, st *sqlparse.CreateIndex) (*Result, error) {
+	if st.Unique {
+		return nil, errorf(catalog.CodeInvalidInput, "a FULLTEXT index cannot be UNIQUE")
+	}
+	params, err := fullTextParams(st.Properties)
+	if err != nil {
+		return nil, err
+	}
+	id, ds, err := s.indexTarget(ctx, st.Table)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range ds.Indices() {
+		if m.Name == st.Name {
+			if st.IfNotExists {
+				return okResult(0), nil
+			}
+			return nil, errorf(catalog.CodeTableIndexAlreadyExists, "table %s already has an index named %s", displayName(id), sqlparse.QuoteIdent(st.Name))
+		}
+	}
+	schema, err := ds.ArrowSchema()
+	if err != nil {
+		return nil, err
+	}
+	f, ok := schemaField(schema, st.Column)
+	if !ok {
+		return nil, errorf(catalog.CodeTableColumnNotFound, "table %s has no column %s", displayName(id), sqlparse.QuoteIdent(st.Column))
+	}
+	if f.Type.ID() != arrow.STRING && f.Type.ID() != arrow.LARGE_STRING {
+		return nil, errorf(catalog.CodeInvalidInput, "a FULLTEXT index needs a text column; %s is %s", sqlparse.QuoteIdent(f.Name), typeName(f))
+	}
+	dirID := uuid.NewString()
+	cleanup := func() {
+		_, _ = ds.Store().DeletePrefix(context.WithoutCancel(ctx), path.Join(ds.Dir(), "_indices", dirID)+"/")
+	}
+	meta, err := inverted.Build(ctx, ds, f.Name, params, inverted.BuildOptions{Name: st.Name, UUID: dirID})
+	if err != nil {
+		cleanup()
+		return nil, errorf(catalog.CodeInvalidInput, "CREATE FULLTEXT INDEX %s: %v", sqlparse.QuoteIdent(st.Name), err)
+	}
+	if _, err := ds.CommitIndices(ctx, []*dataset.IndexMetadata{meta}, nil); err != nil {
+		cleanup()
+		return nil, indexError(id, st.Name, err)
+	}
+	return okResult(0), nil
+}
+
+// fullTextParams applies CREATE FULLTEXT INDEX properties to the
+// reference's default tokenizer settings.
+func fullTextParams(props []sqlparse.Property) (tokenize.Params, error) {
+	p := tokenize.DefaultParams()
+	for _, pr := range props {
+		key := strings.ToLower(pr.Key)
+		v := pr.Value
+		boolean := func(dst *bool) error {
+			switch strings.ToLower(v) {
+			case "true", "1", "on":
+				*dst = true
+			case "false", "0", "off":
+				*dst = false
+			default:
+				return errorf(catalog.CodeInvalidInput, "FULLTEXT property %s must be true or false, not %q", key, v)
+			}
+			return nil
+		}
+		number := func(dst *int) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 || n > 1<<16 {
+				return errorf(catalog.CodeInvalidInput, "FULLTEXT property %s must be a positive integer, not %q", key, v)
+			}
+			*dst = n
+			return nil
+		}
+		var err error
+		switch key {
+		case "base_tokenizer":
+			p.BaseTokenizer = strings.ToLower(v)
+		case "language":
+			p.Language = v
+		case "with_position":
+			err = boolean(&p.WithPosition)
+		case "lower_case":
+			err = boolean(&p.LowerCase)
+		case "stem":
+			err = boolean(&p.Stem)
+		case "remove_stop_words":
+			err = boolean(&p.RemoveStopWords)
+		case "ascii_folding":
+			err = boolean(&p.ASCIIFolding)
+		case "prefix_only":
+			err = boolean(&p.PrefixOnly)
+		case "max_token_length":
+			n := 0
+			if err = number(&n); err == nil {
+				p.MaxTokenLength = &n
+			}
+		case "min_ngram_length":
+			err = number(&p.MinNgramLength)
+		case "max_ngram_length":
+			err = number(&p.MaxNgramLength)
+		default:
+			err = errorf(catalog.CodeInvalidInput, "unknown FULLTEXT property %s (base_tokenizer, language, with_position, lower_case, stem, remove_stop_words, ascii_folding, max_token_length, min_ngram_length, max_ngram_length, prefix_only)", pr.Key)
+		}
+		if err != nil {
+			return p, err
+		}
+	}
+	if _, err := tokenize.New(p); err != nil {
+		return p, errorf(catalog.CodeInvalidInput, "CREATE FULLTEXT INDEX: %v", err)
+	}
+	return p, nil
 }

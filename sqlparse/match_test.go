@@ -57,3 +57,17 @@ func TestParseMatch(t *testing.T) {
 		t.Errorf("WITH QUERY EXPANSION: %v", err)
 	}
 }
+
+// TestParseCreateFulltextIndex: CREATE FULLTEXT INDEX is an INVERTED index
+// with its WITH PROPERTIES tokenizer settings (strings, numbers or bare
+// TRUE/FALSE).
+func TestParseCreateFulltextIndex(t *testing.T) {
+	stmts, err := Parse("CREATE FULLTEXT INDEX body_idx ON t (body) WITH PROPERTIES (base_tokenizer = 'whitespace', with_position = true, max_token_length = 20)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci := stmts[0].(*CreateIndex)
+	if ci.Using != "INVERTED" || ci.Column != "body" || len(ci.Properties) != 3 || ci.Properties[1].Value != "true" || ci.Properties[2].Value != "20" {
+		t.Errorf("%+v", ci)
+	}
+}
