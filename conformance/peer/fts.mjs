@@ -73,6 +73,23 @@ if (op === "create") {
     out.push(rows.map((r) => ({ id: Number(r.id), score: r._score })));
   }
   console.log(JSON.stringify(out));
+} else if (op === "time") {
+  // time <dir> <table> <queries.json> <reps>: median and p99 ms per query
+  const tbl = await db.openTable(name);
+  const queries = JSON.parse(fs.readFileSync(arg, "utf8"));
+  const reps = Number(process.argv[6] ?? 50);
+  const out = [];
+  for (const q of queries) {
+    const ms = [];
+    for (let i = 0; i < reps; i++) {
+      const t0 = process.hrtime.bigint();
+      await tbl.search(ftsQuery(q), "fts").select(["id", "_score"]).limit(q.limit ?? 10).toArray();
+      ms.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+    ms.sort((a, b) => a - b);
+    out.push({ median: ms[Math.floor(ms.length / 2)], p99: ms[Math.min(ms.length - 1, Math.floor(ms.length * 0.99))] });
+  }
+  console.log(JSON.stringify(out));
 } else {
   throw new Error(`unknown op ${op}`);
 }
