@@ -19,8 +19,8 @@ import (
 
 	"github.com/lancecat/lancecat/lance/dataset"
 	lancefile "github.com/lancecat/lancecat/lance/file"
-	lanceschema "github.com/lancecat/lancecat/lance/schema"
 	"github.com/lancecat/lancecat/lance/index/tokenize"
+	lanceschema "github.com/lancecat/lancecat/lance/schema"
 	"github.com/lancecat/lancecat/storage"
 )
 
