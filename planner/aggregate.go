@@ -434,6 +434,10 @@ func exprColumn(env *rowEnv, e sqlparse.Expr, label string) Column {
 		if c, ok := env.subqueryColumn(n, label); ok {
 			return c
 		}
+	case *sqlparse.FuncCall:
+		if c, ok := vectorFuncColumn(n, label); ok { // vector.go
+			return c
+		}
 	}
 	return varcharNull(label)
 }

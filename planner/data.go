@@ -107,6 +107,9 @@ func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan
 				if hasMatch(st) {
 					return s.planFTS(ctx, st, name)
 				}
+				if vp, ok, err := s.planVectorSearch(ctx, st, name); ok || err != nil {
+					return vp, err // vector.go
+				}
 				if outer, ok := orderByComputed(st); ok {
 					return s.planQuery(ctx, outer)
 				}

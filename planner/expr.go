@@ -347,6 +347,9 @@ func (env *rowEnv) evalFunc(n *sqlparse.FuncCall, row []any) (any, error) {
 		}
 		return nil, nil
 	}
+	if vectorFunctions[name] {
+		return evalVectorFunc(name, args) // vector.go
+	}
 	return nil, errorf(catalog.CodeUnsupported, "not supported: function %s in WHERE", strings.ToUpper(n.Name))
 }
 

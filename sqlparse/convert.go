@@ -231,6 +231,7 @@ func (c *converter) fromItem(n ast.ResultSetNode) (FromItem, error) {
 				return nil, c.notSupported(c.start(), "AS OF, PARTITION and TABLESAMPLE")
 			}
 			ts.Table = c.names.Table(src)
+			ts.IgnoreIndex = ignoredIndices(src)
 		case *ast.SelectStmt, *ast.SetOprStmt:
 			q, err := c.resultSet(src, stmtBase{pos: c.base.pos})
 			if err != nil {
@@ -242,9 +243,22 @@ func (c *converter) fromItem(n ast.ResultSetNode) (FromItem, error) {
 		}
 		return ts, nil
 	case *ast.TableName:
-		return &TableSource{Table: c.names.Table(x), Pos: c.base.pos}, nil
+		return &TableSource{Table: c.names.Table(x), Pos: c.base.pos, IgnoreIndex: ignoredIndices(x)}, nil
 	}
 	return nil, c.notSupported(c.start(), "FROM item of type %T", n)
+}
+
+// ignoredIndices lists the names of a table's IGNORE INDEX hints.
+func ignoredIndices(t *ast.TableName) []string {
+	var out []string
+	for _, h := range t.IndexHints {
+		if h.HintType == ast.HintIgnore {
+			for _, n := range h.IndexNames {
+				out = append(out, n.O)
+			}
+		}
+	}
+	return out
 }
 
 var binaryOps = map[opcode.Op]BinaryOp{

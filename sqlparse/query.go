@@ -99,6 +99,10 @@ type TableSource struct {
 	Subquery *Select
 	Alias    string
 	Pos      Pos
+	// IgnoreIndex lists the index names of IGNORE INDEX (...) hints on the
+	// table (the vector search reads them; other hints are accepted and
+	// have no effect).
+	IgnoreIndex []string
 }
 
 // JoinKind is the kind of a join.
