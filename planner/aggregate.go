@@ -435,9 +435,11 @@ func exprColumn(env *rowEnv, e sqlparse.Expr, label string) Column {
 			return c
 		}
 	case *sqlparse.FuncCall:
-		if c, ok := vectorFuncColumn(n, label); ok { // vector.go
+		if c, ok := funcColumn(env, n, label); ok && !n.Aggregate {
 			return c
 		}
+	case *sqlparse.Regexp:
+		return bigintNull(label)
 	}
 	return varcharNull(label)
 }

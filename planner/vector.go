@@ -2,10 +2,8 @@ package planner
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +18,7 @@ import (
 	"github.com/lancecat/lancecat/lance/index"
 	"github.com/lancecat/lancecat/lance/scan"
 	"github.com/lancecat/lancecat/lance/vector"
+	"github.com/lancecat/lancecat/planner/expr"
 	"github.com/lancecat/lancecat/sqlparse"
 )
 
@@ -38,18 +37,6 @@ import (
 // value, computed exactly. This hook stands until the query engine's
 // nearest-neighbour seam replaces it.
 
-// vectorFunctions are the VEC_ scalar functions (lower case).
-var vectorFunctions = map[string]bool{
-	"vec_l2_distance": true, "vec_cosine_distance": true, "vec_negative_inner_product": true,
-	"vec_l1_distance": true, "vec_dims": true, "vec_l2_norm": true, "vec_from_text": true, "vec_as_text": true,
-}
-
-func init() {
-	for n := range vectorFunctions {
-		scalarFunctions[n] = true
-	}
-}
-
 // Session variables tuning a vector search, and their defaults (the
 // reference's: 20 partitions at least, no refine, ef = 1.5 * k * refine).
 const (
@@ -61,143 +48,14 @@ const (
 // maxVectorK bounds LIMIT + OFFSET of a vector search.
 const maxVectorK = vector.MaxK
 
-// parseVectorValue reads a vector argument: the text '[x, y, ...]' (or a
-// []float32 / []float64). Empty vectors, NaN and non-numbers are
-// InvalidInput.
+// parseVectorValue reads a vector argument (expr.ParseVector) with its
+// error as InvalidInput.
 func parseVectorValue(v any) ([]float64, error) {
-	var out []float64
-	switch x := v.(type) {
-	case []float32:
-		for _, f := range x {
-			out = append(out, float64(f))
-		}
-	case []float64:
-		out = slices.Clone(x)
-	case string:
-		s := strings.TrimSpace(x)
-		if len(s) < 2 || s[0] != '[' || s[len(s)-1] != ']' {
-			return nil, errorf(catalog.CodeInvalidInput, "%q is not a vector: want '[x, y, ...]'", clip(x))
-		}
-		var raw []json.Number
-		dec := json.NewDecoder(strings.NewReader(s))
-		dec.UseNumber()
-		if err := dec.Decode(&raw); err != nil {
-			return nil, errorf(catalog.CodeInvalidInput, "%q is not a vector of numbers: want '[x, y, ...]'", clip(x))
-		}
-		for _, n := range raw {
-			f, err := strconv.ParseFloat(string(n), 64)
-			if err != nil {
-				return nil, errorf(catalog.CodeInvalidInput, "vector element %s is out of range", n)
-			}
-			out = append(out, f)
-		}
-	default:
-		return nil, errorf(catalog.CodeInvalidInput, "%s is not a vector: want '[x, y, ...]'", describeValue(v))
-	}
-	if len(out) == 0 {
-		return nil, errorf(catalog.CodeInvalidInput, "empty vector")
-	}
-	if len(out) > 1<<16 {
-		return nil, errorf(catalog.CodeInvalidInput, "vector of %d dimensions is too long", len(out))
-	}
-	for _, f := range out {
-		if math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) > math.MaxFloat32 {
-			return nil, errorf(catalog.CodeInvalidInput, "vector element %v is not a finite FLOAT", f)
-		}
+	out, err := expr.ParseVector(v)
+	if err != nil {
+		return nil, &catalog.Error{Code: catalog.CodeInvalidInput, Cause: err}
 	}
 	return out, nil
-}
-
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "..."
-	}
-	return s
-}
-
-func describeValue(v any) string {
-	switch v.(type) {
-	case int64, uint64:
-		return "an integer"
-	case float64, float32:
-		return "a number"
-	case bool:
-		return "a boolean"
-	}
-	return fmt.Sprintf("a %T", v)
-}
-
-func vectorText(v []float64) string {
-	var b strings.Builder
-	b.WriteByte('[')
-	for i, f := range v {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.FormatFloat(float64(float32(f)), 'g', -1, 32))
-	}
-	b.WriteByte(']')
-	return b.String()
-}
-
-// evalVectorFunc evaluates a VEC_ function (NULL in, NULL out).
-func evalVectorFunc(name string, args []any) (any, error) {
-	want := 2
-	switch name {
-	case "vec_dims", "vec_l2_norm", "vec_from_text", "vec_as_text":
-		want = 1
-	}
-	if len(args) != want {
-		return nil, errorf(catalog.CodeInvalidInput, "%s takes %d argument(s)", strings.ToUpper(name), want)
-	}
-	vs := make([][]float64, len(args))
-	for i, a := range args {
-		if a == nil {
-			return nil, nil
-		}
-		v, err := parseVectorValue(a)
-		if err != nil {
-			return nil, err
-		}
-		vs[i] = v
-	}
-	switch name {
-	case "vec_dims":
-		return int64(len(vs[0])), nil
-	case "vec_l2_norm":
-		return math.Sqrt(vector.Dot64(vs[0], vs[0])), nil
-	case "vec_from_text", "vec_as_text":
-		return vectorText(vs[0]), nil
-	}
-	a, b := vs[0], vs[1]
-	if len(a) != len(b) {
-		return nil, errorf(catalog.CodeInvalidInput, "%s of vectors of dimensions %d and %d", strings.ToUpper(name), len(a), len(b))
-	}
-	switch name {
-	case "vec_l2_distance":
-		return math.Sqrt(vector.L2Squared64(a, b)), nil
-	case "vec_cosine_distance":
-		d := vector.Cosine64(a, b)
-		if math.IsNaN(d) {
-			return nil, nil // a zero vector has no direction
-		}
-		return d, nil
-	case "vec_negative_inner_product":
-		return -vector.Dot64(a, b), nil
-	default: // vec_l1_distance
-		return vector.L1_64(a, b), nil
-	}
-}
-
-// vectorFuncColumn is the result column of a VEC_ function call.
-func vectorFuncColumn(n *sqlparse.FuncCall, label string) (Column, bool) {
-	switch strings.ToLower(n.Name) {
-	case "vec_dims":
-		return bigintNull(label), true
-	case "vec_l2_distance", "vec_cosine_distance", "vec_negative_inner_product", "vec_l1_distance", "vec_l2_norm":
-		return Column{Name: label, DatabaseType: "DOUBLE", Nullable: true}, true
-	}
-	return Column{}, false
 }
 
 // distanceMetric maps a distance function to the index metric it can use

@@ -387,11 +387,8 @@ func (c *converter) expr(e ast.ExprNode) (Expr, error) {
 		if n.Schema.O != "" {
 			return nil, c.notSupportedAt(n, "qualified function name %s.%s", n.Schema.O, n.FnName.O)
 		}
-		switch {
-		case n.FnName.L == ast.DateLiteral || n.FnName.L == ast.TimeLiteral || n.FnName.L == ast.TimestampLiteral:
-			return nil, c.notSupportedAt(n, "DATE, TIME and TIMESTAMP literals")
-		case specialSyntaxFuncs[n.FnName.L]:
-			return nil, c.notSupportedAt(n, "function %s", strings.ToUpper(n.FnName.O))
+		if f, ok, err := c.specialFunc(n); ok || err != nil {
+			return f, err
 		}
 		if n.FnName.L == "fts_match_word" {
 			return c.ftsMatchWord(n)
@@ -443,9 +440,9 @@ func (c *converter) expr(e ast.ExprNode) (Expr, error) {
 		}
 		return &Exists{exprPos: c.exprPos(n), Select: q, Not: n.Not}, nil
 	case *ast.CaseExpr:
-		return nil, c.notSupportedAt(n, "CASE")
+		return c.caseExpr(n)
 	case *ast.FuncCastExpr:
-		return nil, c.notSupportedAt(n, "CAST and CONVERT")
+		return c.castExpr(n)
 	case *ast.VariableExpr:
 		if n.Value != nil {
 			return nil, c.notSupportedAt(n, "assigning a variable in an expression (@x := ...)")
