@@ -16,6 +16,7 @@ require (
 	github.com/google/uuid v1.6.0
 	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/klauspost/compress v1.19.2
+	github.com/kljensen/snowball v0.10.0
 	github.com/pierrec/lz4/v4 v4.1.29
 	github.com/pingcap/tidb/pkg/parser v0.0.0-20260418072757-ce92298d1124
 	gocloud.dev v0.47.0

@@ -16,6 +16,8 @@ import (
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/lance/dataset"
 	"github.com/lancecat/lancecat/lance/index"
+	"github.com/lancecat/lancecat/lance/index/inverted"
+	"github.com/lancecat/lancecat/lance/index/tokenize"
 	"github.com/lancecat/lancecat/sqlparse"
 	"github.com/lancecat/lancecat/sqltypes"
 	"github.com/lancecat/lancecat/storage"
@@ -215,6 +217,14 @@ func resolveIndexes(st *sqlparse.CreateTable, schema *arrow.Schema) (*arrow.Sche
 	fields := schema.Fields()
 	var out []declaredIndex
 	for i, d := range st.Indexes {
+		if d.Using == "INVERTED" {
+			k := schema.FieldIndices(d.Column)
+			if len(k) != 1 || (fields[k[0]].Type.ID() != arrow.STRING && fields[k[0]].Type.ID() != arrow.LARGE_STRING) {
+				return nil, nil, errorf(catalog.CodeInvalidInput, "FULLTEXT index %s needs a text column", sqlparse.QuoteIdent(names[i]))
+			}
+			out = append(out, declaredIndex{name: names[i], column: fields[k[0]].Name, kind: index.KindInverted})
+			continue
+		}
 		kind, ok := indexKinds[d.Using]
 		if !ok {
 			return nil, nil, errorf(catalog.CodeUnsupported, "not supported: index type %s (Lance scalar indices: BTREE, BITMAP, LABEL_LIST)", d.Using)
@@ -258,7 +268,13 @@ func (s *Session) buildDeclaredIndexes(ctx context.Context, id catalog.Ident, de
 	for _, d := range defs {
 		dirID := uuid.NewString()
 		dirs = append(dirs, dirID)
-		meta, err := index.Build(ctx, ds, d.column, d.kind, index.BuildOptions{Name: d.name, UUID: dirID})
+		var meta *dataset.IndexMetadata
+		var err error
+		if d.kind == index.KindInverted {
+			meta, err = inverted.Build(ctx, ds, d.column, tokenize.DefaultParams(), inverted.BuildOptions{Name: d.name, UUID: dirID})
+		} else {
+			meta, err = index.Build(ctx, ds, d.column, d.kind, index.BuildOptions{Name: d.name, UUID: dirID})
+		}
 		if err != nil {
 			cleanup()
 			return indexError(id, d.name, err)

@@ -75,6 +75,9 @@ type queryPlan interface {
 // planQuery plans a SELECT: over table data when FROM names a table, else
 // over the information_schema views (or no FROM).
 func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan, error) {
+	if src, ok := s.fts[st]; ok {
+		return src, nil // the rows of a full-text query (fts.go)
+	}
 	if len(st.With) > 0 {
 		q, err := inlineCTEs(st, nil)
 		if err != nil {
@@ -102,6 +105,9 @@ func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan
 		if ts, err := singleTable(st.From); err == nil && ts.Table != nil {
 			name := ts.Table
 			if len(name) < 2 || !strings.EqualFold(name[0], "information_schema") {
+				if hasMatch(st) {
+					return s.planFTS(ctx, st, name)
+				}
 				if vp, ok, err := s.planVectorSearch(ctx, st, name); ok || err != nil {
 					return vp, err // vector.go
 				}

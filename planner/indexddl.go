@@ -45,6 +45,9 @@ func (s *Session) indexTarget(ctx context.Context, name sqlparse.Name) (catalog.
 }
 
 func (s *Session) createIndex(ctx context.Context, st *sqlparse.CreateIndex) (*Result, error) {
+	if st.Using == "INVERTED" || st.Using == "FULLTEXT" {
+		return s.createFullTextIndex(ctx, st) // fts.go
+	}
 	kind, ok := indexKinds[st.Using]
 	if !ok {
 		return nil, errorf(catalog.CodeUnsupported, "not supported: index type %s (Lance scalar indices: BTREE, BITMAP, LABEL_LIST)", st.Using)

@@ -78,6 +78,8 @@ type Session struct {
 	// that the runs of a correlated subquery read one version each and
 	// open it once (subquery.go).
 	pinned map[string]*dataset.Dataset
+	// fts holds the row sources of full-text queries being planned (fts.go).
+	fts map[*sqlparse.Select]queryPlan
 	// stmt is the function library's context of the statement being run
 	// (one NOW() per statement), made on first use (funcs.go).
 	stmt *expr.Statement

@@ -143,8 +143,10 @@ func (c *converter) indexConstraint(con *ast.Constraint, cols []ColumnDef) (Inde
 	case ast.ConstraintKey, ast.ConstraintIndex:
 	case ast.ConstraintUniq, ast.ConstraintUniqKey, ast.ConstraintUniqIndex:
 		def.Unique = true
+	case ast.ConstraintFulltext:
+		def.Using = "INVERTED" // a full-text index with the reference's defaults
 	default:
-		return def, c.notSupported(c.start(), "table constraint %s (PRIMARY KEY, UNIQUE, KEY and INDEX are)", constraintName(con.Tp))
+		return def, c.notSupported(c.start(), "table constraint %s (PRIMARY KEY, UNIQUE, KEY, INDEX and FULLTEXT are)", constraintName(con.Tp))
 	}
 	if len(con.Keys) != 1 {
 		return def, c.notSupported(c.start(), "an index on several columns (%s): Lance scalar indices cover one column", indexLabel(def))

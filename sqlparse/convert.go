@@ -410,6 +410,9 @@ func (c *converter) expr(e ast.ExprNode) (Expr, error) {
 		if f, ok, err := c.specialFunc(n); ok || err != nil {
 			return f, err
 		}
+		if n.FnName.L == "fts_match_word" {
+			return c.ftsMatchWord(n)
+		}
 		name := n.FnName.O
 		if n.Tp == ast.FuncCallExprTypeKeyword {
 			name = strings.ToUpper(name) // a function named by a keyword (CONCAT, IF, LEFT, ...)
@@ -511,6 +514,8 @@ func (c *converter) expr(e ast.ExprNode) (Expr, error) {
 		return nil, c.notSupportedAt(n, "DEFAULT outside INSERT ... VALUES")
 	case *ast.PositionExpr:
 		return nil, c.notSupportedAt(n, "a position outside ORDER BY and GROUP BY")
+	case *ast.MatchAgainst:
+		return c.matchAgainst(n)
 	}
 	return nil, c.notSupportedAt(e, "expression %s", restoreTiDB(e))
 }
@@ -636,6 +641,52 @@ func restoreTiDB(n ast.Node) string {
 		return fmt.Sprintf("%T", n)
 	}
 	return b.String()
+}
+
+// matchAgainst converts MATCH (cols) AGAINST (query [modifier]).
+func (c *converter) matchAgainst(n *ast.MatchAgainst) (Expr, error) {
+	if n.Modifier.WithQueryExpansion() {
+		return nil, c.notSupportedAt(n, "MATCH ... AGAINST WITH QUERY EXPANSION")
+	}
+	m := &Match{exprPos: c.exprPos(n), Boolean: n.Modifier.IsBooleanMode()}
+	for _, col := range n.ColumnNames {
+		ref, err := c.expr(&ast.ColumnNameExpr{Name: col})
+		if err != nil {
+			return nil, err
+		}
+		r, ok := ref.(*ColumnRef)
+		if !ok {
+			return nil, c.notSupportedAt(n, "MATCH over %s", ref)
+		}
+		r.P = m.P
+		m.Columns = append(m.Columns, r)
+	}
+	q, err := c.expr(n.Against)
+	if err != nil {
+		return nil, err
+	}
+	m.Query = q
+	return m, nil
+}
+
+// ftsMatchWord converts TiDB's FTS_MATCH_WORD('query', col).
+func (c *converter) ftsMatchWord(n *ast.FuncCallExpr) (Expr, error) {
+	if len(n.Args) != 2 {
+		return nil, c.sc.errAt(c.m.toOrig(n.OriginTextPosition()), ErrSyntax, "FTS_MATCH_WORD takes two arguments: FTS_MATCH_WORD('query', column)")
+	}
+	q, err := c.expr(n.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	col, err := c.expr(n.Args[1])
+	if err != nil {
+		return nil, err
+	}
+	ref, ok := col.(*ColumnRef)
+	if !ok {
+		return nil, c.sc.errAt(c.m.toOrig(n.OriginTextPosition()), ErrSyntax, "FTS_MATCH_WORD's second argument must be a column")
+	}
+	return &Match{exprPos: c.exprPos(n), Columns: []*ColumnRef{ref}, Query: q, Word: true}, nil
 }
 
 // with converts a WITH clause (nil: none). WITH RECURSIVE is refused.

@@ -525,6 +525,11 @@ func Inspect(e Expr, f func(Expr) bool) {
 		for _, x := range n.Args {
 			Inspect(x, f)
 		}
+	case *Match:
+		for _, c := range n.Columns {
+			Inspect(c, f)
+		}
+		Inspect(n.Query, f)
 	}
 }
 

@@ -15,6 +15,9 @@ type CreateIndex struct {
 	Table       Name
 	Column      string
 	Using       string
+	// Properties are the WITH PROPERTIES (...) of CREATE FULLTEXT INDEX
+	// (its tokenizer settings); nil without the clause.
+	Properties []Property
 }
 
 // DropIndex is DROP INDEX [IF EXISTS] name ON table.
@@ -50,11 +53,14 @@ func (p *ownParser) parseUsingKind() (string, error) {
 
 // parseCreateIndex parses what follows CREATE [UNIQUE|FULLTEXT|SPATIAL] INDEX.
 func (p *ownParser) parseCreateIndex(modifier string) (Statement, error) {
-	if modifier != "" && modifier != "UNIQUE" {
+	if modifier != "" && modifier != "UNIQUE" && modifier != "FULLTEXT" {
 		return nil, p.errAt(p.toks[0].start, ErrNotSupported,
-			"not supported: CREATE %s INDEX (Lance scalar indices are BTREE, BITMAP or LABEL_LIST)", modifier)
+			"not supported: CREATE %s INDEX (Lance indices are BTREE, BITMAP, LABEL_LIST and FULLTEXT)", modifier)
 	}
 	st := &CreateIndex{stmtBase: p.base, Unique: modifier == "UNIQUE"}
+	if modifier == "FULLTEXT" {
+		st.Using = "INVERTED"
+	}
 	st.IfNotExists = p.accept("IF", "NOT", "EXISTS")
 	var err error
 	if st.Name, err = p.parseIndexName(); err != nil {
@@ -102,6 +108,15 @@ func (p *ownParser) parseCreateIndex(modifier string) (Statement, error) {
 			return nil, p.errAt(at, ErrSyntax, "two index types: USING %s and USING %s", st.Using, kind)
 		}
 		st.Using = kind
+	}
+	if st.Using == "INVERTED" && p.accept("WITH") {
+		if err := p.expect("PROPERTIES"); err != nil {
+			return nil, err
+		}
+		var err error
+		if st.Properties, err = p.parsePropertiesOf(true); err != nil {
+			return nil, err
+		}
 	}
 	return st, p.expectEnd()
 }

@@ -38,7 +38,7 @@ func TestParseIndexErrors(t *testing.T) {
 		column   int
 		contains string
 	}{
-		{"CREATE FULLTEXT INDEX i ON t (c)", ErrNotSupported, 1, "CREATE FULLTEXT INDEX"},
+		{"CREATE SPATIAL INDEX i ON t (c)", ErrNotSupported, 1, "CREATE SPATIAL INDEX"},
 		{"CREATE INDEX i ON t (a, b)", ErrNotSupported, 23, "several columns"},
 		{"CREATE INDEX i ON t (a(10))", ErrNotSupported, 23, "prefix lengths"},
 		{"CREATE INDEX i ON t (a DESC)", ErrNotSupported, 24, "descending"},

@@ -251,6 +251,12 @@ func (p *ownParser) parseCreateSchema() (Statement, error) {
 // parseProperties parses '(' key = 'value' {, key = 'value'} ')'. Keys are identifiers
 // (possibly dotted: owner.team) or strings; values are strings.
 func (p *ownParser) parseProperties() ([]Property, error) {
+	return p.parsePropertiesOf(false)
+}
+
+// parsePropertiesOf parses a property list; with loose, a value may also be
+// a number or a bare word (TRUE, FALSE), kept as its text.
+func (p *ownParser) parsePropertiesOf(loose bool) ([]Property, error) {
 	if err := p.expectPunct("("); err != nil {
 		return nil, err
 	}
@@ -284,9 +290,15 @@ func (p *ownParser) parseProperties() ([]Property, error) {
 		if err := p.expectPunct("="); err != nil {
 			return nil, err
 		}
-		val, err := p.parseString("a string property value")
-		if err != nil {
-			return nil, err
+		var val string
+		if vt := p.peek(); loose && (vt.kind == tkNumber || vt.kind == tkIdent) {
+			val = vt.val
+			p.i++
+		} else {
+			var err error
+			if val, err = p.parseString("a string property value"); err != nil {
+				return nil, err
+			}
 		}
 		props = append(props, Property{Key: key, Value: val})
 		if p.peek().isPunct(",") {
