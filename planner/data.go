@@ -479,6 +479,7 @@ var scalarFunctions = map[string]bool{
 	"lower": true, "lcase": true, "upper": true, "ucase": true, "length": true, "char_length": true,
 	"concat": true, "coalesce": true, "ifnull": true, "array_has_any": true, "array_has_all": true,
 	"database": true, "schema": true, "current_schema": true, "version": true,
+	"get_lock": true, "release_lock": true, "is_free_lock": true, "is_used_lock": true, "release_all_locks": true,
 }
 
 // scalarFunctionList names scalarFunctions in upper case, sorted.

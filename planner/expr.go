@@ -333,12 +333,17 @@ func (env *rowEnv) evalFunc(n *sqlparse.FuncCall, row []any) (any, error) {
 		}
 		return b.String(), nil
 	case "database", "schema", "current_schema":
-		if env.session == nil || len(env.session.ns) == 0 {
+		if env.session == nil {
 			return nil, nil
 		}
-		return displayName(env.session.ns), nil
+		return schemaName(env.session.ns), nil
 	case "version":
-		return "lancecat", nil
+		return ServerVersion, nil
+	case "get_lock", "release_lock", "is_free_lock", "is_used_lock", "release_all_locks":
+		if env.checking {
+			return nil, nil // side effects: not while checking the statement
+		}
+		return env.evalLockFunc(name, args)
 	case "coalesce", "ifnull":
 		for _, a := range args {
 			if a != nil {

@@ -433,7 +433,17 @@ func (p *selectPlan) fieldColumn(f sqlparse.SelectItem) (Column, error) {
 	if p.env.hasSubquery(f.Expr) {
 		return exprColumn(p.env, f.Expr, label), nil // typed without running it
 	}
+	if fc, ok := f.Expr.(*sqlparse.FuncCall); ok && isLockFunction(fc.Name) {
+		if strings.EqualFold(fc.Name, "is_used_lock") {
+			return varcharNull(label), nil
+		}
+		return Column{Name: label, DatabaseType: "BIGINT", Nullable: true}, nil
+	}
+	// Evaluated as when checking: functions with side effects (GET_LOCK)
+	// do not run.
+	p.env.checking = true
 	v, _ := p.env.eval(f.Expr, make([]any, len(p.env.cols)))
+	p.env.checking = false
 	switch v.(type) {
 	case int64, bool:
 		return Column{Name: label, DatabaseType: "BIGINT", Nullable: true}, nil
@@ -913,7 +923,7 @@ func (p *selectPlan) scan(ctx context.Context, s *Session) ([][]any, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		schema := displayName(id.Namespace())
+		schema := schemaName(id.Namespace())
 		var d catalog.TableDescription
 		if p.level > describeNone {
 			d, err = s.cat.DescribeTable(ctx, id, catalog.DescribeTableOptions{MetadataOnly: p.level < describeFull})

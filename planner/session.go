@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/lance/dataset"
@@ -40,6 +41,9 @@ type Options struct {
 	Indexes IndexLookup
 	// NoIndexes turns index lookups off: every query scans its table.
 	NoIndexes bool
+	// LockLease is how long an advisory lock (GET_LOCK) lasts without its
+	// session renewing it (0: DefaultLockLease); see locks.go.
+	LockLease time.Duration
 }
 
 // Session is the state of one connection: the current namespace (USE) and
@@ -60,6 +64,11 @@ type Session struct {
 	// that the runs of a correlated subquery read one version each and
 	// open it once (subquery.go).
 	pinned map[string]*dataset.Dataset
+	// advisory holds the session's GET_LOCK locks (locks.go).
+	advisory *advisoryLocks
+	// execCtx is the context of the statement being executed (GET_LOCK
+	// waits under it).
+	execCtx context.Context
 }
 
 // txState is an open transaction: the catalog changes collected so far, to
@@ -340,6 +349,7 @@ func (s *Session) Exec(ctx context.Context, st sqlparse.Statement) (*Result, err
 		return nil, err
 	}
 	s.subq = nil // the previous statement's subqueries (its rowEnvs keep their own)
+	s.execCtx = ctx
 	if s.tx != nil {
 		switch modeOf(st) {
 		case txRefuse:
@@ -440,12 +450,18 @@ func (s *Session) tableIdent(n sqlparse.Name) (catalog.Ident, error) {
 	if len(n) == 1 {
 		return s.ns.Child(n[0]), nil
 	}
-	return append(catalog.Ident{}, n...), nil
+	return namespaceIdent(n), nil
 }
 
 // namespaceIdent resolves a namespace name: always the full path from the
-// root (as database names in MySQL).
-func namespaceIdent(n sqlparse.Name) catalog.Ident { return append(catalog.Ident{}, n...) }
+// root (as database names in MySQL). A leading RootSchemaName part names
+// the root, so that the names clients build from DATABASE() resolve.
+func namespaceIdent(n sqlparse.Name) catalog.Ident {
+	if len(n) > 0 && n[0] == RootSchemaName {
+		n = n[1:]
+	}
+	return append(catalog.Ident{}, n...)
+}
 
 // checkRowChangeInTx refuses a row change on a table the open transaction
 // creates, drops or renames.

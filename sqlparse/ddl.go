@@ -421,13 +421,67 @@ func (c *converter) convertCreateTable(n *ast.CreateTableStmt) (Statement, error
 		st.PrimaryKey = pk
 	}
 	for _, opt := range n.Options {
-		if opt.Tp != ast.TableOptionComment {
-			return nil, c.notSupported(c.start(), "table options other than COMMENT")
+		if err := c.tableOption(st, opt); err != nil {
+			return nil, err
 		}
-		s := opt.StrValue
-		st.Comment = &s
 	}
 	return st, nil
+}
+
+// binaryCollations are the collations lancecat accepts: it stores UTF-8
+// text and compares it byte by byte, which is what these name.
+var binaryCollations = map[string]string{
+	"utf8mb4_bin": "utf8mb4", "utf8mb4_0900_bin": "utf8mb4", "utf8_bin": "utf8", "utf8mb3_bin": "utf8mb3",
+}
+
+// tableOption applies one CREATE TABLE option. A migration's table options
+// are accepted where they say what lancecat does anyway: ENGINE=InnoDB (the
+// MySQL default engine; lancecat's tables are Lance datasets whatever the
+// option says), a UTF-8 character set and a binary UTF-8 collation. Others
+// are refused, naming the option, rather than silently ignored.
+func (c *converter) tableOption(st *CreateTable, opt *ast.TableOption) error {
+	switch opt.Tp {
+	case ast.TableOptionComment:
+		s := opt.StrValue
+		st.Comment = &s
+	case ast.TableOptionEngine:
+		if !strings.EqualFold(opt.StrValue, "InnoDB") {
+			return c.notSupported(c.start(), "ENGINE=%s (lancecat tables are Lance datasets; ENGINE=InnoDB, the MySQL default, is accepted)", opt.StrValue)
+		}
+	case ast.TableOptionCharset:
+		cs := strings.ToLower(opt.StrValue)
+		if cs != "utf8mb4" && cs != "utf8" && cs != "utf8mb3" {
+			return c.notSupported(c.start(), "CHARACTER SET %s (lancecat text is UTF-8: use utf8mb4)", opt.StrValue)
+		}
+		if st.Collation != "" && !strings.HasPrefix(st.Collation, cs+"_") {
+			return c.sc.errAt(c.start(), ErrSyntax, fmt.Sprintf("COLLATION %s is not valid for CHARACTER SET %s", st.Collation, cs))
+		}
+		st.Charset = cs
+	case ast.TableOptionCollate:
+		co := strings.ToLower(opt.StrValue)
+		cs, ok := binaryCollations[co]
+		if !ok {
+			return c.notSupported(c.start(), "COLLATE %s (lancecat compares text byte by byte: use utf8mb4_bin)", opt.StrValue)
+		}
+		if st.Charset != "" && st.Charset != cs {
+			return c.sc.errAt(c.start(), ErrSyntax, fmt.Sprintf("COLLATION %s is not valid for CHARACTER SET %s", co, st.Charset))
+		}
+		st.Collation = co
+	default:
+		return c.notSupported(c.start(), "table option %s (lancecat accepts COMMENT, ENGINE=InnoDB, a UTF-8 CHARSET and a binary UTF-8 COLLATE)", tableOptionName(opt))
+	}
+	return nil
+}
+
+// tableOptionName names a table option as SQL spells it.
+func tableOptionName(opt *ast.TableOption) string {
+	text := restoreTiDB(opt)
+	if strings.HasPrefix(text, "*") {
+		return "option"
+	}
+	name, _, _ := strings.Cut(text, " ")
+	name, _, _ = strings.Cut(name, "=")
+	return name
 }
 
 func constraintName(t ast.ConstraintType) string {

@@ -95,6 +95,9 @@ type CreateTable struct {
 	Indexes []IndexDef
 	Comment *string
 	Like    Name
+	// Charset and Collation are the table options as declared (lower
+	// case; "" when absent): a UTF-8 character set and a binary collation.
+	Charset, Collation string
 }
 
 // DropTable is DROP TABLE [IF EXISTS] t1, t2, ...
