@@ -390,6 +390,14 @@ func (c *converter) convertCreateTable(n *ast.CreateTableStmt) (Statement, error
 		}
 	}
 	for _, con := range n.Constraints {
+		if con.Tp == ast.ConstraintForeignKey {
+			fk, err := c.foreignKey(con, st.Columns)
+			if err != nil {
+				return nil, err
+			}
+			st.ForeignKeys = append(st.ForeignKeys, fk)
+			continue
+		}
 		if con.Tp != ast.ConstraintPrimaryKey {
 			def, err := c.indexConstraint(con, st.Columns)
 			if err != nil {
@@ -426,6 +434,53 @@ func (c *converter) convertCreateTable(n *ast.CreateTableStmt) (Statement, error
 		}
 	}
 	return st, nil
+}
+
+// foreignKey converts a FOREIGN KEY constraint: declared metadata that
+// lancecat keeps and shows but does not enforce (as Lance's primary key).
+func (c *converter) foreignKey(con *ast.Constraint, cols []ColumnDef) (ForeignKeyDef, error) {
+	fk := ForeignKeyDef{Name: con.Name}
+	if con.Refer == nil || con.Refer.Table == nil {
+		return fk, c.sc.errAt(c.start(), ErrSyntax, "FOREIGN KEY needs REFERENCES")
+	}
+	for _, k := range con.Keys {
+		if k.Expr != nil || k.Column == nil || k.Length > 0 {
+			return fk, c.notSupported(c.start(), "FOREIGN KEY on expressions or column prefixes")
+		}
+		name := ""
+		for _, cd := range cols {
+			if strings.EqualFold(cd.Name, k.Column.Name.O) {
+				name = cd.Name
+			}
+		}
+		if cols != nil && name == "" {
+			return fk, c.sc.errAt(c.start(), ErrSyntax, "FOREIGN KEY column "+QuoteIdent(k.Column.Name.O)+" is not defined")
+		}
+		if name == "" {
+			name = k.Column.Name.O
+		}
+		fk.Columns = append(fk.Columns, name)
+	}
+	fk.RefTable = c.names.Table(con.Refer.Table)
+	for _, k := range con.Refer.IndexPartSpecifications {
+		if k.Expr != nil || k.Column == nil || k.Length > 0 {
+			return fk, c.notSupported(c.start(), "REFERENCES on expressions or column prefixes")
+		}
+		fk.RefColumns = append(fk.RefColumns, k.Column.Name.O)
+	}
+	if len(fk.Columns) == 0 || len(fk.Columns) != len(fk.RefColumns) {
+		return fk, c.sc.errAt(c.start(), ErrSyntax, "FOREIGN KEY and REFERENCES need the same number of columns")
+	}
+	if con.Refer.Match != ast.MatchNone {
+		return fk, c.notSupported(c.start(), "MATCH in FOREIGN KEY")
+	}
+	if o := con.Refer.OnDelete; o != nil && o.ReferOpt != ast.ReferOptionNoOption {
+		fk.OnDelete = o.ReferOpt.String()
+	}
+	if o := con.Refer.OnUpdate; o != nil && o.ReferOpt != ast.ReferOptionNoOption {
+		fk.OnUpdate = o.ReferOpt.String()
+	}
+	return fk, nil
 }
 
 // binaryCollations are the collations lancecat accepts: it stores UTF-8
@@ -574,6 +629,31 @@ func (c *converter) convertAlterTable(n *ast.AlterTableStmt) (Statement, error) 
 			st.Actions = append(st.Actions, &DropColumn{IfExists: sp.IfExists, Name: sp.OldColumnName.Name.O})
 		case ast.AlterTableRenameColumn:
 			st.Actions = append(st.Actions, &RenameColumn{From: sp.OldColumnName.Name.O, To: sp.NewColumnName.Name.O})
+		case ast.AlterTableDropPrimaryKey:
+			st.Actions = append(st.Actions, &DropPrimaryKey{})
+		case ast.AlterTableDropForeignKey:
+			st.Actions = append(st.Actions, &DropForeignKey{IfExists: sp.IfExists, Name: sp.Name})
+		case ast.AlterTableAddConstraint:
+			con := sp.Constraint
+			switch {
+			case con != nil && con.Tp == ast.ConstraintPrimaryKey:
+				var cols []string
+				for _, k := range con.Keys {
+					if k.Expr != nil || k.Column == nil || k.Length > 0 {
+						return nil, c.notSupported(specAt(i), "PRIMARY KEY on expressions or column prefixes")
+					}
+					cols = append(cols, k.Column.Name.O)
+				}
+				st.Actions = append(st.Actions, &AddPrimaryKey{Columns: cols})
+			case con != nil && con.Tp == ast.ConstraintForeignKey:
+				fk, err := c.foreignKey(con, nil)
+				if err != nil {
+					return nil, err
+				}
+				st.Actions = append(st.Actions, &AddForeignKey{ForeignKey: fk})
+			default:
+				return nil, c.notSupported(specAt(i), "%s", specKind(i))
+			}
 		case ast.AlterTableRenameTable:
 			return nil, c.notSupported(specAt(i), "RENAME combined with other alterations in one ALTER TABLE")
 		default:
