@@ -143,3 +143,46 @@ func TestAlterPrimaryKey(t *testing.T) {
 		t.Fatal("DROP PRIMARY KEY without one accepted")
 	}
 }
+
+// TestDMLShapes: UPDATE t AS u, DELETE t FROM t, DELETE ... ORDER BY ...
+// LIMIT n (the rows MariaDB deletes for the same statements on the same
+// rows).
+func TestDMLShapes(t *testing.T) {
+	f := newDataFixture(t, Options{})
+	f.exec("CREATE TABLE t (id BIGINT NOT NULL, n INT, PRIMARY KEY (id))")
+	f.exec("INSERT INTO t VALUES (1, 30), (2, 10), (3, 20), (4, NULL), (5, 10)")
+	ids := func() []any {
+		var out []any
+		for _, r := range f.exec("SELECT id FROM t ORDER BY id").Rows {
+			out = append(out, r[0])
+		}
+		return out
+	}
+	f.exec("UPDATE t AS u SET u.n = u.n + 1 WHERE u.id = 1")
+	if got := f.exec("SELECT n FROM t WHERE id = 1").Rows[0][0]; got != int64(31) {
+		t.Fatalf("UPDATE t AS u: n = %v", got)
+	}
+	// NULL sorts first ascending, as in MySQL; ties keep scan order.
+	res := f.exec("DELETE FROM t ORDER BY n LIMIT 2")
+	if res.RowsAffected != 2 {
+		t.Fatalf("DELETE ORDER BY LIMIT 2 affected %d", res.RowsAffected)
+	}
+	if got := ids(); !reflect.DeepEqual(got, []any{int64(1), int64(3), int64(5)}) {
+		t.Fatalf("after DELETE ORDER BY n LIMIT 2: %v", got)
+	}
+	f.exec("DELETE FROM t WHERE n > 0 ORDER BY n DESC LIMIT 1")
+	if got := ids(); !reflect.DeepEqual(got, []any{int64(3), int64(5)}) {
+		t.Fatalf("after DELETE ORDER BY n DESC LIMIT 1: %v", got)
+	}
+	f.exec("DELETE t FROM t WHERE t.id = 3")
+	if got := ids(); !reflect.DeepEqual(got, []any{int64(5)}) {
+		t.Fatalf("after DELETE t FROM t: %v", got)
+	}
+	f.exec("DELETE FROM t LIMIT 1")
+	if got := ids(); len(got) != 0 {
+		t.Fatalf("after DELETE LIMIT 1: %v", got)
+	}
+	if _, err := f.try("DELETE x FROM t WHERE id = 1"); err == nil {
+		t.Fatal("DELETE of a table not in FROM accepted")
+	}
+}
