@@ -186,3 +186,58 @@ func TestDMLShapes(t *testing.T) {
 		t.Fatal("DELETE of a table not in FROM accepted")
 	}
 }
+
+// TestFractionalSecondsRound: a DATETIME(0) gets '10:00:00.5' rounded up
+// to 10:00:01, as MySQL 8 stores it.
+func TestFractionalSecondsRound(t *testing.T) {
+	f := newDataFixture(t, Options{})
+	f.exec("CREATE TABLE t (id INT, dt DATETIME, ts TIMESTAMP(3))")
+	f.exec("INSERT INTO t VALUES (1, '2024-01-01 23:59:59.5', '2024-01-01 10:00:00.1234999')")
+	got := f.exec("SELECT dt, ts FROM t").Rows[0]
+	want := []string{"2024-01-02 00:00:00", "2024-01-01 10:00:00.123"}
+	for i, w := range want {
+		tm, ok := got[i].(interface{ Format(string) string })
+		if !ok || tm.Format("2006-01-02 15:04:05.999999999") != w {
+			t.Errorf("column %d: %v, want %s", i, got[i], w)
+		}
+	}
+}
+
+// TestColumnLabels: a column reference is labelled with its bare name, also
+// grouped and backquoted (MySQL: SELECT t.name, COUNT(*) ... labels name).
+func TestColumnLabels(t *testing.T) {
+	f := newDataFixture(t, Options{})
+	f.exec("CREATE TABLE t (name VARCHAR(10), n INT)")
+	f.exec("INSERT INTO t VALUES ('a', 1), ('a', 2)")
+	for _, q := range []string{
+		"SELECT t.name, COUNT(*) FROM t GROUP BY t.name",
+		"SELECT `name`, COUNT(*) FROM t GROUP BY `name`",
+		"SELECT `t`.`name`, COUNT(*) FROM t GROUP BY `t`.`name`",
+		"SELECT d.name, COUNT(*) FROM (SELECT name FROM t) AS d GROUP BY d.name",
+	} {
+		res := f.exec(q)
+		if res.Columns[0].Name != "name" || res.Columns[1].Name != "COUNT(*)" {
+			t.Errorf("%s: labels %s, %s", q, res.Columns[0].Name, res.Columns[1].Name)
+		}
+	}
+}
+
+// TestBinaryOperator: BINARY x (atlas writes BINARY t1.TABLE_SCHEMA = ?)
+// is x compared byte by byte, as every lancecat string comparison is.
+func TestBinaryOperator(t *testing.T) {
+	f := newDataFixture(t, Options{})
+	f.exec("CREATE TABLE t (name VARCHAR(10))")
+	f.exec("INSERT INTO t VALUES ('a'), ('A')")
+	res := f.exec("SELECT name FROM t WHERE BINARY name = 'a' ORDER BY BINARY name")
+	if !reflect.DeepEqual(res.Rows, [][]any{{"a"}}) {
+		t.Fatalf("rows %v", res.Rows)
+	}
+	res = f.exec("SELECT TABLE_NAME FROM information_schema.tables WHERE BINARY TABLE_SCHEMA = '$root'")
+	if !reflect.DeepEqual(res.Rows, [][]any{{"t"}}) {
+		t.Fatalf("information_schema rows %v", res.Rows)
+	}
+	res = f.exec("SELECT 1 && 0, 1 || 0")
+	if !reflect.DeepEqual(res.Rows, [][]any{{false, true}}) && !reflect.DeepEqual(res.Rows, [][]any{{int64(0), int64(1)}}) {
+		t.Fatalf("&& and ||: %v", res.Rows)
+	}
+}

@@ -521,6 +521,11 @@ func limitValue(e sqlparse.Expr) (int64, error) {
 
 // fieldText is the label of an unaliased select item: its text as written.
 func fieldText(f sqlparse.SelectItem) string {
+	// A column reference is labelled with the column's name, without its
+	// qualifier or backquotes, as MySQL labels `t`.`name` "name".
+	if ref, ok := f.Expr.(*sqlparse.ColumnRef); ok && ref.Column != "" {
+		return ref.Column
+	}
 	if t := strings.TrimSpace(f.Text); t != "" {
 		return t
 	}
