@@ -22,7 +22,7 @@ func TestSquirrel(t *testing.T) {
 	db, root, _ := openLoggedCatalog(t, "")
 	schema := []string{
 		"CREATE TABLE IF NOT EXISTS authors (id BIGINT NOT NULL AUTO_INCREMENT, name VARCHAR(64) NOT NULL, PRIMARY KEY (id)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
-		"CREATE TABLE IF NOT EXISTS books (id BIGINT NOT NULL AUTO_INCREMENT, author_id BIGINT NOT NULL, title VARCHAR(128) NOT NULL, year INT, PRIMARY KEY (id), CONSTRAINT books_author FOREIGN KEY (author_id) REFERENCES authors (id) ON DELETE CASCADE) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
+		"CREATE TABLE IF NOT EXISTS books (id BIGINT NOT NULL AUTO_INCREMENT, author_id BIGINT NOT NULL, title VARCHAR(128) NOT NULL, year INT, added DATETIME(3), PRIMARY KEY (id), CONSTRAINT books_author FOREIGN KEY (author_id) REFERENCES authors (id) ON DELETE CASCADE) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
 	}
 	for range 2 { // the second run is a no-op
 		for _, q := range schema {
@@ -45,10 +45,13 @@ func TestSquirrel(t *testing.T) {
 	if ids["ursula"] == ids["octavia"] {
 		t.Fatalf("two authors got id %d", ids["ursula"])
 	}
-	books := b.Insert("books").Columns("author_id", "title", "year").
-		Values(ids["ursula"], "The Dispossessed", 1974).
-		Values(ids["ursula"], "The Lathe of Heaven", 1971).
-		Values(ids["octavia"], "Kindred", 1979)
+	// time.Time arguments go to the driver with nanoseconds: DATETIME(3)
+	// keeps them rounded to milliseconds, as MySQL 8 does.
+	added := time.Date(2026, 1, 2, 3, 4, 5, 123500000, time.UTC)
+	books := b.Insert("books").Columns("author_id", "title", "year", "added").
+		Values(ids["ursula"], "The Dispossessed", 1974, added).
+		Values(ids["ursula"], "The Lathe of Heaven", 1971, added).
+		Values(ids["octavia"], "Kindred", 1979, added)
 	res, err := books.ExecContext(ctx)
 	if err != nil {
 		t.Fatalf("insert books: %v", err)
@@ -74,6 +77,10 @@ func TestSquirrel(t *testing.T) {
 	rows.Close()
 	if want := []string{"The Dispossessed", "The Lathe of Heaven"}; !reflect.DeepEqual(titles, want) {
 		t.Errorf("ursula's books %v, want %v", titles, want)
+	}
+	var stored time.Time
+	if err := b.Select("added").From("books").Where(sq.Eq{"title": "Kindred"}).QueryRowContext(ctx).Scan(&stored); err != nil || !stored.Equal(added.Round(time.Millisecond)) {
+		t.Errorf("added stored as %v (%v), want %v", stored, err, added.Round(time.Millisecond))
 	}
 	var n int
 	if err := b.Select("COUNT(*)").From("books").Where(sq.Like{"title": "The %"}).QueryRowContext(ctx).Scan(&n); err != nil || n != 2 {
