@@ -48,8 +48,9 @@ func foreignKeysOf(schema *arrow.Schema) []foreignKey {
 			continue
 		}
 		var fk foreignKey
-		if json.Unmarshal([]byte(md.Values()[i]), &fk) != nil || fk.RefTable == "" {
-			continue // not ours to show
+		if json.Unmarshal([]byte(md.Values()[i]), &fk) != nil || fk.RefTable == "" ||
+			len(fk.Columns) == 0 || len(fk.Columns) != len(fk.RefColumns) {
+			continue // not a constraint lancecat wrote: not shown
 		}
 		fk.Name = strings.TrimPrefix(k, ForeignKeyKeyPrefix)
 		out = append(out, fk)

@@ -61,6 +61,19 @@ type lease struct {
 	Expires int64  `json:"expires_unix_ms"`
 }
 
+// maxLeaseSize bounds the lease objects read: lancecat's are ~150 bytes.
+const maxLeaseSize = 4096
+
+// parseLease decodes a lease object (false: not a lease lancecat wrote, or
+// larger than maxLeaseSize).
+func parseLease(data []byte) (lease, bool) {
+	var l lease
+	if len(data) == 0 || len(data) > maxLeaseSize || json.Unmarshal(data, &l) != nil || (l.Owner == "" && !l.Free) {
+		return lease{}, false
+	}
+	return l, true
+}
+
 func (l lease) heldAt(now time.Time) bool { return !l.Free && now.UnixMilli() < l.Expires }
 
 // heldLock is a lock this session holds.
@@ -145,17 +158,21 @@ func (a *advisoryLocks) latest(ctx context.Context, dir string) (uint64, lease, 
 		if p == "" {
 			return 0, lease{Free: true}, nil
 		}
-		data, err := a.store.Read(ctx, p)
+		var data []byte
+		info, err := a.store.Stat(ctx, p)
+		if err == nil && info.Size <= maxLeaseSize {
+			data, err = a.store.Read(ctx, p)
+		}
 		if errors.Is(err, storage.ErrNotFound) {
 			continue // superseded and deleted since the listing
 		}
 		if err != nil {
 			return 0, lease{}, err
 		}
-		var l lease
-		if len(data) > 4096 || json.Unmarshal(data, &l) != nil {
-			// Not a lease lancecat wrote: treat it as taken until someone
-			// writes a newer generation, never as ours.
+		l, ok := parseLease(data)
+		if !ok {
+			// Not a lease lancecat wrote: taken until someone writes a
+			// newer generation, never ours.
 			return gen, lease{Owner: "?", Expires: time.Now().Add(a.lease).UnixMilli()}, nil
 		}
 		return gen, l, nil
