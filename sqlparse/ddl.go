@@ -252,6 +252,12 @@ func (c *converter) columnDef(def *ast.ColumnDef, span *colSpan) (ColumnDef, err
 			cd.Default = &d
 		case ast.ColumnOptionUniqKey:
 			cd.Unique = true
+		case ast.ColumnOptionCollate:
+			// A binary UTF-8 collation says what lancecat does with text
+			// anyway; others would compare differently and are refused.
+			if _, ok := binaryCollations[strings.ToLower(opt.StrValue)]; !ok {
+				return cd, c.notSupported(at, "COLLATE %s for column %s (lancecat compares text byte by byte: use utf8mb4_bin)", opt.StrValue, cd.Name)
+			}
 		case ast.ColumnOptionComment:
 			v, err := literalValue(opt.Expr)
 			s, ok := v.(string)
@@ -289,6 +295,11 @@ func (c *converter) columnType(ft *types.FieldType, span *colSpan, at int) (sqlt
 		d.SQL = strings.ToUpper(ft.CompactStr())
 	}
 	binary := ft.GetCharset() == "binary"
+	switch cs := strings.ToLower(ft.GetCharset()); cs {
+	case "", "binary", "utf8mb4", "utf8", "utf8mb3":
+	default:
+		return sqltypes.Type{}, c.notSupported(at, "CHARACTER SET %s (lancecat text is UTF-8: use utf8mb4)", ft.GetCharset())
+	}
 	switch ft.GetType() {
 	case mysql.TypeTiny:
 		d.Base = sqltypes.BaseTinyInt

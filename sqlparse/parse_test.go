@@ -380,6 +380,8 @@ func TestDDLErrors(t *testing.T) {
 		{"CREATE TABLE t (a INT) COLLATE utf8mb4_general_ci", ErrNotSupported, 1, "byte by byte"},
 		{"CREATE TABLE t (a INT) CHARSET utf8mb4 COLLATE utf8_bin", ErrSyntax, 1, "not valid for CHARACTER SET utf8mb4"},
 		{"CREATE TABLE t (a INT) ROW_FORMAT=DYNAMIC", ErrNotSupported, 1, "table option ROW_FORMAT"},
+		{"CREATE TABLE t (s VARCHAR(10) CHARACTER SET latin1)", ErrNotSupported, 19, "CHARACTER SET latin1"},
+		{"CREATE TABLE t (s VARCHAR(10) COLLATE utf8mb4_general_ci)", ErrNotSupported, 17, "COLLATE utf8mb4_general_ci for column s"},
 		{"CREATE TABLE t AS SELECT 1", ErrNotSupported, 1, "AS SELECT"},
 		{"CREATE TEMPORARY TABLE t (a INT)", ErrNotSupported, 1, "temporary"},
 		{"ALTER TABLE t MODIFY COLUMN a BIGINT", ErrNotSupported, 15, "ALTER TABLE MODIFY COLUMN"},
@@ -429,6 +431,7 @@ func TestCreateTableOptions(t *testing.T) {
 		"CREATE TABLE t (a INT) CHARSET utf8mb4 COLLATE utf8mb4_bin",
 		"CREATE TABLE t (a INT) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_bin",
 		"CREATE TABLE t (a INT) ENGINE innodb, CHARACTER SET = utf8, COMMENT = 'x'",
+		"CREATE TABLE t (s VARCHAR(10) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin) CHARSET utf8mb4",
 	} {
 		st := parseOne(t, q).(*CreateTable)
 		if st.Charset == "" {
