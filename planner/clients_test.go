@@ -81,9 +81,15 @@ func TestCreateTableOptionsAndForeignKeys(t *testing.T) {
 	if !reflect.DeepEqual(res.Rows, [][]any{{"pets", "PRIMARY", "PRIMARY KEY"}, {"pets", "pets_owner", "FOREIGN KEY"}, {"users", "PRIMARY", "PRIMARY KEY"}}) {
 		t.Fatalf("table_constraints: %v", res.Rows)
 	}
-	res = f.exec("SELECT ENGINE, TABLE_COLLATION, CREATE_OPTIONS FROM information_schema.tables WHERE TABLE_NAME = 'users' AND TABLE_SCHEMA = '$root'")
-	if !reflect.DeepEqual(res.Rows, [][]any{{"InnoDB", "utf8mb4_bin", ""}}) {
+	res = f.exec("SELECT ENGINE, TABLE_COLLATION, CREATE_OPTIONS, AUTO_INCREMENT FROM information_schema.tables WHERE TABLE_NAME = 'users' AND TABLE_SCHEMA = '$root'")
+	if !reflect.DeepEqual(res.Rows, [][]any{{"InnoDB", "utf8mb4_bin", "", int64(1)}}) {
 		t.Fatalf("tables: %v", res.Rows)
+	}
+	// AUTO_INCREMENT is the next id, as MySQL's (NULL without such a column).
+	f.exec("INSERT INTO users (name) VALUES ('a'), ('b')")
+	res = f.exec("SELECT TABLE_NAME, AUTO_INCREMENT FROM information_schema.tables WHERE TABLE_SCHEMA = '$root' ORDER BY TABLE_NAME")
+	if !reflect.DeepEqual(res.Rows, [][]any{{"pets", nil}, {"users", int64(3)}}) {
+		t.Fatalf("AUTO_INCREMENT: %v", res.Rows)
 	}
 	res = f.exec("SELECT COLUMN_NAME, COLUMN_TYPE, CHARACTER_SET_NAME, COLLATION_NAME, GENERATION_EXPRESSION FROM information_schema.columns WHERE TABLE_NAME = 'users' AND TABLE_SCHEMA = '$root'")
 	want := [][]any{{"id", "bigint", nil, nil, ""}, {"name", "varchar(64)", "utf8mb4", "utf8mb4_bin", ""}}

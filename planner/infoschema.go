@@ -67,7 +67,7 @@ var infoViews = map[string]*infoView{
 			vcol(varchar("TABLE_TYPE"), describeNone),
 			vcol(varchar("ENGINE"), describeNone),
 			vcol(bigintNull("TABLE_ROWS"), describeFull),
-			vcol(bigintNull("AUTO_INCREMENT"), describeNone),
+			vcol(bigintNull("AUTO_INCREMENT"), describeFull),
 			vcol(varchar("TABLE_COLLATION"), describeNone),
 			vcol(varchar("CREATE_OPTIONS"), describeNone),
 			vcol(bigintNull("LANCE_VERSION"), describeFull),
@@ -285,6 +285,9 @@ type selectPlan struct {
 	// columnKeys: the query reads COLUMN_KEY of information_schema.columns,
 	// whose MUL needs each table's index list (its dataset's manifest).
 	columnKeys bool
+	// autoIncrement: the query reads AUTO_INCREMENT of information_schema.tables,
+	// which reads each table's counter (autoinc.go).
+	autoIncrement bool
 }
 
 func notSupportedSelect(what string) error {
@@ -442,6 +445,7 @@ func (s *Session) planSelect(ctx context.Context, st *sqlparse.Select) (*selectP
 		}
 	}
 	p.columnKeys = p.view != nil && p.view.name == "columns" && used["column_key"]
+	p.autoIncrement = p.view != nil && p.view.name == "tables" && used["auto_increment"]
 	return p, nil
 }
 
@@ -484,6 +488,7 @@ func (p *selectPlan) planGrouped(s *Session, st *sqlparse.Select, used map[strin
 		}
 	}
 	p.columnKeys = p.view != nil && p.view.name == "columns" && used["column_key"]
+	p.autoIncrement = p.view != nil && p.view.name == "tables" && used["auto_increment"]
 	return nil
 }
 
@@ -1072,7 +1077,13 @@ func (p *selectPlan) scan(ctx context.Context, s *Session) ([][]any, error) {
 			if p.level == describeFull && !d.DeclaredOnly {
 				nrows, version = d.RowCount, int64(d.Version)
 			}
-			rows = append(rows, []any{"def", schema, id.Name(), "BASE TABLE", Engine, nrows, nil, Collation, "", version,
+			var autoInc any
+			if p.autoIncrement && p.level == describeFull && !d.DeclaredOnly && d.Schema != nil {
+				if autoInc, err = s.nextAutoIncrement(ctx, id, d.Schema); err != nil {
+					return nil, err
+				}
+			}
+			rows = append(rows, []any{"def", schema, id.Name(), "BASE TABLE", Engine, nrows, autoInc, Collation, "", version,
 				storage.Redact(d.URI), yesNo(d.DeclaredOnly), propOrNull(d.Properties, CommentKey), propertiesJSON(d.Properties)})
 		case "statistics":
 			idx, err := s.indexRows(ctx, id, d)
