@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/sqlparse"
@@ -57,6 +58,10 @@ type Config struct {
 	Durability storage.Durability
 	// Namespace is the current namespace connections start in (nil: root).
 	Namespace []string
+	// LockLease is how long an advisory lock (GET_LOCK) of a connection
+	// that stopped renewing it (a crashed process) blocks others (URI:
+	// lock_lease=30s; 0: planner.DefaultLockLease, 30s).
+	LockLease time.Duration
 	// StorageOptions configure object-store access (LanceDB's
 	// storageOptions keys).
 	StorageOptions map[string]string
@@ -159,6 +164,12 @@ func ParseDSN(dsn string) (Config, error) {
 				return cfg, invalidf("read_only=%q: want true or false", v)
 			}
 			cfg.ReadOnly = b
+		case "lock_lease":
+			d, err := time.ParseDuration(v)
+			if err != nil || d < time.Second {
+				return cfg, invalidf("lock_lease=%q: want a duration of at least 1s", v)
+			}
+			cfg.LockLease = d
 		case "namespace":
 			if v == "" {
 				cfg.Namespace = nil

@@ -37,7 +37,7 @@ var (
 )
 
 func newConn(c *Connector, h *handle) *Conn {
-	return &Conn{connector: c, h: h, sess: planner.NewSession(h.cat, planner.Options{Namespace: catalog.Ident(c.cfg.Namespace), Store: h.store})}
+	return &Conn{connector: c, h: h, sess: planner.NewSession(h.cat, planner.Options{Namespace: catalog.Ident(c.cfg.Namespace), Store: h.store, LockLease: c.cfg.LockLease})}
 }
 
 func (c *Conn) usable() error {
@@ -53,7 +53,8 @@ func (c *Conn) Close() error {
 		return nil
 	}
 	c.closed = true
-	c.sess.Reset()
+	// Ends the session: its advisory locks (GET_LOCK) are released.
+	c.sess.Close()
 	if c.ownConnector != nil {
 		return c.ownConnector.Close()
 	}
@@ -109,8 +110,15 @@ func (c *Conn) Begin() (driver.Tx, error) {
 	return c.BeginTx(context.Background(), driver.TxOptions{})
 }
 
-// BeginTx starts a transaction. Only the default isolation level is
-// supported; ReadOnly gives a transaction that refuses changes.
+// BeginTx starts a transaction. The SQL isolation levels (READ UNCOMMITTED,
+// READ COMMITTED, REPEATABLE READ, SERIALIZABLE) and the default are
+// accepted, as MySQL accepts them, and all give what lancecat does: every
+// statement reads the latest committed version of the catalog and of each
+// table it opens (a snapshot per statement, never uncommitted data), the
+// transaction's catalog changes commit atomically at COMMIT and conflict
+// with concurrent changes by Lance's rules. Levels MySQL has no name for
+// (sql.LevelSnapshot, LevelLinearizable, LevelWriteCommitted) are refused.
+// ReadOnly gives a transaction that refuses changes.
 func (c *Conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
 	if err := c.usable(); err != nil {
 		return nil, err
@@ -118,9 +126,11 @@ func (c *Conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if sql.IsolationLevel(opts.Isolation) != sql.LevelDefault {
+	switch sql.IsolationLevel(opts.Isolation) {
+	case sql.LevelDefault, sql.LevelReadUncommitted, sql.LevelReadCommitted, sql.LevelRepeatableRead, sql.LevelSerializable:
+	default:
 		return nil, errNoPos(&catalog.Error{Code: catalog.CodeUnsupported,
-			Message: "not supported: isolation level " + sql.IsolationLevel(opts.Isolation).String() + " (only the default: changes commit atomically, reads see the committed catalog)"})
+			Message: "not supported: isolation level " + sql.IsolationLevel(opts.Isolation).String() + " (lancecat accepts the SQL levels READ UNCOMMITTED to SERIALIZABLE: each statement reads the latest committed versions, catalog changes commit atomically)"})
 	}
 	if err := c.sess.Begin(opts.ReadOnly); err != nil {
 		return nil, errNoPos(err)

@@ -45,6 +45,10 @@
 //	        catalog.DefaultAutoVacuumOptions for why readers, the reference
 //	        included, are safe); 0 never does (CALL vacuum_catalog still
 //	        works).
+//	lock_lease=D
+//	        how long an advisory lock (GET_LOCK) of a connection that stopped
+//	        renewing it — its process crashed — keeps others waiting
+//	        (default 30s, at least 1s). Holders renew every third of it.
 //	durability=full|none
 //	        full (the default): each commit's files are fsynced together,
 //	        in parallel, before the version file that publishes them is
@@ -103,8 +107,11 @@
 // then applies nothing. Reads inside a transaction see the committed
 // catalog. Statements that cannot join an atomic catalog commit (ALTER TABLE
 // column changes, CALL vacuum_catalog) are refused inside a transaction.
-// Only the default isolation level is accepted; sql.TxOptions.ReadOnly
-// gives a transaction that refuses changes.
+// The default and the four SQL isolation levels are accepted (as MySQL
+// accepts them) and all behave alike: each statement reads the latest
+// committed versions (a snapshot per statement), catalog changes commit
+// atomically; sql.LevelSnapshot, LevelLinearizable and LevelWriteCommitted
+// are refused. sql.TxOptions.ReadOnly gives a transaction that refuses changes.
 //
 // # Types
 //

@@ -215,6 +215,45 @@ func reserveIDs(ctx context.Context, ds *dataset.Dataset, f arrow.Field, n int, 
 	}
 }
 
+// nextAutoIncrement is information_schema.tables.AUTO_INCREMENT: the id the
+// next INSERT would get (the counter, or one past the column's largest value
+// before the first reservation), NULL for a table without an AUTO_INCREMENT
+// column.
+func (s *Session) nextAutoIncrement(ctx context.Context, id catalog.Ident, schema *arrow.Schema) (any, error) {
+	var col *arrow.Field
+	for _, f := range schema.Fields() {
+		if isAutoIncrement(f) && isIntegerType(f.Type) {
+			col = &f
+			break
+		}
+	}
+	if col == nil {
+		return nil, nil
+	}
+	ds, err := s.openLatest(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	lf := ds.Schema().Field(col.Name)
+	if lf == nil {
+		return nil, nil
+	}
+	if text, ok := ds.Manifest().TableMetadata[autoIncrementKey(lf.ID)]; ok {
+		if v, err := strconv.ParseInt(text, 10, 64); err == nil {
+			return max(v, 1), nil
+		}
+		return nil, nil
+	}
+	m, err := columnMax(ctx, ds, col.Name)
+	if err != nil {
+		return nil, err
+	}
+	if m >= 1<<63-1 {
+		return nil, nil
+	}
+	return int64(m) + 1, nil
+}
+
 // columnMax is the largest non-negative value of an integer column (0 for
 // an empty table).
 func columnMax(ctx context.Context, ds *dataset.Dataset, name string) (uint64, error) {

@@ -224,6 +224,14 @@ func (s *Session) createTable(ctx context.Context, st *sqlparse.CreateTable) (*R
 		if schema, indexes, err = resolveIndexes(st, schema); err != nil {
 			return nil, err
 		}
+		if len(st.ForeignKeys) > 0 {
+			md, err := s.resolveForeignKeys(id, schema.Fields(), st.ForeignKeys, nil)
+			if err != nil {
+				return nil, err
+			}
+			meta := arrow.MetadataFrom(md)
+			schema = arrow.NewSchema(schema.Fields(), &meta)
+		}
 		props = map[string]string{}
 		if st.Comment != nil {
 			props[CommentKey] = *st.Comment
@@ -348,6 +356,22 @@ func (s *Session) alterTable(ctx context.Context, st *sqlparse.AlterTable) (*Res
 		}
 		steps = append(steps, alterStep{})
 		return &steps[len(steps)-1]
+	}
+	var keyActions []sqlparse.AlterAction
+	for _, a := range st.Actions {
+		switch a.(type) {
+		case *sqlparse.AddPrimaryKey, *sqlparse.DropPrimaryKey, *sqlparse.AddForeignKey, *sqlparse.DropForeignKey:
+			keyActions = append(keyActions, a)
+		}
+	}
+	if len(keyActions) > 0 {
+		if len(keyActions) != len(st.Actions) {
+			return nil, errorf(catalog.CodeUnsupported, "not supported: key changes (PRIMARY KEY, FOREIGN KEY) combined with column changes in one ALTER TABLE")
+		}
+		if err := s.alterKeys(ctx, id, keyActions); err != nil {
+			return nil, err
+		}
+		return okResult(0), nil
 	}
 	for _, a := range st.Actions {
 		switch a := a.(type) {

@@ -190,12 +190,18 @@ func (s *Session) deleteRows(ctx context.Context, st *sqlparse.Delete) (*Result,
 		return nil, err
 	}
 	var addrs []uint64
-	err = s.matchingRows(ctx, ds, schema, env, st.Where, false, func(addr uint64, _ arrow.RecordBatch, _ int) error {
-		addrs = append(addrs, addr)
-		return nil
-	})
-	if err != nil {
-		return nil, err
+	if st.Limit != nil || len(st.OrderBy) > 0 {
+		if addrs, err = s.orderedMatches(ctx, id, ds, schema, env, st); err != nil {
+			return nil, err
+		}
+	} else {
+		err = s.matchingRows(ctx, ds, schema, env, st.Where, false, func(addr uint64, _ arrow.RecordBatch, _ int) error {
+			addrs = append(addrs, addr)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
 	if len(addrs) > 0 {
 		if _, err := ds.Delete(ctx, addrs); err != nil {
@@ -203,6 +209,104 @@ func (s *Session) deleteRows(ctx context.Context, st *sqlparse.Delete) (*Result,
 		}
 	}
 	return okResult(int64(len(addrs))), nil
+}
+
+// errEnoughRows stops a scan that has found the rows it needs.
+var errEnoughRows = errors.New("enough rows")
+
+// orderedMatches finds the rows of DELETE ... [ORDER BY ...] LIMIT n: the
+// first n matching rows in ORDER BY order (scan order without ORDER BY, as
+// MySQL takes them in its scan order). With ORDER BY it keeps every
+// matching row's address and sort keys (at most MaxRows rows); without, it
+// stops after n.
+func (s *Session) orderedMatches(ctx context.Context, id catalog.Ident, ds *dataset.Dataset, schema *arrow.Schema, env *rowEnv, st *sqlparse.Delete) ([]uint64, error) {
+	limit := int64(-1)
+	if st.Limit != nil {
+		var err error
+		if limit, err = limitValue(st.Limit.Count); err != nil {
+			return nil, err
+		}
+	}
+	var keys []sqlparse.OrderItem
+	for _, o := range st.OrderBy {
+		if _, ok := o.Expr.(*sqlparse.ColumnPosition); ok {
+			return nil, errorf(catalog.CodeInvalidInput, "DELETE ... ORDER BY takes expressions, not positions")
+		}
+		if err := checkDataCondition(o.Expr); err != nil {
+			return nil, err
+		}
+		if err := env.check(o.Expr); err != nil {
+			return nil, err
+		}
+		keys = append(keys, o)
+	}
+	if limit == 0 {
+		return nil, nil
+	}
+	type match struct {
+		addr uint64
+		keys []any
+	}
+	var found []match
+	row := make([]any, schema.NumFields())
+	err := s.matchingRows(ctx, ds, schema, env, st.Where, len(keys) > 0, func(addr uint64, rec arrow.RecordBatch, r int) error {
+		if len(keys) == 0 {
+			found = append(found, match{addr: addr})
+			if int64(len(found)) == limit {
+				return errEnoughRows
+			}
+			return nil
+		}
+		if len(found) >= s.opts.MaxRows {
+			return errorf(catalog.CodeInvalidInput, "DELETE ... ORDER BY on %s sorts more than %d rows (the row limit); narrow its WHERE", displayName(id), s.opts.MaxRows)
+		}
+		for c := range schema.Fields() {
+			rd, err := readerFor(schema.Field(c), rec.Column(c))
+			if err != nil {
+				row[c] = nil
+				continue
+			}
+			if row[c], err = rd(r); err != nil {
+				return err
+			}
+		}
+		m := match{addr: addr, keys: make([]any, len(keys))}
+		for i, k := range keys {
+			v, err := env.eval(k.Expr, row)
+			if err != nil {
+				return err
+			}
+			m.keys[i] = v
+		}
+		found = append(found, m)
+		return nil
+	})
+	if err != nil && !errors.Is(err, errEnoughRows) {
+		return nil, err
+	}
+	if len(keys) > 0 {
+		slices.SortStableFunc(found, func(a, b match) int {
+			for i, k := range keys {
+				c := compareNullsFirst(a.keys[i], b.keys[i])
+				if k.Desc {
+					c = -c
+				}
+				if c != 0 {
+					return c
+				}
+			}
+			return 0
+		})
+		if limit >= 0 && int64(len(found)) > limit {
+			found = found[:limit]
+		}
+	}
+	addrs := make([]uint64, len(found))
+	for i, m := range found {
+		addrs[i] = m.addr
+	}
+	slices.Sort(addrs)
+	return addrs, nil
 }
 
 // rowChangeError maps a failed DELETE/UPDATE commit.

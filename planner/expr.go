@@ -347,6 +347,22 @@ func (env *rowEnv) evalFunc(n *sqlparse.FuncCall, row []any) (any, error) {
 	if !isScalarFunction(n.Name) {
 		return nil, errorf(catalog.CodeUnsupported, "not supported: function %s", strings.ToUpper(n.Name))
 	}
+	if name := strings.ToLower(n.Name); isLockFunction(name) {
+		// GET_LOCK and friends act on the session (locks.go), so they
+		// are evaluated here rather than in the function registry.
+		if env.checking {
+			return nil, nil // side effects: not while checking the statement
+		}
+		args := make([]any, len(n.Args))
+		for i, a := range n.Args {
+			v, err := env.eval(a, row)
+			if err != nil {
+				return nil, err
+			}
+			args[i] = v
+		}
+		return env.evalLockFunc(name, args)
+	}
 	return env.evalCall(n, row)
 }
 

@@ -39,6 +39,7 @@ type infoView struct {
 	schemaCol string // the column naming the namespace
 	nameCol   string // the column naming the table ("" for schemata)
 	minLevel  describeLevel
+	static    bool // fixed rows (staticRows), no catalog reads
 }
 
 func vcol(c Column, l describeLevel) viewColumn { return viewColumn{c, l} }
@@ -49,6 +50,10 @@ var infoViews = map[string]*infoView{
 		columns: []viewColumn{
 			vcol(varchar("CATALOG_NAME"), describeNone),
 			vcol(varchar("SCHEMA_NAME"), describeNone),
+			vcol(varchar("DEFAULT_CHARACTER_SET_NAME"), describeNone),
+			vcol(varchar("DEFAULT_COLLATION_NAME"), describeNone),
+			vcol(varcharNull("SQL_PATH"), describeNone),
+			vcol(varchar("DEFAULT_ENCRYPTION"), describeNone),
 			vcol(varcharNull("SCHEMA_COMMENT"), describeMetadata),
 			vcol(varcharNull("PROPERTIES"), describeMetadata),
 		},
@@ -62,6 +67,9 @@ var infoViews = map[string]*infoView{
 			vcol(varchar("TABLE_TYPE"), describeNone),
 			vcol(varchar("ENGINE"), describeNone),
 			vcol(bigintNull("TABLE_ROWS"), describeFull),
+			vcol(bigintNull("AUTO_INCREMENT"), describeFull),
+			vcol(varchar("TABLE_COLLATION"), describeNone),
+			vcol(varchar("CREATE_OPTIONS"), describeNone),
 			vcol(bigintNull("LANCE_VERSION"), describeFull),
 			vcol(varchar("LOCATION"), describeMetadata),
 			vcol(varchar("DECLARED"), describeMetadata),
@@ -84,17 +92,20 @@ var infoViews = map[string]*infoView{
 			vcol(bigintNull("NUMERIC_PRECISION"), describeFull),
 			vcol(bigintNull("NUMERIC_SCALE"), describeFull),
 			vcol(bigintNull("DATETIME_PRECISION"), describeFull),
+			vcol(varcharNull("CHARACTER_SET_NAME"), describeFull),
+			vcol(varcharNull("COLLATION_NAME"), describeFull),
 			vcol(varchar("COLUMN_TYPE"), describeFull),
 			vcol(varchar("COLUMN_KEY"), describeFull),
 			vcol(varchar("EXTRA"), describeFull),
 			vcol(varchar("COLUMN_COMMENT"), describeFull),
+			vcol(varchar("GENERATION_EXPRESSION"), describeFull),
 			vcol(varchar("ARROW_TYPE"), describeFull),
 			vcol(varcharNull("FIELD_METADATA"), describeFull),
 		},
 	},
-	// key_column_usage lists the columns of PRIMARY KEY and UNIQUE
-	// constraints, with MySQL's columns (schema tools read it for keys);
-	// lancecat has no foreign keys, so the REFERENCED_* columns are NULL.
+	// key_column_usage lists the columns of PRIMARY KEY, UNIQUE and
+	// FOREIGN KEY constraints, with MySQL's columns (schema tools read it
+	// for keys); REFERENCED_* name a foreign key's referenced columns.
 	"key_column_usage": {
 		name: "key_column_usage", schemaCol: "TABLE_SCHEMA", nameCol: "TABLE_NAME", minLevel: describeFull,
 		columns: []viewColumn{
@@ -125,10 +136,123 @@ var infoViews = map[string]*infoView{
 			vcol(varchar("INDEX_NAME"), describeFull),
 			vcol(bigint("SEQ_IN_INDEX"), describeFull),
 			vcol(varchar("COLUMN_NAME"), describeFull),
+			vcol(varcharNull("COLLATION"), describeFull),
+			vcol(bigintNull("CARDINALITY"), describeFull),
+			vcol(bigintNull("SUB_PART"), describeFull),
+			vcol(varcharNull("PACKED"), describeFull),
 			vcol(varchar("NULLABLE"), describeFull),
 			vcol(varchar("INDEX_TYPE"), describeFull),
 			vcol(varchar("COMMENT"), describeFull),
+			vcol(varchar("INDEX_COMMENT"), describeFull),
+			vcol(varchar("IS_VISIBLE"), describeFull),
+			vcol(varcharNull("EXPRESSION"), describeFull),
 		},
+	},
+	// table_constraints lists each table's PRIMARY KEY, UNIQUE and FOREIGN
+	// KEY constraints; ENFORCED says whether lancecat's writes check them
+	// (UNIQUE yes, the Lance primary key and foreign keys no).
+	"table_constraints": {
+		name: "table_constraints", schemaCol: "TABLE_SCHEMA", nameCol: "TABLE_NAME", minLevel: describeFull,
+		columns: []viewColumn{
+			vcol(varchar("CONSTRAINT_CATALOG"), describeFull),
+			vcol(varchar("CONSTRAINT_SCHEMA"), describeFull),
+			vcol(varchar("CONSTRAINT_NAME"), describeFull),
+			vcol(varchar("TABLE_SCHEMA"), describeFull),
+			vcol(varchar("TABLE_NAME"), describeFull),
+			vcol(varchar("CONSTRAINT_TYPE"), describeFull),
+			vcol(varchar("ENFORCED"), describeFull),
+		},
+	},
+	// referential_constraints lists the FOREIGN KEYs (declared, unenforced).
+	"referential_constraints": {
+		name: "referential_constraints", schemaCol: "CONSTRAINT_SCHEMA", nameCol: "TABLE_NAME", minLevel: describeFull,
+		columns: []viewColumn{
+			vcol(varchar("CONSTRAINT_CATALOG"), describeFull),
+			vcol(varchar("CONSTRAINT_SCHEMA"), describeFull),
+			vcol(varchar("CONSTRAINT_NAME"), describeFull),
+			vcol(varchar("UNIQUE_CONSTRAINT_CATALOG"), describeFull),
+			vcol(varchar("UNIQUE_CONSTRAINT_SCHEMA"), describeFull),
+			vcol(varcharNull("UNIQUE_CONSTRAINT_NAME"), describeFull),
+			vcol(varchar("MATCH_OPTION"), describeFull),
+			vcol(varchar("UPDATE_RULE"), describeFull),
+			vcol(varchar("DELETE_RULE"), describeFull),
+			vcol(varchar("TABLE_NAME"), describeFull),
+			vcol(varchar("REFERENCED_TABLE_NAME"), describeFull),
+		},
+	},
+	// check_constraints is empty: lancecat refuses CHECK.
+	"check_constraints": {
+		name: "check_constraints", schemaCol: "CONSTRAINT_SCHEMA", nameCol: "TABLE_NAME", minLevel: describeFull,
+		columns: []viewColumn{
+			vcol(varchar("CONSTRAINT_CATALOG"), describeFull),
+			vcol(varchar("CONSTRAINT_SCHEMA"), describeFull),
+			vcol(varchar("CONSTRAINT_NAME"), describeFull),
+			vcol(varchar("TABLE_NAME"), describeFull),
+			vcol(varchar("CHECK_CLAUSE"), describeFull),
+		},
+	},
+	// The static views: what lancecat stores text as and its one engine.
+	"collations": {
+		name: "collations", static: true,
+		columns: []viewColumn{
+			vcol(varchar("COLLATION_NAME"), describeNone),
+			vcol(varchar("CHARACTER_SET_NAME"), describeNone),
+			vcol(bigint("ID"), describeNone),
+			vcol(varchar("IS_DEFAULT"), describeNone),
+			vcol(varchar("IS_COMPILED"), describeNone),
+			vcol(bigint("SORTLEN"), describeNone),
+			vcol(varchar("PAD_ATTRIBUTE"), describeNone),
+		},
+	},
+	"character_sets": {
+		name: "character_sets", static: true,
+		columns: []viewColumn{
+			vcol(varchar("CHARACTER_SET_NAME"), describeNone),
+			vcol(varchar("DEFAULT_COLLATE_NAME"), describeNone),
+			vcol(varchar("DESCRIPTION"), describeNone),
+			vcol(bigint("MAXLEN"), describeNone),
+		},
+	},
+	"engines": {
+		name: "engines", static: true,
+		columns: []viewColumn{
+			vcol(varchar("ENGINE"), describeNone),
+			vcol(varchar("SUPPORT"), describeNone),
+			vcol(varchar("COMMENT"), describeNone),
+			vcol(varcharNull("TRANSACTIONS"), describeNone),
+			vcol(varcharNull("XA"), describeNone),
+			vcol(varcharNull("SAVEPOINTS"), describeNone),
+		},
+	},
+}
+
+// Engine is information_schema.tables.ENGINE and the one row of
+// information_schema.engines. lancecat tables are Lance datasets, but
+// schema tools and ORMs list only tables of engines they know (InnoDB,
+// MyISAM, TokuDB) and treat the DEFAULT engine as "no ENGINE option", so
+// lancecat reports MySQL 8's default engine.
+const Engine = "InnoDB"
+
+// Charset and Collation are what lancecat stores text as and compares it
+// by: UTF-8, byte by byte.
+const (
+	Charset   = "utf8mb4"
+	Collation = "utf8mb4_bin"
+)
+
+// staticRows are the rows of the static views.
+var staticRows = map[string][][]any{
+	"collations": {
+		{"utf8mb4_bin", "utf8mb4", int64(46), "Yes", "Yes", int64(1), "PAD SPACE"},
+		{"utf8mb4_0900_bin", "utf8mb4", int64(309), "", "Yes", int64(1), "NO PAD"},
+		{"utf8mb3_bin", "utf8mb3", int64(83), "Yes", "Yes", int64(1), "PAD SPACE"},
+	},
+	"character_sets": {
+		{"utf8mb4", "utf8mb4_bin", "UTF-8 Unicode", int64(4)},
+		{"utf8mb3", "utf8mb3_bin", "UTF-8 Unicode", int64(3)},
+	},
+	"engines": {
+		{Engine, "DEFAULT", "lancecat: every table is a Lance dataset", "NO", "NO", "NO"},
 	},
 }
 
@@ -161,6 +285,9 @@ type selectPlan struct {
 	// columnKeys: the query reads COLUMN_KEY of information_schema.columns,
 	// whose MUL needs each table's index list (its dataset's manifest).
 	columnKeys bool
+	// autoIncrement: the query reads AUTO_INCREMENT of information_schema.tables,
+	// which reads each table's counter (autoinc.go).
+	autoIncrement bool
 }
 
 func notSupportedSelect(what string) error {
@@ -203,7 +330,7 @@ func (s *Session) planSelect(ctx context.Context, st *sqlparse.Select) (*selectP
 			}
 			if p.view == nil {
 				if len(name) >= 2 && strings.EqualFold(name[0], "information_schema") {
-					return nil, errorf(catalog.CodeUnsupported, "not supported: information_schema.%s (views: schemata, tables, columns, statistics, key_column_usage)", strings.ToLower(name[len(name)-1]))
+					return nil, errorf(catalog.CodeUnsupported, "not supported: information_schema.%s (views: %s)", strings.ToLower(name[len(name)-1]), infoViewList())
 				}
 				return nil, errorf(catalog.CodeUnsupported, "not supported: SELECT from table data (%s); only information_schema.schemata, .tables and .columns can be queried yet", name)
 			}
@@ -318,6 +445,7 @@ func (s *Session) planSelect(ctx context.Context, st *sqlparse.Select) (*selectP
 		}
 	}
 	p.columnKeys = p.view != nil && p.view.name == "columns" && used["column_key"]
+	p.autoIncrement = p.view != nil && p.view.name == "tables" && used["auto_increment"]
 	return p, nil
 }
 
@@ -360,6 +488,7 @@ func (p *selectPlan) planGrouped(s *Session, st *sqlparse.Select, used map[strin
 		}
 	}
 	p.columnKeys = p.view != nil && p.view.name == "columns" && used["column_key"]
+	p.autoIncrement = p.view != nil && p.view.name == "tables" && used["auto_increment"]
 	return nil
 }
 
@@ -397,6 +526,11 @@ func limitValue(e sqlparse.Expr) (int64, error) {
 
 // fieldText is the label of an unaliased select item: its text as written.
 func fieldText(f sqlparse.SelectItem) string {
+	// A column reference is labelled with the column's name, without its
+	// qualifier or backquotes, as MySQL labels `t`.`name` "name".
+	if ref, ok := f.Expr.(*sqlparse.ColumnRef); ok && ref.Column != "" {
+		return ref.Column
+	}
 	if t := strings.TrimSpace(f.Text); t != "" {
 		return t
 	}
@@ -433,12 +567,22 @@ func (p *selectPlan) fieldColumn(f sqlparse.SelectItem) (Column, error) {
 	if p.env.hasSubquery(f.Expr) {
 		return exprColumn(p.env, f.Expr, label), nil // typed without running it
 	}
+	if fc, ok := sqlparse.StripParens(f.Expr).(*sqlparse.FuncCall); ok && isLockFunction(fc.Name) {
+		if strings.EqualFold(fc.Name, "is_used_lock") {
+			return varcharNull(label), nil
+		}
+		return Column{Name: label, DatabaseType: "BIGINT", Nullable: true}, nil
+	}
 	if fc, ok := sqlparse.StripParens(f.Expr).(*sqlparse.FuncCall); ok && !fc.Aggregate {
 		if c, ok := funcColumn(p.env, fc, label); ok {
 			return c, nil // the function registry's result type
 		}
 	}
+	// Evaluated as when checking: functions with side effects (GET_LOCK)
+	// do not run.
+	p.env.checking = true
 	v, _ := p.env.eval(f.Expr, make([]any, len(p.env.cols)))
+	p.env.checking = false
 	switch x := v.(type) {
 	case int64, bool:
 		return Column{Name: label, DatabaseType: "BIGINT", Nullable: true}, nil
@@ -913,6 +1057,9 @@ func (p *selectPlan) scan(ctx context.Context, s *Session) ([][]any, error) {
 	if p.view.name == "schemata" {
 		return p.scanSchemata(ctx, s)
 	}
+	if p.view.static {
+		return staticRows[p.view.name], nil
+	}
 	ids, err := p.tableIdents(ctx, s)
 	if err != nil {
 		return nil, err
@@ -922,7 +1069,7 @@ func (p *selectPlan) scan(ctx context.Context, s *Session) ([][]any, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		schema := displayName(id.Namespace())
+		schema := schemaName(id.Namespace())
 		var d catalog.TableDescription
 		if p.level > describeNone {
 			d, err = s.cat.DescribeTable(ctx, id, catalog.DescribeTableOptions{MetadataOnly: p.level < describeFull})
@@ -939,15 +1086,30 @@ func (p *selectPlan) scan(ctx context.Context, s *Session) ([][]any, error) {
 			if p.level == describeFull && !d.DeclaredOnly {
 				nrows, version = d.RowCount, int64(d.Version)
 			}
-			rows = append(rows, []any{"def", schema, id.Name(), "BASE TABLE", "Lance", nrows, version,
+			var autoInc any
+			if p.autoIncrement && p.level == describeFull && !d.DeclaredOnly && d.Schema != nil {
+				if autoInc, err = s.nextAutoIncrement(ctx, id, d.Schema); err != nil {
+					return nil, err
+				}
+			}
+			rows = append(rows, []any{"def", schema, id.Name(), "BASE TABLE", Engine, nrows, autoInc, Collation, "", version,
 				storage.Redact(d.URI), yesNo(d.DeclaredOnly), propOrNull(d.Properties, CommentKey), propertiesJSON(d.Properties)})
 		case "statistics":
 			idx, err := s.indexRows(ctx, id, d)
 			if err != nil {
 				return nil, err
 			}
+			// PRIMARY's INDEX_TYPE is BTREE and its INDEX_COMMENT empty, as
+			// MySQL's (SHOW INDEX says it is Lance's unenforced key), so
+			// that a schema tool inspecting the key it declared finds it
+			// unchanged.
 			for _, r := range idx {
-				rows = append(rows, []any{"def", schema, id.Name(), r[1], schema, r[2], r[3], r[4], r[5], r[6], r[7]})
+				typ, comment := r[6], r[7]
+				indexComment := ""
+				if r[2] == "PRIMARY" {
+					typ = "BTREE"
+				}
+				rows = append(rows, []any{"def", schema, id.Name(), r[1], schema, r[2], r[3], r[4], "A", nil, nil, nil, r[5], typ, comment, indexComment, "YES", nil})
 			}
 		case "key_column_usage":
 			if d.Schema == nil {
@@ -967,6 +1129,46 @@ func (p *selectPlan) scan(ctx context.Context, s *Session) ([][]any, error) {
 					rows = append(rows, []any{"def", schema, cname, "def", schema, id.Name(), f.Name, int64(1), nil, nil, nil, nil})
 				}
 			}
+			for _, fk := range foreignKeysOf(d.Schema) {
+				for i, c := range fk.Columns {
+					rows = append(rows, []any{"def", schema, fk.Name, "def", schema, id.Name(), c, int64(i + 1), int64(i + 1),
+						schemaName(fk.RefSchema), fk.RefTable, fk.RefColumns[i]})
+				}
+			}
+		case "table_constraints":
+			if d.Schema == nil {
+				continue
+			}
+			if len(primaryKeyOf(d.Schema)) > 0 {
+				rows = append(rows, []any{"def", schema, "PRIMARY", schema, id.Name(), "PRIMARY KEY", "NO"})
+			}
+			for _, f := range d.Schema.Fields() {
+				if isUnique(f) {
+					cname := uniqueIndexName(f)
+					if cname == "" {
+						cname = f.Name
+					}
+					rows = append(rows, []any{"def", schema, cname, schema, id.Name(), "UNIQUE", "YES"})
+				}
+			}
+			for _, fk := range foreignKeysOf(d.Schema) {
+				rows = append(rows, []any{"def", schema, fk.Name, schema, id.Name(), "FOREIGN KEY", "NO"})
+			}
+		case "referential_constraints":
+			for _, fk := range foreignKeysOf(d.Schema) {
+				// UNIQUE_CONSTRAINT_NAME: PRIMARY when the referenced
+				// columns are the referenced table's primary key.
+				var unique any
+				ref := catalog.Ident(fk.RefSchema).Child(fk.RefTable)
+				if rd, err := s.cat.DescribeTable(ctx, ref, catalog.DescribeTableOptions{}); err == nil && rd.Schema != nil {
+					if slices.Equal(primaryKeyOf(rd.Schema), fk.RefColumns) {
+						unique = "PRIMARY"
+					}
+				}
+				rows = append(rows, []any{"def", schema, fk.Name, "def", schemaName(fk.RefSchema), unique, "NONE",
+					rule(fk.OnUpdate), rule(fk.OnDelete), id.Name(), fk.RefTable})
+			}
+		case "check_constraints":
 		case "columns":
 			if d.Schema == nil {
 				continue
@@ -990,8 +1192,13 @@ func (p *selectPlan) scan(ctx context.Context, s *Session) ([][]any, error) {
 				if n, ok := sqltypes.CharLength(f); ok && f.Type.ID() == arrow.STRING {
 					maxLen = n
 				}
+				var charset, collation any
+				if isTextType(f.Type) {
+					charset, collation = Charset, Collation
+				}
 				rows = append(rows, []any{"def", schema, id.Name(), f.Name, int64(i + 1), defaultText(f), yesNo(f.Nullable),
-					sqltypes.DataTypeName(f), maxLen, prec, scale, sqltypes.DatetimePrecision(f.Type), typeName(f), columnKey(f, indexed), extraText(f), comment, f.Type.String(), fieldMetadataJSON(f)})
+					sqltypes.DataTypeName(f), maxLen, prec, scale, sqltypes.DatetimePrecision(f.Type), charset, collation, columnTypeText(f),
+					columnKey(f, indexed), extraText(f), comment, "", f.Type.String(), fieldMetadataJSON(f)})
 			}
 		}
 	}
@@ -1072,10 +1279,7 @@ func (p *selectPlan) scanSchemata(ctx context.Context, s *Session) ([][]any, err
 	var nss []catalog.Ident
 	if p.namespaces != nil {
 		for _, ns := range p.namespaces {
-			if len(ns) == 0 {
-				continue
-			}
-			if p.level == describeNone {
+			if p.level == describeNone && len(ns) > 0 {
 				ok, err := s.cat.NamespaceExists(ctx, ns)
 				if err != nil {
 					return nil, err
@@ -1087,7 +1291,9 @@ func (p *selectPlan) scanSchemata(ctx context.Context, s *Session) ([][]any, err
 			nss = append(nss, ns)
 		}
 	} else {
-		// Breadth-first walk of the namespace tree.
+		// The root (as RootSchemaName), then a breadth-first walk of the
+		// namespace tree.
+		nss = append(nss, catalog.Ident{})
 		queue := []catalog.Ident{{}}
 		for len(queue) > 0 {
 			if err := ctx.Err(); err != nil {
@@ -1123,9 +1329,48 @@ func (p *selectPlan) scanSchemata(ctx context.Context, s *Session) ([][]any, err
 			}
 			comment, props = propOrNull(info.Properties, CommentKey), propertiesJSON(info.Properties)
 		}
-		rows = append(rows, []any{"def", displayName(ns), comment, props})
+		rows = append(rows, []any{"def", schemaName(ns), Charset, Collation, nil, "NO", comment, props})
 	}
 	return rows, nil
+}
+
+// infoViewList names the information_schema views, sorted.
+func infoViewList() string {
+	names := make([]string, 0, len(infoViews))
+	for n := range infoViews {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}
+
+// isTextType reports whether a column holds text (it has a character set).
+func isTextType(t arrow.DataType) bool {
+	return t.ID() == arrow.STRING || t.ID() == arrow.LARGE_STRING || t.ID() == arrow.STRING_VIEW
+}
+
+// columnTypeText is information_schema.columns.COLUMN_TYPE: the type in
+// lower case, as MySQL prints it ("bigint unsigned", "varchar(64)"),
+// quoted names inside it (struct fields) kept as they are.
+func columnTypeText(f arrow.Field) string {
+	t := typeName(f)
+	var b strings.Builder
+	var quote byte
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '`' || c == '\'' || c == '"':
+			quote = c
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 // fieldMetadataJSON renders a field's metadata as a JSON object (NULL when

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/lance/dataset"
@@ -51,6 +52,9 @@ type Options struct {
 	// query hold in memory (their build sides; 0: DefaultJoinMemory).
 	// Past it the query fails with exec.ErrBudgetExceeded (no spill yet).
 	JoinMemory int64
+	// LockLease is how long an advisory lock (GET_LOCK) lasts without its
+	// session renewing it (0: DefaultLockLease); see locks.go.
+	LockLease time.Duration
 }
 
 // DefaultMaxValueBytes is the default of Options.MaxValueBytes: 64 MiB,
@@ -83,6 +87,11 @@ type Session struct {
 	// stmt is the function library's context of the statement being run
 	// (one NOW() per statement), made on first use (funcs.go).
 	stmt *expr.Statement
+	// advisory holds the session's GET_LOCK locks (locks.go).
+	advisory *advisoryLocks
+	// execCtx is the context of the statement being executed (GET_LOCK
+	// waits under it).
+	execCtx context.Context
 }
 
 // txState is an open transaction: the catalog changes collected so far, to
@@ -364,6 +373,7 @@ func (s *Session) Exec(ctx context.Context, st sqlparse.Statement) (*Result, err
 	}
 	s.subq = nil // the previous statement's subqueries (its rowEnvs keep their own)
 	s.stmt = nil // a new statement: a new NOW()
+	s.execCtx = ctx
 	if s.tx != nil {
 		switch modeOf(st) {
 		case txRefuse:
@@ -464,12 +474,18 @@ func (s *Session) tableIdent(n sqlparse.Name) (catalog.Ident, error) {
 	if len(n) == 1 {
 		return s.ns.Child(n[0]), nil
 	}
-	return append(catalog.Ident{}, n...), nil
+	return namespaceIdent(n), nil
 }
 
 // namespaceIdent resolves a namespace name: always the full path from the
-// root (as database names in MySQL).
-func namespaceIdent(n sqlparse.Name) catalog.Ident { return append(catalog.Ident{}, n...) }
+// root (as database names in MySQL). A leading RootSchemaName part names
+// the root, so that the names clients build from DATABASE() resolve.
+func namespaceIdent(n sqlparse.Name) catalog.Ident {
+	if len(n) > 0 && n[0] == RootSchemaName {
+		n = n[1:]
+	}
+	return append(catalog.Ident{}, n...)
+}
 
 // checkRowChangeInTx refuses a row change on a table the open transaction
 // creates, drops or renames.

@@ -263,6 +263,9 @@ func createTableSQL(id catalog.Ident, d catalog.TableDescription, indices []inde
 	fields := d.Schema.Fields()
 	pk := primaryKeyOf(d.Schema)
 	keys := indexClauses(d.Schema, indices)
+	for _, fk := range foreignKeysOf(d.Schema) {
+		keys = append(keys, fk.sql(id))
+	}
 	for i, f := range fields {
 		b.WriteString("  " + sqlparse.QuoteIdent(f.Name) + " " + typeName(f))
 		if !f.Nullable {

@@ -29,11 +29,27 @@ func displayName(id catalog.Ident) string {
 	return sqlparse.Name(id).String()
 }
 
+// RootSchemaName is the name of the root namespace where SQL must give a
+// database a name: DATABASE() at the root and the schema columns of
+// information_schema (TABLE_SCHEMA, ...). No namespace can have it ('$' is
+// Lance's object id delimiter), and a name that starts with it resolves to
+// the root ("`$root`.t" is the root table t).
+const RootSchemaName = "$root"
+
+// schemaName is a namespace's name as DATABASE() and information_schema
+// give it: its display name, RootSchemaName for the root.
+func schemaName(ns catalog.Ident) string {
+	if len(ns) == 0 {
+		return RootSchemaName
+	}
+	return displayName(ns)
+}
+
 // splitDisplayName parses a name rendered by displayName (as found in
 // information_schema values or CALL arguments) back into its parts:
 // '.'-separated, parts optionally backquoted with “ for a backquote.
 func splitDisplayName(s string) (catalog.Ident, bool) {
-	if s == "" {
+	if s == "" || s == RootSchemaName || s == "`"+RootSchemaName+"`" {
 		return catalog.Ident{}, true
 	}
 	var parts catalog.Ident

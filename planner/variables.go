@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/lancecat/lancecat/catalog"
+	"github.com/lancecat/lancecat/planner/expr"
 	"github.com/lancecat/lancecat/sqlparse"
 )
 
@@ -17,19 +18,45 @@ import (
 // and shown back, with no effect. GLOBAL variables and user variables
 // (@x) are refused.
 
+// ServerVersion is @@version and VERSION(): a MySQL 8.0 version number, so
+// that clients which parse one (schema tools and ORMs pick their SQL by it)
+// take the MySQL 8.0 dialect, then "-lancecat". Tools look for "MariaDB" or
+// "TiDB" after the number to switch dialects; neither appears.
+const ServerVersion = expr.ServerVersion
+
 // defaultVariables are the variables SHOW VARIABLES lists for a new session.
+// The character sets and collations say what lancecat stores and compares:
+// UTF-8 text compared byte by byte (utf8mb4_bin). transaction_isolation is
+// READ-COMMITTED: every statement reads the latest committed version of
+// each table it opens (see driver.Conn.BeginTx).
 var defaultVariables = map[string]string{
-	"autocommit":               "ON",
-	"character_set_client":     "utf8mb4",
-	"character_set_connection": "utf8mb4",
-	"character_set_results":    "utf8mb4",
-	"collation_connection":     "utf8mb4_bin",
-	"lower_case_table_names":   "0",
-	"sql_mode":                 "",
-	"system_time_zone":         "UTC",
-	"time_zone":                "+00:00",
-	"version":                  "lancecat",
-	"version_comment":          "lancecat: SQL over Lance directory catalogs",
+	"auto_increment_increment":        "1",
+	"auto_increment_offset":           "1",
+	"autocommit":                      "ON",
+	"character_set_client":            "utf8mb4",
+	"character_set_connection":        "utf8mb4",
+	"character_set_database":          "utf8mb4",
+	"character_set_results":           "utf8mb4",
+	"character_set_server":            "utf8mb4",
+	"character_set_system":            "utf8mb3",
+	"collation_connection":            "utf8mb4_bin",
+	"collation_database":              "utf8mb4_bin",
+	"collation_server":                "utf8mb4_bin",
+	"default_storage_engine":          "InnoDB",
+	"explicit_defaults_for_timestamp": "ON",
+	"foreign_key_checks":              "ON",
+	"lower_case_table_names":          "0",
+	"max_allowed_packet":              "67108864",
+	"sql_mode":                        "",
+	"system_time_zone":                "UTC",
+	"time_zone":                       "+00:00",
+	"transaction_isolation":           "READ-COMMITTED",
+	"transaction_read_only":           "OFF",
+	"tx_isolation":                    "READ-COMMITTED",
+	"tx_read_only":                    "OFF",
+	"version":                         ServerVersion,
+	"version_comment":                 "lancecat: SQL over Lance directory catalogs",
+	"wait_timeout":                    "28800",
 }
 
 // utf8Charsets are the SET NAMES character sets lancecat accepts: it reads
@@ -91,7 +118,7 @@ func (s *Session) set(_ context.Context, st *sqlparse.Set) (*Result, error) {
 		}
 		lower := strings.ToLower(text)
 		switch v.Name {
-		case "names", "character_set_client", "character_set_connection", "character_set_results":
+		case "names", "character_set_client", "character_set_connection", "character_set_results", "character_set_server", "character_set_database":
 			if !utf8Charsets[lower] && !(v.Default || (v.Name == "character_set_results" && v.Value == nil)) {
 				return nil, errorf(catalog.CodeUnsupported, "not supported: character set %s (lancecat text is UTF-8: use utf8mb4)", text)
 			}
@@ -117,7 +144,7 @@ func (s *Session) set(_ context.Context, st *sqlparse.Set) (*Result, error) {
 			default:
 				return nil, errorf(catalog.CodeUnsupported, "not supported: autocommit = %s (use BEGIN ... COMMIT for a transaction)", text)
 			}
-		case "version", "version_comment", "system_time_zone", "lower_case_table_names":
+		case "version", "version_comment", "system_time_zone", "lower_case_table_names", "character_set_system", "default_storage_engine":
 			return nil, errorf(catalog.CodeInvalidInput, "variable %s is read-only", v.Name)
 		}
 		next[v.Name] = text

@@ -462,6 +462,11 @@ func (c *converter) expr(e ast.ExprNode) (Expr, error) {
 	case *ast.CaseExpr:
 		return c.caseExpr(n)
 	case *ast.FuncCastExpr:
+		if n.FunctionType == ast.CastBinaryOperator {
+			// BINARY x compares x byte by byte: lancecat compares every
+			// string so (utf8mb4_bin), so it is x itself.
+			return c.expr(n.Expr)
+		}
 		return c.castExpr(n)
 	case *ast.VariableExpr:
 		if n.Value != nil {

@@ -252,6 +252,12 @@ func (c *converter) columnDef(def *ast.ColumnDef, span *colSpan) (ColumnDef, err
 			cd.Default = &d
 		case ast.ColumnOptionUniqKey:
 			cd.Unique = true
+		case ast.ColumnOptionCollate:
+			// A binary UTF-8 collation says what lancecat does with text
+			// anyway; others would compare differently and are refused.
+			if _, ok := binaryCollations[strings.ToLower(opt.StrValue)]; !ok {
+				return cd, c.notSupported(at, "COLLATE %s for column %s (lancecat compares text byte by byte: use utf8mb4_bin)", opt.StrValue, cd.Name)
+			}
 		case ast.ColumnOptionComment:
 			v, err := literalValue(opt.Expr)
 			s, ok := v.(string)
@@ -289,6 +295,11 @@ func (c *converter) columnType(ft *types.FieldType, span *colSpan, at int) (sqlt
 		d.SQL = strings.ToUpper(ft.CompactStr())
 	}
 	binary := ft.GetCharset() == "binary"
+	switch cs := strings.ToLower(ft.GetCharset()); cs {
+	case "", "binary", "utf8mb4", "utf8", "utf8mb3":
+	default:
+		return sqltypes.Type{}, c.notSupported(at, "CHARACTER SET %s (lancecat text is UTF-8: use utf8mb4)", ft.GetCharset())
+	}
 	switch ft.GetType() {
 	case mysql.TypeTiny:
 		d.Base = sqltypes.BaseTinyInt
@@ -390,6 +401,14 @@ func (c *converter) convertCreateTable(n *ast.CreateTableStmt) (Statement, error
 		}
 	}
 	for _, con := range n.Constraints {
+		if con.Tp == ast.ConstraintForeignKey {
+			fk, err := c.foreignKey(con, st.Columns)
+			if err != nil {
+				return nil, err
+			}
+			st.ForeignKeys = append(st.ForeignKeys, fk)
+			continue
+		}
 		if con.Tp != ast.ConstraintPrimaryKey {
 			def, err := c.indexConstraint(con, st.Columns)
 			if err != nil {
@@ -421,13 +440,114 @@ func (c *converter) convertCreateTable(n *ast.CreateTableStmt) (Statement, error
 		st.PrimaryKey = pk
 	}
 	for _, opt := range n.Options {
-		if opt.Tp != ast.TableOptionComment {
-			return nil, c.notSupported(c.start(), "table options other than COMMENT")
+		if err := c.tableOption(st, opt); err != nil {
+			return nil, err
 		}
-		s := opt.StrValue
-		st.Comment = &s
 	}
 	return st, nil
+}
+
+// foreignKey converts a FOREIGN KEY constraint: declared metadata that
+// lancecat keeps and shows but does not enforce (as Lance's primary key).
+func (c *converter) foreignKey(con *ast.Constraint, cols []ColumnDef) (ForeignKeyDef, error) {
+	fk := ForeignKeyDef{Name: con.Name}
+	if con.Refer == nil || con.Refer.Table == nil {
+		return fk, c.sc.errAt(c.start(), ErrSyntax, "FOREIGN KEY needs REFERENCES")
+	}
+	for _, k := range con.Keys {
+		if k.Expr != nil || k.Column == nil || k.Length > 0 {
+			return fk, c.notSupported(c.start(), "FOREIGN KEY on expressions or column prefixes")
+		}
+		name := ""
+		for _, cd := range cols {
+			if strings.EqualFold(cd.Name, k.Column.Name.O) {
+				name = cd.Name
+			}
+		}
+		if cols != nil && name == "" {
+			return fk, c.sc.errAt(c.start(), ErrSyntax, "FOREIGN KEY column "+QuoteIdent(k.Column.Name.O)+" is not defined")
+		}
+		if name == "" {
+			name = k.Column.Name.O
+		}
+		fk.Columns = append(fk.Columns, name)
+	}
+	fk.RefTable = c.names.Table(con.Refer.Table)
+	for _, k := range con.Refer.IndexPartSpecifications {
+		if k.Expr != nil || k.Column == nil || k.Length > 0 {
+			return fk, c.notSupported(c.start(), "REFERENCES on expressions or column prefixes")
+		}
+		fk.RefColumns = append(fk.RefColumns, k.Column.Name.O)
+	}
+	if len(fk.Columns) == 0 || len(fk.Columns) != len(fk.RefColumns) {
+		return fk, c.sc.errAt(c.start(), ErrSyntax, "FOREIGN KEY and REFERENCES need the same number of columns")
+	}
+	if con.Refer.Match != ast.MatchNone {
+		return fk, c.notSupported(c.start(), "MATCH in FOREIGN KEY")
+	}
+	if o := con.Refer.OnDelete; o != nil && o.ReferOpt != ast.ReferOptionNoOption {
+		fk.OnDelete = o.ReferOpt.String()
+	}
+	if o := con.Refer.OnUpdate; o != nil && o.ReferOpt != ast.ReferOptionNoOption {
+		fk.OnUpdate = o.ReferOpt.String()
+	}
+	return fk, nil
+}
+
+// binaryCollations are the collations lancecat accepts: it stores UTF-8
+// text and compares it byte by byte, which is what these name.
+var binaryCollations = map[string]string{
+	"utf8mb4_bin": "utf8mb4", "utf8mb4_0900_bin": "utf8mb4", "utf8_bin": "utf8", "utf8mb3_bin": "utf8mb3",
+}
+
+// tableOption applies one CREATE TABLE option. A migration's table options
+// are accepted where they say what lancecat does anyway: ENGINE=InnoDB (the
+// MySQL default engine; lancecat's tables are Lance datasets whatever the
+// option says), a UTF-8 character set and a binary UTF-8 collation. Others
+// are refused, naming the option, rather than silently ignored.
+func (c *converter) tableOption(st *CreateTable, opt *ast.TableOption) error {
+	switch opt.Tp {
+	case ast.TableOptionComment:
+		s := opt.StrValue
+		st.Comment = &s
+	case ast.TableOptionEngine:
+		if !strings.EqualFold(opt.StrValue, "InnoDB") {
+			return c.notSupported(c.start(), "ENGINE=%s (lancecat tables are Lance datasets; ENGINE=InnoDB, the MySQL default, is accepted)", opt.StrValue)
+		}
+	case ast.TableOptionCharset:
+		cs := strings.ToLower(opt.StrValue)
+		if cs != "utf8mb4" && cs != "utf8" && cs != "utf8mb3" {
+			return c.notSupported(c.start(), "CHARACTER SET %s (lancecat text is UTF-8: use utf8mb4)", opt.StrValue)
+		}
+		if st.Collation != "" && !strings.HasPrefix(st.Collation, cs+"_") {
+			return c.sc.errAt(c.start(), ErrSyntax, fmt.Sprintf("COLLATION %s is not valid for CHARACTER SET %s", st.Collation, cs))
+		}
+		st.Charset = cs
+	case ast.TableOptionCollate:
+		co := strings.ToLower(opt.StrValue)
+		cs, ok := binaryCollations[co]
+		if !ok {
+			return c.notSupported(c.start(), "COLLATE %s (lancecat compares text byte by byte: use utf8mb4_bin)", opt.StrValue)
+		}
+		if st.Charset != "" && st.Charset != cs {
+			return c.sc.errAt(c.start(), ErrSyntax, fmt.Sprintf("COLLATION %s is not valid for CHARACTER SET %s", co, st.Charset))
+		}
+		st.Collation = co
+	default:
+		return c.notSupported(c.start(), "table option %s (lancecat accepts COMMENT, ENGINE=InnoDB, a UTF-8 CHARSET and a binary UTF-8 COLLATE)", tableOptionName(opt))
+	}
+	return nil
+}
+
+// tableOptionName names a table option as SQL spells it.
+func tableOptionName(opt *ast.TableOption) string {
+	text := restoreTiDB(opt)
+	if strings.HasPrefix(text, "*") {
+		return "option"
+	}
+	name, _, _ := strings.Cut(text, " ")
+	name, _, _ = strings.Cut(name, "=")
+	return name
 }
 
 func constraintName(t ast.ConstraintType) string {
@@ -520,6 +640,31 @@ func (c *converter) convertAlterTable(n *ast.AlterTableStmt) (Statement, error) 
 			st.Actions = append(st.Actions, &DropColumn{IfExists: sp.IfExists, Name: sp.OldColumnName.Name.O})
 		case ast.AlterTableRenameColumn:
 			st.Actions = append(st.Actions, &RenameColumn{From: sp.OldColumnName.Name.O, To: sp.NewColumnName.Name.O})
+		case ast.AlterTableDropPrimaryKey:
+			st.Actions = append(st.Actions, &DropPrimaryKey{})
+		case ast.AlterTableDropForeignKey:
+			st.Actions = append(st.Actions, &DropForeignKey{IfExists: sp.IfExists, Name: sp.Name})
+		case ast.AlterTableAddConstraint:
+			con := sp.Constraint
+			switch {
+			case con != nil && con.Tp == ast.ConstraintPrimaryKey:
+				var cols []string
+				for _, k := range con.Keys {
+					if k.Expr != nil || k.Column == nil || k.Length > 0 {
+						return nil, c.notSupported(specAt(i), "PRIMARY KEY on expressions or column prefixes")
+					}
+					cols = append(cols, k.Column.Name.O)
+				}
+				st.Actions = append(st.Actions, &AddPrimaryKey{Columns: cols})
+			case con != nil && con.Tp == ast.ConstraintForeignKey:
+				fk, err := c.foreignKey(con, nil)
+				if err != nil {
+					return nil, err
+				}
+				st.Actions = append(st.Actions, &AddForeignKey{ForeignKey: fk})
+			default:
+				return nil, c.notSupported(specAt(i), "%s", specKind(i))
+			}
 		case ast.AlterTableRenameTable:
 			return nil, c.notSupported(specAt(i), "RENAME combined with other alterations in one ALTER TABLE")
 		default:

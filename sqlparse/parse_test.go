@@ -372,9 +372,16 @@ func TestDDLErrors(t *testing.T) {
 		{"CREATE TABLE t (a INT NULL NOT NULL)", ErrSyntax, 17, "both NULL and NOT NULL"},
 		{"CREATE TABLE t (a INT, b INT, INDEX (a, b))", ErrNotSupported, 1, "several columns"},
 		{"CREATE TABLE t (a INT, INDEX (b))", ErrSyntax, 1, "index column b is not defined"},
-		{"CREATE TABLE t (a INT, b INT, FOREIGN KEY (a) REFERENCES u (b))", ErrNotSupported, 1, "FOREIGN KEY"},
+		{"CREATE TABLE t (a INT, b INT, FOREIGN KEY (c) REFERENCES u (b))", ErrSyntax, 1, "FOREIGN KEY column c is not defined"},
+		{"CREATE TABLE t (a INT, b INT, FOREIGN KEY (a, b) REFERENCES u (b))", ErrSyntax, 1, "same number of columns"},
 		{"CREATE TABLE t (a INT, KEY (a DESC))", ErrNotSupported, 1, "descending"},
-		{"CREATE TABLE t (a INT) ENGINE=InnoDB", ErrNotSupported, 1, "table options"},
+		{"CREATE TABLE t (a INT) ENGINE=MyISAM", ErrNotSupported, 1, "ENGINE=MyISAM"},
+		{"CREATE TABLE t (a INT) CHARSET latin1", ErrNotSupported, 1, "CHARACTER SET latin1"},
+		{"CREATE TABLE t (a INT) COLLATE utf8mb4_general_ci", ErrNotSupported, 1, "byte by byte"},
+		{"CREATE TABLE t (a INT) CHARSET utf8mb4 COLLATE utf8_bin", ErrSyntax, 1, "not valid for CHARACTER SET utf8mb4"},
+		{"CREATE TABLE t (a INT) ROW_FORMAT=DYNAMIC", ErrNotSupported, 1, "table option ROW_FORMAT"},
+		{"CREATE TABLE t (s VARCHAR(10) CHARACTER SET latin1)", ErrNotSupported, 19, "CHARACTER SET latin1"},
+		{"CREATE TABLE t (s VARCHAR(10) COLLATE utf8mb4_general_ci)", ErrNotSupported, 17, "COLLATE utf8mb4_general_ci for column s"},
 		{"CREATE TABLE t AS SELECT 1", ErrNotSupported, 1, "AS SELECT"},
 		{"CREATE TEMPORARY TABLE t (a INT)", ErrNotSupported, 1, "temporary"},
 		{"ALTER TABLE t MODIFY COLUMN a BIGINT", ErrNotSupported, 15, "ALTER TABLE MODIFY COLUMN"},
@@ -414,6 +421,26 @@ func TestDDLErrors(t *testing.T) {
 			_, err := Parse(tt.sql)
 			wantErr(t, err, tt.kind, 1, tt.col, tt.msg)
 		})
+	}
+}
+
+// TestCreateTableOptions: the table options migrations send that say what
+// lancecat does anyway are accepted (MySQL 8 accepts them all).
+func TestCreateTableOptions(t *testing.T) {
+	for _, q := range []string{
+		"CREATE TABLE t (a INT) CHARSET utf8mb4 COLLATE utf8mb4_bin",
+		"CREATE TABLE t (a INT) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_bin",
+		"CREATE TABLE t (a INT) ENGINE innodb, CHARACTER SET = utf8, COMMENT = 'x'",
+		"CREATE TABLE t (s VARCHAR(10) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin) CHARSET utf8mb4",
+	} {
+		st := parseOne(t, q).(*CreateTable)
+		if st.Charset == "" {
+			t.Errorf("%s: charset not kept", q)
+		}
+	}
+	st := parseOne(t, "CREATE TABLE t (a INT) COLLATE utf8mb4_bin").(*CreateTable)
+	if st.Collation != "utf8mb4_bin" {
+		t.Errorf("collation %q", st.Collation)
 	}
 }
 

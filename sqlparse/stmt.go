@@ -95,6 +95,23 @@ type CreateTable struct {
 	Indexes []IndexDef
 	Comment *string
 	Like    Name
+	// Charset and Collation are the table options as declared (lower
+	// case; "" when absent): a UTF-8 character set and a binary collation.
+	Charset, Collation string
+	// ForeignKeys are the FOREIGN KEY constraints, in source order.
+	ForeignKeys []ForeignKeyDef
+}
+
+// ForeignKeyDef is a FOREIGN KEY constraint as declared. lancecat keeps it
+// as table metadata and does not enforce it.
+type ForeignKeyDef struct {
+	Name       string // "" when the statement gives none
+	Columns    []string
+	RefTable   Name
+	RefColumns []string
+	// OnDelete and OnUpdate are the declared referential actions
+	// (RESTRICT, CASCADE, SET NULL, NO ACTION, SET DEFAULT; "" when absent).
+	OnDelete, OnUpdate string
 }
 
 // DropTable is DROP TABLE [IF EXISTS] t1, t2, ...
@@ -143,9 +160,28 @@ type RenameColumn struct {
 	From, To string
 }
 
-func (*AddColumn) alterAction()    {}
-func (*DropColumn) alterAction()   {}
-func (*RenameColumn) alterAction() {}
+// AddPrimaryKey is ADD PRIMARY KEY (cols): the table's (unenforced) primary key.
+type AddPrimaryKey struct{ Columns []string }
+
+// DropPrimaryKey is DROP PRIMARY KEY.
+type DropPrimaryKey struct{}
+
+// AddForeignKey is ADD [CONSTRAINT name] FOREIGN KEY ... REFERENCES ...
+type AddForeignKey struct{ ForeignKey ForeignKeyDef }
+
+// DropForeignKey is DROP FOREIGN KEY name.
+type DropForeignKey struct {
+	IfExists bool
+	Name     string
+}
+
+func (*AddColumn) alterAction()      {}
+func (*DropColumn) alterAction()     {}
+func (*RenameColumn) alterAction()   {}
+func (*AddPrimaryKey) alterAction()  {}
+func (*DropPrimaryKey) alterAction() {}
+func (*AddForeignKey) alterAction()  {}
+func (*DropForeignKey) alterAction() {}
 
 // Filter is the optional LIKE 'pattern' or WHERE expr of a SHOW statement. At most one of Like and
 // Where is set.

@@ -248,6 +248,50 @@ func TestNestedRoundTrip(t *testing.T) {
 	}
 }
 
+// TestAppendRoundsFractionalSeconds: a time with more fractional digits
+// than DATETIME(p) / TIMESTAMP(p) / TIME(p) keeps is rounded half up, as
+// MySQL 8 stores it (MariaDB truncates unless sql_mode has
+// TIME_ROUND_FRACTIONAL); clients send time.Now() with nanoseconds.
+func TestAppendRoundsFractionalSeconds(t *testing.T) {
+	base := time.Date(2024, 1, 1, 23, 59, 59, 0, time.UTC)
+	tests := []struct {
+		unit arrow.TimeUnit
+		v    any
+		want time.Time
+	}{
+		{arrow.Second, base.Add(499999999), base},
+		{arrow.Second, base.Add(500000000), base.Add(time.Second)}, // carries into the next day
+		{arrow.Millisecond, base.Add(123456789), base.Add(123 * time.Millisecond)},
+		{arrow.Millisecond, base.Add(123500000), base.Add(124 * time.Millisecond)},
+		{arrow.Microsecond, base.Add(123456789), base.Add(123457 * time.Microsecond)},
+		{arrow.Microsecond, "2024-01-01 23:59:59.1234564", base.Add(123456 * time.Microsecond)},
+		{arrow.Nanosecond, base.Add(123456789), base.Add(123456789)},
+	}
+	for _, tt := range tests {
+		dt := &arrow.TimestampType{Unit: tt.unit}
+		b := array.NewTimestampBuilder(memory.DefaultAllocator, dt)
+		if err := Append(b, arrow.Field{Name: "c", Type: dt, Nullable: true}, tt.v); err != nil {
+			t.Fatalf("Append(%s, %v): %v", dt, tt.v, err)
+		}
+		arr := b.NewTimestampArray()
+		if got := arr.Value(0).ToTime(tt.unit); !got.Equal(tt.want) {
+			t.Errorf("Append(%s, %v) stored %v, want %v", dt, tt.v, got, tt.want)
+		}
+		arr.Release()
+		b.Release()
+	}
+	b := array.NewTime64Builder(memory.DefaultAllocator, arrow.FixedWidthTypes.Time64us.(*arrow.Time64Type))
+	defer b.Release()
+	if err := Append(b, arrow.Field{Name: "c", Type: arrow.FixedWidthTypes.Time64us, Nullable: true}, "12:00:00.0000005"); err != nil {
+		t.Fatal(err)
+	}
+	arr := b.NewTime64Array()
+	defer arr.Release()
+	if got := arr.Value(0); got != arrow.Time64(12*3600*1000000+1) {
+		t.Errorf("TIME(6) '12:00:00.0000005' stored %d us", got)
+	}
+}
+
 // TestAppendRefuses: values that do not fit are errors, never rounded.
 func TestAppendRefuses(t *testing.T) {
 	tests := []struct {
@@ -259,8 +303,6 @@ func TestAppendRefuses(t *testing.T) {
 		{&arrow.Decimal128Type{Precision: 5, Scale: 2}, "1.234"},
 		{&arrow.Decimal128Type{Precision: 5, Scale: 2}, "1234.5"},
 		{&arrow.Decimal128Type{Precision: 5, Scale: 2}, 1.5},
-		{&arrow.TimestampType{Unit: arrow.Millisecond}, "2024-01-01 00:00:00.0001"},
-		{arrow.FixedWidthTypes.Time64us, "12:00:00.0000001"},
 		{arrow.FixedWidthTypes.Date32, "2024-01-01 10:00:00"},
 		{arrow.FixedSizeListOf(2, arrow.PrimitiveTypes.Float32), "[1,2,3]"},
 		{arrow.FixedSizeListOf(2, arrow.PrimitiveTypes.Float32), "[1,1e39]"},

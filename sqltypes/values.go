@@ -408,7 +408,11 @@ func Append(fb array.Builder, f arrow.Field, v any) error {
 		if !ok {
 			return mismatch("a date/time 'YYYY-MM-DD HH:MM:SS[.fraction]'")
 		}
+		// More fractional digits than the column keeps round half up, as
+		// MySQL rounds a value stored into DATETIME(p) / TIMESTAMP(p)
+		// (clients send time.Now() with nanoseconds).
 		unit := f.Type.(*arrow.TimestampType).Unit
+		t = t.Round(unit.Multiplier())
 		ts, err := arrow.TimestampFromTime(t, unit)
 		if err != nil {
 			return err
@@ -424,10 +428,12 @@ func Append(fb array.Builder, f arrow.Field, v any) error {
 			return mismatch("a time 'HH:MM:SS[.fraction]'")
 		}
 		if f.Type.(*arrow.Time64Type).Unit == arrow.Microsecond {
-			if nanos%1000 != 0 {
-				return tooPrecise()
+			// Rounded half up (away from zero), as MySQL rounds TIME(p).
+			if nanos >= 0 {
+				nanos = (nanos + 500) / 1000
+			} else {
+				nanos = (nanos - 500) / 1000
 			}
-			nanos /= 1000
 		}
 		b.Append(arrow.Time64(nanos))
 	case *array.FixedSizeListBuilder:

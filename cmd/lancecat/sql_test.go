@@ -39,9 +39,10 @@ OK
 
 SCHEMA_NAME | SCHEMA_COMMENT
 ------------+----------------
+$root       | NULL
 a           | first, "quoted"
 b           | NULL
-(2 rows)
+(3 rows)
 
 big                 | neg | n    | f   | e | s
 --------------------+-----+------+-----+---+----
@@ -55,6 +56,7 @@ note  | TEXT   | YES  |     | NULL    |
 (2 rows)
 `,
 	"csv": `SCHEMA_NAME,SCHEMA_COMMENT
+$root,
 a,"first, ""quoted"""
 b,
 big,neg,n,f,e,s
@@ -63,7 +65,8 @@ Field,Type,Null,Key,Default,Extra
 id,BIGINT,NO,PRI,,""
 note,TEXT,YES,"",,""
 `,
-	"jsonl": `{"SCHEMA_NAME":"a","SCHEMA_COMMENT":"first, \"quoted\""}
+	"jsonl": `{"SCHEMA_NAME":"$root","SCHEMA_COMMENT":null}
+{"SCHEMA_NAME":"a","SCHEMA_COMMENT":"first, \"quoted\""}
 {"SCHEMA_NAME":"b","SCHEMA_COMMENT":null}
 {"big":9223372036854775807,"neg":-42,"n":null,"f":"2.5","e":"","s":"x y"}
 {"Field":"id","Type":"BIGINT","Null":"NO","Key":"PRI","Default":null,"Extra":""}
@@ -227,7 +230,7 @@ func TestSQLDefaultURI(t *testing.T) {
 	data := filepath.Join(dir, "lancecat-data")
 	code, out, stderr := runSQLCLI("", "--format", "csv", "-c", "SHOW SCHEMAS; SHOW TABLES; SELECT * FROM information_schema.tables")
 	if code != 0 || stderr != "" || out != "Database\nTables\n"+
-		"TABLE_CATALOG,TABLE_SCHEMA,TABLE_NAME,TABLE_TYPE,ENGINE,TABLE_ROWS,LANCE_VERSION,LOCATION,DECLARED,TABLE_COMMENT,PROPERTIES\n" {
+		"TABLE_CATALOG,TABLE_SCHEMA,TABLE_NAME,TABLE_TYPE,ENGINE,TABLE_ROWS,AUTO_INCREMENT,TABLE_COLLATION,CREATE_OPTIONS,LANCE_VERSION,LOCATION,DECLARED,TABLE_COMMENT,PROPERTIES\n" {
 		t.Fatalf("read: exit %d, stderr %q, out %q", code, stderr, out)
 	}
 	if _, err := os.Stat(data); !errors.Is(err, os.ErrNotExist) {

@@ -47,3 +47,30 @@ func (d *Dataset) UpdateTableMetadataFunc(ctx context.Context, change func(curre
 	}}
 	return commit(ctx, d.store, d.dir, d.loc.Scheme, d.manifest, req)
 }
+
+// FieldMetadataChange sets and removes keys of one field's metadata.
+type FieldMetadataChange struct {
+	Set    map[string]string
+	Remove []string
+}
+
+// UpdateFieldsMetadata changes the metadata of several fields, by field id,
+// in one UpdateConfig commit (so a change that spans fields, such as moving
+// the primary key, lands whole or not at all).
+func (d *Dataset) UpdateFieldsMetadata(ctx context.Context, changes map[int32]FieldMetadataChange) (*Dataset, error) {
+	req := commitRequest{op: "UpdateConfig", build: func(ctx context.Context, base *Manifest, stage func(string)) (*Manifest, *tablepb.Transaction, error) {
+		next := nextFrom(base)
+		uc := &tablepb.Transaction_UpdateConfig{FieldMetadataUpdates: map[int32]*tablepb.Transaction_UpdateMap{}}
+		for id, ch := range changes {
+			f := next.Schema.FieldByID(id)
+			if f == nil {
+				return nil, nil, fmt.Errorf("%w: no field with id %d", ErrInvalidArgument, id)
+			}
+			u := &mapUpdate{set: ch.Set, remove: ch.Remove}
+			f.Metadata = u.apply(f.Metadata)
+			uc.FieldMetadataUpdates[id] = u.proto()
+		}
+		return next, &tablepb.Transaction{Operation: &tablepb.Transaction_UpdateConfig_{UpdateConfig: uc}}, nil
+	}}
+	return commit(ctx, d.store, d.dir, d.loc.Scheme, d.manifest, req)
+}

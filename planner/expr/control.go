@@ -22,6 +22,10 @@ const (
 	SimpleCase   = sqlparse.FuncCaseSimple
 )
 
+// ServerVersion is what VERSION() and @@version answer: a MySQL 8 version
+// (clients parse one out of it) marked as lancecat's.
+const ServerVersion = "8.0.36-lancecat"
+
 func init() {
 	register(
 		&Func{Name: SearchedCase, MinArgs: 2, MaxArgs: -1, Result: func(a []Arg) Kind { return unionKind(caseResults(a, false)) }, Lazy: evalSearchedCase},
@@ -47,7 +51,7 @@ func init() {
 			}
 			return a[0], nil
 		}},
-		&Func{Name: "VERSION", MinArgs: 0, MaxArgs: 0, Result: resultString, Eval: func(*Call, []any) (any, error) { return "lancecat", nil }},
+		&Func{Name: "VERSION", MinArgs: 0, MaxArgs: 0, Result: resultString, Eval: func(*Call, []any) (any, error) { return ServerVersion, nil }},
 		&Func{Name: "DATABASE", Aliases: []string{"SCHEMA", "CURRENT_SCHEMA"}, MinArgs: 0, MaxArgs: 0, Result: resultString, NeedsStatement: true,
 			Eval: func(c *Call, _ []any) (any, error) {
 				if c.Stmt == nil || c.Stmt.Database == "" {
