@@ -285,6 +285,12 @@ func StatementKind(st sqlparse.Statement) string {
 		return "EXPLAIN"
 	case *sqlparse.Unsupported:
 		return n.Kind
+	case *sqlparse.ShowVersions:
+		return "SHOW VERSIONS"
+	case *sqlparse.TruncateTable:
+		return "TRUNCATE TABLE"
+	case *sqlparse.OptimizeTable:
+		return "OPTIMIZE TABLE"
 	}
 	return fmt.Sprintf("%T", st)
 }
@@ -304,12 +310,16 @@ func modeOf(st sqlparse.Statement) txMode {
 			return txJoin
 		case "vacuum_catalog":
 			return txRefuse
+		case "restore_table", "create_tag", "update_tag", "delete_tag", "vacuum_table":
+			return txImmediate // table dataset commits, as row changes
 		}
 		return txRead // unknown procedures fail as unsupported anyway
 	case *sqlparse.Begin, *sqlparse.Commit, *sqlparse.Rollback:
 		return txControl
 	case *sqlparse.Insert, *sqlparse.Delete, *sqlparse.Update:
 		return txImmediate // row changes commit to the table dataset, not to `__manifest`
+	case *sqlparse.TruncateTable, *sqlparse.OptimizeTable:
+		return txImmediate
 	}
 	return txRead
 }
@@ -427,6 +437,12 @@ func (s *Session) Exec(ctx context.Context, st sqlparse.Statement) (*Result, err
 		return s.updateRows(ctx, n)
 	case *sqlparse.Unsupported:
 		return nil, errorf(catalog.CodeUnsupported, "not supported: %s", n.Kind)
+	case *sqlparse.ShowVersions:
+		return s.showVersions(ctx, n)
+	case *sqlparse.TruncateTable:
+		return s.truncateTable(ctx, n)
+	case *sqlparse.OptimizeTable:
+		return s.optimizeTables(ctx, n)
 	}
 	return nil, errorf(catalog.CodeUnsupported, "not supported: %s", StatementKind(st))
 }

@@ -222,10 +222,17 @@ func (c *converter) fromItem(n ast.ResultSetNode) (FromItem, error) {
 		}
 		switch src := x.Source.(type) {
 		case *ast.TableName:
-			if src.AsOf != nil || len(src.PartitionNames) > 0 || src.TableSample != nil {
-				return nil, c.notSupported(c.start(), "AS OF, PARTITION and TABLESAMPLE")
+			if len(src.PartitionNames) > 0 || src.TableSample != nil {
+				return nil, c.notSupported(c.start(), "PARTITION and TABLESAMPLE")
 			}
 			ts.Table = c.names.Table(src)
+			if src.AsOf != nil {
+				e, err := c.expr(src.AsOf.TsExpr)
+				if err != nil {
+					return nil, err
+				}
+				ts.AsOf = e
+			}
 		case *ast.SelectStmt, *ast.SetOprStmt:
 			q, err := c.resultSet(src, stmtBase{pos: c.base.pos})
 			if err != nil {

@@ -86,6 +86,10 @@ type TableSource struct {
 	Subquery *Select
 	Alias    string
 	Pos      Pos
+	// AsOf is the instant of AS OF TIMESTAMP <expr> (time travel: the table
+	// version current then), nil without it. The planner also takes the
+	// functions table_version(n) and table_tag('name') here.
+	AsOf Expr
 }
 
 // JoinKind is the kind of a join.
