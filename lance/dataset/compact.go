@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/lancecat/lancecat/lance/internal/pb/tablepb"
 )
@@ -311,6 +312,10 @@ func (s *StagedCompaction) Commit(ctx context.Context, rebuilt map[string]*Index
 					return nil, nil, invalidf("index uuid %q / %q", ix.UUID, nix.UUID)
 				}
 				ri := &tablepb.Transaction_Rewrite_RewrittenIndex{OldId: &tablepb.UUID{Uuid: oldID[:]}, NewId: &tablepb.UUID{Uuid: newID[:]}}
+				if nix.DetailsTypeURL != "" {
+					// Lance requires the details of a rewritten index.
+					ri.NewIndexDetails = &anypb.Any{TypeUrl: nix.DetailsTypeURL, Value: slices.Clone(nix.Details)}
+				}
 				if nix.IndexVersion != nil {
 					ri.NewIndexVersion = uint32(*nix.IndexVersion)
 				}

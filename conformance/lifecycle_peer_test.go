@@ -1,0 +1,378 @@
+package conformance
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lancecat/lancecat/conformance/peer"
+	"github.com/lancecat/lancecat/driver"
+)
+
+// This file tests table versions and lifecycle (issue 18) both ways with the peer: lancecat's
+// versions, tags, restored, optimized and truncated tables read in the peer, and the peer's
+// versions, tags, restores and optimizes read in lancecat.
+
+type peerStep map[string]any
+
+type peerStepResult struct {
+	OK    json.RawMessage `json:"ok"`
+	Error string          `json:"error"`
+}
+
+// lifecyclePeer runs steps of testdata/lifecycle_peer.mjs on table ns.name of the catalog at root.
+func lifecyclePeer(ctx context.Context, t *testing.T, root string, ns []string, name string, steps ...peerStep) []peerStepResult {
+	t.Helper()
+	args, err := json.Marshal(map[string]any{"uri": root, "namespace": ns, "name": name, "steps": steps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := peer.Run(ctx, t, "../testdata/lifecycle_peer.mjs", string(args))
+	if err != nil {
+		t.Fatalf("peer: %v\n%s", err, stdout)
+	}
+	var out struct {
+		Results []peerStepResult `json:"results"`
+	}
+	if err := json.Unmarshal(stdout, &out); err != nil {
+		t.Fatalf("peer output %q: %v", stdout, err)
+	}
+	if len(out.Results) != len(steps) {
+		t.Fatalf("peer ran %d of %d steps: %s", len(out.Results), len(steps), stdout)
+	}
+	return out.Results
+}
+
+func stepOK(t *testing.T, r peerStepResult, what string, into any) {
+	t.Helper()
+	if r.Error != "" {
+		t.Fatalf("peer %s: %s", what, r.Error)
+	}
+	if into != nil {
+		if err := json.Unmarshal(r.OK, into); err != nil {
+			t.Fatalf("peer %s: %s: %v", what, r.OK, err)
+		}
+	}
+}
+
+type peerIDs struct {
+	Version int64   `json:"version"`
+	IDs     []int64 `json:"ids"`
+}
+
+func sqlIDs(ctx context.Context, t *testing.T, db *sql.DB, query string, args ...any) []int64 {
+	t.Helper()
+	rows, err := db.QueryContext(ctx, query, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	defer rows.Close()
+	out := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, id)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+func mustExec(ctx context.Context, t *testing.T, db *sql.DB, stmts ...string) {
+	t.Helper()
+	for _, s := range stmts {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+}
+
+func sqlVersions(ctx context.Context, t *testing.T, db *sql.DB, table string) (versions []int64, ops []string) {
+	t.Helper()
+	rows, err := db.QueryContext(ctx, "SHOW VERSIONS FROM "+table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var v, n int64
+		var ts time.Time
+		var op string
+		var tags sql.NullString
+		if err := rows.Scan(&v, &ts, &op, &n, &tags); err != nil {
+			t.Fatal(err)
+		}
+		versions = append(versions, v)
+		ops = append(ops, op)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return versions, ops
+}
+
+// TestLifecyclePeerReadsLancecat: the peer lists lancecat's versions and tags, checks out a tag
+// lancecat created and a version by number, reads an OPTIMIZEd table (every index covering every
+// row), a restored one and a truncated one (its index kept); tags the peer creates are read by
+// lancecat's AS OF and table_tags; vacuum_table keeps the tagged and the latest version only,
+// and a vacuumed version is TableVersionNotFound in lancecat while the peer still reads the
+// tagged one.
+func TestLifecyclePeerReadsLancecat(t *testing.T) {
+	peer.Require(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	root := t.TempDir()
+	db, err := sql.Open("lancecat", root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	mustExec(ctx, t, db,
+		"CREATE SCHEMA s",
+		"CREATE TABLE s.t (id BIGINT NOT NULL, name VARCHAR(10), PRIMARY KEY (id))",
+		"INSERT INTO s.t VALUES (1,'a'),(2,'b')", // v2
+		"CREATE INDEX id_idx ON s.t (id)",        // v3
+		"INSERT INTO s.t VALUES (3,'c')",         // v4
+		"CALL create_tag('s.t', 'gold')",         // -> v4
+		"DELETE FROM s.t WHERE id = 2",           // v5
+		"INSERT INTO s.t VALUES (4,'d')",         // v6
+		"OPTIMIZE TABLE s.t",
+	)
+	versions, ops := sqlVersions(ctx, t, db, "s.t")
+	if want := []string{"Overwrite", "Append", "CreateIndex", "Append", "Delete", "Append", "ReserveFragments", "Rewrite"}; !reflect.DeepEqual(ops, want) {
+		t.Fatalf("SHOW VERSIONS operations %v, want %v", ops, want)
+	}
+	latest := versions[len(versions)-1]
+	if got := sqlIDs(ctx, t, db, "SELECT id FROM s.t WHERE id >= 1"); !reflect.DeepEqual(got, []int64{1, 3, 4}) {
+		t.Fatalf("lancecat after OPTIMIZE: %v", got)
+	}
+
+	r := lifecyclePeer(ctx, t, root, []string{"s"}, "t",
+		peerStep{"op": "versions"},
+		peerStep{"op": "tags"},
+		peerStep{"op": "indices"},
+		peerStep{"op": "rows", "where": "id = 4"},
+		peerStep{"op": "checkout", "ref": "gold"},
+		peerStep{"op": "checkout", "ref": 2},
+		peerStep{"op": "latest"},
+		peerStep{"op": "createTag", "tag": "silver", "version": 2},
+		peerStep{"op": "add", "rows": []map[string]any{{"id": 5, "name": "e"}}},
+	)
+	var pv []struct {
+		Version int64 `json:"version"`
+	}
+	stepOK(t, r[0], "versions", &pv)
+	if len(pv) != len(versions) || pv[len(pv)-1].Version != latest {
+		t.Fatalf("peer lists versions %v, lancecat %v", pv, versions)
+	}
+	var tags map[string]int64
+	stepOK(t, r[1], "tags", &tags)
+	if !reflect.DeepEqual(tags, map[string]int64{"gold": 4}) {
+		t.Fatalf("peer tags %v", tags)
+	}
+	var ixs []struct {
+		Name          string `json:"name"`
+		IndexedRows   int64  `json:"indexedRows"`
+		UnindexedRows int64  `json:"unindexedRows"`
+	}
+	stepOK(t, r[2], "indices", &ixs)
+	if len(ixs) != 1 || ixs[0].Name != "id_idx" || ixs[0].IndexedRows != 3 || ixs[0].UnindexedRows != 0 {
+		t.Fatalf("peer index stats after OPTIMIZE: %+v (want id_idx covering all 3 rows)", ixs)
+	}
+	for i, want := range []peerIDs{{latest, []int64{4}}, {4, []int64{1, 2, 3}}, {2, []int64{1, 2}}, {latest, []int64{1, 3, 4}}} {
+		var got peerIDs
+		stepOK(t, r[3+i], "read", &got)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("peer read %d: %+v, want %+v", i, got, want)
+		}
+	}
+	stepOK(t, r[7], "createTag", nil)
+	stepOK(t, r[8], "add", nil)
+
+	// lancecat reads the peer's tag and append, by tag, number and instant.
+	if got := sqlIDs(ctx, t, db, "SELECT id FROM s.t AS OF TIMESTAMP table_tag('silver')"); !reflect.DeepEqual(got, []int64{1, 2}) {
+		t.Fatalf("AS OF the peer's tag: %v", got)
+	}
+	if got := sqlIDs(ctx, t, db, "SELECT id FROM s.t AS OF TIMESTAMP table_version(4)"); !reflect.DeepEqual(got, []int64{1, 2, 3}) {
+		t.Fatalf("AS OF version 4: %v", got)
+	}
+	if got := sqlIDs(ctx, t, db, "SELECT id FROM s.t"); !reflect.DeepEqual(got, []int64{1, 3, 4, 5}) {
+		t.Fatalf("latest after the peer's add: %v", got)
+	}
+	var ts time.Time
+	if err := db.QueryRowContext(ctx, "SELECT TIMESTAMP FROM information_schema.table_versions WHERE TABLE_SCHEMA = 's' AND TABLE_NAME = 't' AND VERSION = 5").Scan(&ts); err != nil {
+		t.Fatal(err)
+	}
+	if got := sqlIDs(ctx, t, db, "SELECT id FROM s.t AS OF TIMESTAMP ?", ts.Format("2006-01-02 15:04:05.999999999")); !reflect.DeepEqual(got, []int64{1, 3}) {
+		t.Fatalf("AS OF TIMESTAMP of version 5: %v", got)
+	}
+	var tagRows int
+	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.table_tags WHERE TABLE_SCHEMA = 's'").Scan(&tagRows); err != nil || tagRows != 2 {
+		t.Fatalf("table_tags: %d rows, %v", tagRows, err)
+	}
+
+	// update_tag / delete_tag show in the peer.
+	mustExec(ctx, t, db, "CALL update_tag('s.t', 'silver', 5)", "CALL delete_tag('s.t', 'gold')")
+	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.table_tags WHERE TABLE_SCHEMA = 's'").Scan(&tagRows); err != nil || tagRows != 1 {
+		t.Fatalf("table_tags after delete_tag: %d rows, %v", tagRows, err)
+	}
+	r = lifecyclePeer(ctx, t, root, []string{"s"}, "t", peerStep{"op": "tags"})
+	tags = nil
+	stepOK(t, r[0], "tags", &tags)
+	if !reflect.DeepEqual(tags, map[string]int64{"silver": 5}) {
+		t.Fatalf("peer tags after update/delete: %v", tags)
+	}
+
+	// Restore the peer sees; then TRUNCATE keeping the index; the peer appends and its
+	// filter reads through the kept index.
+	mustExec(ctx, t, db, "CALL restore_table('s.t', 'silver')")
+	r = lifecyclePeer(ctx, t, root, []string{"s"}, "t", peerStep{"op": "rows"})
+	var got peerIDs
+	stepOK(t, r[0], "rows", &got)
+	if !reflect.DeepEqual(got.IDs, []int64{1, 3}) {
+		t.Fatalf("peer after restore_table to version 5: %+v", got)
+	}
+	mustExec(ctx, t, db, "TRUNCATE TABLE s.t")
+	r = lifecyclePeer(ctx, t, root, []string{"s"}, "t",
+		peerStep{"op": "rows"}, peerStep{"op": "indices"},
+		peerStep{"op": "add", "rows": []map[string]any{{"id": 9, "name": "z"}}}, peerStep{"op": "rows", "where": "id = 9"})
+	stepOK(t, r[0], "rows", &got)
+	if len(got.IDs) != 0 {
+		t.Fatalf("peer after TRUNCATE: %+v", got)
+	}
+	stepOK(t, r[1], "indices", &ixs)
+	if len(ixs) != 1 || ixs[0].Name != "id_idx" {
+		t.Fatalf("peer indices after TRUNCATE: %+v", ixs)
+	}
+	stepOK(t, r[3], "rows", &got)
+	if !reflect.DeepEqual(got.IDs, []int64{9}) {
+		t.Fatalf("peer after TRUNCATE and add: %+v", got)
+	}
+	if got := sqlIDs(ctx, t, db, "SELECT id FROM s.t WHERE id = 9"); !reflect.DeepEqual(got, []int64{9}) {
+		t.Fatalf("lancecat after TRUNCATE and the peer's add: %v", got)
+	}
+
+	// vacuum_table keeps the latest and the tagged version (5).
+	var removed, files, bytes, oldest int64
+	if err := db.QueryRowContext(ctx, "CALL vacuum_table('s.t', '0s')").Scan(&removed, &files, &bytes, &oldest); err != nil {
+		t.Fatal(err)
+	}
+	versions, _ = sqlVersions(ctx, t, db, "s.t")
+	if len(versions) != 2 || versions[0] != 5 || removed == 0 {
+		t.Fatalf("after vacuum_table: versions %v, %d removed", versions, removed)
+	}
+	_, err = db.QueryContext(ctx, "SELECT id FROM s.t AS OF TIMESTAMP table_version(3)")
+	if !errors.Is(err, driver.ErrTableVersionNotFound) || !strings.Contains(err.Error(), "vacuum") {
+		t.Fatalf("AS OF a vacuumed version: %v, want TableVersionNotFound naming vacuum", err)
+	}
+	if got := sqlIDs(ctx, t, db, "SELECT id FROM s.t AS OF TIMESTAMP table_tag('silver')"); !reflect.DeepEqual(got, []int64{1, 3}) {
+		t.Fatalf("tagged version after vacuum: %v", got)
+	}
+	r = lifecyclePeer(ctx, t, root, []string{"s"}, "t", peerStep{"op": "versions"}, peerStep{"op": "checkout", "ref": "silver"}, peerStep{"op": "latest"})
+	stepOK(t, r[0], "versions", &pv)
+	if len(pv) != 2 {
+		t.Fatalf("peer versions after vacuum: %v", pv)
+	}
+	stepOK(t, r[1], "checkout silver", &got)
+	if !reflect.DeepEqual(got.IDs, []int64{1, 3}) {
+		t.Fatalf("peer checkout of the tagged version after vacuum: %+v", got)
+	}
+	stepOK(t, r[2], "latest", &got)
+	if !reflect.DeepEqual(got.IDs, []int64{9}) {
+		t.Fatalf("peer latest after vacuum: %+v", got)
+	}
+}
+
+// TestLifecycleLancecatReadsPeer: lancecat's SHOW VERSIONS names the operations of the peer's
+// versions (its merge_insert, optimize and restore), its AS OF reads the peer's tags and
+// versions, restore_table restores a peer version the peer reads, and a version the peer's
+// cleanup removed is TableVersionNotFound.
+func TestLifecycleLancecatReadsPeer(t *testing.T) {
+	peer.Require(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	root := t.TempDir()
+	db, err := sql.Open("lancecat", root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	mustExec(ctx, t, db, "CREATE TABLE t (id BIGINT NOT NULL, name VARCHAR(10))", "INSERT INTO t VALUES (1,'a'),(2,'b')", "CREATE INDEX id_idx ON t (id)")
+	r := lifecyclePeer(ctx, t, root, nil, "t",
+		peerStep{"op": "add", "rows": []map[string]any{{"id": 3, "name": "c"}}},                                 // v4
+		peerStep{"op": "createTag", "tag": "gold", "version": 4},                                                //
+		peerStep{"op": "delete", "where": "id = 1"},                                                             // v5
+		peerStep{"op": "mergeInsert", "rows": []map[string]any{{"id": 2, "name": "B"}, {"id": 7, "name": "g"}}}, // v6
+		peerStep{"op": "optimize"},
+	)
+	for i, s := range r {
+		stepOK(t, s, "step", nil)
+		_ = i
+	}
+	_, ops := sqlVersions(ctx, t, db, "t")
+	if len(ops) < 8 || ops[3] != "Append" || ops[4] != "Delete" || ops[5] != "Update" || !containsAll(ops[6:], "Rewrite", "CreateIndex") {
+		t.Fatalf("lancecat's SHOW VERSIONS of the peer's history: %v", ops)
+	}
+	if got := sqlIDs(ctx, t, db, "SELECT id FROM t AS OF TIMESTAMP table_tag('gold')"); !reflect.DeepEqual(got, []int64{1, 2, 3}) {
+		t.Fatalf("AS OF the peer's tag: %v", got)
+	}
+	if got := sqlIDs(ctx, t, db, "SELECT id FROM t WHERE id IN (2, 7)"); !reflect.DeepEqual(got, []int64{2, 7}) {
+		t.Fatalf("lancecat after the peer's merge_insert and optimize: %v", got)
+	}
+	var name string
+	if err := db.QueryRowContext(ctx, "SELECT name FROM t WHERE id = 2").Scan(&name); err != nil || name != "B" {
+		t.Fatalf("row 2 after the peer's merge_insert: %q, %v", name, err)
+	}
+	// lancecat restores a peer version; the peer reads it.
+	mustExec(ctx, t, db, "CALL restore_table('t', 5)")
+	// The peer's cleanup refuses while an old version is tagged (Lance's
+	// error_if_tagged_old_versions); lancecat's vacuum_table skips it instead.
+	r = lifecyclePeer(ctx, t, root, nil, "t", peerStep{"op": "rows"}, peerStep{"op": "optimize", "cleanup": true},
+		peerStep{"op": "deleteTag", "tag": "gold"}, peerStep{"op": "optimize", "cleanup": true})
+	var got peerIDs
+	stepOK(t, r[0], "rows", &got)
+	if !reflect.DeepEqual(got.IDs, []int64{2, 3}) {
+		t.Fatalf("peer after lancecat's restore of version 5: %+v", got)
+	}
+	if r[1].Error == "" || !strings.Contains(r[1].Error, "tagged") {
+		t.Fatalf("peer cleanup with a tagged old version: %+v", r[1])
+	}
+	stepOK(t, r[2], "deleteTag", nil)
+	stepOK(t, r[3], "optimize with cleanup", nil)
+	_, err = db.QueryContext(ctx, "SELECT id FROM t AS OF TIMESTAMP table_version(5)")
+	if !errors.Is(err, driver.ErrTableVersionNotFound) || !strings.Contains(err.Error(), "vacuum") {
+		t.Fatalf("AS OF a version the peer's cleanup removed: %v", err)
+	}
+	_, err = db.QueryContext(ctx, "SELECT id FROM t AS OF TIMESTAMP table_tag('gold')")
+	if !errors.Is(err, driver.ErrTableTagNotFound) {
+		t.Fatalf("AS OF a tag the peer deleted: %v", err)
+	}
+	if got := sqlIDs(ctx, t, db, "SELECT id FROM t"); !reflect.DeepEqual(got, []int64{2, 3}) {
+		t.Fatalf("lancecat after the peer's cleanup: %v", got)
+	}
+}
+
+func containsAll(have []string, want ...string) bool {
+	for _, w := range want {
+		found := false
+		for _, h := range have {
+			found = found || h == w
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
