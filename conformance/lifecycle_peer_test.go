@@ -376,3 +376,109 @@ func containsAll(have []string, want ...string) bool {
 	}
 	return true
 }
+
+// TestUpsertPeerAndRaces: INSERT ... ON DUPLICATE KEY UPDATE, REPLACE and INSERT IGNORE report
+// MySQL's affected rows (1 insert, 2 update, 0 unchanged) and commit one version each, which the
+// peer reads; lancecat's upserts see the peer's merge_insert; four connections racing upserts of
+// one key while the peer appends other keys lose no increment and duplicate no key.
+func TestUpsertPeerAndRaces(t *testing.T) {
+	peer.Require(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	root := t.TempDir()
+	db, err := sql.Open("lancecat", root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	mustExec(ctx, t, db, "CREATE TABLE t (id BIGINT NOT NULL, name VARCHAR(10), n BIGINT, PRIMARY KEY (id))", "INSERT INTO t VALUES (1,'a',1),(2,'b',1)")
+	affected := func(q string) int64 {
+		t.Helper()
+		res, err := db.ExecContext(ctx, q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		n, _ := res.RowsAffected()
+		return n
+	}
+	before, _ := sqlVersions(ctx, t, db, "t")
+	for _, c := range []struct {
+		q    string
+		want int64
+	}{
+		{"INSERT INTO t VALUES (1,'A',5),(3,'c',1) ON DUPLICATE KEY UPDATE name = VALUES(name), n = n + VALUES(n)", 3},
+		{"INSERT INTO t VALUES (2,'b',1) ON DUPLICATE KEY UPDATE name = VALUES(name)", 0},
+		{"REPLACE INTO t VALUES (2,'B',9)", 2},
+		{"INSERT IGNORE INTO t VALUES (2,'x',0),(4,'d',4)", 1},
+	} {
+		if got := affected(c.q); got != c.want {
+			t.Fatalf("%s: %d rows affected, MySQL says %d", c.q, got, c.want)
+		}
+	}
+	after, ops := sqlVersions(ctx, t, db, "t")
+	if len(after)-len(before) != 3 || ops[len(ops)-3] != "Update" || ops[len(ops)-2] != "Update" || ops[len(ops)-1] != "Append" {
+		t.Fatalf("upserts wrote versions %v (%v); want one Update, Update, Append (the unchanged one writes none)", after[len(before):], ops[len(before):])
+	}
+	r := lifecyclePeer(ctx, t, root, nil, "t", peerStep{"op": "rows"}, peerStep{"op": "rows", "where": "name = 'A' AND n = 6"},
+		peerStep{"op": "mergeInsert", "rows": []map[string]any{{"id": 4, "name": "D"}, {"id": 5, "name": "e"}}})
+	var got peerIDs
+	stepOK(t, r[0], "rows", &got)
+	if !reflect.DeepEqual(got.IDs, []int64{1, 2, 3, 4}) {
+		t.Fatalf("peer reads lancecat's upserts: %+v", got)
+	}
+	stepOK(t, r[1], "rows", &got)
+	if !reflect.DeepEqual(got.IDs, []int64{1}) {
+		t.Fatalf("peer reads the updated row: %+v", got)
+	}
+	stepOK(t, r[2], "mergeInsert", nil)
+	if n := affected("INSERT INTO t (id, name) VALUES (5,'E') ON DUPLICATE KEY UPDATE name = VALUES(name)"); n != 2 {
+		t.Fatalf("upsert of the peer's merge_insert row: %d affected", n)
+	}
+	var name string
+	if err := db.QueryRowContext(ctx, "SELECT name FROM t WHERE id = 4").Scan(&name); err != nil || name != "D" {
+		t.Fatalf("the peer's merge_insert update: %q %v", name, err)
+	}
+
+	// Races: 4 connections x 5 increments of key 100 while the peer appends keys 1000+.
+	const workers, rounds = 4, 5
+	errs := make(chan error, workers+1)
+	for w := 0; w < workers; w++ {
+		go func() {
+			for i := 0; i < rounds; i++ {
+				if _, err := db.ExecContext(ctx, "INSERT INTO t VALUES (100, 'race', 1) ON DUPLICATE KEY UPDATE n = n + 1"); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	go func() {
+		var steps []peerStep
+		for i := 0; i < 5; i++ {
+			steps = append(steps, peerStep{"op": "add", "rows": []map[string]any{{"id": 1000 + i, "name": "p"}}})
+		}
+		for _, s := range lifecyclePeer(ctx, t, root, nil, "t", steps...) {
+			if s.Error != "" {
+				errs <- errors.New(s.Error)
+				return
+			}
+		}
+		errs <- nil
+	}()
+	for i := 0; i < workers+1; i++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	var n, count int64
+	if err := db.QueryRowContext(ctx, "SELECT n FROM t WHERE id = 100").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM t WHERE id = 100 OR id >= 1000").Scan(&count); err != nil {
+		t.Fatal(err)
+	}
+	if n != workers*rounds || count != 6 {
+		t.Fatalf("after racing upserts: n = %d (want %d), %d rows of key 100 and the peer's keys (want 6)", n, workers*rounds, count)
+	}
+}

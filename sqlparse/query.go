@@ -127,6 +127,9 @@ type Insert struct {
 	Rows        [][]Expr
 	Query       *Select
 	OnDuplicate []Assignment
+	// Replace is REPLACE INTO; Ignore is INSERT IGNORE (upsert.go in the
+	// planner says what each does with a row whose key is taken).
+	Replace, Ignore bool
 }
 
 // Assignment is `column = value` (ON DUPLICATE KEY UPDATE; UPDATE ... SET).

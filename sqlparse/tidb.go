@@ -255,9 +255,6 @@ func (c *converter) convert(node ast.StmtNode) (Statement, error) {
 	case *ast.SelectStmt, *ast.SetOprStmt:
 		return c.resultSet(n, c.base)
 	case *ast.InsertStmt:
-		if n.IsReplace {
-			return c.unsupported(), nil
-		}
 		return c.insert(n)
 	case *ast.ExplainStmt:
 		return c.convertExplain(n)
