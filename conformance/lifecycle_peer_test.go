@@ -410,14 +410,15 @@ func TestUpsertPeerAndRaces(t *testing.T) {
 		{"INSERT INTO t VALUES (2,'b',1) ON DUPLICATE KEY UPDATE name = VALUES(name)", 0},
 		{"REPLACE INTO t VALUES (2,'B',9)", 2},
 		{"INSERT IGNORE INTO t VALUES (2,'x',0),(4,'d',4)", 1},
+		{"INSERT INTO t VALUES (4,'d',4) AS new ON DUPLICATE KEY UPDATE n = t.n + new.n", 2},
 	} {
 		if got := affected(c.q); got != c.want {
 			t.Fatalf("%s: %d rows affected, MySQL says %d", c.q, got, c.want)
 		}
 	}
 	after, ops := sqlVersions(ctx, t, db, "t")
-	if len(after)-len(before) != 3 || ops[len(ops)-3] != "Update" || ops[len(ops)-2] != "Update" || ops[len(ops)-1] != "Append" {
-		t.Fatalf("upserts wrote versions %v (%v); want one Update, Update, Append (the unchanged one writes none)", after[len(before):], ops[len(before):])
+	if len(after)-len(before) != 4 || ops[len(ops)-4] != "Update" || ops[len(ops)-3] != "Update" || ops[len(ops)-2] != "Append" || ops[len(ops)-1] != "Update" {
+		t.Fatalf("upserts wrote versions %v (%v); want one Update, Update, Append, Update (the unchanged one writes none)", after[len(before):], ops[len(before):])
 	}
 	r := lifecyclePeer(ctx, t, root, nil, "t", peerStep{"op": "rows"}, peerStep{"op": "rows", "where": "name = 'A' AND n = 6"},
 		peerStep{"op": "mergeInsert", "rows": []map[string]any{{"id": 4, "name": "D"}, {"id": 5, "name": "e"}}})
@@ -435,8 +436,9 @@ func TestUpsertPeerAndRaces(t *testing.T) {
 		t.Fatalf("upsert of the peer's merge_insert row: %d affected", n)
 	}
 	var name string
-	if err := db.QueryRowContext(ctx, "SELECT name FROM t WHERE id = 4").Scan(&name); err != nil || name != "D" {
-		t.Fatalf("the peer's merge_insert update: %q %v", name, err)
+	var n4 int64
+	if err := db.QueryRowContext(ctx, "SELECT name, n FROM t WHERE id = 4").Scan(&name, &n4); err != nil || name != "D" || n4 != 8 {
+		t.Fatalf("the peer's merge_insert update of row 4 (n 8 from the row alias upsert): %q %d %v", name, n4, err)
 	}
 
 	// Races: 4 connections x 5 increments of key 100 while the peer appends keys 1000+.

@@ -162,6 +162,16 @@ func (s *Session) upsertRows(ctx context.Context, id catalog.Ident, ds *dataset.
 		if err != nil {
 			return nil, err
 		}
+		var badRef error
+		sqlparse.Inspect(e, func(x sqlparse.Expr) bool {
+			if ref, ok := x.(*sqlparse.ColumnRef); ok && ref.Qualifier != nil && !strings.EqualFold(ref.Qualifier[len(ref.Qualifier)-1], id.Name()) {
+				badRef = errorf(catalog.CodeInvalidInput, "unknown column %s in ON DUPLICATE KEY UPDATE", ref)
+			}
+			return badRef == nil
+		})
+		if badRef != nil {
+			return nil, badRef
+		}
 		if err := env.check(e); err != nil {
 			return nil, err
 		}

@@ -915,6 +915,14 @@ func TestLifecycleStatements(t *testing.T) {
 	if len(st.OnDuplicate) != 1 || !strings.Contains(strings.ToLower(st.OnDuplicate[0].Value.String()), "values(") {
 		t.Fatalf("ON DUPLICATE KEY UPDATE: %#v", st.OnDuplicate)
 	}
+	st = one("INSERT INTO t (a, b) VALUES (1, 2) AS new(x, y) ON DUPLICATE KEY UPDATE b = new.y + t.b").(*Insert)
+	if got := st.OnDuplicate[0].Value.String(); !strings.Contains(strings.ToLower(got), "values(`b`)") && !strings.Contains(strings.ToLower(got), "values(b)") {
+		t.Fatalf("row alias: %s", got)
+	}
+	st = one("INSERT INTO t SELECT * FROM (SELECT 1) AS d ON DUPLICATE KEY UPDATE b = d.b").(*Insert)
+	if st.Query == nil || strings.Contains(strings.ToLower(st.OnDuplicate[0].Value.String()), "values") {
+		t.Fatalf("a derived table alias is no row alias: %v", st.OnDuplicate[0].Value)
+	}
 	if _, err := Parse("OPTIMIZE t"); err == nil {
 		t.Fatal("OPTIMIZE without TABLE parsed")
 	}

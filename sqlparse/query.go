@@ -118,8 +118,9 @@ func (*Join) fromItem()        {}
 // SELECT .... Columns is nil when the statement names none (then values go to every column in
 // order). Rows holds one slice of expressions per VALUES row (a value may be *Default); Query
 // is set instead for INSERT ... SELECT. OnDuplicate holds the assignments of ON DUPLICATE KEY
-// UPDATE. REPLACE is an *Unsupported statement; INSERT ... SET, INSERT IGNORE and PARTITION are
-// refused by the parser.
+// UPDATE (a MySQL 8 row alias, VALUES (...) AS new, becomes VALUES(col) there); Replace and
+// Ignore mark REPLACE INTO and INSERT IGNORE. INSERT ... SET and PARTITION are refused by the
+// parser.
 type Insert struct {
 	stmtBase
 	Table       Name
