@@ -569,3 +569,48 @@ func TestOptimizeRacesAppends(t *testing.T) {
 		t.Fatalf("no compaction among %v", ops)
 	}
 }
+
+// TestOptimizeKeepsPeerVectorIndex: OPTIMIZE leaves the fragments a vector or full-text index of
+// the peer covers alone (lancecat cannot rebuild those) and compacts the rest; the peer's vector
+// and full-text searches answer the same after it.
+func TestOptimizeKeepsPeerVectorIndex(t *testing.T) {
+	peer.Require(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	root := t.TempDir()
+	if out, err := peer.Run(ctx, t, "vector-fts.mjs", "create", root); err != nil {
+		t.Fatalf("peer create: %v\n%s", err, out)
+	}
+	db, err := sql.Open("lancecat", root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	mustExec(ctx, t, db,
+		"INSERT INTO vt (id, v, text) VALUES (1000, '[9,9,9,9,9,9,9,9]', 'banana one')",
+		"INSERT INTO vt (id, v, text) VALUES (1001, '[8,8,8,8,8,8,8,8]', 'banana two')",
+		"INSERT INTO vt (id, text) VALUES (1002, 'plain')",
+		"DELETE FROM vt WHERE id = 5", // the peer's fragment has a deletion to materialize
+	)
+	search := func() string {
+		out, err := peer.Run(ctx, t, "vector-fts.mjs", "search", root)
+		if err != nil {
+			t.Fatalf("peer search: %v\n%s", err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	before := search()
+	var table, op, typ, msg string
+	if err := db.QueryRowContext(ctx, "OPTIMIZE TABLE vt").Scan(&table, &op, &typ, &msg); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(msg, "3 fragments compacted into 1") {
+		t.Fatalf("OPTIMIZE: %s (want the three small fragments the peer's indices do not cover compacted)", msg)
+	}
+	if after := search(); after != before {
+		t.Fatalf("peer searches after OPTIMIZE: %s, before %s", after, before)
+	}
+	if got := sqlIDs(ctx, t, db, "SELECT id FROM vt WHERE id >= 1000"); !reflect.DeepEqual(got, []int64{1000, 1001, 1002}) {
+		t.Fatalf("rows after OPTIMIZE: %v", got)
+	}
+}

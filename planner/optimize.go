@@ -49,6 +49,7 @@ func (s *Session) optimizeTable(ctx context.Context, id catalog.Ident, ds *datas
 	if err != nil {
 		return "", versionErr(id, err)
 	}
+	groups = withoutFixedIndices(ds, groups)
 	removed, added, remapped := 0, 0, 0
 	if len(groups) > 0 {
 		staged, err := ds.StageCompaction(ctx, groups)
@@ -92,8 +93,8 @@ func (s *Session) optimizeTable(ctx context.Context, id catalog.Ident, ds *datas
 	// Bring every index up to date with the fragments it does not cover.
 	var fresh []*dataset.IndexMetadata
 	for _, ix := range ds.Indices() {
-		if ix.FragmentBitmap == nil {
-			continue
+		if ix.FragmentBitmap == nil || !rebuildable(ix) {
+			continue // vector and full-text indices: not rebuilt here
 		}
 		stale := false
 		for _, f := range ds.Fragments() {
@@ -138,4 +139,49 @@ func rebuildIndex(ctx context.Context, ds *dataset.Dataset, ix *dataset.IndexMet
 		return nil, errorf(catalog.CodeUnsupported, "not supported: rebuilding index %s (%s): %v", sqlparse.QuoteIdent(ix.Name), kind, err)
 	}
 	return meta, nil
+}
+
+// rebuildable reports whether lancecat can build ix again: a scalar index
+// of one column.
+func rebuildable(ix *dataset.IndexMetadata) bool {
+	switch index.KindOf(ix) {
+	case index.KindBTree, index.KindBitmap, index.KindLabelList:
+		return len(ix.Fields) == 1
+	}
+	return false
+}
+
+// withoutFixedIndices drops from the compaction groups the fragments an
+// index lancecat cannot rebuild covers (a vector or full-text index the
+// reference built): moving their rows would invalidate it. Groups left with
+// one fragment without deletions are dropped.
+func withoutFixedIndices(ds *dataset.Dataset, groups [][]uint64) [][]uint64 {
+	fixed := func(id uint64) bool {
+		for _, ix := range ds.Indices() {
+			if rebuildable(ix) {
+				continue
+			}
+			if ix.FragmentBitmap == nil || (id <= uint64(^uint32(0)) && ix.FragmentBitmap.Contains(uint32(id))) {
+				return true
+			}
+		}
+		return false
+	}
+	hasDeletions := map[uint64]bool{}
+	for _, f := range ds.Fragments() {
+		hasDeletions[f.ID] = f.Deletion != nil
+	}
+	var out [][]uint64
+	for _, g := range groups {
+		var keep []uint64
+		for _, id := range g {
+			if !fixed(id) {
+				keep = append(keep, id)
+			}
+		}
+		if len(keep) > 1 || (len(keep) == 1 && hasDeletions[keep[0]]) {
+			out = append(out, keep)
+		}
+	}
+	return out
 }
