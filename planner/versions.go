@@ -177,6 +177,9 @@ func (s *Session) tableVersions(ctx context.Context, ds *dataset.Dataset) ([]dat
 var versionColumns = []Column{bigint("Version"), {Name: "Timestamp", DatabaseType: "TIMESTAMP", Nullable: true}, varchar("Operation"), bigint("Rows"), varcharNull("Tags")}
 
 func (s *Session) showVersions(ctx context.Context, st *sqlparse.ShowVersions) (*Result, error) {
+	if st.Like != nil || st.Where != nil {
+		return nil, errorf(catalog.CodeUnsupported, "not supported: SHOW VERSIONS with LIKE or WHERE (query information_schema.table_versions)")
+	}
 	_, ds, err := s.openTableData(ctx, st.Table)
 	if err != nil {
 		return nil, err

@@ -5,7 +5,7 @@ import "strings"
 // Table lifecycle statements (parsed by ownParser, since their table names
 // may have any number of parts):
 //
-//	SHOW VERSIONS FROM|IN t [FROM|IN ns] [LIKE 'p' | WHERE cond]
+//	SHOW VERSIONS FROM|IN t [FROM|IN ns]   (LIKE / WHERE parse; the planner refuses them)
 //	TRUNCATE [TABLE] t
 //	OPTIMIZE [NO_WRITE_TO_BINLOG | LOCAL] TABLE|TABLES t [, t ...]
 
