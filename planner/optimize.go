@@ -29,9 +29,19 @@ import (
 
 func (s *Session) optimizeTables(ctx context.Context, st *sqlparse.OptimizeTable) (*Result, error) {
 	cols := []Column{varchar("Table"), varchar("Op"), varchar("Msg_type"), varchar("Msg_text")}
+	// Every table is resolved before any is changed: a missing one fails
+	// the statement with nothing done.
+	ids := make([]catalog.Ident, len(st.Tables))
+	for i, name := range st.Tables {
+		id, _, err := s.openTableData(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		ids[i] = id
+	}
 	var rows [][]any
-	for _, name := range st.Tables {
-		id, ds, err := s.openTableData(ctx, name)
+	for _, id := range ids {
+		ds, err := s.openLatest(ctx, id)
 		if err != nil {
 			return nil, err
 		}
