@@ -40,8 +40,10 @@ import (
 // upsertAttempts times, then ConcurrentModification), so two racing upserts
 // of one key never both insert it.
 //
-// Memory: the key columns of the table are scanned into a map (bounded by
-// Options.MaxRows keys); only the matched rows are read whole.
+// Lookup: a one-column integer or string key is found with `col IN (the
+// statement's values)` through the DML scan (a scalar index on the column
+// answers it); other keys scan their columns into a map (bounded by
+// Options.MaxRows keys). Only the matched rows are read whole.
 
 const upsertAttempts = 20
 
@@ -231,40 +233,55 @@ func (s *Session) upsertRows(ctx context.Context, id catalog.Ident, ds *dataset.
 // row count, the rows to append and the row addresses to delete.
 func (s *Session) planUpsert(ctx context.Context, ds *dataset.Dataset, schema *arrow.Schema, keys []upsertKey, incoming [][]any, n *sqlparse.Insert,
 	update func(row, in []any) ([]any, error), maxKeys int) (int64, arrow.RecordBatch, []uint64, error) {
-	// Stored keys: key string -> row address.
+	// Stored keys: key string -> row address; rowsAt: the stored rows the
+	// statement may touch, whole. A one-column integer or string key is
+	// looked up with col IN (the statement's values), which a scalar index
+	// on it answers (as DELETE's WHERE); other keys scan their columns.
 	stored := map[string]uint64{}
-	var keyCols []string
-	seenCol := map[int]bool{}
-	for _, k := range keys {
-		for _, c := range k {
-			if !seenCol[c] {
-				seenCol[c] = true
-				keyCols = append(keyCols, schema.Field(c).Name)
+	rowsAt := map[uint64]*upsertRow{}
+	tableEnv := newRowEnv(columnsOf(schema))
+	tableEnv.session = s
+	want := map[uint64]bool{}
+	for ki, k := range keys {
+		if where := keyLookup(schema, k, incoming); where != nil {
+			err := s.matchingRows(ctx, ds, schema, tableEnv, where, true, func(addr uint64, rec arrow.RecordBatch, i int) error {
+				if _, ok := rowsAt[addr]; ok {
+					return nil
+				}
+				one := rec.NewSlice(int64(i), int64(i+1))
+				defer one.Release()
+				rows, _, err := recordValues(schema, one, schema.NumFields())
+				if err != nil {
+					return err
+				}
+				rowsAt[addr] = &upsertRow{vals: rows[0], addr: addr, stored: true}
+				return nil
+			})
+			if err != nil {
+				return 0, nil, nil, err
 			}
+			continue
 		}
-	}
-	if len(keys) > 0 {
-		pos := map[string]int{}
-		for i, name := range keyCols {
-			pos[name] = i
+		var cols []string
+		for _, c := range k {
+			cols = append(cols, schema.Field(c).Name)
 		}
-		err := ds.Scan(ctx, dataset.ScanOptions{Columns: keyCols, WithRowAddress: true}, func(rec arrow.RecordBatch) error {
-			sub := arrow.NewSchema(schemaFieldsNamed(schema, keyCols), nil)
-			rows, addrs, err := recordValues(sub, rec, len(keyCols))
+		sub := arrow.NewSchema(schemaFieldsNamed(schema, cols), nil)
+		found := map[string]uint64{}
+		err := ds.Scan(ctx, dataset.ScanOptions{Columns: cols, WithRowAddress: true}, func(rec arrow.RecordBatch) error {
+			rows, addrs, err := recordValues(sub, rec, len(cols))
 			if err != nil {
 				return err
 			}
 			full := make([]any, schema.NumFields())
 			for i, r := range rows {
-				for _, name := range keyCols {
-					full[schema.FieldIndices(name)[0]] = r[pos[name]]
+				for j, c := range k {
+					full[c] = r[j]
 				}
-				for ki, k := range keys {
-					if ks, ok := keyString(k, ki, full); ok {
-						stored[ks] = addrs[i]
-					}
+				if ks, ok := keyString(k, ki, full); ok {
+					found[ks] = addrs[i]
 				}
-				if len(stored) > maxKeys*len(keys) {
+				if len(found) > maxKeys {
 					return errorf(catalog.CodeInvalidInput, "upsert: the table has more than %d keys (planner.Options.MaxRows)", maxKeys)
 				}
 			}
@@ -273,19 +290,17 @@ func (s *Session) planUpsert(ctx context.Context, ds *dataset.Dataset, schema *a
 		if err != nil {
 			return 0, nil, nil, err
 		}
-	}
-	// Which stored rows the statement may touch.
-	want := map[uint64]bool{}
-	for _, in := range incoming {
-		for ki, k := range keys {
+		for _, in := range incoming {
 			if ks, ok := keyString(k, ki, in); ok {
-				if a, hit := stored[ks]; hit {
+				if a, hit := found[ks]; hit {
 					want[a] = true
 				}
 			}
 		}
 	}
-	rowsAt := map[uint64]*upsertRow{}
+	for a := range rowsAt {
+		delete(want, a)
+	}
 	if len(want) > 0 {
 		addrs := make([]uint64, 0, len(want))
 		for a := range want {
@@ -302,6 +317,13 @@ func (s *Session) planUpsert(ctx context.Context, ds *dataset.Dataset, schema *a
 		}
 		for i, r := range rows {
 			rowsAt[raddrs[i]] = &upsertRow{vals: r, addr: raddrs[i], stored: true}
+		}
+	}
+	for a, r := range rowsAt {
+		for ki, k := range keys {
+			if ks, ok := keyString(k, ki, r.vals); ok {
+				stored[ks] = a
+			}
 		}
 	}
 	// The statement's view: key -> row (stored rows first, then its own).
@@ -482,4 +504,42 @@ func replaceValuesCalls(e sqlparse.Expr) (sqlparse.Expr, error) {
 		return true
 	})
 	return e, err
+}
+
+func columnsOf(schema *arrow.Schema) []Column {
+	cols := make([]Column, schema.NumFields())
+	for i, f := range schema.Fields() {
+		cols[i] = Column{Name: f.Name}
+	}
+	return cols
+}
+
+// keyLookup is `col IN (values)` for a one-column integer or string key
+// (nil for other keys): the statement's non-NULL values of that column.
+func keyLookup(schema *arrow.Schema, k upsertKey, incoming [][]any) sqlparse.Expr {
+	if len(k) != 1 {
+		return nil
+	}
+	c := k[0]
+	switch schema.Field(c).Type.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.STRING:
+	default:
+		return nil
+	}
+	in := &sqlparse.InList{X: &sqlparse.ColumnRef{Column: schema.Field(c).Name}}
+	for _, row := range incoming {
+		switch v := row[c].(type) {
+		case int64:
+			in.List = append(in.List, &sqlparse.Literal{Kind: sqlparse.LitInt, Value: v})
+		case string:
+			in.List = append(in.List, &sqlparse.Literal{Kind: sqlparse.LitString, Value: v})
+		case nil:
+		default:
+			return nil
+		}
+	}
+	if len(in.List) == 0 {
+		in.List = []sqlparse.Expr{&sqlparse.Literal{Kind: sqlparse.LitNull}}
+	}
+	return in
 }
