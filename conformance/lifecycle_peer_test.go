@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
@@ -612,5 +614,87 @@ func TestOptimizeKeepsPeerVectorIndex(t *testing.T) {
 	}
 	if got := sqlIDs(ctx, t, db, "SELECT id FROM vt WHERE id >= 1000"); !reflect.DeepEqual(got, []int64{1000, 1001, 1002}) {
 		t.Fatalf("rows after OPTIMIZE: %v", got)
+	}
+}
+
+// TestLoadDataPeer: LOAD DATA streams a CSV (header skipped, quoted fields with the separator
+// and doubled quotes, \N as NULL, an omitted column taking its DEFAULT) into one Append version
+// the peer reads; a bad value fails naming its line and column and commits nothing; without
+// load_data_dir, or for a path outside it, LOAD DATA is PermissionDenied.
+func TestLoadDataPeer(t *testing.T) {
+	peer.Require(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	root, files := t.TempDir(), t.TempDir()
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(files, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("ok.csv", "id,name\n1,plain\n2,\"with, comma\"\n3,\"say \"\"hi\"\"\"\n4,\\N\n")
+	write("bad.csv", "1,a\n2,b\nthree,c\n")
+	db, err := sql.Open("lancecat", root+"?load_data_dir="+files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	mustExec(ctx, t, db, "CREATE TABLE t (id BIGINT NOT NULL, name VARCHAR(20), n BIGINT DEFAULT 7)")
+	res, err := db.ExecContext(ctx, `LOAD DATA LOCAL INFILE 'ok.csv' INTO TABLE t FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' LINES TERMINATED BY '\n' IGNORE 1 LINES (id, name)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := res.RowsAffected(); n != 4 {
+		t.Fatalf("LOAD DATA: %d rows affected", n)
+	}
+	_, ops := sqlVersions(ctx, t, db, "t")
+	if len(ops) != 2 || ops[1] != "Append" {
+		t.Fatalf("LOAD DATA versions: %v (want one Append)", ops)
+	}
+	var q struct {
+		Rows []struct {
+			ID   json.Number `json:"id"`
+			Name *string     `json:"name"`
+			N    json.Number `json:"n"`
+		} `json:"rows"`
+	}
+	if err := peer.Op(ctx, t, "query", map[string]any{"uri": root, "name": "t", "columns": []string{"id", "name", "n"}}, &q); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range q.Rows {
+		name := "NULL"
+		if r.Name != nil {
+			name = *r.Name
+		}
+		got = append(got, r.ID.String()+"|"+name+"|"+r.N.String())
+	}
+	sort.Strings(got)
+	if want := []string{"1|plain|7", "2|with, comma|7", `3|say "hi"|7`, "4|NULL|7"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("peer reads the loaded rows %q, want %q", got, want)
+	}
+	_, err = db.ExecContext(ctx, `LOAD DATA INFILE 'bad.csv' INTO TABLE t FIELDS TERMINATED BY ',' (id, name)`)
+	if !errors.Is(err, driver.ErrInvalidInput) || !strings.Contains(err.Error(), "line 3, column 1") {
+		t.Fatalf("bad row: %v, want InvalidInput naming line 3, column 1", err)
+	}
+	if _, after := sqlVersions(ctx, t, db, "t"); len(after) != 2 {
+		t.Fatalf("a failed LOAD DATA committed: %v", after)
+	}
+	_, err = db.ExecContext(ctx, `LOAD DATA INFILE '../x.csv' INTO TABLE t`)
+	if !errors.Is(err, driver.ErrPermissionDenied) && !errors.Is(err, driver.ErrInvalidInput) {
+		t.Fatalf("a path outside load_data_dir: %v", err)
+	}
+	if err := os.Symlink("/etc/passwd", filepath.Join(files, "link.csv")); err == nil {
+		_, err = db.ExecContext(ctx, `LOAD DATA INFILE 'link.csv' INTO TABLE t`)
+		if !errors.Is(err, driver.ErrPermissionDenied) {
+			t.Fatalf("a symbolic link out of load_data_dir: %v", err)
+		}
+	}
+	plain, err := sql.Open("lancecat", root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	if _, err := plain.ExecContext(ctx, `LOAD DATA INFILE '`+filepath.Join(files, "ok.csv")+`' INTO TABLE t`); !errors.Is(err, driver.ErrPermissionDenied) {
+		t.Fatalf("LOAD DATA without load_data_dir: %v", err)
 	}
 }

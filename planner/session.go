@@ -40,6 +40,9 @@ type Options struct {
 	Indexes IndexLookup
 	// NoIndexes turns index lookups off: every query scans its table.
 	NoIndexes bool
+	// LoadDataDir is the directory LOAD DATA [LOCAL] INFILE may read files
+	// from (MySQL's secure_file_priv); "" refuses LOAD DATA (load.go).
+	LoadDataDir string
 }
 
 // Session is the state of one connection: the current namespace (USE) and
@@ -291,6 +294,8 @@ func StatementKind(st sqlparse.Statement) string {
 		return "TRUNCATE TABLE"
 	case *sqlparse.OptimizeTable:
 		return "OPTIMIZE TABLE"
+	case *sqlparse.LoadData:
+		return "LOAD DATA"
 	}
 	return fmt.Sprintf("%T", st)
 }
@@ -318,7 +323,7 @@ func modeOf(st sqlparse.Statement) txMode {
 		return txControl
 	case *sqlparse.Insert, *sqlparse.Delete, *sqlparse.Update:
 		return txImmediate // row changes commit to the table dataset, not to `__manifest`
-	case *sqlparse.TruncateTable, *sqlparse.OptimizeTable:
+	case *sqlparse.TruncateTable, *sqlparse.OptimizeTable, *sqlparse.LoadData:
 		return txImmediate
 	}
 	return txRead
@@ -443,6 +448,8 @@ func (s *Session) Exec(ctx context.Context, st sqlparse.Statement) (*Result, err
 		return s.truncateTable(ctx, n)
 	case *sqlparse.OptimizeTable:
 		return s.optimizeTables(ctx, n)
+	case *sqlparse.LoadData:
+		return s.loadData(ctx, n)
 	}
 	return nil, errorf(catalog.CodeUnsupported, "not supported: %s", StatementKind(st))
 }

@@ -256,6 +256,8 @@ func (c *converter) convert(node ast.StmtNode) (Statement, error) {
 		return c.resultSet(n, c.base)
 	case *ast.InsertStmt:
 		return c.insert(n)
+	case *ast.LoadDataStmt:
+		return c.loadData(n)
 	case *ast.ExplainStmt:
 		return c.convertExplain(n)
 	case *ast.CreateTableStmt:
