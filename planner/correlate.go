@@ -60,6 +60,9 @@ func (s *Session) scopeOf(ctx context.Context, from sqlparse.FromItem) (*scope, 
 	if !ok {
 		return nil, notSupportedSelect("joins")
 	}
+	if p, ok := s.preplanned[ts]; ok {
+		return newScope(ts.Alias, p.resultColumns()), nil
+	}
 	if ts.Subquery != nil {
 		p, err := s.fork().planQuery(ctx, ts.Subquery)
 		if err != nil {
@@ -209,129 +212,18 @@ func valueLiteral(v any, decimal bool) *sqlparse.Literal {
 	return &sqlparse.Literal{Kind: sqlparse.LitString, Value: toString(v)}
 }
 
-// substituteSelect copies q, replacing the column references in subst (by
-// identity) with their expressions, in q and in every query nested in it.
+// substituteSelect copies q (sqlparse.RewriteSelect), replacing the column
+// references in subst (by identity) with their expressions, in q and in
+// every query nested in it.
 func substituteSelect(q *sqlparse.Select, subst map[*sqlparse.ColumnRef]sqlparse.Expr) *sqlparse.Select {
-	if q == nil {
-		return nil
-	}
-	c := *q
-	c.Items = make([]sqlparse.SelectItem, len(q.Items))
-	for i, it := range q.Items {
-		it.Expr = substituteExpr(it.Expr, subst)
-		c.Items[i] = it
-	}
-	c.From = substituteFrom(q.From, subst)
-	c.Where = substituteExpr(q.Where, subst)
-	c.Having = substituteExpr(q.Having, subst)
-	c.GroupBy = substituteExprs(q.GroupBy, subst)
-	c.OrderBy = make([]sqlparse.OrderItem, len(q.OrderBy))
-	for i, o := range q.OrderBy {
-		o.Expr = substituteExpr(o.Expr, subst)
-		c.OrderBy[i] = o
-	}
-	c.SetOps = make([]sqlparse.SetOperand, len(q.SetOps))
-	for i, op := range q.SetOps {
-		op.Select = substituteSelect(op.Select, subst)
-		c.SetOps[i] = op
-	}
-	return &c
-}
-
-func substituteFrom(f sqlparse.FromItem, subst map[*sqlparse.ColumnRef]sqlparse.Expr) sqlparse.FromItem {
-	switch n := f.(type) {
-	case *sqlparse.TableSource:
-		c := *n
-		c.Subquery = substituteSelect(n.Subquery, subst)
-		return &c
-	case *sqlparse.Join:
-		c := *n
-		c.Left, c.Right = substituteFrom(n.Left, subst), substituteFrom(n.Right, subst)
-		c.On = substituteExpr(n.On, subst)
-		return &c
-	}
-	return f
-}
-
-func substituteExprs(es []sqlparse.Expr, subst map[*sqlparse.ColumnRef]sqlparse.Expr) []sqlparse.Expr {
-	if es == nil {
-		return nil
-	}
-	out := make([]sqlparse.Expr, len(es))
-	for i, e := range es {
-		out[i] = substituteExpr(e, subst)
-	}
-	return out
-}
-
-// substituteExpr copies e with the references in subst replaced. Nodes
-// without children are shared.
-func substituteExpr(e sqlparse.Expr, subst map[*sqlparse.ColumnRef]sqlparse.Expr) sqlparse.Expr {
-	switch n := e.(type) {
-	case nil:
-		return nil
-	case *sqlparse.ColumnRef:
-		if r, ok := subst[n]; ok {
-			return r
+	return sqlparse.RewriteSelect(q, func(e sqlparse.Expr) sqlparse.Expr {
+		if ref, ok := e.(*sqlparse.ColumnRef); ok {
+			if r, ok := subst[ref]; ok {
+				return r
+			}
 		}
-		return n
-	case *sqlparse.Paren:
-		c := *n
-		c.X = substituteExpr(n.X, subst)
-		return &c
-	case *sqlparse.Unary:
-		c := *n
-		c.X = substituteExpr(n.X, subst)
-		return &c
-	case *sqlparse.Binary:
-		c := *n
-		c.L, c.R = substituteExpr(n.L, subst), substituteExpr(n.R, subst)
-		return &c
-	case *sqlparse.IsNull:
-		c := *n
-		c.X = substituteExpr(n.X, subst)
-		return &c
-	case *sqlparse.IsTruth:
-		c := *n
-		c.X = substituteExpr(n.X, subst)
-		return &c
-	case *sqlparse.InList:
-		c := *n
-		c.X = substituteExpr(n.X, subst)
-		c.List = substituteExprs(n.List, subst)
-		c.Subquery = substituteSelect(n.Subquery, subst)
-		return &c
-	case *sqlparse.Between:
-		c := *n
-		c.X, c.Lo, c.Hi = substituteExpr(n.X, subst), substituteExpr(n.Lo, subst), substituteExpr(n.Hi, subst)
-		return &c
-	case *sqlparse.Like:
-		c := *n
-		c.X, c.Pattern = substituteExpr(n.X, subst), substituteExpr(n.Pattern, subst)
-		return &c
-	case *sqlparse.Regexp:
-		c := *n
-		c.X, c.Pattern = substituteExpr(n.X, subst), substituteExpr(n.Pattern, subst)
-		return &c
-	case *sqlparse.FuncCall:
-		c := *n
-		c.Args = substituteExprs(n.Args, subst)
-		return &c
-	case *sqlparse.Subquery:
-		c := *n
-		c.Select = substituteSelect(n.Select, subst)
-		return &c
-	case *sqlparse.Exists:
-		c := *n
-		c.Select = substituteSelect(n.Select, subst)
-		return &c
-	case *sqlparse.Quantified:
-		c := *n
-		c.X = substituteExpr(n.X, subst)
-		c.Select = substituteSelect(n.Select, subst)
-		return &c
-	}
-	return e // literals, parameters, variables, DEFAULT, positions
+		return e
+	})
 }
 
 // regroup registers cp, the copy of subquery node n in an expression

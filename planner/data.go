@@ -74,8 +74,18 @@ type queryPlan interface {
 // planQuery plans a SELECT: over table data when FROM names a table, else
 // over the information_schema views (or no FROM).
 func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan, error) {
+	if len(st.With) > 0 {
+		q, err := inlineCTEs(st, nil)
+		if err != nil {
+			return nil, err
+		}
+		st = q
+	}
 	if len(st.SetOps) > 0 {
-		return nil, notSupportedSelect("set operations (UNION, EXCEPT, INTERSECT)")
+		return s.planSetOp(ctx, st)
+	}
+	if hasJoin(st.From) {
+		return s.planJoinQuery(ctx, st)
 	}
 	if err := s.planSubqueries(ctx, s.lazyScope(ctx, st.From), selectExprs(st)...); err != nil {
 		return nil, err
@@ -91,6 +101,9 @@ func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan
 		if ts, err := singleTable(st.From); err == nil && ts.Table != nil {
 			name := ts.Table
 			if len(name) < 2 || !strings.EqualFold(name[0], "information_schema") {
+				if outer, ok := orderByComputed(st); ok {
+					return s.planQuery(ctx, outer)
+				}
 				return s.planDataSelect(ctx, st, name)
 			}
 		}
@@ -827,4 +840,62 @@ func fragList(ids []uint64) string {
 		parts[i] = fmt.Sprint(id)
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// orderByComputed answers ORDER BY positions and aliases that name
+// computed select items over table data (SELECT a+b, (a+b)/5 FROM t ORDER
+// BY 1, 2), which the scan's sort (columns only) cannot: the query without
+// ORDER BY and LIMIT becomes a derived table and the outer query sorts its
+// labelled columns. ok is false when the query does not need it (or
+// cannot use it: a star, aggregates, duplicate labels, an ORDER BY item
+// that is not in the select list).
+func orderByComputed(st *sqlparse.Select) (*sqlparse.Select, bool) {
+	if len(st.OrderBy) == 0 || st.Distinct || len(st.GroupBy) > 0 || st.Having != nil || hasAggregates(st) {
+		return nil, false
+	}
+	labels := map[string]int{}
+	for i, it := range st.Items {
+		if it.Star {
+			return nil, false
+		}
+		label := it.Alias
+		if label == "" {
+			label = fieldText(it)
+		}
+		k := strings.ToLower(label)
+		if _, dup := labels[k]; dup {
+			return nil, false
+		}
+		labels[k] = i
+	}
+	computed := false
+	for _, o := range st.OrderBy {
+		var i int
+		switch n := o.Expr.(type) {
+		case *sqlparse.ColumnPosition:
+			if n.N < 1 || n.N > len(st.Items) {
+				return nil, false
+			}
+			i = n.N - 1
+		case *sqlparse.ColumnRef:
+			j, ok := labels[strings.ToLower(n.Column)]
+			if !ok || n.Qualifier != nil {
+				return nil, false
+			}
+			i = j
+		default:
+			return nil, false
+		}
+		if _, col := sqlparse.StripParens(st.Items[i].Expr).(*sqlparse.ColumnRef); !col {
+			computed = true
+		}
+	}
+	if !computed {
+		return nil, false
+	}
+	inner := *st
+	inner.OrderBy, inner.Limit = nil, nil
+	outer := &sqlparse.Select{Items: []sqlparse.SelectItem{{Star: true, Text: "*"}},
+		From: &sqlparse.TableSource{Subquery: &inner, Alias: "ordered"}, OrderBy: st.OrderBy, Limit: st.Limit}
+	return outer, true
 }

@@ -38,6 +38,9 @@ type derivedTable struct {
 
 // planDerived plans the inner query of a derived table.
 func (s *Session) planDerived(ctx context.Context, ts *sqlparse.TableSource) (*derivedTable, error) {
+	if p, ok := s.preplanned[ts]; ok {
+		return &derivedTable{alias: ts.Alias, q: ts.Subquery, plan: p, cols: p.resultColumns()}, nil
+	}
 	if ts.Alias == "" {
 		return nil, errorf(catalog.CodeInvalidInput, "every derived table must have its own alias: (%s) AS name", ts.Subquery)
 	}
@@ -110,6 +113,12 @@ func (s *Session) prepareExplain(ctx context.Context, p queryPlan) error {
 		return x.explainReads(ctx, s)
 	case *dataPlan:
 		return x.prepareExplain(ctx)
+	case *joinPlan:
+		return x.prepareExplain(ctx)
+	case *joinQuery:
+		return s.prepareExplain(ctx, x.queryPlan)
+	case *setOpPlan:
+		return s.prepareSetOpExplain(ctx, x)
 	}
 	return nil
 }

@@ -17,6 +17,19 @@
 // COUNT, ORDER BY (top-k under LIMIT, else a sort within Options.MaxRows),
 // OFFSET/LIMIT and the projection.
 //
+// A SELECT whose FROM joins relations runs on the engine packages instead
+// (join.go): the FROM clause is a planner/plan tree of Scan and Join
+// nodes built by one builder (buildFrom), names are bound by planner/expr,
+// the rules of planner/plan push filters and projection into the scans and
+// choose hash or nested-loop joins, and planner/exec runs the operators.
+// The scans are the paths above behind the plan.Table seam (sourceTable),
+// and what runs over the joined rows (WHERE's remainder, aggregates,
+// ORDER BY, LIMIT, the projection) is still the selectPipeline. Set
+// operations (setop.go) combine their operands' plans and CTEs (cte.go)
+// are inlined as derived tables before planning. Still on the old code
+// only: every SELECT without a join (single table, view, derived table,
+// no FROM), subqueries, DML and SHOW.
+//
 // A Session is one connection's state: the current namespace set by USE and
 // the open transaction, if any. Every Exec runs one statement and returns a
 // Result (a fully materialized, typed result set, or a count of affected

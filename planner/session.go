@@ -40,6 +40,10 @@ type Options struct {
 	Indexes IndexLookup
 	// NoIndexes turns index lookups off: every query scans its table.
 	NoIndexes bool
+	// JoinMemory bounds, in estimated bytes, the rows the joins of one
+	// query hold in memory (their build sides; 0: DefaultJoinMemory).
+	// Past it the query fails with exec.ErrBudgetExceeded (no spill yet).
+	JoinMemory int64
 	// LoadDataDir is the directory LOAD DATA [LOCAL] INFILE may read files
 	// from (MySQL's secure_file_priv); "" refuses LOAD DATA (load.go).
 	LoadDataDir string
@@ -59,6 +63,9 @@ type Session struct {
 	// subq holds the results of the subqueries of the statement being
 	// planned (subquery.go); rowEnvs built meanwhile take it.
 	subq subqueryValues
+	// preplanned holds the planned joins (join.go) standing as derived
+	// tables of the query above them, by their placeholder FROM item.
+	preplanned map[*sqlparse.TableSource]queryPlan
 	// pinned, when set, keeps the datasets opened by name (displayName) so
 	// that the runs of a correlated subquery read one version each and
 	// open it once (subquery.go).

@@ -26,6 +26,13 @@ func TestVersionsErrors(t *testing.T) {
 	if got := f.rows("SELECT COUNT(*) FROM (SELECT id FROM t AS OF TIMESTAMP table_version(2)) AS d"); got[0][0] != int64(1) {
 		t.Fatalf("AS OF in a derived table: %v", got)
 	}
+	// A join reads a version per table reference.
+	if got := f.rows("SELECT COUNT(*) FROM t AS a JOIN t AS b AS OF TIMESTAMP table_version(2) ON a.id = b.id"); got[0][0] != int64(1) {
+		t.Fatalf("join of the latest and version 2: %v", got)
+	}
+	if got := f.rows("SELECT COUNT(*) FROM t AS a JOIN t AS b ON a.id = b.id"); got[0][0] != int64(3) {
+		t.Fatalf("join of the latest twice: %v", got)
+	}
 	f.fails("SELECT * FROM t AS OF TIMESTAMP table_tag('nope')", catalog.CodeTableTagNotFound, "nope")
 	f.fails("SELECT * FROM t AS OF TIMESTAMP table_version(99)", catalog.CodeTableVersionNotFound, "")
 	f.fails("SELECT * FROM t AS OF TIMESTAMP '1999-01-01'", catalog.CodeTableVersionNotFound, "")

@@ -39,11 +39,11 @@ func (c *converter) resultSet(n ast.Node, base stmtBase) (*Select, error) {
 	case *ast.SelectStmt:
 		return c.selectStmt(q, base)
 	case *ast.SetOprStmt:
-		if q.With != nil {
-			return nil, c.notSupported(c.start(), "WITH (common table expressions)")
-		}
 		s, err := c.setOprList(q.SelectList, base)
 		if err != nil {
+			return nil, err
+		}
+		if s.With, err = c.with(q.With); err != nil {
 			return nil, err
 		}
 		return s, c.orderAndLimit(s, q.OrderBy, q.Limit)
@@ -54,10 +54,11 @@ func (c *converter) resultSet(n ast.Node, base stmtBase) (*Select, error) {
 }
 
 func (c *converter) setOprList(l *ast.SetOprSelectList, base stmtBase) (*Select, error) {
-	if l.With != nil {
-		return nil, c.notSupported(c.start(), "WITH (common table expressions)")
+	with, err := c.with(l.With)
+	if err != nil {
+		return nil, err
 	}
-	s := &Select{stmtBase: base}
+	s := &Select{stmtBase: base, With: with}
 	for i, n := range l.Selects {
 		q, err := c.resultSet(n, stmtBase{pos: base.pos})
 		if err != nil {
@@ -84,8 +85,6 @@ func (c *converter) selectStmt(n *ast.SelectStmt, base stmtBase) (*Select, error
 	switch {
 	case n.Kind != ast.SelectStmtKindSelect:
 		return nil, c.notSupported(c.start(), "TABLE and VALUES statements")
-	case n.With != nil:
-		return nil, c.notSupported(c.start(), "WITH (common table expressions)")
 	case len(n.WindowSpecs) > 0:
 		return nil, c.notSupported(c.start(), "window functions (the WINDOW clause)")
 	case n.LockInfo != nil && n.LockInfo.LockType != ast.SelectLockNone:
@@ -96,6 +95,12 @@ func (c *converter) selectStmt(n *ast.SelectStmt, base stmtBase) (*Select, error
 		return nil, c.notSupported(c.start(), "GROUP BY ... WITH ROLLUP")
 	}
 	s := &Select{stmtBase: base, Distinct: n.Distinct}
+	if n.With != nil {
+		var err error
+		if s.With, err = c.with(n.With); err != nil {
+			return nil, err
+		}
+	}
 	if n.Fields != nil {
 		for _, f := range n.Fields.Fields {
 			it := SelectItem{Alias: f.AsName.O, Text: c.restoreNames(f.Text()), Pos: c.pos(f.Offset)}
@@ -614,4 +619,30 @@ func restoreTiDB(n ast.Node) string {
 		return fmt.Sprintf("%T", n)
 	}
 	return b.String()
+}
+
+// with converts a WITH clause (nil: none). WITH RECURSIVE is refused.
+func (c *converter) with(w *ast.WithClause) ([]CTE, error) {
+	if w == nil {
+		return nil, nil
+	}
+	if w.IsRecursive {
+		return nil, c.notSupported(c.start(), "WITH RECURSIVE")
+	}
+	var out []CTE
+	for _, cte := range w.CTEs {
+		if cte.Query == nil {
+			return nil, c.notSupported(c.start(), "a common table expression without a query")
+		}
+		q, err := c.resultSet(cte.Query.Query, stmtBase{pos: c.pos(cte.Query.OriginTextPosition())})
+		if err != nil {
+			return nil, err
+		}
+		def := CTE{Name: cte.Name.O, Select: q}
+		for _, n := range cte.ColNameList {
+			def.Columns = append(def.Columns, n.O)
+		}
+		out = append(out, def)
+	}
+	return out, nil
 }

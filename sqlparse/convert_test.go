@@ -226,6 +226,8 @@ func TestSelectStringRoundTrip(t *testing.T) {
 		"SELECT DISTINCT a AS `x y`, t.b, t.*, COUNT(*) FROM prod.ml.t t WHERE a >= -1 AND (b IS NOT NULL OR c IN (1,'two')) GROUP BY a, 2 HAVING COUNT(*) > 1 ORDER BY 1 DESC LIMIT 10 OFFSET 5",
 		"SELECT a FROM x.y.t1 AS t1 LEFT JOIN (SELECT b FROM t2) AS d ON t1.a = d.b WHERE EXISTS (SELECT 1) AND NOT EXISTS (SELECT 2) AND a IN (SELECT c FROM t4)",
 		"SELECT 1 UNION ALL SELECT 2 INTERSECT SELECT 3",
+		"WITH a (x) AS (SELECT 1), b AS (SELECT x FROM a) SELECT * FROM b JOIN a USING (x)",
+		"WITH u AS (SELECT 1 AS k) SELECT k FROM u UNION SELECT k + 1 FROM u",
 		"SELECT * FROM `select`.`from` WHERE `where` LIKE 'a\\_%' ESCAPE '\\\\' OR s ILIKE 'b' OR s LIKE 'c' ESCAPE '!'",
 	} {
 		first := parseOne(t, sql).(*Select)
@@ -283,7 +285,7 @@ func TestConvertRefuses(t *testing.T) {
 		{"SELECT TRIM(LEADING 'x' FROM a) FROM t", "line 1 column 8: not supported: function TRIM"},
 		{"SELECT GROUP_CONCAT(a) FROM t", "line 1 column 8: not supported: aggregate GROUP_CONCAT"},
 		{"SELECT a FROM t WHERE a = DATE '2024-01-01'", "line 1 column 27: not supported: DATE, TIME and TIMESTAMP literals"},
-		{"WITH c AS (SELECT 1) SELECT * FROM c", "line 1 column 1: not supported: WITH (common table expressions)"},
+		{"WITH RECURSIVE c AS (SELECT 1) SELECT * FROM c", "line 1 column 1: not supported: WITH RECURSIVE"},
 		{"SELECT a FROM t FOR UPDATE", "line 1 column 1: not supported: SELECT ... FOR UPDATE / SHARE"},
 		{"TABLE t", "line 1 column 1: not supported: TABLE and VALUES statements"},
 		{"SELECT a FROM t PARTITION (p0)", "line 1 column 1: not supported: PARTITION and TABLESAMPLE"},

@@ -22,6 +22,7 @@ var fuzzSeeds = []string{
 		"WHERE a IN (SELECT 1) AND NOT EXISTS (SELECT 2) AND b NOT LIKE 'x!%' ESCAPE '!' GROUP BY 1 HAVING COUNT(*) > 1\n" +
 		"ORDER BY x DESC LIMIT 3 OFFSET 1; SELECT 1 UNION SELECT 2",
 	"INSERT INTO a.b.t (a, b) VALUES (1, -2.5), (TRUE, DEFAULT) ON DUPLICATE KEY UPDATE a = X'41'",
+	"WITH a (x) AS (SELECT 1), b AS (SELECT x FROM a) SELECT * FROM b NATURAL JOIN a UNION ALL SELECT 2 INTERSECT SELECT 3",
 }
 
 // FuzzParse checks that Parse never panics and that every position it reports lies within the

@@ -22,6 +22,19 @@ type Select struct {
 	OrderBy  []OrderItem
 	Limit    *Limit
 	SetOps   []SetOperand
+	// With holds the common table expressions of WITH name [(cols)] AS
+	// (query), ... that prefix the query (nil without WITH); a table
+	// reference of this query or a query nested in it may name one.
+	With []CTE
+}
+
+// CTE is one common table expression: Name [(Columns)] AS (Select).
+// Columns is nil when the CTE names none (its columns are then the
+// query's labels).
+type CTE struct {
+	Name    string
+	Columns []string
+	Select  *Select
 }
 
 // SelectItem is one item of the select list: `*`, `q.*` (Star, with Qualifier), or an
@@ -172,6 +185,9 @@ func (s *Select) walkSelects(f func(*Select)) {
 	if s == nil {
 		return
 	}
+	for _, c := range s.With {
+		c.Select.walkSelects(f)
+	}
 	if len(s.SetOps) > 0 {
 		for _, op := range s.SetOps {
 			op.Select.walkSelects(f)
@@ -222,6 +238,25 @@ func (s *Select) walkSelects(f func(*Select)) {
 // String renders the query as SQL text in normal form.
 func (s *Select) String() string {
 	var b strings.Builder
+	for i, c := range s.With {
+		if i == 0 {
+			b.WriteString("WITH ")
+		} else {
+			b.WriteString(", ")
+		}
+		b.WriteString(QuoteIdent(c.Name))
+		if len(c.Columns) > 0 {
+			quoted := make([]string, len(c.Columns))
+			for j, n := range c.Columns {
+				quoted[j] = QuoteIdent(n)
+			}
+			b.WriteString(" (" + strings.Join(quoted, ", ") + ")")
+		}
+		b.WriteString(" AS (" + c.Select.String() + ")")
+		if i == len(s.With)-1 {
+			b.WriteString(" ")
+		}
+	}
 	if len(s.SetOps) > 0 {
 		for i, op := range s.SetOps {
 			if i > 0 {

@@ -38,9 +38,9 @@ SELECT nosuch FROM information_schema.tables;
 SELECT * FROM information_schema.tables WHERE nosuch = 1;
 SELECT * FROM information_schema.routines;
 SELECT * FROM s1.alpha;
-SELECT * FROM information_schema.tables t1 JOIN information_schema.schemata s ON 1 = 1;
+SELECT * FROM information_schema.tables t1 JOIN information_schema.schemata s ON t1.TABLE_SCHEMA = s.nosuch;
 SELECT TABLE_SCHEMA, COUNT(*) FROM information_schema.tables GROUP BY TABLE_SCHEMA;
-SELECT 1 UNION SELECT 2;
+SELECT 1 UNION SELECT 1, 2;
 EXPLAIN ANALYZE SELECT * FROM information_schema.tables;
 -- EXPLAIN SHOW names how the SHOW reads the catalog (index or scan of __manifest) and its filter.
 EXPLAIN SHOW TABLES FROM s1 LIKE 'al%';

@@ -1,0 +1,171 @@
+package planner
+
+import (
+	"strings"
+
+	"github.com/lancecat/lancecat/catalog"
+	"github.com/lancecat/lancecat/sqlparse"
+)
+
+// Common table expressions: WITH name [(cols)] AS (query), ... SELECT ...
+// Each reference to a CTE (in the query, in a later CTE, in a nested
+// subquery) becomes a derived table of the CTE's query under the
+// reference's alias (else the CTE's name), so a CTE referenced twice is
+// planned and read twice, and the rules push filters into each copy
+// separately. A nested query's own WITH shadows the outer names. WITH
+// RECURSIVE is refused by the parser.
+
+// inlineCTEs returns q with its WITH (and those of the queries nested in
+// it) replaced by derived tables; scope holds the CTEs of the enclosing
+// queries.
+func inlineCTEs(q *sqlparse.Select, scope map[string]*sqlparse.CTE) (*sqlparse.Select, error) {
+	if q == nil {
+		return nil, nil
+	}
+	if len(q.With) > 0 {
+		inner := make(map[string]*sqlparse.CTE, len(scope)+len(q.With))
+		for k, v := range scope {
+			inner[k] = v
+		}
+		for i := range q.With {
+			c := q.With[i]
+			k := strings.ToLower(c.Name)
+			for j := 0; j < i; j++ {
+				if strings.EqualFold(q.With[j].Name, c.Name) {
+					return nil, errorf(catalog.CodeInvalidInput, "not unique table/alias: %s (MySQL error 1066)", sqlparse.QuoteIdent(c.Name))
+				}
+			}
+			body, err := inlineCTEs(c.Select, inner) // a CTE sees the ones before it
+			if err != nil {
+				return nil, err
+			}
+			if len(c.Columns) > 0 {
+				if body, err = renameColumns(body, c); err != nil {
+					return nil, err
+				}
+			}
+			inner[k] = &sqlparse.CTE{Name: c.Name, Select: body}
+		}
+		scope = inner
+	}
+	if len(scope) == 0 {
+		return q, nil
+	}
+	c := *q
+	c.With = nil
+	var err error
+	if c.From, err = inlineFrom(q.From, scope); err != nil {
+		return nil, err
+	}
+	if q.SetOps != nil {
+		c.SetOps = make([]sqlparse.SetOperand, len(q.SetOps))
+		for i, op := range q.SetOps {
+			if op.Select, err = inlineCTEs(op.Select, scope); err != nil {
+				return nil, err
+			}
+			c.SetOps[i] = op
+		}
+	}
+	sub := func(e sqlparse.Expr) sqlparse.Expr {
+		return sqlparse.Rewrite(e, func(n sqlparse.Expr) sqlparse.Expr {
+			var e2 error
+			switch x := n.(type) {
+			case *sqlparse.Subquery:
+				x.Select, e2 = inlineCTEs(x.Select, scope)
+			case *sqlparse.Exists:
+				x.Select, e2 = inlineCTEs(x.Select, scope)
+			case *sqlparse.Quantified:
+				x.Select, e2 = inlineCTEs(x.Select, scope)
+			case *sqlparse.InList:
+				x.Subquery, e2 = inlineCTEs(x.Subquery, scope)
+			}
+			if e2 != nil && err == nil {
+				err = e2
+			}
+			return n
+		})
+	}
+	c.Items = make([]sqlparse.SelectItem, len(q.Items))
+	for i, it := range q.Items {
+		it.Expr = sub(it.Expr)
+		c.Items[i] = it
+	}
+	c.Where, c.Having = sub(q.Where), sub(q.Having)
+	if q.GroupBy != nil {
+		c.GroupBy = make([]sqlparse.Expr, len(q.GroupBy))
+		for i, g := range q.GroupBy {
+			c.GroupBy[i] = sub(g)
+		}
+	}
+	if q.OrderBy != nil {
+		c.OrderBy = make([]sqlparse.OrderItem, len(q.OrderBy))
+		for i, o := range q.OrderBy {
+			o.Expr = sub(o.Expr)
+			c.OrderBy[i] = o
+		}
+	}
+	return &c, err
+}
+
+func inlineFrom(f sqlparse.FromItem, scope map[string]*sqlparse.CTE) (sqlparse.FromItem, error) {
+	switch n := f.(type) {
+	case *sqlparse.TableSource:
+		c := *n
+		if n.Subquery != nil {
+			var err error
+			c.Subquery, err = inlineCTEs(n.Subquery, scope)
+			return &c, err
+		}
+		if len(n.Table) == 1 {
+			if cte, ok := scope[strings.ToLower(n.Table[0])]; ok {
+				c.Table, c.Subquery = nil, cte.Select
+				if c.Alias == "" {
+					c.Alias = cte.Name
+				}
+			}
+		}
+		return &c, nil
+	case *sqlparse.Join:
+		c := *n
+		var err error
+		if c.Left, err = inlineFrom(n.Left, scope); err != nil {
+			return nil, err
+		}
+		if c.Right, err = inlineFrom(n.Right, scope); err != nil {
+			return nil, err
+		}
+		if n.On != nil {
+			q, err := inlineCTEs(&sqlparse.Select{Where: n.On}, scope)
+			if err != nil {
+				return nil, err
+			}
+			c.On = q.Where
+		}
+		return &c, nil
+	}
+	return f, nil
+}
+
+// renameColumns applies a CTE's column list to its query: SELECT ... AS
+// col1, ... over the query as a derived table.
+func renameColumns(body *sqlparse.Select, c sqlparse.CTE) (*sqlparse.Select, error) {
+	if len(body.SetOps) == 0 {
+		star := false
+		for _, it := range body.Items {
+			star = star || it.Star
+		}
+		if !star {
+			if len(body.Items) != len(c.Columns) {
+				return nil, errorf(catalog.CodeInvalidInput, "the common table expression %s names %d columns for a query of %d (MySQL error 1353)", sqlparse.QuoteIdent(c.Name), len(c.Columns), len(body.Items))
+			}
+			q := *body
+			q.Items = make([]sqlparse.SelectItem, len(body.Items))
+			for i, it := range body.Items {
+				it.Alias = c.Columns[i]
+				q.Items[i] = it
+			}
+			return &q, nil
+		}
+	}
+	return nil, errorf(catalog.CodeUnsupported, "not supported: a column list on the common table expression %s over a set operation or SELECT * (alias the select items instead)", sqlparse.QuoteIdent(c.Name))
+}

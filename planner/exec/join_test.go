@@ -1,0 +1,140 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// source is an operator over fixed rows that records whether it was closed.
+type source struct {
+	Operator
+	closed *bool
+}
+
+func (s source) Close() error {
+	*s.closed = true
+	return s.Operator.Close()
+}
+
+func rowsOf(closed *bool, rows ...[]any) Operator {
+	seq := iter.Seq2[[]any, error](func(yield func([]any, error) bool) {
+		for _, r := range rows {
+			if !yield(r, nil) {
+				return
+			}
+		}
+	})
+	return source{FromSeq(seq), closed}
+}
+
+func intKey(row []any) ([]any, error) { return []any{row[0]}, nil }
+
+func hash(k []any) (string, bool) {
+	if k[0] == nil {
+		return "", false
+	}
+	return fmt.Sprint(k[0]), true
+}
+
+func eq(l, r []any) bool { return l[0] == r[0] }
+
+func collect(t *testing.T, op Operator) []string {
+	t.Helper()
+	var out []string
+	for r, err := range Rows(context.Background(), op) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprint(r))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestJoinKinds(t *testing.T) {
+	left := [][]any{{int64(1), "a"}, {int64(1), "b"}, {nil, "n"}, {int64(3), "c"}}
+	right := [][]any{{int64(1), "x"}, {int64(1), "y"}, {nil, "m"}, {int64(4), "z"}}
+	cases := []struct {
+		kind   JoinKind
+		hashed bool
+		want   string
+	}{
+		{InnerJoin, true, "[1 a 1 x] [1 a 1 y] [1 b 1 x] [1 b 1 y]"},
+		{LeftJoin, true, "[1 a 1 x] [1 a 1 y] [1 b 1 x] [1 b 1 y] [3 c <nil> <nil>] [<nil> n <nil> <nil>]"},
+		{RightJoin, true, "[1 a 1 x] [1 a 1 y] [1 b 1 x] [1 b 1 y] [<nil> <nil> 4 z] [<nil> <nil> <nil> m]"},
+		{InnerJoin, false, "[1 a 1 x] [1 a 1 y] [1 b 1 x] [1 b 1 y]"},
+		{LeftJoin, false, "[1 a 1 x] [1 a 1 y] [1 b 1 x] [1 b 1 y] [3 c <nil> <nil>] [<nil> n <nil> <nil>]"},
+	}
+	for _, tc := range cases {
+		var lc, rc bool
+		spec := JoinSpec{Kind: tc.kind, LeftWidth: 2, RightWidth: 2, Budget: NewBudget(0), Name: "test"}
+		if tc.hashed {
+			spec.LeftKey, spec.RightKey, spec.Hash, spec.KeyEqual = intKey, intKey, hash, eq
+		} else {
+			spec.Cond = func(row []any) (bool, error) { return row[0] != nil && row[0] == row[2], nil }
+		}
+		got := strings.Join(collect(t, Join(context.Background(), rowsOf(&lc, left...), rowsOf(&rc, right...), spec)), " ")
+		if got != tc.want {
+			t.Errorf("kind %d hashed %v:\n got  %s\n want %s", tc.kind, tc.hashed, got, tc.want)
+		}
+		if !lc || !rc {
+			t.Errorf("kind %d: inputs not closed (left %v, right %v)", tc.kind, lc, rc)
+		}
+		if spec.Budget.Used() != 0 {
+			t.Errorf("kind %d: %d bytes still charged", tc.kind, spec.Budget.Used())
+		}
+	}
+}
+
+func TestJoinEmptyBuildSkipsProbe(t *testing.T) {
+	var rc bool
+	probed := false
+	left := FromSeq(func(yield func([]any, error) bool) {
+		probed = true
+		yield([]any{int64(1)}, nil)
+	})
+	spec := JoinSpec{Kind: InnerJoin, LeftWidth: 1, RightWidth: 1, LeftKey: intKey, RightKey: intKey, Hash: hash, KeyEqual: eq}
+	if got := collect(t, Join(context.Background(), left, rowsOf(&rc), spec)); len(got) != 0 || probed {
+		t.Errorf("got %v, probed %v", got, probed)
+	}
+}
+
+func TestJoinBudgetAndCancel(t *testing.T) {
+	var lc, rc bool
+	big := make([][]any, 100)
+	for i := range big {
+		big[i] = []any{int64(i), strings.Repeat("x", 100)}
+	}
+	spec := JoinSpec{Kind: InnerJoin, LeftWidth: 2, RightWidth: 2, LeftKey: intKey, RightKey: intKey, Hash: hash, KeyEqual: eq,
+		Budget: NewBudget(1000), Name: "the build side"}
+	var err error
+	for _, e := range Rows(context.Background(), Join(context.Background(), rowsOf(&lc, big...), rowsOf(&rc, big...), spec)) {
+		if e != nil {
+			err = e
+		}
+	}
+	var be *BudgetError
+	if !errors.Is(err, ErrBudgetExceeded) || !errors.As(err, &be) || be.Operator != "the build side" {
+		t.Fatalf("got %v, want the budget error", err)
+	}
+	if !lc || !rc || spec.Budget.Used() != 0 {
+		t.Errorf("after the error: closed %v %v, charged %d", lc, rc, spec.Budget.Used())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	spec.Budget = NewBudget(0)
+	err = nil
+	for _, e := range Rows(ctx, Join(ctx, rowsOf(&lc, big...), rowsOf(&rc, big...), spec)) {
+		if e != nil {
+			err = e
+		}
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled join: %v", err)
+	}
+}

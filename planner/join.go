@@ -1,0 +1,609 @@
+package planner
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lancecat/lancecat/catalog"
+	"github.com/lancecat/lancecat/planner/exec"
+	"github.com/lancecat/lancecat/planner/expr"
+	"github.com/lancecat/lancecat/planner/plan"
+	"github.com/lancecat/lancecat/sqlparse"
+)
+
+// Queries with joins run on the new engine (packages plan, exec, expr):
+//
+//	FROM a [INNER | CROSS] JOIN b [ON cond | USING (cols)], a LEFT|RIGHT
+//	[OUTER] JOIN b ..., a NATURAL [LEFT|RIGHT] JOIN b, a, b (commas), any
+//	number of tables, views or derived tables, each under its alias
+//
+// The FROM clause becomes one plan tree (plan.Scan leaves, plan.Join
+// nodes); every column reference of the query is bound (expr.Scope) to a
+// slot of the joined row, with MySQL's errors 1052 (ambiguous) and 1054
+// (unknown) and USING/NATURAL columns coalesced. The rules push each WHERE
+// and ON conjunct into the scan of the one relation it reads (the scan
+// then uses that table's indexes, as a single-table SELECT does) or into
+// the lowest inner join covering it, split equality conditions into
+// hash-join keys, and prune the columns each scan reads. Joins with keys
+// run as hash joins (the build side held in memory within
+// Options.JoinMemory, else failing with exec.ErrBudgetExceeded: no spill
+// yet), others as nested loops.
+//
+// What runs above the joined rows (the rest of WHERE, GROUP BY and
+// aggregates, HAVING, DISTINCT, ORDER BY, LIMIT, the projection) is still
+// the selectPipeline: the join is handed to it as a derived table
+// (s.preplanned). Each scan is today's single-table SELECT path
+// (sourceTable, the plan.Table over planDataSelect and planSelect), so
+// index lookups and their EXPLAIN come from there.
+
+// DefaultJoinMemory is the default of Options.JoinMemory.
+const DefaultJoinMemory = 256 << 20
+
+// joinAlias is the name of the derived table the join is to the
+// selectPipeline above it (EXPLAIN leaves that level out).
+const joinAlias = "join"
+
+// hasJoin reports whether a FROM clause joins relations.
+func hasJoin(from sqlparse.FromItem) bool {
+	_, ok := from.(*sqlparse.Join)
+	return ok
+}
+
+// sourceTable is the plan.Table over one FROM item of today's
+// single-table SELECT path: a table's data (planDataSelect, with its
+// index lookups), an information_schema view or a derived table
+// (planSelect).
+type sourceTable struct {
+	s    *Session
+	ts   *sqlparse.TableSource
+	cols []Column
+	desc string
+}
+
+func (s *Session) newSourceTable(ctx context.Context, ts *sqlparse.TableSource) (*sourceTable, error) {
+	if ts.Subquery != nil && ts.Alias == "" {
+		return nil, errorf(catalog.CodeInvalidInput, "every derived table must have its own alias: (%s) AS name", ts.Subquery)
+	}
+	t := &sourceTable{s: s, ts: ts}
+	p, err := s.fork().planQuery(ctx, &sqlparse.Select{Items: []sqlparse.SelectItem{{Star: true, Text: "*"}}, From: t.from()})
+	if err != nil {
+		return nil, err
+	}
+	t.cols = p.resultColumns()
+	if ts.Subquery != nil {
+		t.desc = "derived table"
+	} else {
+		t.desc = ts.Table.String()
+	}
+	return t, nil
+}
+
+func (t *sourceTable) from() *sqlparse.TableSource {
+	return &sqlparse.TableSource{Table: t.ts.Table, Subquery: t.ts.Subquery, Alias: t.ts.Alias, Pos: t.ts.Pos, AsOf: t.ts.AsOf}
+}
+
+func (t *sourceTable) Describe() string { return t.desc }
+
+func (t *sourceTable) ColumnNames() []string {
+	names := make([]string, len(t.cols))
+	for i, c := range t.cols {
+		names[i] = c.Name
+	}
+	return names
+}
+
+// query is the single-table SELECT answering spec.
+func (t *sourceTable) query(spec plan.ScanSpec) (*sqlparse.Select, []int) {
+	cols := spec.Columns
+	if len(cols) == 0 {
+		cols = []int{0} // rows are still needed (COUNT(*) over a join)
+	}
+	q := &sqlparse.Select{From: t.from(), Where: plan.And(spec.Predicates)}
+	for _, c := range cols {
+		name := t.cols[c].Name
+		q.Items = append(q.Items, sqlparse.SelectItem{Expr: &sqlparse.ColumnRef{Column: name}, Alias: name, Text: name})
+	}
+	if spec.Limit >= 0 {
+		q.Limit = &sqlparse.Limit{Count: &sqlparse.Literal{Kind: sqlparse.LitInt, Value: spec.Limit}}
+	}
+	return q, cols
+}
+
+func (t *sourceTable) Scan(ctx context.Context, spec plan.ScanSpec) (exec.Operator, error) {
+	q, cols := t.query(spec)
+	f := t.s.fork()
+	p, err := f.planQuery(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	res, err := p.run(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	width := len(t.cols)
+	rows := cursorRows(res)
+	return exec.FromSeq(func(yield func([]any, error) bool) {
+		for row, err := range rows {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			full := make([]any, width)
+			for i, c := range cols {
+				full[c] = row[i]
+			}
+			if !yield(full, nil) {
+				return
+			}
+		}
+	}), nil
+}
+
+func (t *sourceTable) Explain(ctx context.Context, spec plan.ScanSpec) ([]string, error) {
+	q, _ := t.query(spec)
+	f := t.s.fork()
+	p, err := f.planQuery(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return f.explainPlan(ctx, p, f.subq, q, 0)
+}
+
+// joinPlan is a planned FROM clause with joins: the rows of the plan
+// tree, over the scope's slots.
+type joinPlan struct {
+	root    plan.Node
+	scope   *expr.Scope
+	cols    []Column // one per slot, named by the slot's bound reference
+	budget  int64
+	explain []string
+}
+
+func (p *joinPlan) resultColumns() []Column { return p.cols }
+func (p *joinPlan) Explain() []string       { return p.explain }
+
+func (p *joinPlan) prepareExplain(ctx context.Context) error {
+	var err error
+	p.explain, err = plan.Explain(ctx, p.root, p.budget)
+	return err
+}
+
+func (p *joinPlan) run(ctx context.Context, s *Session) (*Result, error) {
+	env := newRowEnv(p.cols)
+	env.session = s
+	op, err := p.build(ctx, p.root, env, exec.NewBudget(p.budget))
+	if err != nil {
+		return nil, err
+	}
+	return streamResult(p.cols, exec.Batches(ctx, op)), nil
+}
+
+// build makes the operator of a node.
+func (p *joinPlan) build(ctx context.Context, n plan.Node, env *rowEnv, budget *exec.Budget) (exec.Operator, error) {
+	switch x := n.(type) {
+	case *plan.Scan:
+		return x.Table.Scan(ctx, x.Spec)
+	case *plan.Join:
+		left, err := p.build(ctx, x.Left, env, budget)
+		if err != nil {
+			return nil, err
+		}
+		right, err := p.build(ctx, x.Right, env, budget)
+		if err != nil {
+			left.Close()
+			return nil, err
+		}
+		lo, mid := x.Left.Slots()
+		_, hi := x.Right.Slots()
+		spec := exec.JoinSpec{Kind: x.Kind, LeftWidth: mid - lo, RightWidth: hi - mid, Budget: budget,
+			Name: "the " + x.Strategy() + "'s build side"}
+		// Conditions are bound to the query's slots; each evaluation
+		// places the node's row at its offset of a scratch full row.
+		scratch := make([]any, len(p.cols))
+		at := func(row []any, off int) []any {
+			copy(scratch[off:], row)
+			return scratch
+		}
+		if len(x.Keys) > 0 {
+			keyFn := func(off int, side func(plan.EquiKey) sqlparse.Expr) func([]any) ([]any, error) {
+				return func(row []any) ([]any, error) {
+					full := at(row, off)
+					key := make([]any, len(x.Keys))
+					for i, k := range x.Keys {
+						v, err := env.eval(side(k), full)
+						if err != nil {
+							return nil, err
+						}
+						key[i] = v
+					}
+					return key, nil
+				}
+			}
+			spec.LeftKey = keyFn(lo, func(k plan.EquiKey) sqlparse.Expr { return k.L })
+			spec.RightKey = keyFn(mid, func(k plan.EquiKey) sqlparse.Expr { return k.R })
+			spec.Hash = hashKey
+			spec.KeyEqual = func(l, r []any) bool {
+				for i := range l {
+					if l[i] == nil || r[i] == nil || compare(l[i], r[i]) != 0 {
+						return false
+					}
+				}
+				return true
+			}
+		}
+		if cond := plan.And(x.On); cond != nil {
+			spec.Cond = func(row []any) (bool, error) { return env.matches(cond, at(row, lo)) }
+		}
+		return exec.Join(ctx, left, right, spec), nil
+	}
+	return nil, errorf(catalog.CodeInternal, "no operator for plan node %T", n)
+}
+
+// hashKey is the hash-table key of a join key: numbers by their float64
+// value (KeyEqual then compares exactly), strings and bytes as they are,
+// times by their instant. A NULL joins nothing.
+func hashKey(key []any) (string, bool) {
+	var b []byte
+	for _, v := range key {
+		switch x := v.(type) {
+		case nil:
+			return "", false
+		case string:
+			if f, err := strconv.ParseFloat(x, 64); err == nil && numericText(x) {
+				b = strconv.AppendFloat(append(b, 'n'), f+0, 'g', -1, 64)
+			} else {
+				b = append(strconv.AppendInt(append(b, 's'), int64(len(x)), 10), x...)
+			}
+		case []byte:
+			b = append(strconv.AppendInt(append(b, 'b'), int64(len(x)), 10), x...)
+		case time.Time:
+			b = strconv.AppendInt(append(b, 't'), x.UnixNano(), 10)
+		default:
+			if f, ok := toNumber(v); ok {
+				b = strconv.AppendFloat(append(b, 'n'), f+0, 'g', -1, 64)
+			} else {
+				s := toString(v)
+				b = append(strconv.AppendInt(append(b, 'o'), int64(len(s)), 10), s...)
+			}
+		}
+		b = append(b, 0)
+	}
+	return string(b), true
+}
+
+// numericText reports whether s is plain decimal text (a DECIMAL value):
+// digits with an optional sign and point.
+func numericText(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		if !(c >= '0' && c <= '9' || c == '.' || (i == 0 && (c == '-' || c == '+'))) {
+			return false
+		}
+	}
+	return true
+}
+
+// typeClass groups column types whose values hashKey keys alike.
+func typeClass(c Column) string {
+	t := strings.ToUpper(c.DatabaseType)
+	switch {
+	case strings.Contains(t, "INT"), t == "DECIMAL", t == "DOUBLE", t == "FLOAT", t == "REAL", t == "NUMERIC":
+		return "number"
+	case strings.Contains(t, "CHAR"), strings.Contains(t, "TEXT"), t == "STRING":
+		return "string"
+	case t == "DATE", t == "DATETIME", t == "TIMESTAMP":
+		return "time:" + t
+	case strings.Contains(t, "BINARY"), strings.Contains(t, "BLOB"):
+		return "bytes"
+	}
+	return ""
+}
+
+// planJoinQuery plans a SELECT whose FROM joins relations.
+func (s *Session) planJoinQuery(ctx context.Context, st *sqlparse.Select) (queryPlan, error) {
+	scope := expr.NewScope()
+	b := &expr.Binder{Scope: scope}
+	root, err := s.buildFrom(ctx, st.From, scope, b)
+	if err != nil {
+		return nil, err
+	}
+	markNullSupplied(root, false)
+	// Columns of the joined row, one per slot.
+	jp := &joinPlan{root: root, scope: scope, budget: s.opts.JoinMemory}
+	if jp.budget <= 0 {
+		jp.budget = DefaultJoinMemory
+	}
+	for _, sc := range plan.Scans(root) {
+		src := sc.Table.(*sourceTable)
+		for _, c := range src.cols {
+			c.Name = scope.Slots[len(jp.cols)].Ref
+			if sc.NullSupplied {
+				c.Nullable = true
+			}
+			jp.cols = append(jp.cols, c)
+		}
+	}
+	// Bind the query block.
+	q := *st
+	q.Items = nil
+	aliases := map[string]bool{}
+	for _, it := range st.Items {
+		if it.Alias != "" {
+			aliases[strings.ToLower(it.Alias)] = true
+		}
+	}
+	for _, it := range st.Items {
+		if it.Star {
+			slots, err := scope.Star(it.Qualifier)
+			if err != nil {
+				return nil, err
+			}
+			for _, sl := range slots {
+				name := scope.Slots[sl].Column
+				q.Items = append(q.Items, sqlparse.SelectItem{Expr: scope.Ref(sl), Alias: name, Text: name, Pos: it.Pos})
+			}
+			continue
+		}
+		e, err := b.BindAll(it.Expr, "field list")
+		if err != nil {
+			return nil, err
+		}
+		if ref, ok := sqlparse.StripParens(it.Expr).(*sqlparse.ColumnRef); ok && it.Alias == "" {
+			it.Alias = ref.Column // MySQL labels t.col as col
+		}
+		it.Expr = e
+		q.Items = append(q.Items, it)
+	}
+	resolvable := func(ref *sqlparse.ColumnRef) bool {
+		_, err := scope.Resolve(ref, "", 0, len(scope.Rels))
+		return err == nil
+	}
+	where, err := b.BindAll(st.Where, "where clause")
+	if err != nil {
+		return nil, err
+	}
+	gb := &expr.Binder{Scope: scope, Keep: func(ref *sqlparse.ColumnRef) bool {
+		return aliases[strings.ToLower(ref.Column)] && !resolvable(ref)
+	}}
+	q.GroupBy = nil
+	for _, g := range st.GroupBy {
+		e, err := gb.BindAll(g, "group statement")
+		if err != nil {
+			return nil, err
+		}
+		q.GroupBy = append(q.GroupBy, e)
+	}
+	// HAVING may name a select item's alias (HAVING n > 1 for COUNT(*) AS
+	// n): the alias stands for the item's expression.
+	having := sqlparse.Rewrite(st.Having, func(n sqlparse.Expr) sqlparse.Expr {
+		ref, ok := n.(*sqlparse.ColumnRef)
+		if !ok || len(ref.Qualifier) > 0 || resolvable(ref) {
+			return n
+		}
+		for _, it := range st.Items {
+			if !it.Star && strings.EqualFold(it.Alias, ref.Column) {
+				return it.Expr
+			}
+		}
+		return n
+	})
+	if q.Having, err = gb.BindAll(having, "having clause"); err != nil {
+		return nil, err
+	}
+	ob := &expr.Binder{Scope: scope, Keep: func(ref *sqlparse.ColumnRef) bool { return aliases[strings.ToLower(ref.Column)] }}
+	q.OrderBy = nil
+	for _, o := range st.OrderBy {
+		e, err := ob.BindAll(o.Expr, "order clause")
+		if err != nil {
+			return nil, err
+		}
+		o.Expr = e
+		q.OrderBy = append(q.OrderBy, o)
+	}
+	// Rules: filters into scans and joins, equi-join keys, projection.
+	rest := plan.PushFilters(root, plan.Conjuncts(where), scope)
+	q.Where = plan.And(rest)
+	plan.SplitJoinKeys(root, scope, func(l, r sqlparse.Expr) bool {
+		ls, lok := sqlparse.StripParens(l).(*sqlparse.ColumnRef)
+		rs, rok := sqlparse.StripParens(r).(*sqlparse.ColumnRef)
+		if !lok || !rok {
+			return false
+		}
+		li, _ := scope.SlotOfRef(ls)
+		ri, _ := scope.SlotOfRef(rs)
+		lc, rc := typeClass(jp.cols[li]), typeClass(jp.cols[ri])
+		return lc != "" && lc == rc
+	})
+	used := map[int]bool{}
+	var exprs []sqlparse.Expr
+	for _, it := range q.Items {
+		exprs = append(exprs, it.Expr)
+	}
+	exprs = append(exprs, q.Where, q.Having)
+	exprs = append(exprs, q.GroupBy...)
+	for _, o := range q.OrderBy {
+		exprs = append(exprs, o.Expr)
+	}
+	exprs = append(exprs, plan.Exprs(root)...)
+	for _, e := range exprs {
+		sqlparse.Inspect(e, func(n sqlparse.Expr) bool {
+			if ref, ok := n.(*sqlparse.ColumnRef); ok {
+				if i, ok := scope.SlotOfRef(ref); ok {
+					used[i] = true
+				}
+			}
+			return true
+		})
+	}
+	plan.PruneColumns(root, used)
+	// The rest of the query runs over the joined rows.
+	src := &sqlparse.TableSource{Subquery: &sqlparse.Select{}, Alias: joinAlias}
+	if s.preplanned == nil {
+		s.preplanned = map[*sqlparse.TableSource]queryPlan{}
+	}
+	s.preplanned[src] = jp
+	q.From = src
+	p, err := s.planQuery(ctx, &q)
+	if err != nil {
+		return nil, err
+	}
+	return &joinQuery{queryPlan: p}, nil
+}
+
+// joinQuery is a query over a join: the selectPipeline's plan over the
+// joined rows, whose EXPLAIN leaves out the derived-table level between
+// them.
+type joinQuery struct {
+	queryPlan
+	alias string // the placeholder's alias ("": joinAlias)
+}
+
+func (q *joinQuery) Explain() []string {
+	alias := q.alias
+	if alias == "" {
+		alias = joinAlias
+	}
+	marker := "DerivedTable " + sqlparse.QuoteIdent(alias) + " (streams the rows of:)"
+	var out []string
+	dedent := -1
+	for _, l := range q.queryPlan.Explain() {
+		t := strings.TrimLeft(l, " ")
+		if t == marker && dedent < 0 {
+			dedent = len(l) - len(t)
+			continue
+		}
+		if dedent >= 0 && len(l)-len(t) > dedent {
+			l = l[2:]
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// markNullSupplied marks the scans an outer join pads with NULLs.
+func markNullSupplied(n plan.Node, padded bool) {
+	switch x := n.(type) {
+	case *plan.Scan:
+		x.NullSupplied = padded
+	case *plan.Join:
+		markNullSupplied(x.Left, padded || x.Kind == plan.Right)
+		markNullSupplied(x.Right, padded || x.Kind == plan.Left)
+	}
+}
+
+// buildFrom builds the plan tree of a FROM clause, adding its relations
+// to scope in FROM order and binding each ON to the relations of its
+// join.
+func (s *Session) buildFrom(ctx context.Context, from sqlparse.FromItem, scope *expr.Scope, b *expr.Binder) (plan.Node, error) {
+	switch f := from.(type) {
+	case *sqlparse.TableSource:
+		t, err := s.newSourceTable(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		name := f.Alias
+		var table sqlparse.Name
+		if name == "" {
+			name = f.Table[len(f.Table)-1]
+			table = f.Table
+		}
+		r, err := scope.Add(name, table, t.ColumnNames())
+		if err != nil {
+			return nil, err
+		}
+		return &plan.Scan{Table: t, Name: name, Lo: r.Base, Hi: r.Base + len(r.Columns), Spec: plan.ScanSpec{Limit: -1}}, nil
+	case *sqlparse.Join:
+		firstRel := len(scope.Rels)
+		left, err := s.buildFrom(ctx, f.Left, scope, b)
+		if err != nil {
+			return nil, err
+		}
+		midRel := len(scope.Rels)
+		right, err := s.buildFrom(ctx, f.Right, scope, b)
+		if err != nil {
+			return nil, err
+		}
+		endRel := len(scope.Rels)
+		j := &plan.Join{Left: left, Right: right, Natural: f.Natural}
+		switch f.Kind {
+		case sqlparse.LeftJoin:
+			j.Kind = plan.Left
+		case sqlparse.RightJoin:
+			j.Kind = plan.Right
+		default:
+			j.Kind = plan.Inner
+		}
+		using := f.Using
+		if f.Natural {
+			using = naturalColumns(scope, firstRel, midRel, endRel)
+		}
+		for _, u := range using {
+			ref := &sqlparse.ColumnRef{Column: u}
+			l, err := scope.Resolve(ref, "from clause", firstRel, midRel)
+			if err != nil {
+				return nil, err
+			}
+			r, err := scope.Resolve(ref, "from clause", midRel, endRel)
+			if err != nil {
+				return nil, err
+			}
+			j.On = append(j.On, &sqlparse.Binary{Op: sqlparse.OpEQ, L: scope.Ref(l), R: scope.Ref(r)})
+			keep, drop := l, r
+			if j.Kind == plan.Right {
+				keep, drop = r, l
+			}
+			scope.Coalesce(u, keep, drop)
+			j.Using = append(j.Using, sqlparse.QuoteIdent(u))
+		}
+		if f.Natural {
+			j.Using = nil
+		}
+		if f.On != nil {
+			on, err := b.Bind(f.On, "on clause", firstRel, endRel)
+			if err != nil {
+				return nil, err
+			}
+			if _, ok := scope.SlotsOf(on); !ok {
+				return nil, errorf(catalog.CodeUnsupported, "not supported: subqueries or aggregates in a join's ON (%s)", f.On)
+			}
+			j.On = append(j.On, plan.Conjuncts(on)...)
+		}
+		return j, nil
+	}
+	return nil, errorf(catalog.CodeUnsupported, "not supported: FROM item %T", from)
+}
+
+// naturalColumns lists the column names a NATURAL JOIN joins on: those
+// the left side's relations [first, mid) and the right side's [mid, end)
+// both show (each side's SELECT * columns), in the left side's order.
+func naturalColumns(scope *expr.Scope, first, mid, end int) []string {
+	names := func(from, to int) []string {
+		var out []string
+		seen := map[string]bool{}
+		for ri := from; ri < to; ri++ {
+			for _, c := range scope.Rels[ri].Columns {
+				k := strings.ToLower(c)
+				if !seen[k] {
+					seen[k] = true
+					out = append(out, c)
+				}
+			}
+		}
+		return out
+	}
+	right := map[string]bool{}
+	for _, c := range names(mid, end) {
+		right[strings.ToLower(c)] = true
+	}
+	var out []string
+	for _, c := range names(first, mid) {
+		if right[strings.ToLower(c)] {
+			out = append(out, c)
+		}
+	}
+	return out
+}

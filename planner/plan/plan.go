@@ -1,0 +1,190 @@
+// Package plan holds the query engine's logical plan: nodes saying what
+// to compute (Scan of a Table, Join), the rewrite rules that push work
+// into scans (filters, projection) and choose join strategies, and the
+// one EXPLAIN printer of the tree. A node knows tables only through the
+// Table seam: their columns and a Scan taking the columns and predicates
+// to apply; index choice and file paths stay behind it.
+//
+// Every node produces rows over a contiguous range of slots of the
+// query's joined row ([Lo, Hi)); expressions in nodes are bound (package
+// planner/expr): their column references name slots.
+package plan
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/lancecat/lancecat/planner/exec"
+	"github.com/lancecat/lancecat/sqlparse"
+)
+
+// ScanSpec is what a scan reads: the relation's columns to produce
+// (positions in Table.Columns; the others are NULL in the rows), the
+// predicates (over the relation's own column names) every produced row
+// satisfies, and a row limit (-1: none).
+type ScanSpec struct {
+	Columns    []int
+	Predicates []sqlparse.Expr
+	Limit      int64
+}
+
+// Table is the seam between the plan and a data source (table data, an
+// information_schema view, a derived table).
+type Table interface {
+	// Describe names the source for EXPLAIN ("table db.t", "derived
+	// table d").
+	Describe() string
+	// ColumnNames lists the source's columns in order.
+	ColumnNames() []string
+	// Scan opens the rows of spec; each row has len(ColumnNames()) values.
+	Scan(ctx context.Context, spec ScanSpec) (exec.Operator, error)
+	// Explain describes how Scan would read spec (the index it searches,
+	// the fragments covered and scanned), one line per step.
+	Explain(ctx context.Context, spec ScanSpec) ([]string, error)
+}
+
+// Node is a node of the logical plan.
+type Node interface {
+	// Slots is the range [lo, hi) of the joined row the node produces.
+	Slots() (lo, hi int)
+}
+
+// Scan reads one relation.
+type Scan struct {
+	Table Table
+	// Name is the relation's name in the query (alias or table name).
+	Name   string
+	Lo, Hi int
+	Spec   ScanSpec
+	// NullSupplied: an outer join above pads this relation with NULLs.
+	NullSupplied bool
+}
+
+// Slots implements Node.
+func (s *Scan) Slots() (int, int) { return s.Lo, s.Hi }
+
+// JoinKind is the kind of a logical join.
+type JoinKind = exec.JoinKind
+
+// Join kinds.
+const (
+	Inner = exec.InnerJoin
+	Left  = exec.LeftJoin
+	Right = exec.RightJoin
+)
+
+// EquiKey is one conjunct `L = R` of a join condition with L over the
+// left input's slots and R over the right's.
+type EquiKey struct{ L, R sqlparse.Expr }
+
+// Join joins two inputs. On holds the condition's conjuncts as written
+// (bound); SplitJoinKeys moves the equi-join ones to Keys, the others
+// stay in On, evaluated on each candidate pair.
+type Join struct {
+	Kind        JoinKind
+	Left, Right Node
+	On          []sqlparse.Expr
+	Keys        []EquiKey
+	// Using names the USING (or NATURAL) columns, for EXPLAIN.
+	Using   []string
+	Natural bool
+}
+
+// Slots implements Node.
+func (j *Join) Slots() (int, int) {
+	lo, _ := j.Left.Slots()
+	_, hi := j.Right.Slots()
+	return lo, hi
+}
+
+// Strategy names how the join runs: a hash join on its keys, else a
+// nested loop over every pair.
+func (j *Join) Strategy() string {
+	if len(j.Keys) > 0 {
+		return "HashJoin"
+	}
+	return "NestedLoopJoin"
+}
+
+func (j *Join) kindText() string {
+	switch j.Kind {
+	case Left:
+		return "LEFT"
+	case Right:
+		return "RIGHT"
+	}
+	if len(j.Keys) == 0 && len(j.On) == 0 {
+		return "CROSS"
+	}
+	return "INNER"
+}
+
+// Explain prints the tree under root, one node per line, children
+// indented under their parent. budget is the per-query memory budget the
+// build sides are charged to.
+func Explain(ctx context.Context, root Node, budget int64) ([]string, error) {
+	var lines []string
+	var walk func(n Node, depth int) error
+	walk = func(n Node, depth int) error {
+		ind := strings.Repeat("  ", depth)
+		switch x := n.(type) {
+		case *Scan:
+			lines = append(lines, fmt.Sprintf("%sScan %s AS %s", ind, x.Table.Describe(), sqlparse.QuoteIdent(x.Name)))
+			sub, err := x.Table.Explain(ctx, x.Spec)
+			if err != nil {
+				return err
+			}
+			for _, l := range sub {
+				lines = append(lines, ind+"  "+l)
+			}
+		case *Join:
+			var b strings.Builder
+			fmt.Fprintf(&b, "%s%s %s", ind, x.Strategy(), x.kindText())
+			if x.Natural {
+				b.WriteString(" NATURAL")
+			}
+			if len(x.Using) > 0 {
+				b.WriteString(" USING (" + strings.Join(x.Using, ", ") + ")")
+			}
+			if len(x.Keys) > 0 {
+				var ks []string
+				for _, k := range x.Keys {
+					ks = append(ks, k.L.String()+" = "+k.R.String())
+				}
+				b.WriteString(" keys " + strings.Join(ks, ", "))
+			}
+			if len(x.On) > 0 {
+				var cs []string
+				for _, c := range x.On {
+					cs = append(cs, c.String())
+				}
+				b.WriteString(" on " + strings.Join(cs, " AND "))
+			}
+			build := "right"
+			if x.Kind == Right {
+				build = "left"
+			}
+			fmt.Fprintf(&b, " (build: %s, in memory within %d bytes)", build, budget)
+			lines = append(lines, b.String())
+			if err := walk(x.Left, depth+1); err != nil {
+				return err
+			}
+			return walk(x.Right, depth+1)
+		}
+		return nil
+	}
+	err := walk(root, 0)
+	return lines, err
+}
+
+// Scans lists the scans under n, left to right.
+func Scans(n Node) []*Scan {
+	switch x := n.(type) {
+	case *Scan:
+		return []*Scan{x}
+	case *Join:
+		return append(Scans(x.Left), Scans(x.Right)...)
+	}
+	return nil
+}
