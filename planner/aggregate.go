@@ -434,6 +434,12 @@ func exprColumn(env *rowEnv, e sqlparse.Expr, label string) Column {
 		if c, ok := env.subqueryColumn(n, label); ok {
 			return c
 		}
+	case *sqlparse.FuncCall:
+		if c, ok := funcColumn(env, n, label); ok && !n.Aggregate {
+			return c
+		}
+	case *sqlparse.Regexp:
+		return bigintNull(label)
 	}
 	return varcharNull(label)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/lance/dataset"
 	"github.com/lancecat/lancecat/lance/scan"
+	"github.com/lancecat/lancecat/planner/expr"
 	"github.com/lancecat/lancecat/sqlparse"
 )
 
@@ -26,7 +27,7 @@ import (
 //
 // cond combines, with AND, OR, NOT, XOR and parentheses, comparisons of
 // columns, literals, arithmetic (arith.go), @@variables, scalar functions
-// (scalarFunctions) and subqueries, correlated or not (subquery.go):
+// (the registry of planner/expr) and subqueries, correlated or not (subquery.go):
 // =, <=>, <>, !=, <, <=, >, >=, [NOT] IN (list or subquery), [NOT] BETWEEN, IS [NOT] NULL, IS [NOT] TRUE/FALSE, [NOT]
 // LIKE (with ESCAPE), [NOT] EXISTS, op ANY/ALL. Anything else (CASE, ...)
 // fails with CodeUnsupported naming the expression. The select list holds
@@ -101,6 +102,9 @@ func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan
 		if ts, err := singleTable(st.From); err == nil && ts.Table != nil {
 			name := ts.Table
 			if len(name) < 2 || !strings.EqualFold(name[0], "information_schema") {
+				if vp, ok, err := s.planVectorSearch(ctx, st, name); ok || err != nil {
+					return vp, err // vector.go
+				}
 				if outer, ok := orderByComputed(st); ok {
 					return s.planQuery(ctx, outer)
 				}
@@ -458,9 +462,9 @@ func checkDataCondition(e sqlparse.Expr) error {
 		}
 		switch x := n.(type) {
 		case *sqlparse.Paren, *sqlparse.ColumnRef, *sqlparse.Literal,
-			*sqlparse.IsNull, *sqlparse.IsTruth, *sqlparse.Between, *sqlparse.Like:
+			*sqlparse.IsNull, *sqlparse.IsTruth, *sqlparse.Between, *sqlparse.Like, *sqlparse.Regexp:
 		case *sqlparse.FuncCall:
-			if x.Aggregate || !scalarFunctions[strings.ToLower(x.Name)] {
+			if x.Aggregate || !isScalarFunction(x.Name) {
 				bad = n
 			}
 		case *sqlparse.InList, *sqlparse.Subquery, *sqlparse.Exists, *sqlparse.Quantified, *sqlparse.Variable:
@@ -487,21 +491,9 @@ func checkDataCondition(e sqlparse.Expr) error {
 	return nil
 }
 
-// scalarFunctions are the functions rowEnv.evalFunc evaluates.
-var scalarFunctions = map[string]bool{
-	"lower": true, "lcase": true, "upper": true, "ucase": true, "length": true, "char_length": true,
-	"concat": true, "coalesce": true, "ifnull": true, "array_has_any": true, "array_has_all": true,
-	"database": true, "schema": true, "current_schema": true, "version": true,
-}
-
-// scalarFunctionList names scalarFunctions in upper case, sorted.
+// scalarFunctionList names the registry's functions (planner/expr).
 func scalarFunctionList() string {
-	names := make([]string, 0, len(scalarFunctions))
-	for n := range scalarFunctions {
-		names = append(names, strings.ToUpper(n))
-	}
-	slices.Sort(names)
-	return strings.Join(names, ", ")
+	return strings.Join(expr.Names(), ", ")
 }
 
 // isArrayHas reports whether a function is array_has_any or array_has_all
@@ -679,6 +671,9 @@ func indexCandidates(env *rowEnv, schema *arrow.Schema, where sqlparse.Expr) []I
 func literalArithmetic(e sqlparse.Expr) bool {
 	ok := true
 	sqlparse.Inspect(e, func(n sqlparse.Expr) bool {
+		if !ok {
+			return false // a sibling already failed: stay failed
+		}
 		switch x := n.(type) {
 		case *sqlparse.Literal, *sqlparse.Paren:
 		case *sqlparse.Unary:

@@ -2,7 +2,6 @@ package planner
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lancecat/lancecat/catalog"
+	"github.com/lancecat/lancecat/planner/expr"
 	"github.com/lancecat/lancecat/sqlparse"
 	"github.com/lancecat/lancecat/sqltypes"
 )
@@ -29,6 +29,11 @@ type rowEnv struct {
 	// checking: check is evaluating on a row of NULLs at planning time,
 	// when subqueries must not run.
 	checking bool
+	// calls are the registry calls bound so far; stmt is the statement
+	// context of an env without a session (funcs.go).
+	calls   map[*sqlparse.FuncCall]*expr.Call
+	regexps map[*sqlparse.Regexp]*sqlparse.FuncCall
+	stmt    *expr.Statement
 }
 
 func newRowEnv(cols []Column) *rowEnv {
@@ -288,66 +293,17 @@ func (env *rowEnv) eval(e sqlparse.Expr, row []any) (any, error) {
 		if !n.Aggregate {
 			return env.evalFunc(n, row)
 		}
+	case *sqlparse.Regexp:
+		return env.evalRegexp(n, row)
 	}
 	return nil, errorf(catalog.CodeUnsupported, "not supported: expression %s in WHERE", e)
 }
 
 func (env *rowEnv) evalFunc(n *sqlparse.FuncCall, row []any) (any, error) {
-	args := make([]any, len(n.Args))
-	for i, a := range n.Args {
-		v, err := env.eval(a, row)
-		if err != nil {
-			return nil, err
-		}
-		args[i] = v
+	if !isScalarFunction(n.Name) {
+		return nil, errorf(catalog.CodeUnsupported, "not supported: function %s in WHERE", strings.ToUpper(n.Name))
 	}
-	name := strings.ToLower(n.Name)
-	switch name {
-	case "lower", "lcase", "upper", "ucase", "length", "char_length":
-		if len(args) != 1 {
-			return nil, errorf(catalog.CodeInvalidInput, "%s takes one argument", strings.ToUpper(name))
-		}
-		if args[0] == nil {
-			return nil, nil
-		}
-		s := toString(args[0])
-		switch name {
-		case "lower", "lcase":
-			return strings.ToLower(s), nil
-		case "upper", "ucase":
-			return strings.ToUpper(s), nil
-		case "length":
-			return int64(len(s)), nil
-		default:
-			return int64(len([]rune(s))), nil
-		}
-	case "array_has_any", "array_has_all":
-		return arrayHas(name == "array_has_all", args)
-	case "concat":
-		var b strings.Builder
-		for _, a := range args {
-			if a == nil {
-				return nil, nil
-			}
-			b.WriteString(toString(a))
-		}
-		return b.String(), nil
-	case "database", "schema", "current_schema":
-		if env.session == nil || len(env.session.ns) == 0 {
-			return nil, nil
-		}
-		return displayName(env.session.ns), nil
-	case "version":
-		return "lancecat", nil
-	case "coalesce", "ifnull":
-		for _, a := range args {
-			if a != nil {
-				return a, nil
-			}
-		}
-		return nil, nil
-	}
-	return nil, errorf(catalog.CodeUnsupported, "not supported: function %s in WHERE", strings.ToUpper(n.Name))
+	return env.evalCall(n, row)
 }
 
 func (env *rowEnv) evalBinary(n *sqlparse.Binary, row []any) (any, error) {
@@ -656,71 +612,4 @@ func likeMatch(pattern, s string, esc byte) bool {
 		return res
 	}
 	return match(0, 0)
-}
-
-// arrayHas is array_has_any(list, label, ...) (all false) and
-// array_has_all(list, label, ...) (all true), the predicates a LABEL_LIST
-// index answers: a NULL list gives NULL; a NULL label or element never
-// matches; strings equal only strings and numbers only numbers. The list
-// arrives as its JSON text (values.go).
-func arrayHas(all bool, args []any) (any, error) {
-	name := "ARRAY_HAS_ANY"
-	if all {
-		name = "ARRAY_HAS_ALL"
-	}
-	if len(args) < 2 {
-		return nil, errorf(catalog.CodeInvalidInput, "%s takes a list column and at least one value", name)
-	}
-	if args[0] == nil {
-		return nil, nil
-	}
-	text, ok := args[0].(string)
-	var elems []any
-	if ok {
-		dec := json.NewDecoder(strings.NewReader(text))
-		dec.UseNumber()
-		ok = dec.Decode(&elems) == nil
-	}
-	if !ok {
-		return nil, errorf(catalog.CodeInvalidInput, "%s needs a list column as its first argument, got %s", name, toString(args[0]))
-	}
-	for _, label := range args[1:] {
-		has := false
-		for _, e := range elems {
-			if labelEqual(e, label) {
-				has = true
-				break
-			}
-		}
-		if has != all {
-			return has, nil // any: found one; all: one is missing
-		}
-	}
-	return all, nil
-}
-
-// labelEqual compares a list element decoded from JSON with a label.
-func labelEqual(elem, label any) bool {
-	if elem == nil || label == nil {
-		return false
-	}
-	switch e := elem.(type) {
-	case string:
-		l, ok := label.(string)
-		return ok && e == l
-	case json.Number:
-		var ev any
-		if i, err := e.Int64(); err == nil {
-			ev = i
-		} else if f, err := e.Float64(); err == nil {
-			ev = f
-		} else {
-			return false
-		}
-		switch label.(type) {
-		case int64, uint64, float64:
-			return compare(ev, label) == 0
-		}
-	}
-	return false
 }

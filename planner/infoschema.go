@@ -433,6 +433,11 @@ func (p *selectPlan) fieldColumn(f sqlparse.SelectItem) (Column, error) {
 	if p.env.hasSubquery(f.Expr) {
 		return exprColumn(p.env, f.Expr, label), nil // typed without running it
 	}
+	if fc, ok := sqlparse.StripParens(f.Expr).(*sqlparse.FuncCall); ok && !fc.Aggregate {
+		if c, ok := funcColumn(p.env, fc, label); ok {
+			return c, nil // the function registry's result type
+		}
+	}
 	v, _ := p.env.eval(f.Expr, make([]any, len(p.env.cols)))
 	switch v.(type) {
 	case int64, bool:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/lance/dataset"
+	"github.com/lancecat/lancecat/planner/expr"
 	"github.com/lancecat/lancecat/sqlparse"
 	"github.com/lancecat/lancecat/storage"
 )
@@ -70,6 +71,9 @@ type Session struct {
 	// that the runs of a correlated subquery read one version each and
 	// open it once (subquery.go).
 	pinned map[string]*dataset.Dataset
+	// stmt is the function library's context of the statement being run
+	// (one NOW() per statement), made on first use (funcs.go).
+	stmt *expr.Statement
 }
 
 // txState is an open transaction: the catalog changes collected so far, to
@@ -362,6 +366,7 @@ func (s *Session) Exec(ctx context.Context, st sqlparse.Statement) (*Result, err
 		return nil, err
 	}
 	s.subq = nil // the previous statement's subqueries (its rowEnvs keep their own)
+	s.stmt = nil // a new statement: a new NOW()
 	if s.tx != nil {
 		switch modeOf(st) {
 		case txRefuse:

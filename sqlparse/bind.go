@@ -141,6 +141,10 @@ func formatLiteral(v any, depth int) (string, error) {
 		return formatFloat(x, 64)
 	case float32:
 		return formatFloat(float64(x), 32)
+	case []float32:
+		return formatVector(len(x), func(i int) (float64, int) { return float64(x[i]), 32 })
+	case []float64:
+		return formatVector(len(x), func(i int) (float64, int) { return x[i], 64 })
 	case driver.Valuer:
 		if depth > 4 {
 			return "", fmt.Errorf("driver.Valuer nesting too deep")
@@ -180,6 +184,29 @@ func formatLiteral(v any, depth int) (string, error) {
 		return formatLiteral(rv.Elem().Interface(), depth+1)
 	}
 	return "", fmt.Errorf("unsupported argument type %T", v)
+}
+
+// formatVector renders a []float32 / []float64 argument as the vector
+// text literal '[x, y, ...]' (what a VECTOR column and the VEC_ functions
+// read). NaN and infinities are refused as for scalar floats.
+func formatVector(n int, at func(int) (float64, int)) (string, error) {
+	if n > 1<<16 {
+		return "", fmt.Errorf("vector of %d elements is too long to bind", n)
+	}
+	var b strings.Builder
+	b.WriteString("'[")
+	for i := range n {
+		f, bits := at(i)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return "", fmt.Errorf("cannot bind a vector holding %v", f)
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.FormatFloat(f, 'g', -1, bits))
+	}
+	b.WriteString("]'")
+	return b.String(), nil
 }
 
 func formatFloat(f float64, bits int) (string, error) {

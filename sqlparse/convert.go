@@ -238,6 +238,7 @@ func (c *converter) fromItem(n ast.ResultSetNode) (FromItem, error) {
 				}
 				ts.AsOf = e
 			}
+			ts.IgnoreIndex = ignoredIndices(src)
 		case *ast.SelectStmt, *ast.SetOprStmt:
 			q, err := c.resultSet(src, stmtBase{pos: c.base.pos})
 			if err != nil {
@@ -249,9 +250,22 @@ func (c *converter) fromItem(n ast.ResultSetNode) (FromItem, error) {
 		}
 		return ts, nil
 	case *ast.TableName:
-		return &TableSource{Table: c.names.Table(x), Pos: c.base.pos}, nil
+		return &TableSource{Table: c.names.Table(x), Pos: c.base.pos, IgnoreIndex: ignoredIndices(x)}, nil
 	}
 	return nil, c.notSupported(c.start(), "FROM item of type %T", n)
+}
+
+// ignoredIndices lists the names of a table's IGNORE INDEX hints.
+func ignoredIndices(t *ast.TableName) []string {
+	var out []string
+	for _, h := range t.IndexHints {
+		if h.HintType == ast.HintIgnore {
+			for _, n := range h.IndexNames {
+				out = append(out, n.O)
+			}
+		}
+	}
+	return out
 }
 
 var binaryOps = map[opcode.Op]BinaryOp{
@@ -387,11 +401,8 @@ func (c *converter) expr(e ast.ExprNode) (Expr, error) {
 		if n.Schema.O != "" {
 			return nil, c.notSupportedAt(n, "qualified function name %s.%s", n.Schema.O, n.FnName.O)
 		}
-		switch {
-		case n.FnName.L == ast.DateLiteral || n.FnName.L == ast.TimeLiteral || n.FnName.L == ast.TimestampLiteral:
-			return nil, c.notSupportedAt(n, "DATE, TIME and TIMESTAMP literals")
-		case specialSyntaxFuncs[n.FnName.L]:
-			return nil, c.notSupportedAt(n, "function %s", strings.ToUpper(n.FnName.O))
+		if f, ok, err := c.specialFunc(n); ok || err != nil {
+			return f, err
 		}
 		name := n.FnName.O
 		if n.Tp == ast.FuncCallExprTypeKeyword {
@@ -440,9 +451,9 @@ func (c *converter) expr(e ast.ExprNode) (Expr, error) {
 		}
 		return &Exists{exprPos: c.exprPos(n), Select: q, Not: n.Not}, nil
 	case *ast.CaseExpr:
-		return nil, c.notSupportedAt(n, "CASE")
+		return c.caseExpr(n)
 	case *ast.FuncCastExpr:
-		return nil, c.notSupportedAt(n, "CAST and CONVERT")
+		return c.castExpr(n)
 	case *ast.VariableExpr:
 		if n.Value != nil {
 			return nil, c.notSupportedAt(n, "assigning a variable in an expression (@x := ...)")

@@ -359,6 +359,9 @@ func (e *Regexp) String() string {
 }
 
 func (e *FuncCall) String() string {
+	if s := e.specialString(); s != "" && !e.Aggregate {
+		return s
+	}
 	name := e.Name
 	if e.Aggregate {
 		name = strings.ToUpper(name)

@@ -103,6 +103,10 @@ type TableSource struct {
 	// version current then), nil without it. The planner also takes the
 	// functions table_version(n) and table_tag('name') here.
 	AsOf Expr
+	// IgnoreIndex lists the index names of IGNORE INDEX (...) hints on the
+	// table (the vector search reads them; other hints are accepted and
+	// have no effect).
+	IgnoreIndex []string
 }
 
 // JoinKind is the kind of a join.

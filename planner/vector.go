@@ -1,0 +1,627 @@
+package planner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/lancecat/lancecat/catalog"
+	"github.com/lancecat/lancecat/lance/dataset"
+	"github.com/lancecat/lancecat/lance/index"
+	"github.com/lancecat/lancecat/lance/scan"
+	"github.com/lancecat/lancecat/lance/vector"
+	"github.com/lancecat/lancecat/planner/expr"
+	"github.com/lancecat/lancecat/sqlparse"
+)
+
+// Vector search: the VEC_ functions and the narrow planner hook that runs
+//
+//	SELECT ... FROM t [IGNORE INDEX (name)] [WHERE cond]
+//	ORDER BY VEC_<metric>_DISTANCE(col, '<vector>') [ASC] LIMIT k [OFFSET m]
+//
+// (also ordered by a select-list alias or position of that call) as a Lance
+// vector search: through the column's vector index whose metric matches
+// (L2 <-> VEC_L2_DISTANCE, cosine <-> VEC_COSINE_DISTANCE, dot <->
+// VEC_NEGATIVE_INNER_PRODUCT), else exactly (lance/vector.Exact). WHERE is
+// a prefilter: the matching row addresses are collected first (scalar
+// indices narrowing the scan as in SELECT), and the search returns k rows
+// whenever k match. Each returned row's distance is the SQL function's
+// value, computed exactly. This hook stands until the query engine's
+// nearest-neighbour seam replaces it.
+
+// Session variables tuning a vector search, and their defaults (the
+// reference's: 20 partitions at least, no refine, ef = 1.5 * k * refine).
+const (
+	varNProbes = "lancecat_nprobes"
+	varRefine  = "lancecat_refine_factor"
+	varEf      = "lancecat_ef"
+)
+
+// maxVectorK bounds LIMIT + OFFSET of a vector search.
+const maxVectorK = vector.MaxK
+
+// parseVectorValue reads a vector argument (expr.ParseVector) with its
+// error as InvalidInput.
+func parseVectorValue(v any) ([]float64, error) {
+	out, err := expr.ParseVector(v)
+	if err != nil {
+		return nil, &catalog.Error{Code: catalog.CodeInvalidInput, Cause: err}
+	}
+	return out, nil
+}
+
+// distanceMetric maps a distance function to the index metric it can use
+// (ok false for VEC_L1_DISTANCE: exact only).
+func distanceMetric(name string) (m vector.Metric, indexable, isDistance bool) {
+	switch strings.ToLower(name) {
+	case "vec_l2_distance":
+		return vector.L2, true, true
+	case "vec_cosine_distance":
+		return vector.Cosine, true, true
+	case "vec_negative_inner_product":
+		return vector.Dot, true, true
+	case "vec_l1_distance":
+		return vector.L2, false, true
+	}
+	return 0, false, false
+}
+
+// vectorPlan is a planned vector search.
+type vectorPlan struct {
+	data     *dataPlan // the SELECT without ORDER BY / LIMIT: select list, WHERE, columns
+	call     *sqlparse.FuncCall
+	column   string
+	colPos   int
+	query    []float32
+	metric   vector.Metric
+	useIndex bool // the function has an index metric
+	k        int
+	limit    int64
+	offset   int64
+	ignored  []string
+	nprobes  int
+	fixedNP  bool
+	refine   int
+	ef       int
+	ix       *vector.Index // nil: exact
+	why      string        // why exact
+}
+
+func (p *vectorPlan) resultColumns() []Column { return p.data.outCols }
+
+// planVectorSearch recognises the search shape; ok false leaves st to the
+// ordinary planner.
+func (s *Session) planVectorSearch(ctx context.Context, st *sqlparse.Select, name sqlparse.Name) (queryPlan, bool, error) {
+	if len(st.OrderBy) != 1 || st.Limit == nil || len(st.GroupBy) > 0 || st.Having != nil || st.Distinct || hasAggregates(st) {
+		return nil, false, nil
+	}
+	ob := st.OrderBy[0]
+	call := distanceCall(st, ob.Expr)
+	if call == nil {
+		return nil, false, nil
+	}
+	if ob.Desc {
+		return nil, false, nil // farthest first: an ordinary sort, not a search
+	}
+	if len(call.Args) != 2 {
+		return nil, true, errorf(catalog.CodeInvalidInput, "%s takes 2 arguments", strings.ToUpper(call.Name))
+	}
+	ref, lit := call.Args[0], call.Args[1]
+	if _, ok := sqlparse.StripParens(ref).(*sqlparse.ColumnRef); !ok {
+		ref, lit = lit, ref
+	}
+	cref, ok := sqlparse.StripParens(ref).(*sqlparse.ColumnRef)
+	if !ok {
+		return nil, false, nil
+	}
+	l, ok := sqlparse.StripParens(lit).(*sqlparse.Literal)
+	if !ok {
+		return nil, false, nil
+	}
+	bare := *st
+	bare.OrderBy, bare.Limit = nil, nil
+	dp, err := s.planDataSelect(ctx, &bare, name)
+	if err != nil {
+		return nil, true, err
+	}
+	col, err := dp.env.column(cref)
+	if err != nil {
+		return nil, true, err
+	}
+	fsl, ok := dp.schema.Field(col).Type.(*arrow.FixedSizeListType)
+	if !ok || !isFloat(fsl.Elem()) {
+		return nil, true, errorf(catalog.CodeInvalidInput, "%s: column %s is not a vector column", strings.ToUpper(call.Name), sqlparse.QuoteIdent(cref.Column))
+	}
+	qv, err := parseVectorValue(literalValue(l))
+	if err != nil {
+		return nil, true, err
+	}
+	if len(qv) != int(fsl.Len()) {
+		return nil, true, errorf(catalog.CodeInvalidInput, "vector of dimension %d, column %s has %d", len(qv), sqlparse.QuoteIdent(cref.Column), fsl.Len())
+	}
+	p := &vectorPlan{data: dp, call: call, column: dp.schema.Field(col).Name, colPos: col}
+	for _, f := range qv {
+		p.query = append(p.query, float32(f))
+	}
+	if p.limit, err = limitValue(st.Limit.Count); err != nil {
+		return nil, true, err
+	}
+	if st.Limit.Offset != nil {
+		if p.offset, err = limitValue(st.Limit.Offset); err != nil {
+			return nil, true, err
+		}
+	}
+	if p.limit+p.offset > maxVectorK {
+		return nil, true, errorf(catalog.CodeInvalidInput, "a vector search returns at most %d rows (LIMIT + OFFSET is %d)", maxVectorK, p.limit+p.offset)
+	}
+	p.k = int(p.limit + p.offset)
+	if !slices.Contains(dp.read, col) {
+		dp.read = append(dp.read, col)
+		slices.Sort(dp.read)
+	}
+	if ts, ok := st.From.(*sqlparse.TableSource); ok {
+		p.ignored = ts.IgnoreIndex
+	}
+	p.metric, p.useIndex, _ = distanceMetric(call.Name)
+	if p.nprobes, p.fixedNP, err = s.intVariable(varNProbes, vector.DefaultNProbes); err != nil {
+		return nil, true, err
+	}
+	if p.refine, _, err = s.intVariable(varRefine, 0); err != nil {
+		return nil, true, err
+	}
+	if p.ef, _, err = s.intVariable(varEf, 0); err != nil {
+		return nil, true, err
+	}
+	if err := p.chooseIndex(ctx); err != nil {
+		return nil, true, err
+	}
+	return p, true, nil
+}
+
+func isFloat(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64:
+		return true
+	}
+	return false
+}
+
+// distanceCall finds the VEC_..._DISTANCE call an ORDER BY item names:
+// itself, or a select-list alias or position of it.
+func distanceCall(st *sqlparse.Select, e sqlparse.Expr) *sqlparse.FuncCall {
+	e = sqlparse.StripParens(e)
+	switch n := e.(type) {
+	case *sqlparse.FuncCall:
+		if _, _, ok := distanceMetric(n.Name); ok && !n.Aggregate {
+			return n
+		}
+	case *sqlparse.ColumnRef:
+		if len(n.Qualifier) > 0 {
+			return nil
+		}
+		for _, it := range st.Items {
+			if !it.Star && it.Alias != "" && strings.EqualFold(it.Alias, n.Column) {
+				return distanceCall(&sqlparse.Select{}, it.Expr)
+			}
+		}
+	case *sqlparse.ColumnPosition:
+		if n.N >= 1 && n.N <= len(st.Items) && !st.Items[n.N-1].Star {
+			return distanceCall(&sqlparse.Select{}, st.Items[n.N-1].Expr)
+		}
+	}
+	return nil
+}
+
+// intVariable reads a non-negative integer session variable; set reports
+// whether the session set it.
+func (s *Session) intVariable(name string, def int) (int, bool, error) {
+	v, ok := s.vars[name]
+	if !ok || v == "" || strings.EqualFold(v, "default") {
+		return def, false, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > 1<<20 {
+		return 0, false, errorf(catalog.CodeInvalidInput, "@@%s = %q: want an integer from 0 to %d", name, v, 1<<20)
+	}
+	if n == 0 {
+		return def, false, nil
+	}
+	return n, true, nil
+}
+
+// chooseIndex picks the column's vector index whose metric matches.
+func (p *vectorPlan) chooseIndex(ctx context.Context) error {
+	ds := p.data.ds
+	if !p.useIndex {
+		p.why = fmt.Sprintf("%s has no index metric", strings.ToUpper(p.call.Name))
+		return nil
+	}
+	seen := map[string]bool{}
+	var skipped []string
+	for _, m := range ds.Indices() {
+		if seen[m.Name] || index.KindOf(m) != index.KindVector || len(m.Fields) != 1 {
+			continue
+		}
+		seen[m.Name] = true
+		f := ds.Schema().FieldByID(m.Fields[0])
+		if f == nil || f.Name != p.column {
+			continue
+		}
+		if slices.ContainsFunc(p.ignored, func(n string) bool { return strings.EqualFold(n, m.Name) }) {
+			skipped = append(skipped, m.Name+" ignored (IGNORE INDEX)")
+			continue
+		}
+		ix, err := openVectorIndex(ctx, ds, m.Name)
+		if err != nil {
+			if errors.Is(err, vector.ErrUnsupported) {
+				skipped = append(skipped, fmt.Sprintf("%s unreadable: %v", m.Name, err))
+				continue
+			}
+			return errorf(catalog.CodeInvalidTableState, "vector index %s: %v", m.Name, err)
+		}
+		if ix.Metric() != p.metric {
+			skipped = append(skipped, fmt.Sprintf("%s has metric %s", m.Name, ix.Metric()))
+			continue
+		}
+		p.ix = ix
+		return nil
+	}
+	if len(skipped) > 0 {
+		p.why = strings.Join(skipped, "; ")
+	} else {
+		p.why = "no vector index on " + sqlparse.QuoteIdent(p.column)
+	}
+	return nil
+}
+
+// Explain describes the search.
+func (p *vectorPlan) Explain() []string {
+	d := p.data
+	var lines []string
+	add := func(s string) { lines = append(lines, strings.Repeat("  ", len(lines))+s) }
+	l := fmt.Sprintf("Limit %d", p.limit)
+	if p.offset > 0 {
+		l += fmt.Sprintf(" offset %d", p.offset)
+	}
+	add(l)
+	var names []string
+	for _, c := range d.outCols {
+		names = append(names, c.Name)
+	}
+	add("Project " + strings.Join(names, ", "))
+	add(fmt.Sprintf("Sort %s (exact distances of the %d rows found)", p.call, p.k))
+	pre := "none"
+	if d.where != nil {
+		pre = d.where.String() + " (rows collected first; k rows whenever k match)"
+	}
+	if p.ix != nil {
+		np := fmt.Sprintf("nprobes=%d", p.nprobes)
+		if !p.fixedNP {
+			np = fmt.Sprintf("nprobes=%d..all (more while fewer than k found)", p.nprobes)
+		}
+		refine := "refine_factor=none"
+		if p.refine > 0 {
+			refine = fmt.Sprintf("refine_factor=%d", p.refine)
+		}
+		ef := ""
+		if p.ix.HNSW() {
+			if p.ef > 0 {
+				ef = fmt.Sprintf(", ef=%d", p.ef)
+			} else {
+				ef = fmt.Sprintf(", ef=%d", max(p.k*max(p.refine, 1)*3/2, p.k))
+			}
+		}
+		add(fmt.Sprintf("VectorSearch %s (version %d): index %s (%s, metric %s, %d partitions, %d segment(s)); k=%d, %s, %s%s; prefilter: %s",
+			displayName(d.id), d.ds.Version(), p.ix.Name(), p.ix.Type(), p.ix.Metric(), p.ix.Partitions(), p.ix.Segments(), p.k, np, refine, ef, pre))
+		add(fmt.Sprintf("fragments covered by the index %s; scanned exactly %s", fragList(p.ix.Covered()), fragList(p.ix.Uncovered())))
+	} else {
+		var frags []uint64
+		for _, f := range d.ds.Fragments() {
+			frags = append(frags, f.ID)
+		}
+		add(fmt.Sprintf("ExactVectorSearch %s (version %d): column %s, metric %s, k=%d, parallel top-k over fragments %s (%s); prefilter: %s",
+			displayName(d.id), d.ds.Version(), sqlparse.QuoteIdent(p.column), strings.ToUpper(p.call.Name), p.k, fragList(frags), p.why, pre))
+	}
+	if d.where != nil {
+		var cols []string
+		for _, c := range p.prefilterColumns() {
+			cols = append(cols, sqlparse.QuoteIdent(d.schema.Field(c).Name))
+		}
+		served := "no conjunct served by a scalar index"
+		if preds := servedPredicates(d.ds, d.indexes, d.indexable); len(preds) > 0 {
+			var ls []string
+			for _, pr := range preds {
+				ls = append(ls, pr.Label+" via "+pr.Index)
+			}
+			served = "index-narrowed: " + strings.Join(ls, ", ")
+		}
+		add(fmt.Sprintf("Prefilter %s: scan of columns [%s] with row addresses; %s", d.where, strings.Join(cols, ", "), served))
+	}
+	return lines
+}
+
+// run executes the search.
+func (p *vectorPlan) run(ctx context.Context, s *Session) (*Result, error) {
+	d := p.data
+	if p.limit == 0 {
+		return rowsResult(d.outCols, nil), nil
+	}
+	var pre *roaring64.Bitmap
+	if d.where != nil {
+		var err error
+		if pre, err = p.prefilter(ctx); err != nil {
+			return nil, err
+		}
+	}
+	var hits []vector.Hit
+	if p.ix != nil {
+		q := vector.Query{Vector: p.query, K: p.k, NProbes: p.nprobes, RefineFactor: p.refine, Ef: p.ef, Prefilter: pre}
+		if p.fixedNP {
+			q.MaxNProbes = p.nprobes
+		}
+		if pre != nil && pre.GetCardinality() <= uint64(p.k) {
+			q.MaxNProbes = 0 // k rows whenever k match: every partition
+		}
+		res, err := p.ix.Search(ctx, q)
+		if err != nil {
+			return nil, vectorErr(err)
+		}
+		hits = res.Hits
+		if pre != nil && len(hits) < p.k && uint64(len(hits)) < pre.GetCardinality() {
+			// the probed partitions held fewer than k allowed rows: the
+			// rest of the allowed rows, exactly
+			more, err := vector.Exact(ctx, d.ds, vector.ExactQuery{Column: p.column, Vector: p.query, K: p.k, Metric: p.metric, Prefilter: pre})
+			if err != nil {
+				return nil, vectorErr(err)
+			}
+			hits = mergeHits(hits, more, p.k)
+		}
+	} else {
+		var err error
+		hits, err = vector.Exact(ctx, d.ds, vector.ExactQuery{Column: p.column, Vector: p.query, K: p.k, Metric: p.metric, Prefilter: pre})
+		if err != nil {
+			return nil, vectorErr(err)
+		}
+	}
+	rows, err := p.rows(ctx, hits)
+	if err != nil {
+		return nil, err
+	}
+	return rowsResult(d.outCols, rows), nil
+}
+
+func mergeHits(a, b []vector.Hit, k int) []vector.Hit {
+	seen := map[uint64]bool{}
+	var out []vector.Hit
+	for _, h := range a {
+		seen[h.Row] = true
+		out = append(out, h)
+	}
+	for _, h := range b {
+		if !seen[h.Row] && len(out) < k {
+			seen[h.Row] = true
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+func vectorErr(err error) error {
+	if errors.Is(err, vector.ErrInvalidQuery) {
+		return errorf(catalog.CodeInvalidInput, "%v", err)
+	}
+	return err
+}
+
+// prefilter collects the addresses of the rows matching WHERE: a scan of
+// the columns WHERE reads (scalar-indexed conjuncts narrowing it).
+func (p *vectorPlan) prefilter(ctx context.Context) (*roaring64.Bitmap, error) {
+	d := p.data
+	read := p.prefilterColumns()
+	opts := scanOptionsFor(d, read)
+	sc, _, err := openScanner(ctx, d.ds, opts)
+	if err != nil {
+		return nil, err
+	}
+	out := roaring64.New()
+	row := make([]any, d.schema.NumFields())
+	for rec, err := range sc.Records(ctx) {
+		if err != nil {
+			return nil, err
+		}
+		addrs, ok := rec.Column(len(read)).(*array.Uint64)
+		if !ok {
+			return nil, fmt.Errorf("vector search: scan returned no row addresses")
+		}
+		readers := make([]func(int) (any, error), len(read))
+		for j, c := range read {
+			r, err := readerFor(d.schema.Field(c), rec.Column(j))
+			if err != nil {
+				return nil, err
+			}
+			readers[j] = r
+		}
+		for i := 0; i < int(rec.NumRows()); i++ {
+			for j, c := range read {
+				v, err := readers[j](i)
+				if err != nil {
+					return nil, err
+				}
+				row[c] = v
+			}
+			ok, err := d.env.matches(d.where, row)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				out.Add(addrs.Value(i))
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// prefilterColumns are the schema positions WHERE reads.
+func (p *vectorPlan) prefilterColumns() []int {
+	d := p.data
+	var read []int
+	d.env.columnRefs(d.where, func(ref *sqlparse.ColumnRef) bool {
+		if i, err := d.env.column(ref); err == nil && !slices.Contains(read, i) {
+			read = append(read, i)
+		}
+		return true
+	})
+	if len(read) == 0 {
+		read = []int{0}
+	}
+	slices.Sort(read)
+	return read
+}
+
+// rows reads the hits' columns, projects the select list and orders the
+// rows by the SQL function's exact value.
+func (p *vectorPlan) rows(ctx context.Context, hits []vector.Hit) ([][]any, error) {
+	d := p.data
+	if len(hits) == 0 {
+		return nil, nil
+	}
+	addrs := make([]uint64, len(hits))
+	for i, h := range hits {
+		addrs[i] = h.Row
+	}
+	var names []string
+	for _, c := range d.read {
+		names = append(names, d.schema.Field(c).Name)
+	}
+	rec, err := d.ds.Take(ctx, addrs, dataset.TakeOptions{Columns: names})
+	if err != nil {
+		return nil, err
+	}
+	defer rec.Release()
+	type keyed struct {
+		dist any
+		out  []any
+	}
+	var all []keyed
+	row := make([]any, d.schema.NumFields())
+	readers := make([]func(int) (any, error), len(d.read))
+	for j, c := range d.read {
+		r, err := readerFor(d.schema.Field(c), rec.Column(j))
+		if err != nil {
+			return nil, err
+		}
+		readers[j] = r
+	}
+	for i := 0; i < int(rec.NumRows()); i++ {
+		for j, c := range d.read {
+			v, err := readers[j](i)
+			if err != nil {
+				return nil, err
+			}
+			row[c] = v
+		}
+		dist, err := d.env.eval(p.call, row)
+		if err != nil {
+			return nil, err
+		}
+		out, err := d.project(row)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, keyed{dist, out})
+	}
+	// NULL distances (a NULL vector, a zero vector's cosine) sort first,
+	// as MySQL sorts NULLs; then ascending.
+	slices.SortStableFunc(all, func(a, b keyed) int { return compareDistance(a.dist, b.dist) })
+	var out [][]any
+	for i, k := range all {
+		if int64(i) < p.offset {
+			continue
+		}
+		if int64(len(out)) >= p.limit {
+			break
+		}
+		out = append(out, k.out)
+	}
+	return out, nil
+}
+
+func compareDistance(a, b any) int {
+	af, aok := a.(float64)
+	bf, bok := b.(float64)
+	switch {
+	case !aok && !bok:
+		return 0
+	case !aok:
+		return -1
+	case !bok:
+		return 1
+	}
+	return compareFloat(af, bf)
+}
+
+// scanOptionsFor is a scan of the given schema positions with row
+// addresses, WHERE's index-served conjuncts pushed as in SELECT.
+func scanOptionsFor(d *dataPlan, read []int) scan.Options {
+	opts := scan.Options{WithRowAddress: true}
+	for _, c := range read {
+		opts.Columns = append(opts.Columns, d.schema.Field(c).Name)
+	}
+	opts.Predicates = servedPredicates(d.ds, d.indexes, d.indexable)
+	return opts
+}
+
+// openedVectorIndices keeps the last few opened vector indices (by dataset
+// URI, version and name) so that their loaded partitions serve the next
+// searches of the same version instead of being read again.
+var openedVectorIndices struct {
+	sync.Mutex
+	keys []string
+	ixs  []*vector.Index
+}
+
+const keptVectorIndices = 8
+
+func openVectorIndex(ctx context.Context, ds *dataset.Dataset, name string) (*vector.Index, error) {
+	// the segments' UUIDs too: a table dropped and created again can reach
+	// the same URI and version with other index files
+	key := fmt.Sprintf("%s\x00%d\x00%s", ds.URI(), ds.Version(), name)
+	for _, m := range ds.Indices() {
+		if m.Name == name {
+			key += "\x00" + m.UUID
+		}
+	}
+	c := &openedVectorIndices
+	c.Lock()
+	for i, k := range c.keys {
+		if k == key {
+			ix := c.ixs[i]
+			c.Unlock()
+			return ix, nil
+		}
+	}
+	c.Unlock()
+	ix, err := vector.Open(ctx, ds, name)
+	if err != nil {
+		return nil, err
+	}
+	c.Lock()
+	defer c.Unlock()
+	c.keys = append(c.keys, key)
+	c.ixs = append(c.ixs, ix)
+	if len(c.keys) > keptVectorIndices {
+		c.keys, c.ixs = c.keys[1:], c.ixs[1:]
+	}
+	return ix, nil
+}

@@ -1,0 +1,79 @@
+package planner
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/lancecat/lancecat/catalog"
+)
+
+// TestVectorFunctions: the VEC_ functions' values, NULL propagation and
+// InvalidInput for bad vectors.
+func TestVectorFunctions(t *testing.T) {
+	f := newDataFixture(t, Options{})
+	f.exec("CREATE TABLE vf (id BIGINT NOT NULL, v VECTOR(3), PRIMARY KEY (id))")
+	f.exec("INSERT INTO vf VALUES (1, '[3, 4, 0]'), (2, '[0, 0, 0]'), (3, NULL)")
+	got := f.rows("SELECT id, VEC_L2_DISTANCE(v, '[0, 0, 0]'), VEC_COSINE_DISTANCE(v, '[1, 0, 0]'), VEC_NEGATIVE_INNER_PRODUCT(v, '[1, 1, 1]'), VEC_L1_DISTANCE(v, '[1, 1, 1]'), VEC_DIMS(v), VEC_L2_NORM(v), VEC_AS_TEXT(v) FROM vf ORDER BY id")
+	want := [][]any{
+		{int64(1), 5.0, 0.4, -7.0, 6.0, int64(3), 5.0, "[3,4,0]"},
+		{int64(2), 0.0, nil, math.Copysign(0, -1), 3.0, int64(3), 0.0, "[0,0,0]"},
+		{int64(3), nil, nil, nil, nil, nil, nil, nil},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %v\nwant %v", got, want)
+	}
+	if c := got[0][2].(float64); math.Abs(c-0.4) > 1e-12 {
+		t.Errorf("cosine distance %v, want 0.4", c)
+	}
+	if got := f.rows("SELECT VEC_FROM_TEXT(' [1.5, -2e0] '), VEC_DIMS('[1,2,3,4]')"); fmt.Sprint(got) != "[[[1.5,-2] 4]]" {
+		t.Errorf("VEC_FROM_TEXT/VEC_DIMS: %v", got)
+	}
+	for _, bad := range []string{"'[]'", "'[1, NaN, 2]'", "'nope'", "'[1, 2]'", "'[1e50, 0, 0]'"} {
+		_, err := f.try("SELECT id FROM vf WHERE VEC_L2_DISTANCE(v, " + bad + ") < 1")
+		if c, _ := catalog.CodeOf(err); c != catalog.CodeInvalidInput {
+			t.Errorf("vector %s: %v, want InvalidInput", bad, err)
+		}
+	}
+}
+
+// TestVectorSearchExact: ORDER BY a distance LIMIT k over a table without
+// a vector index is an exact search, ordered by the SQL function's value,
+// prefiltered by WHERE, by alias or position, with OFFSET; EXPLAIN says so.
+func TestVectorSearchExact(t *testing.T) {
+	f := newDataFixture(t, Options{})
+	f.exec("CREATE TABLE vs (id BIGINT NOT NULL, cat BIGINT, v VECTOR(2), PRIMARY KEY (id))")
+	var vals []string
+	for i := range 200 {
+		vals = append(vals, fmt.Sprintf("(%d, %d, '[%d, %d]')", i, i%4, i%20, i/20))
+	}
+	f.exec("INSERT INTO vs VALUES " + strings.Join(vals, ", "))
+	// nearest to (3.2, 4.1): (3,4) = id 83, (4,4) = 84, (3,5) = 103
+	got := f.rows("SELECT id, VEC_L2_DISTANCE(v, '[3.2, 4.1]') AS d FROM vs ORDER BY d LIMIT 3")
+	if len(got) != 3 || got[0][0] != int64(83) || got[1][0] != int64(84) || got[2][0] != int64(103) {
+		t.Errorf("nearest: %v", got)
+	}
+	if d := got[0][1].(float64); math.Abs(d-math.Sqrt(0.2*0.2+0.1*0.1)) > 1e-6 {
+		t.Errorf("distance %v is not the Euclidean distance", d)
+	}
+	got = f.rows("SELECT id FROM vs WHERE cat = 1 ORDER BY VEC_L2_DISTANCE(v, '[3.2, 4.1]') LIMIT 2 OFFSET 1")
+	for _, r := range got {
+		if r[0].(int64)%4 != 1 {
+			t.Errorf("row %v does not pass WHERE", r)
+		}
+	}
+	if len(got) != 2 {
+		t.Errorf("prefiltered: %v", got)
+	}
+	if got := f.rows("SELECT id, VEC_COSINE_DISTANCE(v, '[1, 0]') FROM vs WHERE id IN (1, 20, 21) ORDER BY 2 LIMIT 10"); len(got) != 3 || got[0][0] != int64(1) || got[2][0] != int64(20) {
+		t.Errorf("cosine by position, 3 matches: %v", got)
+	}
+	plan := fmt.Sprint(f.rows("EXPLAIN SELECT id FROM vs ORDER BY VEC_L2_DISTANCE(v, '[1, 1]') LIMIT 3"))
+	if !strings.Contains(plan, "ExactVectorSearch") || !strings.Contains(plan, "no vector index on v") {
+		t.Errorf("EXPLAIN: %s", plan)
+	}
+	f.fails("SELECT id FROM vs ORDER BY VEC_L2_DISTANCE(v, '[1, 1, 1]') LIMIT 3", catalog.CodeInvalidInput, "dimension 3")
+	f.fails("SELECT id FROM vs ORDER BY VEC_L2_DISTANCE(v, '[1, 1]') LIMIT 1000000", catalog.CodeInvalidInput, "at most")
+	f.fails("SELECT id FROM vs ORDER BY VEC_L2_DISTANCE(cat, '[1, 1]') LIMIT 3", catalog.CodeInvalidInput, "not a vector column")
+}
