@@ -34,7 +34,8 @@ import (
 )
 
 // The multi-process kill -9 test (issue #10): lancecat writer processes run random SQL scripts
-// (CREATE SCHEMA, CREATE TABLE, INSERT, UPDATE, DELETE, DROP TABLE, DROP SCHEMA ... CASCADE)
+// (CREATE SCHEMA, CREATE TABLE, INSERT, upserts (ON DUPLICATE KEY UPDATE), UPDATE, DELETE, OPTIMIZE TABLE,
+// DROP TABLE, DROP SCHEMA ... CASCADE)
 // against one catalog (a local directory; and a prefix on the S3 server) while reference
 // processes create and append there too; every lancecat writer is killed with SIGKILL at a
 // random moment. After each round, with every process gone, lancecat and the reference list,
@@ -141,7 +142,7 @@ func crashWorkerMain(spec string) int {
 				in = schemas[rng.Intn(len(schemas))]
 			}
 			tbl := fmt.Sprintf("%s.t%d", in, nTables)
-			op = crashOp{Kind: "create", Table: tbl, SQL: "CREATE TABLE " + tbl + " (id BIGINT NOT NULL, v BIGINT)"}
+			op = crashOp{Kind: "create", Table: tbl, SQL: "CREATE TABLE " + tbl + " (id BIGINT NOT NULL, v BIGINT, PRIMARY KEY (id))"}
 		case r < 0.55:
 			tbl := pick()
 			n := 1 + rng.Intn(40)
@@ -161,10 +162,31 @@ func crashWorkerMain(spec string) int {
 			tbl := pick()
 			op = crashOp{Kind: "delete", Table: tbl, IDs: someIDs(tbl)}
 			op.SQL = fmt.Sprintf("DELETE FROM %s WHERE id IN (%s)", tbl, inList(op.IDs))
-		case r < 0.94:
+		case r < 0.91:
+			// An upsert (one Update version) sets v of existing ids and inserts a new one:
+			// to the model it is an insert of every id.
+			tbl := pick()
+			op = crashOp{Kind: "insert", Table: tbl, V: 2000 + rng.Int63n(1000)}
+			for _, id := range someIDs(tbl) {
+				if id >= 0 {
+					op.IDs = append(op.IDs, id)
+				}
+			}
+			op.IDs = append(op.IDs, nextID)
+			nextID++
+			vals := make([]string, len(op.IDs))
+			for i, id := range op.IDs {
+				vals[i] = fmt.Sprintf("(%d, %d)", id, op.V)
+			}
+			op.SQL = "INSERT INTO " + tbl + " VALUES " + strings.Join(vals, ", ") + " ON DUPLICATE KEY UPDATE v = VALUES(v)"
+		case r < 0.93:
+			// OPTIMIZE (ReserveFragments, Rewrite) changes no row.
+			tbl := pick()
+			op = crashOp{Kind: "optimize", Table: tbl, SQL: "OPTIMIZE TABLE " + tbl}
+		case r < 0.95:
 			tbl := pick()
 			op = crashOp{Kind: "drop", Table: tbl, SQL: "DROP TABLE " + tbl}
-		case r < 0.97 && len(schemas) > 0:
+		case r < 0.975 && len(schemas) > 0:
 			s := schemas[rng.Intn(len(schemas))]
 			op = crashOp{Kind: "dropschema", Table: s, SQL: "DROP SCHEMA " + s + " CASCADE"}
 		default:

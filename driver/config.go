@@ -42,6 +42,9 @@ type Config struct {
 	CommitRetries int
 	// ReadOnly refuses every change.
 	ReadOnly bool
+	// LoadDataDir is the local directory LOAD DATA [LOCAL] INFILE may read
+	// (URI: load_data_dir=/path); "" (the default) refuses LOAD DATA.
+	LoadDataDir string
 	// AutoVacuumEvery vacuums the `__manifest` table after every that many
 	// catalog commits of the handle (URI: auto_vacuum_every=K), deleting
 	// the files of versions superseded more than a minute ago (version
@@ -158,6 +161,8 @@ func ParseDSN(dsn string) (Config, error) {
 				return cfg, invalidf("durability=%q: want full or none", v)
 			}
 			cfg.Durability = d
+		case "load_data_dir":
+			cfg.LoadDataDir = v
 		case "read_only":
 			b, err := strconv.ParseBool(v)
 			if err != nil {

@@ -37,7 +37,7 @@ var (
 )
 
 func newConn(c *Connector, h *handle) *Conn {
-	return &Conn{connector: c, h: h, sess: planner.NewSession(h.cat, planner.Options{Namespace: catalog.Ident(c.cfg.Namespace), Store: h.store, LockLease: c.cfg.LockLease})}
+	return &Conn{connector: c, h: h, sess: planner.NewSession(h.cat, planner.Options{Namespace: catalog.Ident(c.cfg.Namespace), Store: h.store, LockLease: c.cfg.LockLease, LoadDataDir: c.cfg.LoadDataDir})}
 }
 
 func (c *Conn) usable() error {

@@ -58,6 +58,10 @@
 //	        the latest ones. Object stores ignore it (a PUT is durable).
 //	read_only=true|false
 //	        refuse every change (PermissionDenied).
+//	load_data_dir=/path
+//	        the local directory LOAD DATA [LOCAL] INFILE may read files from
+//	        (as MySQL's secure_file_priv; default none: LOAD DATA is refused
+//	        with PermissionDenied).
 //	namespace=a.b
 //	        the current namespace a connection starts in (default the root).
 //	storage.KEY=VALUE

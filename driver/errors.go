@@ -79,6 +79,8 @@ var (
 	ErrTableNotFound          = catalog.ErrTableNotFound
 	ErrTableExists            = catalog.ErrTableAlreadyExists
 	ErrTableVersionNotFound   = catalog.ErrTableVersionNotFound
+	ErrTableTagNotFound       = catalog.ErrTableTagNotFound
+	ErrTableTagExists         = catalog.ErrTableTagAlreadyExists
 	ErrColumnNotFound         = catalog.ErrTableColumnNotFound
 	ErrInvalidInput           = catalog.ErrInvalidInput
 	ErrConcurrentModification = catalog.ErrConcurrentModification

@@ -145,5 +145,8 @@ func (s *Session) call(ctx context.Context, c *sqlparse.Call) (*Result, error) {
 		return rowsResult(cols, [][]any{{int64(rep.VersionsRemoved), int64(rep.FilesRemoved), rep.BytesRemoved, int64(rep.OldestKept),
 			int64(rep.OrphanDirsRemoved), int64(rep.StagedFilesRemoved), rep.StagedBytesRemoved}}), nil
 	}
+	if res, ok, err := s.lifecycleCall(ctx, c); ok {
+		return res, err
+	}
 	return nil, errorf(catalog.CodeUnsupported, "not supported: CALL %s (procedures: register_table, deregister_table, declare_table, vacuum_catalog)", name)
 }

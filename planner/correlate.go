@@ -80,7 +80,7 @@ func (s *Session) scopeOf(ctx context.Context, from sqlparse.FromItem) (*scope, 
 		}
 		return &scope{names: []string{name}}, nil // the planner names the bad view
 	}
-	_, ds, err := s.openTableData(ctx, ts.Table)
+	_, ds, err := s.openTableSource(ctx, ts)
 	if err != nil {
 		return nil, err
 	}

@@ -237,7 +237,7 @@ func (s *Session) planDataSelect(ctx context.Context, st *sqlparse.Select, name 
 	if err := checkSelectShape(st); err != nil {
 		return nil, err
 	}
-	id, ds, err := s.openTableData(ctx, name)
+	id, ds, err := s.openSelectTable(ctx, st, name)
 	if err != nil {
 		return nil, err
 	}

@@ -132,8 +132,8 @@ func TestInsertErrors(t *testing.T) {
 		f.fails(c.sql, catalog.CodeInvalidInput, c.contains)
 	}
 	f.fails(`INSERT INTO t SELECT * FROM t`, catalog.CodeUnsupported, "INSERT ... SELECT")
-	f.fails(`INSERT INTO t (id) VALUES (1) ON DUPLICATE KEY UPDATE s = 'x'`, catalog.CodeUnsupported, "ON DUPLICATE KEY UPDATE")
-	f.fails(`REPLACE INTO t (id) VALUES (1)`, catalog.CodeUnsupported, "REPLACE")
+	f.fails(`INSERT INTO t (id) VALUES (1) ON DUPLICATE KEY UPDATE nope = 'x'`, catalog.CodeInvalidInput, "unknown column")
+	f.fails(`REPLACE INTO t (nope) VALUES (1)`, catalog.CodeInvalidInput, "unknown column")
 	f.fails(`INSERT INTO nosuch VALUES (1)`, catalog.CodeTableNotFound, "")
 	if got := f.rows(`SELECT COUNT(*) FROM t`); got[0][0] != int64(0) {
 		t.Fatalf("failed INSERTs wrote rows: %v", got)

@@ -1081,6 +1081,12 @@ func (p *selectPlan) scan(ctx context.Context, s *Session) ([][]any, error) {
 			}
 		}
 		switch p.view.name {
+		case "table_versions", "table_tags":
+			more, err := s.lifecycleViewRows(ctx, p.view.name, id, schema)
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, more...)
 		case "tables":
 			var nrows, version any
 			if p.level == describeFull && !d.DeclaredOnly {

@@ -34,8 +34,6 @@ func (s *Session) insert(ctx context.Context, n *sqlparse.Insert) (*Result, erro
 	switch {
 	case n.Query != nil:
 		return nil, errorf(catalog.CodeUnsupported, "not supported: INSERT ... SELECT")
-	case len(n.OnDuplicate) > 0:
-		return nil, errorf(catalog.CodeUnsupported, "not supported: INSERT ... ON DUPLICATE KEY UPDATE")
 	}
 	name := n.Table
 	if len(name) >= 2 && strings.EqualFold(name[0], "information_schema") {
@@ -125,6 +123,9 @@ func (s *Session) insert(ctx context.Context, n *sqlparse.Insert) (*Result, erro
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if n.Replace || n.Ignore || len(n.OnDuplicate) > 0 {
+		return s.upsertRows(ctx, id, ds, schema, b, fill, n)
 	}
 	return s.appendRows(ctx, id, ds, schema, b, fill, int64(len(n.Rows)))
 }

@@ -81,7 +81,7 @@ func (s *Session) newSourceTable(ctx context.Context, ts *sqlparse.TableSource) 
 }
 
 func (t *sourceTable) from() *sqlparse.TableSource {
-	return &sqlparse.TableSource{Table: t.ts.Table, Subquery: t.ts.Subquery, Alias: t.ts.Alias, Pos: t.ts.Pos}
+	return &sqlparse.TableSource{Table: t.ts.Table, Subquery: t.ts.Subquery, Alias: t.ts.Alias, Pos: t.ts.Pos, AsOf: t.ts.AsOf}
 }
 
 func (t *sourceTable) Describe() string { return t.desc }

@@ -55,6 +55,9 @@ type Options struct {
 	// LockLease is how long an advisory lock (GET_LOCK) lasts without its
 	// session renewing it (0: DefaultLockLease); see locks.go.
 	LockLease time.Duration
+	// LoadDataDir is the directory LOAD DATA [LOCAL] INFILE may read files
+	// from (MySQL's secure_file_priv); "" refuses LOAD DATA (load.go).
+	LoadDataDir string
 }
 
 // DefaultMaxValueBytes is the default of Options.MaxValueBytes: 64 MiB,
@@ -317,6 +320,14 @@ func StatementKind(st sqlparse.Statement) string {
 		return "EXPLAIN"
 	case *sqlparse.Unsupported:
 		return n.Kind
+	case *sqlparse.ShowVersions:
+		return "SHOW VERSIONS"
+	case *sqlparse.TruncateTable:
+		return "TRUNCATE TABLE"
+	case *sqlparse.OptimizeTable:
+		return "OPTIMIZE TABLE"
+	case *sqlparse.LoadData:
+		return "LOAD DATA"
 	}
 	return fmt.Sprintf("%T", st)
 }
@@ -336,12 +347,16 @@ func modeOf(st sqlparse.Statement) txMode {
 			return txJoin
 		case "vacuum_catalog":
 			return txRefuse
+		case "restore_table", "create_tag", "update_tag", "delete_tag", "vacuum_table":
+			return txImmediate // table dataset commits, as row changes
 		}
 		return txRead // unknown procedures fail as unsupported anyway
 	case *sqlparse.Begin, *sqlparse.Commit, *sqlparse.Rollback:
 		return txControl
 	case *sqlparse.Insert, *sqlparse.Delete, *sqlparse.Update:
 		return txImmediate // row changes commit to the table dataset, not to `__manifest`
+	case *sqlparse.TruncateTable, *sqlparse.OptimizeTable, *sqlparse.LoadData:
+		return txImmediate
 	}
 	return txRead
 }
@@ -461,6 +476,14 @@ func (s *Session) Exec(ctx context.Context, st sqlparse.Statement) (*Result, err
 		return s.updateRows(ctx, n)
 	case *sqlparse.Unsupported:
 		return nil, errorf(catalog.CodeUnsupported, "not supported: %s", n.Kind)
+	case *sqlparse.ShowVersions:
+		return s.showVersions(ctx, n)
+	case *sqlparse.TruncateTable:
+		return s.truncateTable(ctx, n)
+	case *sqlparse.OptimizeTable:
+		return s.optimizeTables(ctx, n)
+	case *sqlparse.LoadData:
+		return s.loadData(ctx, n)
 	}
 	return nil, errorf(catalog.CodeUnsupported, "not supported: %s", StatementKind(st))
 }

@@ -227,10 +227,17 @@ func (c *converter) fromItem(n ast.ResultSetNode) (FromItem, error) {
 		}
 		switch src := x.Source.(type) {
 		case *ast.TableName:
-			if src.AsOf != nil || len(src.PartitionNames) > 0 || src.TableSample != nil {
-				return nil, c.notSupported(c.start(), "AS OF, PARTITION and TABLESAMPLE")
+			if len(src.PartitionNames) > 0 || src.TableSample != nil {
+				return nil, c.notSupported(c.start(), "PARTITION and TABLESAMPLE")
 			}
 			ts.Table = c.names.Table(src)
+			if src.AsOf != nil {
+				e, err := c.expr(src.AsOf.TsExpr)
+				if err != nil {
+					return nil, err
+				}
+				ts.AsOf = e
+			}
 			ts.IgnoreIndex = ignoredIndices(src)
 		case *ast.SelectStmt, *ast.SetOprStmt:
 			q, err := c.resultSet(src, stmtBase{pos: c.base.pos})
@@ -325,6 +332,13 @@ func (c *converter) expr(e ast.ExprNode) (Expr, error) {
 	case *ast.ColumnNameExpr:
 		q, col := c.names.Column(n.Name)
 		return &ColumnRef{exprPos: c.exprPos(n), Qualifier: q, Column: col}, nil
+	case *ast.ValuesExpr:
+		// VALUES(col) of ON DUPLICATE KEY UPDATE: the planner reads it.
+		if n.Column == nil {
+			return nil, c.notSupportedAt(n, "VALUES()")
+		}
+		q, col := c.names.Column(n.Column.Name)
+		return &FuncCall{exprPos: c.exprPos(n), Name: "values", Args: []Expr{&ColumnRef{exprPos: c.exprPos(n), Qualifier: q, Column: col}}}, nil
 	case ast.ParamMarkerExpr:
 		c.params++
 		return &Param{exprPos: c.exprPos(n), Ordinal: c.params}, nil
@@ -578,12 +592,12 @@ func (c *converter) insert(n *ast.InsertStmt) (Statement, error) {
 	switch {
 	case n.Setlist:
 		return nil, c.notSupported(c.start(), "INSERT ... SET (use INSERT ... VALUES)")
-	case n.IgnoreErr:
-		return nil, c.notSupported(c.start(), "INSERT IGNORE")
+	case n.IsReplace && len(n.OnDuplicate) > 0:
+		return nil, c.notSupported(c.start(), "REPLACE ... ON DUPLICATE KEY UPDATE")
 	case len(n.PartitionNames) > 0:
 		return nil, c.notSupported(c.start(), "INSERT ... PARTITION")
 	}
-	st := &Insert{stmtBase: c.base}
+	st := &Insert{stmtBase: c.base, Replace: n.IsReplace, Ignore: n.IgnoreErr}
 	if n.Table == nil || n.Table.TableRefs == nil {
 		return nil, c.sc.errAt(c.start(), ErrSyntax, "INSERT without a table")
 	}

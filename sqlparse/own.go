@@ -131,6 +131,9 @@ func (p *ownParser) parseString(what string) (string, error) {
 
 // parseOwn parses the statement if it is one of ownParser's forms; handled is false otherwise.
 func (p *ownParser) parseOwn() (st Statement, handled bool, err error) {
+	if st, handled, err := p.parseLifecycle(); handled {
+		return st, true, err
+	}
 	first := p.peek()
 	switch {
 	case first.is("USE"):

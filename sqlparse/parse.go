@@ -312,7 +312,12 @@ func parseStatement(sc *script, toks []token) (Statement, error) {
 	if st, handled, err := p.parseOwn(); handled {
 		return st, err
 	}
-	return parseWithTiDB(sc, toks, base)
+	toks, alias := cutRowAlias(toks)
+	st, err := parseWithTiDB(sc, toks, base)
+	if err == nil && alias != nil {
+		err = applyRowAlias(st, alias)
+	}
+	return st, err
 }
 
 // statementKind names a statement from its leading words, e.g. "INSERT", "CREATE VIEW",

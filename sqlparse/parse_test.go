@@ -613,12 +613,8 @@ func TestShowWhere(t *testing.T) {
 
 func TestUnsupported(t *testing.T) {
 	tests := []struct{ sql, kind string }{
-		{"REPLACE INTO t VALUES (1)", "REPLACE"},
-		{"TRUNCATE TABLE t", "TRUNCATE"},
-		{"REPLACE INTO t VALUES (1)", "REPLACE"},
 		{"GRANT SELECT ON a.* TO 'u'@'%'", "GRANT"},
 		{"SET PASSWORD = 'x'", "SET"},
-		{"TRUNCATE TABLE t", "TRUNCATE"},
 		{"CREATE VIEW v AS SELECT 1", "CREATE VIEW"},
 		{"CREATE OR REPLACE VIEW v AS SELECT 1", "CREATE VIEW"},
 		{"CREATE SEQUENCE s", "CREATE SEQUENCE"},
@@ -943,5 +939,63 @@ func TestOperatorChainLimit(t *testing.T) {
 	}
 	if got := st[0].(*Select).Items[0].Expr.String(); got != chain {
 		t.Errorf("String of the chain: %.60s... (%d bytes), want %d bytes", got, len(got), len(chain))
+	}
+}
+
+// TestLifecycleStatements: the table lifecycle statements (lifecycle.go), AS OF on a table
+// reference, and the upsert forms of INSERT.
+func TestLifecycleStatements(t *testing.T) {
+	one := func(sql string) Statement {
+		t.Helper()
+		sts, err := Parse(sql)
+		if err != nil || len(sts) != 1 {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		return sts[0]
+	}
+	if st, ok := one("TRUNCATE TABLE a.b.t").(*TruncateTable); !ok || !reflect.DeepEqual(st.Table, Name{"a", "b", "t"}) {
+		t.Fatalf("TRUNCATE: %#v", st)
+	}
+	if st, ok := one("TRUNCATE t").(*TruncateTable); !ok || !reflect.DeepEqual(st.Table, Name{"t"}) {
+		t.Fatalf("TRUNCATE without TABLE: %#v", st)
+	}
+	if st, ok := one("OPTIMIZE NO_WRITE_TO_BINLOG TABLE t, a.b.u").(*OptimizeTable); !ok || !reflect.DeepEqual(st.Tables, []Name{{"t"}, {"a", "b", "u"}}) {
+		t.Fatalf("OPTIMIZE: %#v", st)
+	}
+	if st, ok := one("SHOW VERSIONS FROM t IN a.b").(*ShowVersions); !ok || !reflect.DeepEqual(st.Table, Name{"a", "b", "t"}) {
+		t.Fatalf("SHOW VERSIONS: %#v", st)
+	}
+	sel, ok := one("SELECT * FROM a.b.t AS x AS OF TIMESTAMP '2026-01-02 03:04:05'").(*Select)
+	if !ok {
+		t.Fatal("AS OF: not a select")
+	}
+	ts := sel.From.(*TableSource)
+	if lit, ok := ts.AsOf.(*Literal); !ok || lit.Value != "2026-01-02 03:04:05" || ts.Alias != "x" || !reflect.DeepEqual(ts.Table, Name{"a", "b", "t"}) {
+		t.Fatalf("AS OF: %#v", ts)
+	}
+	sel = one("SELECT * FROM t AS OF TIMESTAMP table_version(3)").(*Select)
+	if fc, ok := sel.From.(*TableSource).AsOf.(*FuncCall); !ok || !strings.EqualFold(fc.Name, "table_version") {
+		t.Fatalf("AS OF table_version: %#v", fc)
+	}
+	if st := one("REPLACE INTO t VALUES (1)").(*Insert); !st.Replace {
+		t.Fatal("REPLACE is not Replace")
+	}
+	if st := one("INSERT IGNORE INTO t VALUES (1)").(*Insert); !st.Ignore {
+		t.Fatal("INSERT IGNORE is not Ignore")
+	}
+	st := one("INSERT INTO t VALUES (1, 2) ON DUPLICATE KEY UPDATE b = VALUES(b) + 1").(*Insert)
+	if len(st.OnDuplicate) != 1 || !strings.Contains(strings.ToLower(st.OnDuplicate[0].Value.String()), "values(") {
+		t.Fatalf("ON DUPLICATE KEY UPDATE: %#v", st.OnDuplicate)
+	}
+	st = one("INSERT INTO t (a, b) VALUES (1, 2) AS new(x, y) ON DUPLICATE KEY UPDATE b = new.y + t.b").(*Insert)
+	if got := st.OnDuplicate[0].Value.String(); !strings.Contains(strings.ToLower(got), "values(`b`)") && !strings.Contains(strings.ToLower(got), "values(b)") {
+		t.Fatalf("row alias: %s", got)
+	}
+	st = one("INSERT INTO t SELECT * FROM (SELECT 1) AS d ON DUPLICATE KEY UPDATE b = d.b").(*Insert)
+	if st.Query == nil || strings.Contains(strings.ToLower(st.OnDuplicate[0].Value.String()), "values") {
+		t.Fatalf("a derived table alias is no row alias: %v", st.OnDuplicate[0].Value)
+	}
+	if _, err := Parse("OPTIMIZE t"); err == nil {
+		t.Fatal("OPTIMIZE without TABLE parsed")
 	}
 }

@@ -99,6 +99,10 @@ type TableSource struct {
 	Subquery *Select
 	Alias    string
 	Pos      Pos
+	// AsOf is the instant of AS OF TIMESTAMP <expr> (time travel: the table
+	// version current then), nil without it. The planner also takes the
+	// functions table_version(n) and table_tag('name') here.
+	AsOf Expr
 	// IgnoreIndex lists the index names of IGNORE INDEX (...) hints on the
 	// table (the vector search reads them; other hints are accepted and
 	// have no effect).
@@ -131,8 +135,9 @@ func (*Join) fromItem()        {}
 // SELECT .... Columns is nil when the statement names none (then values go to every column in
 // order). Rows holds one slice of expressions per VALUES row (a value may be *Default); Query
 // is set instead for INSERT ... SELECT. OnDuplicate holds the assignments of ON DUPLICATE KEY
-// UPDATE. REPLACE is an *Unsupported statement; INSERT ... SET, INSERT IGNORE and PARTITION are
-// refused by the parser.
+// UPDATE (a MySQL 8 row alias, VALUES (...) AS new, becomes VALUES(col) there); Replace and
+// Ignore mark REPLACE INTO and INSERT IGNORE. INSERT ... SET and PARTITION are refused by the
+// parser.
 type Insert struct {
 	stmtBase
 	Table       Name
@@ -140,6 +145,9 @@ type Insert struct {
 	Rows        [][]Expr
 	Query       *Select
 	OnDuplicate []Assignment
+	// Replace is REPLACE INTO; Ignore is INSERT IGNORE (upsert.go in the
+	// planner says what each does with a row whose key is taken).
+	Replace, Ignore bool
 }
 
 // Assignment is `column = value` (ON DUPLICATE KEY UPDATE; UPDATE ... SET).

@@ -255,10 +255,9 @@ func (c *converter) convert(node ast.StmtNode) (Statement, error) {
 	case *ast.SelectStmt, *ast.SetOprStmt:
 		return c.resultSet(n, c.base)
 	case *ast.InsertStmt:
-		if n.IsReplace {
-			return c.unsupported(), nil
-		}
 		return c.insert(n)
+	case *ast.LoadDataStmt:
+		return c.loadData(n)
 	case *ast.ExplainStmt:
 		return c.convertExplain(n)
 	case *ast.CreateTableStmt:
