@@ -491,7 +491,10 @@ func TestPeerCatalogSeenBySQL(t *testing.T) {
 	expect(`SHOW FULL TABLES FROM sales.archive`, [][]string{{"old", "BASE TABLE"}})
 	expect(`SHOW TABLES FROM `+"`q'uote`", nil)
 	expect(`SHOW CREATE SCHEMA sales`, [][]string{{"sales", "CREATE SCHEMA sales COMMENT 'sales data' WITH PROPERTIES ('region' = 'eu')"}})
+	// The catalog root is a schema named $root (DATABASE() there), as MySQL clients expect
+	// every table to have one.
 	expect(`SELECT SCHEMA_NAME, SCHEMA_COMMENT, PROPERTIES FROM information_schema.schemata ORDER BY SCHEMA_NAME`, [][]string{
+		{"$root", "NULL", "NULL"},
 		{"`q'uote`", "NULL", "NULL"},
 		{"sales", "sales data", `{"comment":"sales data","region":"eu"}`},
 		{"sales.archive", "NULL", "NULL"},
@@ -516,7 +519,7 @@ func TestPeerCatalogSeenBySQL(t *testing.T) {
 		"  loc STRUCT<lat DOUBLE, lon DOUBLE>,\n  emb VECTOR(4),\n  ts TIMESTAMP(6),\n  day DATE,\n  big LARGE_TEXT,\n" +
 		"  h FLOAT16,\n  raw FIXED_SIZE_BINARY(2),\n  flag BOOLEAN,\n  u INT UNSIGNED\n)"}})
 	expect(`SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_ROWS, DECLARED FROM information_schema.tables ORDER BY TABLE_SCHEMA, TABLE_NAME`, [][]string{
-		{"", "events", "0", "NO"},
+		{"$root", "events", "0", "NO"},
 		{"sales", "orders", "3", "NO"},
 		{"sales.archive", "old", "0", "NO"},
 	})
