@@ -194,5 +194,9 @@ func asCatalogError(err error, format string, args ...any) error {
 	if IsCorrupt(err) {
 		return newErr(CodeInvalidTableState, err, format, args...)
 	}
+	if errors.Is(err, storage.ErrDirRemoved) {
+		// A concurrent DROP removed the directory this write was filling.
+		return newErr(CodeConcurrentModification, err, format, args...)
+	}
 	return newErr(CodeInternal, err, format, args...)
 }

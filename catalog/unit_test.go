@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/lancecat/lancecat/storage"
 )
 
 func TestErrorSentinelsMatchWrappedErrorsOfTheirCode(t *testing.T) {
@@ -166,6 +168,25 @@ func TestSortMostlySorted(t *testing.T) {
 		slices.Sort(want)
 		if got := sortMostlySorted(slices.Clone(in)); !slices.Equal(got, want) {
 			t.Errorf("%s: got %d names %v..., want %d", name, len(got), got[:min(len(got), 5)], len(want))
+		}
+	}
+}
+
+// TestDirRemovedIsConcurrentModification: a put-if-absent that lost its table
+// directory to a concurrent DROP (storage.ErrDirRemoved, as the local store
+// reports a link failing with ENOENT) is ConcurrentModification, not Internal,
+// on both the dataset-create and the reservation paths.
+func TestDirRemovedIsConcurrentModification(t *testing.T) {
+	cause := fmt.Errorf("write manifest: put-if-absent %q: %w: %w", "t.lance/_versions/1.manifest", storage.ErrDirRemoved, errors.New("link: no such file or directory"))
+	for name, err := range map[string]error{
+		"dataset": mapDatasetErr(cause, Ident{"t"}, "t.lance"),
+		"reserve": asCatalogError(cause, "reserve %s", "t.lance"),
+	} {
+		if code, _ := CodeOf(err); code != CodeConcurrentModification {
+			t.Errorf("%s: code %v (%v), want ConcurrentModification", name, code, err)
+		}
+		if !errors.Is(err, ErrConcurrentModification) {
+			t.Errorf("%s: %v does not match ErrConcurrentModification", name, err)
 		}
 	}
 }

@@ -616,11 +616,17 @@ func (s *localStore) PutIfAbsentAfterSync(ctx context.Context, path string, data
 		os.Remove(tmp)
 		return fmt.Errorf("put-if-absent %q: %w", path, err)
 	}
+	beforeLink(tmp, final)
 	err = createFromTemp(tmp, final)
 	os.Remove(tmp) // after a link both names exist; after a no-replace rename this is a no-op
 	if err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("put-if-absent %q: %w", path, ErrAlreadyExists)
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			// The temporary file or the directory holding final vanished: a
+			// concurrent delete removed the directory after writeTemp made it.
+			return fmt.Errorf("put-if-absent %q: %w: %w", path, ErrDirRemoved, err)
 		}
 		return fmt.Errorf("put-if-absent %q: %w", path, err)
 	}
@@ -640,16 +646,26 @@ func (s *localStore) PutIfAbsentUnsynced(ctx context.Context, path string, data 
 	if err != nil {
 		return fmt.Errorf("put-if-absent %q: %w", path, err)
 	}
+	beforeLink(tmp, final)
 	err = createFromTemp(tmp, final)
 	os.Remove(tmp)
 	if err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("put-if-absent %q: %w", path, ErrAlreadyExists)
 		}
+		if errors.Is(err, fs.ErrNotExist) {
+			// The temporary file or the directory holding final vanished: a
+			// concurrent delete removed the directory after writeTemp made it.
+			return fmt.Errorf("put-if-absent %q: %w: %w", path, ErrDirRemoved, err)
+		}
 		return fmt.Errorf("put-if-absent %q: %w", path, err)
 	}
 	return nil
 }
+
+// beforeLink runs between writing the temporary file and linking it; tests
+// set it to delete the directory at exactly that moment.
+var beforeLink = func(tmp, final string) {}
 
 // createFromTemp gives the fully written file tmp the name final if, and only if, final does
 // not exist, atomically across processes. It returns an error matching fs.ErrExist when final

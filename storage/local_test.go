@@ -391,3 +391,30 @@ func TestLocalSpecialCharactersRoundTrip(t *testing.T) {
 		t.Errorf("object not at the expected place on disk: %v", err)
 	}
 }
+
+// TestLocalPutIfAbsentDirRemoved removes the target's directory between the
+// temporary write and the link (a concurrent DROP of a table being created):
+// the put must fail with ErrDirRemoved, publish nothing, and not re-create
+// the directory.
+func TestLocalPutIfAbsentDirRemoved(t *testing.T) {
+	root := t.TempDir()
+	s, err := Open(context.Background(), root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	prev := beforeLink
+	defer func() { beforeLink = prev }()
+	beforeLink = func(tmp, final string) {
+		if err := os.RemoveAll(filepath.Join(root, "t.lance")); err != nil {
+			t.Error(err)
+		}
+	}
+	err = s.PutIfAbsent(context.Background(), "t.lance/_versions/1.manifest", []byte("x"))
+	if !errors.Is(err, ErrDirRemoved) {
+		t.Fatalf("PutIfAbsent after the directory was removed: %v, want ErrDirRemoved", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "t.lance")); !os.IsNotExist(err) {
+		t.Fatalf("directory re-created or left behind: %v", err)
+	}
+}

@@ -71,6 +71,11 @@ var (
 	// a network timeout) or answered with a server error (5xx, throttling) after the SDK's
 	// retries; the same call may succeed later. Whether a failed write landed is unknown.
 	ErrUnavailable = errors.New("storage: object store unavailable")
+	// ErrDirRemoved: a put-if-absent lost its directory to a concurrent delete
+	// (a DROP of the table being created) between writing the object and
+	// publishing it. Nothing was published; the directory is not re-created,
+	// which would resurrect part of what the delete removed.
+	ErrDirRemoved = errors.New("storage: directory removed concurrently")
 )
 
 // Options configures Open.
