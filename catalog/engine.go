@@ -5,6 +5,8 @@ import (
 	"errors"
 	"sort"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/lancecat/lancecat/internal/failpoint"
 )
 
@@ -337,6 +339,48 @@ func (b *Batch) PendingTable(id Ident) (exists, touched bool) {
 		}
 	}
 	return exists, touched
+}
+
+// CreatedTables returns the tables the batch creates (CREATE TABLE, not
+// register: a registered location is not ours to delete) and leaves in
+// place under the same name, in order, so that a caller whose follow-up
+// work fails after Commit can drop them again.
+func (b *Batch) CreatedTables() []Ident {
+	var out []Ident
+	seen := map[string]bool{}
+	for _, o := range b.ops {
+		var id Ident
+		c, ok := o.(*createTableOp)
+		if !ok {
+			continue
+		}
+		id = c.id
+		oid := id.ObjectID()
+		if seen[oid] {
+			continue
+		}
+		if exists, _ := b.PendingTable(id); exists {
+			seen[oid] = true
+			out = append(out, append(Ident{}, id...))
+		}
+	}
+	return out
+}
+
+// PendingSchema returns the schema of table id as the batch's last CREATE
+// TABLE of it declares, or nil when the batch does not create it.
+func (b *Batch) PendingSchema(id Ident) *arrow.Schema {
+	if exists, _ := b.PendingTable(id); !exists {
+		return nil
+	}
+	oid := id.ObjectID()
+	var schema *arrow.Schema
+	for _, o := range b.ops {
+		if c, ok := o.(*createTableOp); ok && c.id.ObjectID() == oid {
+			schema = c.schema
+		}
+	}
+	return schema
 }
 
 // PendingNamespace is PendingTable for namespace ns: created, or dropped

@@ -47,6 +47,22 @@ func (s *Session) insert(ctx context.Context, n *sqlparse.Insert) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
+	b, fill, err := buildInsertRows(ctx, schema, n)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Release()
+	if n.Replace || n.Ignore || len(n.OnDuplicate) > 0 {
+		return s.upsertRows(ctx, id, ds, schema, b, fill, n)
+	}
+	return s.appendRows(ctx, id, ds, schema, b, fill, int64(len(n.Rows)))
+}
+
+// buildInsertRows converts the VALUES rows of n to the columns of schema
+// (DEFAULTs filled in, NOT NULL and each type's range checked), without
+// writing anything; the caller releases the builder. Inside a transaction
+// it also checks an INSERT deferred to COMMIT at statement time.
+func buildInsertRows(ctx context.Context, schema *arrow.Schema, n *sqlparse.Insert) (*array.RecordBuilder, *insertFill, error) {
 	cols := make([]Column, schema.NumFields())
 	for i, f := range schema.Fields() {
 		cols[i] = Column{Name: f.Name}
@@ -62,29 +78,34 @@ func (s *Session) insert(ctx context.Context, n *sqlparse.Insert) (*Result, erro
 		for _, ref := range n.Columns {
 			i, err := env.column(ref)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if seen[i] {
-				return nil, errorf(catalog.CodeInvalidInput, "column %s given twice", sqlparse.QuoteIdent(schema.Field(i).Name))
+				return nil, nil, errorf(catalog.CodeInvalidInput, "column %s given twice", sqlparse.QuoteIdent(schema.Field(i).Name))
 			}
 			seen[i] = true
 			targets = append(targets, i)
 		}
 	}
 	if len(n.Rows) == 0 {
-		return nil, errorf(catalog.CodeInvalidInput, "INSERT needs at least one row of VALUES")
+		return nil, nil, errorf(catalog.CodeInvalidInput, "INSERT needs at least one row of VALUES")
 	}
 	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
-	defer b.Release()
+	ok := false
+	defer func() {
+		if !ok {
+			b.Release()
+		}
+	}()
 	fill, err := newInsertFill(schema)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Bound the memory of the statement before any row is built: a NULL in
 	// a VECTOR(n) still takes 4n bytes.
 	fixed := fixedRowBytes(schema)
 	if int64(len(n.Rows)) > MaxInsertBytes/fixed {
-		return nil, errorf(catalog.CodeInvalidInput, "INSERT of %d rows of %d bytes each exceeds the limit of %d MiB per statement: split it into several statements", len(n.Rows), fixed, MaxInsertBytes>>20)
+		return nil, nil, errorf(catalog.CodeInvalidInput, "INSERT of %d rows of %d bytes each exceeds the limit of %d MiB per statement: split it into several statements", len(n.Rows), fixed, MaxInsertBytes>>20)
 	}
 	for _, fb := range b.Fields() {
 		reserveBuilder(fb, len(n.Rows))
@@ -92,11 +113,11 @@ func (s *Session) insert(ctx context.Context, n *sqlparse.Insert) (*Result, erro
 	for r, list := range n.Rows {
 		if r&63 == 63 {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		if len(list) != len(targets) {
-			return nil, errorf(catalog.CodeInvalidInput, "row %d has %d values for %d columns", r+1, len(list), len(targets))
+			return nil, nil, errorf(catalog.CodeInvalidInput, "row %d has %d values for %d columns", r+1, len(list), len(targets))
 		}
 		given := make([]sqlparse.Expr, len(cols))
 		for k, e := range list {
@@ -108,26 +129,24 @@ func (s *Session) insert(ctx context.Context, n *sqlparse.Insert) (*Result, erro
 			_, isDefault := e.(*sqlparse.Default)
 			if e != nil && !isDefault {
 				if v, err = insertLiteral(e); err != nil {
-					return nil, errorf(catalog.CodeInvalidInput, "row %d, column %s: %v", r+1, sqlparse.QuoteIdent(f.Name), err)
+					return nil, nil, errorf(catalog.CodeInvalidInput, "row %d, column %s: %v", r+1, sqlparse.QuoteIdent(f.Name), err)
 				}
 			}
 			// Omitted columns and DEFAULT take the column's DEFAULT (NULL
 			// without one); the AUTO_INCREMENT column is filled below.
 			if _, err := fill.appendColumn(b.Field(i), f, i, e != nil && !isDefault, v); err != nil {
 				if errors.Is(err, errNoValue) {
-					return nil, errorf(catalog.CodeInvalidInput, "row %d: column %s is NOT NULL and has no value", r+1, sqlparse.QuoteIdent(f.Name))
+					return nil, nil, errorf(catalog.CodeInvalidInput, "row %d: column %s is NOT NULL and has no value", r+1, sqlparse.QuoteIdent(f.Name))
 				}
-				return nil, errorf(catalog.CodeInvalidInput, "row %d, column %s (%s): %v", r+1, sqlparse.QuoteIdent(f.Name), typeName(f), err)
+				return nil, nil, errorf(catalog.CodeInvalidInput, "row %d, column %s (%s): %v", r+1, sqlparse.QuoteIdent(f.Name), typeName(f), err)
 			}
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if n.Replace || n.Ignore || len(n.OnDuplicate) > 0 {
-		return s.upsertRows(ctx, id, ds, schema, b, fill, n)
-	}
-	return s.appendRows(ctx, id, ds, schema, b, fill, int64(len(n.Rows)))
+	ok = true
+	return b, fill, nil
 }
 
 // reserveBuilder reserves room for rows values in b, and in the items

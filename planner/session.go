@@ -107,6 +107,10 @@ type txState struct {
 	// inserts are INSERT ... VALUES into tables the transaction creates,
 	// applied after the commit (deferInsert).
 	inserts []pendingInsert
+	// uniqueKeys are the values the deferred INSERTs put in each UNIQUE
+	// column of a table the transaction creates: by table object id, then
+	// column name.
+	uniqueKeys map[string]map[string]map[string]bool
 }
 
 // pendingInsert is an INSERT deferred to COMMIT, with the namespace its
@@ -191,6 +195,8 @@ func (s *Session) Commit(ctx context.Context) error {
 	if t.batch.Len() == 0 {
 		return nil
 	}
+	created := t.batch.CreatedTables()
+	others := t.batch.Len() - len(created)
 	if err := t.batch.Commit(ctx); err != nil {
 		return err
 	}
@@ -201,7 +207,7 @@ func (s *Session) Commit(ctx context.Context) error {
 			continue
 		}
 		if err := s.buildDeclaredIndexes(ctx, p.id, p.defs); err != nil {
-			return fmt.Errorf("the transaction was committed, but the indices of table %s were not built: %w", displayName(p.id), err)
+			return s.undoCreated(ctx, created, others, fmt.Errorf("the indices of table %s were not built: %w", displayName(p.id), err))
 		}
 	}
 	// Then the rows inserted into the tables it created, in statement order.
@@ -210,10 +216,33 @@ func (s *Session) Commit(ctx context.Context) error {
 	for _, p := range t.inserts {
 		s.ns = p.ns
 		if _, err := s.insert(ctx, p.st); err != nil {
-			return fmt.Errorf("the transaction was committed, but its INSERT into table %s failed: %w", displayName(p.id), err)
+			return s.undoCreated(ctx, created, others, fmt.Errorf("its INSERT into table %s failed: %w", displayName(p.id), err))
 		}
 	}
 	return nil
+}
+
+// undoCreated makes a COMMIT whose work after the catalog commit failed
+// leave none of the transaction's tables visible: it drops the tables the
+// transaction created again (with the rows and indices already written
+// into them). The transaction's other catalog changes (schemas, drops,
+// renames) were committed by the one `__manifest` commit and stay; the
+// error says so. cause stays matchable with errors.Is/As.
+func (s *Session) undoCreated(ctx context.Context, created []catalog.Ident, others int, cause error) error {
+	var failed []string
+	for _, id := range created {
+		if err := s.cat.DropTableIfExists(context.WithoutCancel(ctx), id); err != nil {
+			failed = append(failed, fmt.Sprintf("%s (%v)", displayName(id), err))
+		}
+	}
+	kept := "nothing of it remains"
+	if others > 0 {
+		kept = fmt.Sprintf("its %d other catalog change(s) (schemas, drops, renames, properties) stay committed", others)
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("COMMIT failed: %w; dropping the tables it created failed for %s", cause, strings.Join(failed, ", "))
+	}
+	return fmt.Errorf("COMMIT failed: %w; the tables the transaction created were dropped again and %s", cause, kept)
 }
 
 // deferInsert defers an INSERT ... VALUES into a table the open transaction
@@ -221,9 +250,10 @@ func (s *Session) Commit(ctx context.Context) error {
 // catalog commit and the table's indices: goose creates its version table
 // and inserts version 0 in one transaction. The result reports the rows the
 // INSERT will add; LastInsertId is 0 (ids are assigned at COMMIT), and
-// errors the rows would raise are raised by COMMIT. ok is false for any
+// the errors its rows raise (NOT NULL, range, UNIQUE among the rows the
+// transaction inserts; checkDeferredInsert) fail the statement itself. ok is false for any
 // other statement.
-func (s *Session) deferInsert(st sqlparse.Statement) (res *Result, ok bool, err error) {
+func (s *Session) deferInsert(ctx context.Context, st sqlparse.Statement) (res *Result, ok bool, err error) {
 	ins, isInsert := st.(*sqlparse.Insert)
 	if !isInsert || ins.Query != nil {
 		return nil, false, nil
@@ -235,8 +265,76 @@ func (s *Session) deferInsert(st sqlparse.Statement) (res *Result, ok bool, err 
 	if exists, touched := s.tx.batch.PendingTable(id); !touched || !exists {
 		return nil, false, nil
 	}
+	if err := s.checkDeferredInsert(ctx, id, ins); err != nil {
+		return nil, false, err
+	}
 	s.tx.inserts = append(s.tx.inserts, pendingInsert{st: ins, id: id, ns: append(catalog.Ident{}, s.ns...)})
 	return okResult(int64(len(ins.Rows))), true, nil
+}
+
+// checkDeferredInsert runs, when the statement executes, the checks an
+// INSERT ... VALUES deferred to COMMIT would fail there: each row is
+// converted to the created table's schema (NOT NULL, each type's range) and
+// the values of its UNIQUE columns are checked against each other and the
+// rows the transaction's earlier INSERTs add (the table is new, so those
+// are all its rows). AUTO_INCREMENT values are assigned at COMMIT and
+// checked there; REPLACE, IGNORE and ON DUPLICATE KEY UPDATE resolve
+// duplicates themselves.
+func (s *Session) checkDeferredInsert(ctx context.Context, id catalog.Ident, ins *sqlparse.Insert) error {
+	schema := s.tx.batch.PendingSchema(id)
+	if schema == nil {
+		return nil
+	}
+	b, fill, err := buildInsertRows(ctx, schema, ins)
+	if err != nil {
+		return err
+	}
+	defer b.Release()
+	if ins.Replace || ins.Ignore || len(ins.OnDuplicate) > 0 {
+		return nil
+	}
+	// The AUTO_INCREMENT column is not filled yet: take the UNIQUE columns
+	// one by one rather than as a record.
+	if s.tx.uniqueKeys == nil {
+		s.tx.uniqueKeys = map[string]map[string]map[string]bool{}
+	}
+	tbl := s.tx.uniqueKeys[id.ObjectID()]
+	if tbl == nil {
+		tbl = map[string]map[string]bool{}
+		s.tx.uniqueKeys[id.ObjectID()] = tbl
+	}
+	added := map[string]map[string]bool{}
+	for i, f := range schema.Fields() {
+		if !isUnique(f) || i == fill.auto {
+			continue
+		}
+		arr := b.Field(i).NewArray()
+		keys := map[string]bool{}
+		for r := 0; r < arr.Len(); r++ {
+			if arr.IsNull(r) {
+				continue
+			}
+			k := valueKey(arr, r)
+			if keys[k] || tbl[f.Name][k] {
+				arr.Release()
+				return errorf(catalog.CodeInvalidInput, "duplicate entry %s for UNIQUE column %s (row %d; this transaction already inserts it)",
+					quoteString(k), sqlparse.QuoteIdent(f.Name), r+1)
+			}
+			keys[k] = true
+		}
+		arr.Release()
+		added[f.Name] = keys
+	}
+	// Only a statement that passes every check adds its keys.
+	for name, keys := range added {
+		if tbl[name] == nil {
+			tbl[name] = map[string]bool{}
+		}
+		for k := range keys {
+			tbl[name][k] = true
+		}
+	}
+	return nil
 }
 
 // Rollback discards the open transaction (a no-op without one).
@@ -402,7 +500,7 @@ func (s *Session) Exec(ctx context.Context, st sqlparse.Statement) (*Result, err
 			if s.tx.readOnly {
 				return nil, errorf(catalog.CodeInvalidInput, "%s is not allowed in a READ ONLY transaction", StatementKind(st))
 			}
-			if res, ok, err := s.deferInsert(st); ok || err != nil {
+			if res, ok, err := s.deferInsert(ctx, st); ok || err != nil {
 				return res, err
 			}
 			if err := s.checkRowChangeInTx(st); err != nil {

@@ -1,0 +1,51 @@
+package planner
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/lancecat/lancecat/catalog"
+)
+
+// TestDeferredInsertChecksAtStatement: an INSERT ... VALUES into a table the
+// transaction creates runs its NOT NULL, range and UNIQUE checks when it
+// executes (UNIQUE also against the transaction's earlier INSERTs), so the
+// failing statement fails and COMMIT writes the good rows only (issue 19).
+func TestDeferredInsertChecksAtStatement(t *testing.T) {
+	f := newDataFixture(t, Options{})
+	f.exec(`BEGIN`)
+	f.exec(`CREATE TABLE t (id INT NOT NULL, u VARCHAR(8) UNIQUE, small TINYINT)`)
+	f.exec(`INSERT INTO t VALUES (1, 'a', 1), (2, 'b', 2)`)
+	f.fails(`INSERT INTO t VALUES (NULL, 'c', 3)`, catalog.CodeInvalidInput, "NOT NULL")
+	f.fails(`INSERT INTO t (u, small) VALUES ('c', 3)`, catalog.CodeInvalidInput, "NOT NULL")
+	f.fails(`INSERT INTO t VALUES (3, 'c', 300)`, catalog.CodeInvalidInput, "small")
+	f.fails(`INSERT INTO t VALUES (3, 'a', 3)`, catalog.CodeInvalidInput, "duplicate entry")
+	f.fails(`INSERT INTO t VALUES (3, 'z', 3), (4, 'z', 4)`, catalog.CodeInvalidInput, "duplicate entry")
+	f.exec(`INSERT INTO t VALUES (3, 'c', 3)`)
+	f.exec(`COMMIT`)
+	if got := f.rows(`SELECT id, u FROM t ORDER BY id`); len(got) != 3 {
+		t.Fatalf("COMMIT wrote %v, want the three good rows", got)
+	}
+}
+
+// TestFailedCommitLeavesNoTable: when COMMIT fails after its catalog commit
+// (an INSERT checked only at COMMIT fails there), the tables the transaction
+// created are dropped again with their rows, and the error says so.
+func TestFailedCommitLeavesNoTable(t *testing.T) {
+	f := newDataFixture(t, Options{})
+	f.exec(`BEGIN`)
+	f.exec(`CREATE TABLE c (id INT AUTO_INCREMENT UNIQUE, u VARCHAR(8))`)
+	f.exec(`INSERT INTO c (id, u) VALUES (5, 'a')`)
+	f.exec(`INSERT INTO c (id, u) VALUES (5, 'b')`)
+	_, err := f.try(`COMMIT`)
+	if err == nil {
+		t.Fatal("COMMIT with a duplicate AUTO_INCREMENT value succeeded")
+	}
+	if c, _ := catalog.CodeOf(err); c != catalog.CodeInvalidInput || !strings.Contains(err.Error(), "dropped again") {
+		t.Fatalf("COMMIT: %v (code %v), want InvalidInput saying the tables were dropped again", err, c)
+	}
+	if got := f.rows(`SHOW TABLES LIKE 'c'`); len(got) != 0 {
+		t.Fatalf("a failed COMMIT left its table: %v", got)
+	}
+	f.exec(`CREATE TABLE c (id INT)`) // the name is free again
+}
