@@ -214,12 +214,29 @@ func (s *Session) openTableID(ctx context.Context, id catalog.Ident) (*dataset.D
 	return ds, err
 }
 
+// vanished says whether opening a table's latest version failed because
+// its files went away while it was opened (a concurrent DROP of the
+// location the name resolved to).
+func vanished(err error) bool {
+	if errors.Is(err, catalog.ErrDatasetNotFound) {
+		return true
+	}
+	code, _ := catalog.CodeOf(err)
+	return code == catalog.CodeTableVersionNotFound
+}
+
 // openLatest opens the latest version of table id's dataset.
 func (s *Session) openLatest(ctx context.Context, id catalog.Ident) (*dataset.Dataset, error) {
 	if s.opts.Store == nil {
 		return nil, errorf(catalog.CodeUnsupported, "not supported: reading or writing table data without the catalog's object store (planner.Options.Store)")
 	}
 	h, err := s.cat.OpenTable(ctx, id, 0)
+	for retry := 0; retry < 3 && vanished(err); retry++ {
+		// The location this read resolved may have been dropped since by a
+		// concurrent commit that moved the name to another table (a
+		// CREATE ... SELECT + RENAME + DROP swap): resolve the name again.
+		h, err = s.cat.OpenTable(ctx, id, 0)
+	}
 	if errors.Is(err, catalog.ErrDatasetNotFound) {
 		return nil, errorf(catalog.CodeInvalidTableState, "table %s is declared but has no data yet", displayName(id))
 	}

@@ -131,7 +131,9 @@ func TestInsertErrors(t *testing.T) {
 	} {
 		f.fails(c.sql, catalog.CodeInvalidInput, c.contains)
 	}
-	f.fails(`INSERT INTO t SELECT * FROM t`, catalog.CodeUnsupported, "INSERT ... SELECT")
+	if res := f.exec(`INSERT INTO t SELECT * FROM t`); res.RowsAffected != 0 { // t is empty: nothing to copy
+		t.Fatalf("INSERT ... SELECT from an empty table affected %d rows", res.RowsAffected)
+	}
 	f.fails(`INSERT INTO t (id) VALUES (1) ON DUPLICATE KEY UPDATE nope = 'x'`, catalog.CodeInvalidInput, "unknown column")
 	f.fails(`REPLACE INTO t (nope) VALUES (1)`, catalog.CodeInvalidInput, "unknown column")
 	f.fails(`INSERT INTO nosuch VALUES (1)`, catalog.CodeTableNotFound, "")
@@ -140,13 +142,13 @@ func TestInsertErrors(t *testing.T) {
 	}
 	// Inside a transaction INSERT applies at once (ROLLBACK cannot undo it),
 	// except on a table the transaction creates (then at COMMIT: ROLLBACK
-	// drops it; INSERT ... SELECT is refused), and it is refused in READ ONLY
-	// ones.
+	// drops it; an INSERT ... SELECT there runs its query at once and is
+	// deferred like VALUES), and it is refused in READ ONLY ones.
 	f.exec(`BEGIN`)
 	f.exec(`INSERT INTO t (id) VALUES (1)`)
 	f.exec(`CREATE TABLE fresh (id INT)`)
 	f.exec(`INSERT INTO fresh (id) VALUES (1)`)
-	f.fails(`INSERT INTO fresh SELECT 2`, catalog.CodeInvalidInput, "COMMIT first")
+	f.exec(`INSERT INTO fresh SELECT 2`)
 	f.exec(`ROLLBACK`)
 	if got := f.rows(`SHOW TABLES LIKE 'fresh'`); len(got) != 0 {
 		t.Fatalf("ROLLBACK kept the created table: %v", got)
