@@ -115,6 +115,8 @@ func (s *Session) prepareExplain(ctx context.Context, p queryPlan) error {
 		return x.prepareExplain(ctx)
 	case *joinPlan:
 		return x.prepareExplain(ctx)
+	case *treePlan:
+		return x.prepareExplain(ctx)
 	case *joinQuery:
 		return s.prepareExplain(ctx, x.queryPlan)
 	case *setOpPlan:
