@@ -48,7 +48,7 @@ type aggCall struct {
 	arg      sqlparse.Expr
 	star     bool
 	distinct bool
-	text     string // the call's normal form, to share equal calls
+	text     string             // the call's normal form, to share equal calls
 	call     *sqlparse.FuncCall // the call as written, for the plan's Aggregate node
 	// decimal: the argument is a DECIMAL column, whose values are exact
 	// text; MIN and MAX compare it numerically (compareDecimalText).

@@ -40,7 +40,7 @@ type treePlan struct {
 	root   plan.Node
 	cols   []Column // the result's columns
 	from   *joinPlan
-	envs   map[plan.Node]*rowEnv    // the row layout each node's expressions are bound to
+	envs   map[plan.Node]*rowEnv // the row layout each node's expressions are bound to
 	aggs   map[*plan.Aggregate]*aggStage
 	budget int64
 	source string // names the source in errors
