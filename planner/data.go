@@ -95,7 +95,7 @@ func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan
 		return nil, err
 	}
 	if distinctOverDerived(st) {
-		return s.planSelect(ctx, distinctDerived(st))
+		return s.planSelectTree(ctx, distinctDerived(st))
 	}
 	st, err := distinctAsGroupBy(st)
 	if err != nil {
@@ -118,11 +118,7 @@ func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan
 			}
 		}
 	}
-	p, err := s.planSelect(ctx, st)
-	if err != nil {
-		return nil, err
-	}
-	return p, nil
+	return s.planSelectTree(ctx, st)
 }
 
 // distinctAsGroupBy answers SELECT DISTINCT items as SELECT items GROUP BY

@@ -454,7 +454,7 @@ func (s *Session) planJoinQuery(ctx context.Context, st *sqlparse.Select) (query
 	if err != nil {
 		return nil, err
 	}
-	if t, ok := s.joinSelect(p, jp); ok {
+	if t, ok := p.(*treePlan); ok && t.from == jp {
 		return t, nil // one tree, the join and what runs above it (tree.go)
 	}
 	return &joinQuery{queryPlan: p}, nil

@@ -22,9 +22,11 @@ import (
 // returns: its root, its result columns, and run.
 //
 // Today the tree covers the query blocks over joins (join.go: the join
-// tree with everything above it); any other SELECT is still planned by
-// the single-table paths (planDataSelect, planSelect) and stands in the
-// tree as one leaf (queryTable) until it moves.
+// tree with everything above it), over information_schema views, derived
+// tables, set operations under ORDER BY or LIMIT, and without FROM (the
+// query block planned by planSelect, selectTree). SELECTs over table data
+// are still planned by the single-table path (planDataSelect) and stand
+// in the tree as one leaf (queryTable) until they move.
 //
 // The nodes above the sources are made from the planned query block
 // (treeAbove): the select list, WHERE, GROUP BY, HAVING, ORDER BY and
@@ -44,6 +46,10 @@ type treePlan struct {
 	aggs   map[*plan.Aggregate]*aggStage
 	budget int64
 	source string // names the source in errors
+	// collect: the result is read to its end before it is returned (the
+	// rows of a view or of no FROM, whose functions run within the
+	// statement, as before the tree).
+	collect bool
 	// explain holds the EXPLAIN lines (prepareExplain).
 	explain []string
 }
@@ -111,12 +117,11 @@ func (q *queryTable) Explain(ctx context.Context, spec plan.ScanSpec) ([]string,
 	return q.p.Explain(), nil
 }
 
-// treeAbove makes the tree of the query block sp planned over the rows of
-// from (the FROM tree whose layout sp's expressions are bound to).
-func (s *Session) treeAbove(from *joinPlan, sp *selectPipeline) *treePlan {
-	t := &treePlan{s: s, from: from, cols: sp.outCols, envs: map[plan.Node]*rowEnv{},
-		aggs: map[*plan.Aggregate]*aggStage{}, budget: from.budget, source: sp.source}
-	var n plan.Node = from.root
+// above sets the tree of the query block sp planned over the rows of
+// from (whose layout sp's expressions are bound to).
+func (t *treePlan) above(from plan.Node, sp *selectPipeline) {
+	t.cols = sp.outCols
+	n := from
 	if sp.where != nil {
 		n = t.node(&plan.Filter{Input: n, Cond: sp.where}, sp.env)
 	}
@@ -142,7 +147,6 @@ func (s *Session) treeAbove(from *joinPlan, sp *selectPipeline) *treePlan {
 	default:
 		t.root = t.rest(n, sp, false)
 	}
-	return t
 }
 
 // node records the row layout n's expressions are bound to.
@@ -205,12 +209,20 @@ func (t *treePlan) run(ctx context.Context, s *Session) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return streamResult(t.cols, exec.Batches(ctx, op)), nil
+	res := streamResult(t.cols, exec.Batches(ctx, op))
+	if t.collect {
+		if err := res.Collect(); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 // build makes the operator of a node.
 func (t *treePlan) build(ctx context.Context, n plan.Node, budget *exec.Budget) (exec.Operator, error) {
 	switch x := n.(type) {
+	case *plan.Source:
+		return x.Table.Scan(ctx, x.Spec)
 	case *plan.Scan, *plan.Join:
 		if t.from == nil {
 			return x.(*plan.Scan).Table.Scan(ctx, x.(*plan.Scan).Spec)
@@ -336,14 +348,140 @@ func (g *aggAccumulator) Results() []any {
 	return out
 }
 
-// joinSelect is the tree of a query block over a join, when the block
-// was planned over the join's rows as a derived table (join.go); ok is
-// false for shapes still answered through a nested derived table
-// (DISTINCT * and DISTINCT with GROUP BY).
-func (s *Session) joinSelect(p queryPlan, jp *joinPlan) (*treePlan, bool) {
-	sp, ok := p.(*selectPlan)
-	if !ok || sp.derived == nil || sp.derived.plan != queryPlan(jp) {
-		return nil, false
+// selectTree makes the tree of a query block planned by planSelect: its
+// rows (a view listed by the catalog, a derived table, the one row of no
+// FROM, or the join or set operation it was planned over) under the
+// nodes of treeAbove.
+func (s *Session) selectTree(sp *selectPlan) *treePlan {
+	t := &treePlan{s: s, envs: map[plan.Node]*rowEnv{}, aggs: map[*plan.Aggregate]*aggStage{},
+		budget: s.joinBudget(), source: sp.source}
+	var root plan.Node
+	switch {
+	case sp.derived != nil && sp.derived.preplanned:
+		if jp, ok := sp.derived.plan.(*joinPlan); ok {
+			t.from, t.budget, root = jp, jp.budget, jp.root
+			break
+		}
+		root = &plan.Source{Table: &querySource{s: s, p: sp.derived.plan}, Width: len(sp.derived.cols)}
+	case sp.derived != nil:
+		root = &plan.Source{Table: &derivedSource{s: s, d: sp.derived}, Width: len(sp.derived.cols)}
+	case sp.view != nil:
+		root = &plan.Source{Table: &viewSource{s: s, p: sp}, Width: len(sp.env.cols)}
+		t.collect = true
+	default:
+		root = &plan.Values{Rows: [][]any{{}}}
+		t.collect = true
 	}
-	return s.treeAbove(jp, &sp.selectPipeline), true
+	t.above(root, &sp.selectPipeline)
+	return t
+}
+
+// planSelectTree plans a SELECT over a view, a derived table, or no FROM
+// as a tree.
+func (s *Session) planSelectTree(ctx context.Context, st *sqlparse.Select) (*treePlan, error) {
+	sp, err := s.planSelect(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	return s.selectTree(sp), nil
+}
+
+// querySource is the rows of a plan standing under a query block (a set
+// operation under its ORDER BY and LIMIT); EXPLAIN shows its lines.
+type querySource struct {
+	s *Session
+	p queryPlan
+}
+
+func (q *querySource) Describe() string { return "query" }
+
+func (q *querySource) ColumnNames() []string {
+	var out []string
+	for _, c := range q.p.resultColumns() {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
+func (q *querySource) Scan(ctx context.Context, spec plan.ScanSpec) (exec.Operator, error) {
+	res, err := q.p.run(ctx, q.s)
+	if err != nil {
+		return nil, err
+	}
+	return exec.FromSeq(cursorRows(res)), nil
+}
+
+func (q *querySource) Explain(ctx context.Context, spec plan.ScanSpec) ([]string, error) {
+	if err := q.s.prepareExplain(ctx, q.p); err != nil {
+		return nil, err
+	}
+	return q.p.Explain(), nil
+}
+
+// derivedSource is a derived table's rows: its plan's result, streamed.
+type derivedSource struct {
+	s *Session
+	d *derivedTable
+}
+
+func (d *derivedSource) Describe() string { return "derived table " + sqlparse.QuoteIdent(d.d.alias) }
+
+func (d *derivedSource) ColumnNames() []string {
+	var out []string
+	for _, c := range d.d.cols {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
+func (d *derivedSource) Scan(ctx context.Context, spec plan.ScanSpec) (exec.Operator, error) {
+	res, err := d.d.plan.run(ctx, d.s)
+	if err != nil {
+		return nil, err
+	}
+	return exec.FromSeq(cursorRows(res)), nil
+}
+
+func (d *derivedSource) Explain(ctx context.Context, spec plan.ScanSpec) ([]string, error) {
+	lines, err := d.s.explainPlan(ctx, d.d.plan, d.s.subq, d.d.q, 0)
+	if err != nil {
+		return nil, err
+	}
+	out := []string{"DerivedTable " + sqlparse.QuoteIdent(d.d.alias) + " (streams the rows of:)"}
+	for _, l := range lines {
+		out = append(out, "  "+l)
+	}
+	return out, nil
+}
+
+// viewSource is an information_schema view's rows, listed by the catalog
+// with the conditions planSelect pushed down (EXPLAIN: CatalogScan).
+type viewSource struct {
+	s *Session
+	p *selectPlan
+}
+
+func (v *viewSource) Describe() string { return "information_schema." + v.p.view.name }
+
+func (v *viewSource) ColumnNames() []string {
+	var out []string
+	for _, c := range v.p.view.columns {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
+func (v *viewSource) Scan(ctx context.Context, spec plan.ScanSpec) (exec.Operator, error) {
+	rows, err := v.p.scan(ctx, v.s)
+	if err != nil {
+		return nil, err
+	}
+	return exec.FromSeq(sliceRows(rows)), nil
+}
+
+func (v *viewSource) Explain(ctx context.Context, spec plan.ScanSpec) ([]string, error) {
+	if err := v.p.explainReads(ctx, v.s); err != nil {
+		return nil, err
+	}
+	return []string{v.p.scanDescription()}, nil
 }

@@ -97,6 +97,18 @@ func (v *Values) Slots() (int, int) {
 	return 0, len(v.Rows[0])
 }
 
+// Source is a leaf whose rows a Table produces and whose EXPLAIN is the
+// table's own lines (an information_schema view's CatalogScan, a derived
+// table, a set operation under ORDER BY).
+type Source struct {
+	Table Table
+	Spec  ScanSpec
+	Width int
+}
+
+// Slots implements Node.
+func (s *Source) Slots() (int, int) { return 0, s.Width }
+
 // Input is the node's one input (nil for sources and joins).
 func Input(n Node) Node {
 	switch x := n.(type) {

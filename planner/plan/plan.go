@@ -174,6 +174,14 @@ func Explain(ctx context.Context, root Node, budget int64) ([]string, error) {
 			return walk(x.Right, depth+1)
 		case *Values:
 			lines = append(lines, ind+explainLine(x))
+		case *Source:
+			sub, err := x.Table.Explain(ctx, x.Spec)
+			if err != nil {
+				return err
+			}
+			for _, l := range sub {
+				lines = append(lines, ind+l)
+			}
 		default:
 			in := Input(n)
 			if in == nil {
