@@ -90,8 +90,6 @@ func cursorRows(r *Result) iter.Seq2[[]any, error] {
 // tables. Nothing runs.
 func (s *Session) prepareExplain(ctx context.Context, p queryPlan) error {
 	switch x := p.(type) {
-	case *dataPlan:
-		return x.prepareExplain(ctx)
 	case *joinPlan:
 		return x.prepareExplain(ctx)
 	case *treePlan:

@@ -44,6 +44,7 @@ type treePlan struct {
 	from   *joinPlan
 	envs   map[plan.Node]*rowEnv // the row layout each node's expressions are bound to
 	aggs   map[*plan.Aggregate]*aggStage
+	data   *dataPlan // the planned scan of a SELECT over table data (datatree.go)
 	budget int64
 	source string // names the source in errors
 	// collect: the result is read to its end before it is returned (the
@@ -52,6 +53,8 @@ type treePlan struct {
 	collect bool
 	// explain holds the EXPLAIN lines (prepareExplain).
 	explain []string
+	// spilled: the run's sort wrote sorted runs to disk (sortOp).
+	spilled bool
 }
 
 func (t *treePlan) resultColumns() []Column { return t.cols }
@@ -188,7 +191,7 @@ func (t *treePlan) rest(in plan.Node, p *selectPipeline, grouped bool) plan.Node
 		}
 		n = t.node(srt, p.env)
 	}
-	if p.limit >= 0 || p.offset > 0 {
+	if (p.limit >= 0 || p.offset > 0) && !p.pushLimit {
 		n = t.node(&plan.Limit{Input: n, Count: p.limit, Offset: p.offset}, p.env)
 	}
 	pr := &plan.Project{Input: n}
@@ -205,17 +208,56 @@ func (t *treePlan) run(ctx context.Context, s *Session) (*Result, error) {
 	for _, env := range t.envs {
 		env.ctx = ctx
 	}
+	t.spilled = false
 	op, err := t.build(ctx, t.root, exec.NewBudget(t.budget))
 	if err != nil {
 		return nil, err
 	}
+	if t.buffered() {
+		// A sort or aggregate reads its whole input first: run it within
+		// the statement (its errors are the statement's), and hand on the
+		// rows it holds in memory as they are, unless the sort spilled
+		// (its merge then streams as it is read).
+		if err := exec.Start(ctx, op); err != nil {
+			op.Close()
+			return nil, err
+		}
+		if t.spilled {
+			return streamResult(t.cols, exec.Batches(ctx, op)), nil
+		}
+		var rows [][]any
+		for b, err := range exec.Batches(ctx, op) {
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, b...)
+		}
+		return rowsResult(t.cols, rows), nil
+	}
 	res := streamResult(t.cols, exec.Batches(ctx, op))
+	res.batches = t.batchesOf(ctx)
 	if t.collect {
 		if err := res.Collect(); err != nil {
 			return nil, err
 		}
 	}
 	return res, nil
+}
+
+// buffered reports whether the query block's top holds its rows before
+// the first is out: a Sort or an Aggregate above the sources, or a count
+// from the manifest.
+func (t *treePlan) buffered() bool {
+	for n := t.root; n != nil; n = plan.Input(n) {
+		switch x := n.(type) {
+		case *plan.Sort, *plan.Aggregate:
+			return true
+		case *plan.Source:
+			_, ok := x.Table.(*manifestCount)
+			return ok
+		}
+	}
+	return false
 }
 
 // build makes the operator of a node.
@@ -287,6 +329,9 @@ func (t *treePlan) sortOp(in exec.Operator, env *rowEnv, x *plan.Sort) exec.Oper
 		}
 		if err != nil {
 			return nil, err
+		}
+		if res.Streamed() {
+			t.spilled = true // sorted runs on disk, merged as they are read
 		}
 		return exec.FromSeq(cursorRows(res)), nil
 	})

@@ -10,6 +10,22 @@ import (
 // their context between batches' own checks.
 const ctxCheckRows = 1024
 
+// Starter is an operator with blocking work (a sort's or an aggregate's
+// read of its whole input) it can do before its first Next.
+type Starter interface {
+	Start(ctx context.Context) error
+}
+
+// Start has op (and the operators it streams from) do its blocking
+// work now, so its errors come before any row; operators without any do
+// nothing.
+func Start(ctx context.Context, op Operator) error {
+	if s, ok := op.(Starter); ok {
+		return s.Start(ctx)
+	}
+	return nil
+}
+
 // filterOp keeps the rows a predicate accepts.
 type filterOp struct {
 	in   Operator
@@ -54,6 +70,8 @@ func (o *filterOp) Next(ctx context.Context) ([][]any, error) {
 	}
 }
 
+func (o *filterOp) Start(ctx context.Context) error { return Start(ctx, o.in) }
+
 func (o *filterOp) Close() error {
 	if o.err == nil {
 		o.err = io.EOF
@@ -95,6 +113,8 @@ func (o *projectOp) Next(ctx context.Context) ([][]any, error) {
 	}
 	return o.out, nil
 }
+
+func (o *projectOp) Start(ctx context.Context) error { return Start(ctx, o.in) }
 
 func (o *projectOp) Close() error {
 	if o.err == nil {
@@ -150,6 +170,13 @@ func (o *limitOp) Next(ctx context.Context) ([][]any, error) {
 		}
 		return batch, nil
 	}
+}
+
+func (o *limitOp) Start(ctx context.Context) error {
+	if o.left == 0 {
+		return nil
+	}
+	return Start(ctx, o.in)
 }
 
 func (o *limitOp) done() {
@@ -292,16 +319,26 @@ func (o *aggregateOp) fold(ctx context.Context) error {
 	return nil
 }
 
-func (o *aggregateOp) Next(ctx context.Context) ([][]any, error) {
-	if o.err != nil {
-		return nil, o.err
+func (o *aggregateOp) Start(ctx context.Context) error {
+	if o.err != nil && !errors.Is(o.err, io.EOF) {
+		return o.err
 	}
 	if !o.done {
 		o.done = true
 		if err := o.fold(ctx); err != nil {
 			o.err = err
-			return nil, err
+			return err
 		}
+	}
+	return nil
+}
+
+func (o *aggregateOp) Next(ctx context.Context) ([][]any, error) {
+	if o.err != nil {
+		return nil, o.err
+	}
+	if err := o.Start(ctx); err != nil {
+		return nil, err
 	}
 	if o.pos >= len(o.out) {
 		o.err = io.EOF
@@ -339,18 +376,25 @@ type lazyOp struct {
 	err  error
 }
 
-func (o *lazyOp) Next(ctx context.Context) ([][]any, error) {
+func (o *lazyOp) Start(ctx context.Context) error {
 	if o.err != nil {
-		return nil, o.err
+		return o.err
 	}
 	if o.op == nil {
 		op, err := o.open(ctx, o.in)
 		if err != nil {
 			o.err = err
 			o.in.Close()
-			return nil, err
+			return err
 		}
 		o.op = op
+	}
+	return nil
+}
+
+func (o *lazyOp) Next(ctx context.Context) ([][]any, error) {
+	if err := o.Start(ctx); err != nil {
+		return nil, err
 	}
 	return o.op.Next(ctx)
 }
