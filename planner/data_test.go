@@ -380,11 +380,11 @@ func TestExplainDataSelect(t *testing.T) {
 			"    full scan of fragments [0 1 2]\n    estimated rows 2"},
 		{"SELECT COUNT(*) FROM w", "Count from the manifest's fragment row counts (no data read)"},
 		{"SELECT id FROM w WHERE name = 'a' AND score > 1 LIMIT 3",
-			"Limit 3\n  Project id\n    Filter name = 'a' AND score > 1\n      TableScan w (version 4): columns [id, name, score]; stops after 3 matching rows\n" +
+			"Project id\n  Limit 3\n    Filter name = 'a' AND score > 1\n      TableScan w (version 4): columns [id, name, score]; stops after 3 matching rows\n" +
 				"        full scan of fragments [0 1 2]\n        estimated rows 6\n" +
 				"        not pushed: name = 'a' (no scalar index on name)\n        not pushed: score > 1 (no scalar index on score)"},
 		{"SELECT id FROM w WHERE id IN (1, 2) OR name LIKE 'x%' ORDER BY day DESC",
-			"Sort day DESC (in memory, at most 1000000 rows)\n  Project id\n    Filter id IN (1,2) OR name LIKE 'x%'\n      TableScan w (version 4): columns [id, name, day]\n" +
+			"Project id\n  Sort day DESC (in memory within 1000000 rows and 33554432 bytes, then sorted runs on disk)\n    Filter id IN (1,2) OR name LIKE 'x%'\n      TableScan w (version 4): columns [id, name, day]\n" +
 				"        full scan of fragments [0 1 2]\n        estimated rows 6\n" +
 				"        no conjunct of WHERE can use an index (column compared with a literal: =, <=>, <, <=, >, >=, IN, BETWEEN, IS NULL, LIKE 'prefix%', array_has_any/all)"},
 		{"SELECT id FROM w WHERE id IN (1, 2) AND name LIKE 'x%'",
