@@ -16,7 +16,8 @@ import (
 // Queries with joins run on the new engine (packages plan, exec, expr):
 //
 //	FROM a [INNER | CROSS] JOIN b [ON cond | USING (cols)], a LEFT|RIGHT
-//	[OUTER] JOIN b ..., a NATURAL [LEFT|RIGHT] JOIN b, a, b (commas), any
+//	[OUTER] JOIN b ..., a FULL [OUTER] JOIN b ON cond, a NATURAL
+//	[LEFT|RIGHT] JOIN b, a, b (commas), any
 //	number of tables, views or derived tables, each under its alias
 //
 // The FROM clause becomes one plan tree (plan.Scan leaves, plan.Join
@@ -496,8 +497,8 @@ func markNullSupplied(n plan.Node, padded bool) {
 	case *plan.Scan:
 		x.NullSupplied = padded
 	case *plan.Join:
-		markNullSupplied(x.Left, padded || x.Kind == plan.Right)
-		markNullSupplied(x.Right, padded || x.Kind == plan.Left)
+		markNullSupplied(x.Left, padded || x.Kind == plan.Right || x.Kind == plan.Full)
+		markNullSupplied(x.Right, padded || x.Kind == plan.Left || x.Kind == plan.Full)
 	}
 }
 
@@ -540,6 +541,12 @@ func (s *Session) buildFrom(ctx context.Context, from sqlparse.FromItem, scope *
 			j.Kind = plan.Left
 		case sqlparse.RightJoin:
 			j.Kind = plan.Right
+		case sqlparse.FullJoin:
+			j.Kind = plan.Full
+			if f.Natural || len(f.Using) > 0 {
+				// The joined column would be COALESCE(l, r), not one side's slot.
+				return nil, errorf(catalog.CodeUnsupported, "not supported: FULL JOIN with USING or NATURAL (write ON l.c = r.c and COALESCE(l.c, r.c))")
+			}
 		default:
 			j.Kind = plan.Inner
 		}

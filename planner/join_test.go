@@ -81,6 +81,21 @@ func TestJoinKinds(t *testing.T) {
 		{"SELECT c.*, o.oid FROM c JOIN o ON c.id = o.id WHERE o.oid > 10 ORDER BY oid", "1,ann,oslo,11 | 2,bob,rome,12"},
 		{"SELECT c.name, x.n FROM (SELECT id, COUNT(*) AS n FROM o GROUP BY id) x JOIN c ON c.id = x.id WHERE x.n > 1", "ann,2"},
 		{"SELECT a.name FROM c a JOIN c b ON a.id = b.id JOIN c d ON d.id = b.id JOIN c e2 ON e2.id = d.id ORDER BY 1", "ann | ann | bob | cid"},
+		// FULL [OUTER] JOIN: hash and nested loop; both sides' unmatched
+		// rows, NULL keys on either side unmatched.
+		{"SELECT c.name, o.oid FROM c FULL OUTER JOIN o ON c.id = o.id ORDER BY c.name, o.oid",
+			"NULL,13 | NULL,14 | ann,NULL | ann,10 | ann,11 | bob,12 | cid,NULL | nul,NULL"},
+		{"SELECT c.name, o.oid FROM c FULL JOIN o ON o.amount < c.id ORDER BY c.name, o.oid",
+			"NULL,10 | NULL,11 | NULL,12 | ann,NULL | ann,13 | ann,14 | bob,13 | cid,13 | cid,14 | nul,NULL"},
+		// ON conjuncts over one side stay in the join; WHERE filters after it.
+		{"SELECT c.name, o.oid FROM c FULL JOIN o ON c.id = o.id AND o.amount > 6 ORDER BY c.name, o.oid",
+			"NULL,10 | NULL,13 | NULL,14 | ann,NULL | ann,11 | bob,12 | cid,NULL | nul,NULL"},
+		{"SELECT c.name, o.oid FROM c FULL JOIN o ON c.id = o.id WHERE c.id IS NULL OR o.oid IS NULL ORDER BY c.name, o.oid",
+			"NULL,13 | NULL,14 | ann,NULL | cid,NULL | nul,NULL"},
+		{"SELECT COUNT(*) FROM e FULL JOIN c ON e.id = c.id", "5"},
+		{"SELECT COUNT(*), COUNT(c.id), COUNT(o.oid) FROM c FULL JOIN o ON c.id = o.id FULL JOIN e ON e.id = o.id", "8,5,5"},
+		// `full` after AS is still an alias.
+		{"SELECT full.name FROM c AS full JOIN o ON full.id = o.id ORDER BY 1", "ann | ann | bob"},
 	}
 	for _, tc := range cases {
 		if got := show(f.rows(tc.sql)); got != tc.want {
@@ -155,6 +170,8 @@ func TestExplainJoin(t *testing.T) {
 		{"EXPLAIN SELECT c.name FROM c, o WHERE c.id < o.id", "NestedLoopJoin INNER on `c.id` < `o.id`"},
 		{"EXPLAIN SELECT c.name FROM c LEFT JOIN o USING (id)", "HashJoin LEFT USING (id) keys `c.id` = `o.id`"},
 		{"EXPLAIN SELECT 1 FROM c CROSS JOIN o", "NestedLoopJoin CROSS"},
+		{"EXPLAIN SELECT 1 FROM c FULL OUTER JOIN o ON c.id = o.id AND o.amount > 1", "HashJoin FULL keys `c.id` = `o.id` on `o.amount` > 1"},
+		{"EXPLAIN SELECT 1 FROM c FULL JOIN o ON c.id < o.id", "NestedLoopJoin FULL on `c.id` < `o.id`"},
 	}
 	for _, tc := range cases {
 		var lines []string
@@ -271,4 +288,17 @@ func TestJoinCorrelatedSubqueries(t *testing.T) {
 		}
 	}
 	f.fails("SELECT 1 FROM c JOIN o ON c.id = o.id WHERE EXISTS (SELECT 1 FROM e WHERE e.x = c.nosuch)", catalog.CodeInvalidInput, "unknown column c.nosuch")
+}
+
+func TestFullJoinRefusals(t *testing.T) {
+	f := joinTables(t, Options{})
+	for _, q := range []string{
+		"SELECT 1 FROM c FULL JOIN o USING (id)",
+		"SELECT 1 FROM c STRAIGHT_JOIN o ON c.id = o.id FULL JOIN e ON e.id = c.id",
+	} {
+		_, err := f.try(q)
+		if err == nil || !strings.Contains(err.Error(), "not supported: FULL JOIN") {
+			t.Errorf("%s: got %v, want not supported", q, err)
+		}
+	}
 }

@@ -204,6 +204,12 @@ func (c *converter) fromItem(n ast.ResultSetNode) (FromItem, error) {
 		case ast.RightJoin:
 			j.Kind = RightJoin
 		}
+		if x.StraightJoin && c.m != nil && c.m.fullJoins > 0 {
+			if c.m.straightJoins > 0 {
+				return nil, c.notSupported(c.start(), "FULL JOIN and STRAIGHT_JOIN in one statement")
+			}
+			j.Kind = FullJoin
+		}
 		var err error
 		if j.Left, err = c.fromItem(x.Left); err != nil {
 			return nil, err

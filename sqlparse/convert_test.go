@@ -350,3 +350,19 @@ func TestConvertQuantified(t *testing.T) {
 		}
 	}
 }
+
+func TestFullJoin(t *testing.T) {
+	for _, tc := range []struct{ sql, want string }{
+		{"SELECT * FROM a FULL OUTER JOIN b ON a.id = b.id", "a FULL JOIN b ON a.id = b.id"},
+		{"SELECT * FROM a full join b USING (id) LEFT JOIN c ON c.x = b.x", "a FULL JOIN b USING (id) LEFT JOIN c ON c.x = b.x"},
+		{"SELECT * FROM a AS full JOIN b ON full.id = b.id", "a AS full JOIN b ON full.id = b.id"},
+	} {
+		sel, ok := parseOne(t, tc.sql).(*Select)
+		if !ok {
+			t.Fatalf("%s: not a SELECT", tc.sql)
+		}
+		if got := fromString(sel.From); got != tc.want {
+			t.Errorf("%s:\n got  %s\n want %s", tc.sql, got, tc.want)
+		}
+	}
+}

@@ -116,9 +116,13 @@ const (
 	InnerJoin JoinKind = iota + 1 // JOIN, INNER JOIN, CROSS JOIN, a comma
 	LeftJoin
 	RightJoin
+	// FullJoin is FULL [OUTER] JOIN (MySQL has none: there `t FULL JOIN u`
+	// names t `full`; lancecat reads it as the SQL standard's full outer
+	// join, as `t AS full JOIN u` still is an alias).
+	FullJoin
 )
 
-// Join is Left [INNER|LEFT|RIGHT] JOIN Right [ON On | USING (Using)]. Natural is NATURAL JOIN.
+// Join is Left [INNER|LEFT|RIGHT|FULL] JOIN Right [ON On | USING (Using)]. Natural is NATURAL JOIN.
 type Join struct {
 	Kind    JoinKind
 	Left    FromItem
@@ -342,6 +346,8 @@ func fromString(f FromItem) string {
 			kind = " LEFT JOIN "
 		case RightJoin:
 			kind = " RIGHT JOIN "
+		case FullJoin:
+			kind = " FULL JOIN "
 		}
 		if n.Natural {
 			kind = " NATURAL" + kind

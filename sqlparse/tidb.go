@@ -21,6 +21,9 @@ import (
 type mappedText struct {
 	b    strings.Builder
 	segs []segment
+	// fullJoins counts the FULL [OUTER] JOINs rewritten to STRAIGHT_JOIN,
+	// straightJoins the statement's own STRAIGHT_JOIN words.
+	fullJoins, straightJoins int
 }
 
 type segment struct {
@@ -72,12 +75,32 @@ func (m *mappedText) toOrig(out int) int {
 // (so TiDB never sees MySQL executable comments or hints that lancecat's lexer treated as
 // comments), and every dotted name of three or more parts p1...pk becomes `placeholder`.pk, the
 // placeholder standing for p1..pk-1 in the returned nameMap.
+//
+// FULL [OUTER] JOIN (which the TiDB grammar lacks) becomes STRAIGHT_JOIN,
+// which takes the same ON and USING; m.fullJoins counts them and
+// m.straightJoins the statement's own STRAIGHT_JOINs (the converter
+// refuses a statement with both, as it could not tell them apart).
 func rewriteForTiDB(sc *script, toks []token, prefix string, names *nameMap) *mappedText {
 	m := &mappedText{}
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		if i > 0 && toks[i-1].spaceAfter {
 			m.synth(" ", toks[i-1].end)
+		}
+		if t.is("STRAIGHT_JOIN") {
+			m.straightJoins++
+		}
+		if t.is("FULL") && !(i > 0 && toks[i-1].is("AS")) && i+1 < len(toks) {
+			j := i + 1
+			if toks[j].is("OUTER") && j+1 < len(toks) {
+				j++
+			}
+			if toks[j].is("JOIN") {
+				m.fullJoins++
+				m.synth("STRAIGHT_JOIN", t.start)
+				i = j
+				continue
+			}
 		}
 		if t.isNamePart() && !(i > 0 && toks[i-1].isPunct(".")) {
 			// Collect the chain t ('.' part)*.

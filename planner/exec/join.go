@@ -17,6 +17,9 @@ const (
 	LeftJoin
 	// RightJoin also keeps each unmatched right row, with NULLs on the left.
 	RightJoin
+	// FullJoin keeps the unmatched rows of both sides, each padded with
+	// NULLs on the other.
+	FullJoin
 )
 
 // JoinSpec says how two inputs join. Output rows are the left row's
@@ -28,7 +31,8 @@ type JoinSpec struct {
 	// (nil: a nested-loop join, every pair tested by Cond).
 	LeftKey, RightKey func(row []any) ([]any, error)
 	// Hash turns a key into a hash-table key; ok is false when the key
-	// holds a NULL (it then matches nothing, as = does).
+	// holds a NULL that joins nothing (as = does; a `<=>` key hashes its
+	// NULLs).
 	Hash func(key []any) (h string, ok bool)
 	// KeyEqual confirms two keys of the same hash are equal under the
 	// engine's comparison (hashes normalize numbers, so they may collide).
@@ -40,165 +44,355 @@ type JoinSpec struct {
 	// named in a budget error.
 	Budget *Budget
 	Name   string
+	// Spill, when set, lets a hash join whose build side passes the
+	// budget partition both sides to temporary files there instead of
+	// failing (spill.go). A nested-loop join never spills.
+	Spill SpillArea
 }
 
 // Join returns the join of left and right: a hash join when spec has
-// keys, else a nested-loop join. The build side (right for inner and left
-// joins, left for right joins) is read into memory first, charged to the
-// budget; the other side streams past it. Both inputs are closed with the
-// join.
+// keys, else a nested-loop join. The build side (right for inner, left
+// and full joins, left for right joins) is read into memory first,
+// charged to the budget; the other side streams past it. Past the
+// budget a hash join with spec.Spill turns into a partitioned (grace)
+// hash join: both sides are split by key hash into partition files, and
+// each partition pair is joined in memory in turn (re-partitioned when
+// one build partition is itself too big). Both inputs are closed with the
+// join, and its files removed.
 func Join(ctx context.Context, left, right Operator, spec JoinSpec) Operator {
 	return FromSeq(joinRows(ctx, left, right, spec))
 }
 
+// joinRec is one row of a join input with its key; null: the key holds a
+// NULL and matches nothing.
+type joinRec struct {
+	Row  []any
+	Key  []any
+	Null bool
+}
+
+// recSource yields a join input's records; ok is false at the end.
+type recSource func() (r joinRec, ok bool, err error)
+
 type buildRow struct {
-	row []any
-	key []any
+	row     []any
+	key     []any
+	null    bool
+	matched bool
+}
+
+// errStopped: the consumer stopped reading.
+var errStopped = errors.New("join: consumer stopped")
+
+// joiner runs one join.
+type joiner struct {
+	ctx   context.Context
+	spec  JoinSpec
+	yield func([]any, error) bool
+	// probeKeep, buildKeep: the side keeps its unmatched rows.
+	probeKeep, buildKeep bool
+	hashed               bool
+	probeNulls           []any // the NULLs padding an unmatched probe row
+	buildNulls           []any // those padding an unmatched build row
+	spill                *spillFiles
 }
 
 func joinRows(ctx context.Context, left, right Operator, spec JoinSpec) iter.Seq2[[]any, error] {
 	return func(yield func([]any, error) bool) {
 		defer left.Close()
 		defer right.Close()
+		j := &joiner{ctx: ctx, spec: spec, yield: yield, hashed: spec.LeftKey != nil}
 		build, probe := right, left
 		buildKey, probeKey := spec.RightKey, spec.LeftKey
+		j.probeNulls = make([]any, spec.RightWidth)
+		j.buildNulls = make([]any, spec.LeftWidth)
 		if spec.Kind == RightJoin {
 			build, probe = left, right
 			buildKey, probeKey = spec.LeftKey, spec.RightKey
+			j.probeNulls, j.buildNulls = j.buildNulls, j.probeNulls
 		}
-		hashed := buildKey != nil
-		var all []buildRow
-		table := map[string][]int{}
-		var charged int64
-		if spec.Budget != nil {
-			defer func() { spec.Budget.Release(charged) }()
+		j.probeKeep = spec.Kind != InnerJoin
+		j.buildKeep = spec.Kind == FullJoin
+		defer j.removeFiles()
+		err := j.run(j.opSource(build, buildKey), j.opSource(probe, probeKey), 0, func() { build.Close() })
+		if err != nil && !errors.Is(err, errStopped) {
+			yield(nil, err)
 		}
-		for {
-			batch, err := build.Next(ctx)
+	}
+}
+
+// opSource reads an operator's rows as records.
+func (j *joiner) opSource(op Operator, key func([]any) ([]any, error)) recSource {
+	var batch [][]any
+	i := 0
+	return func() (joinRec, bool, error) {
+		for i >= len(batch) {
+			b, err := op.Next(j.ctx)
 			if errors.Is(err, io.EOF) {
-				break
+				return joinRec{}, false, nil
 			}
 			if err != nil {
-				yield(nil, err)
-				return
+				return joinRec{}, false, err
 			}
-			for _, r := range batch {
-				br := buildRow{row: append([]any(nil), r...)}
-				if hashed {
-					k, err := buildKey(br.row)
-					if err != nil {
-						yield(nil, err)
-						return
-					}
-					h, ok := spec.Hash(k)
-					if !ok {
-						continue // a NULL key joins nothing; the build side is never the preserved one
-					}
-					br.key = k
-					table[h] = append(table[h], len(all))
-				}
-				n := RowBytes(br.row) + 32
-				charged += n
-				if spec.Budget != nil {
-					if err := spec.Budget.Grow(spec.Name, n); err != nil {
-						yield(nil, err)
-						return
-					}
-				}
-				all = append(all, br)
+			if err := j.ctx.Err(); err != nil {
+				return joinRec{}, false, err
 			}
+			batch, i = b, 0
 		}
-		build.Close()
-		preserve := spec.Kind != InnerJoin
-		if len(all) == 0 && !preserve {
-			return
-		}
-		out := make([]any, spec.LeftWidth+spec.RightWidth)
-		combine := func(p, b []any) []any {
-			row := make([]any, len(out))
-			if spec.Kind == RightJoin {
-				copy(row, b)
-				copy(row[spec.LeftWidth:], p)
-			} else {
-				copy(row, p)
-				copy(row[spec.LeftWidth:], b)
-			}
-			return row
-		}
-		var nulls []any
-		if spec.Kind == RightJoin {
-			nulls = make([]any, spec.LeftWidth)
-		} else {
-			nulls = make([]any, spec.RightWidth)
-		}
-		var every []int
-		if !hashed {
-			every = make([]int, len(all))
-			for i := range every {
-				every[i] = i
-			}
-		}
-		for {
-			batch, err := probe.Next(ctx)
-			if errors.Is(err, io.EOF) {
-				return
-			}
+		r := joinRec{Row: batch[i]}
+		i++
+		if key != nil {
+			k, err := key(r.Row)
 			if err != nil {
-				yield(nil, err)
-				return
+				return joinRec{}, false, err
 			}
-			if err := ctx.Err(); err != nil {
-				yield(nil, err)
-				return
+			r.Key = k
+			_, ok := j.spec.Hash(k)
+			r.Null = !ok
+		}
+		return r, true, nil
+	}
+}
+
+// emit passes a row to the consumer.
+func (j *joiner) emit(row []any) error {
+	if !j.yield(row, nil) {
+		return errStopped
+	}
+	return nil
+}
+
+// combine makes the output row of a probe row and a build row.
+func (j *joiner) combine(p, b []any) []any {
+	row := make([]any, j.spec.LeftWidth+j.spec.RightWidth)
+	if j.spec.Kind == RightJoin {
+		copy(row, b)
+		copy(row[j.spec.LeftWidth:], p)
+	} else {
+		copy(row, p)
+		copy(row[j.spec.LeftWidth:], b)
+	}
+	return row
+}
+
+func recBytes(r joinRec) int64 { return RowBytes(r.Row) + RowBytes(r.Key) + 8 }
+
+// run joins build and probe, holding the build side in memory; past the
+// budget (a hash join with a spill area) it partitions both to files and
+// joins the partitions. buildDone is called once the build side is read.
+func (j *joiner) run(build, probe recSource, depth int, buildDone func()) error {
+	var all []buildRow
+	table := map[string][]int{}
+	var charged int64
+	budget := j.spec.Budget
+	defer func() {
+		if budget != nil {
+			budget.Release(charged)
+		}
+	}()
+	for {
+		r, ok, err := build()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		if r.Null && !j.buildKeep {
+			continue // a NULL key joins nothing and the build side keeps nothing
+		}
+		n := recBytes(r) + 32
+		if budget != nil {
+			if err := budget.Grow(j.spec.Name, n); err != nil {
+				budget.Release(n)
+				if !j.hashed || j.spec.Spill == nil || depth >= maxSpillDepth {
+					return err
+				}
+				budget.Release(charged)
+				charged = 0
+				return j.partition(all, r, build, probe, depth, buildDone)
 			}
-			for _, p := range batch {
-				cands := every
-				var pk []any
-				if hashed {
-					cands = nil
-					k, err := probeKey(p)
-					if err != nil {
-						yield(nil, err)
-						return
-					}
-					if h, ok := spec.Hash(k); ok {
-						cands, pk = table[h], k
-					}
+		}
+		charged += n
+		if j.hashed && !r.Null {
+			h, _ := j.spec.Hash(r.Key)
+			table[h] = append(table[h], len(all))
+		}
+		// Copied: an operator's rows are valid until its next batch.
+		all = append(all, buildRow{row: append([]any(nil), r.Row...), key: r.Key, null: r.Null})
+	}
+	if buildDone != nil {
+		buildDone()
+	}
+	if len(all) == 0 && !j.probeKeep {
+		return nil
+	}
+	var every []int
+	if !j.hashed {
+		every = make([]int, len(all))
+		for i := range every {
+			every[i] = i
+		}
+	}
+	for n := 0; ; n++ {
+		if n%BatchSize == 0 {
+			if err := j.ctx.Err(); err != nil {
+				return err
+			}
+		}
+		p, ok, err := probe()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		cands := every
+		if j.hashed {
+			cands = nil
+			if !p.Null {
+				h, _ := j.spec.Hash(p.Key)
+				cands = table[h]
+			}
+		}
+		matched := false
+		for _, ci := range cands {
+			b := &all[ci]
+			if j.hashed {
+				lk, rk := p.Key, b.key
+				if j.spec.Kind == RightJoin {
+					lk, rk = b.key, p.Key
 				}
-				matched := false
-				for _, ci := range cands {
-					b := all[ci]
-					if hashed {
-						lk, rk := pk, b.key
-						if spec.Kind == RightJoin {
-							lk, rk = b.key, pk
-						}
-						if !spec.KeyEqual(lk, rk) {
-							continue
-						}
-					}
-					row := combine(p, b.row)
-					if spec.Cond != nil {
-						ok, err := spec.Cond(row)
-						if err != nil {
-							yield(nil, err)
-							return
-						}
-						if !ok {
-							continue
-						}
-					}
-					matched = true
-					if !yield(row, nil) {
-						return
-					}
+				if !j.spec.KeyEqual(lk, rk) {
+					continue
 				}
-				if !matched && preserve {
-					if !yield(combine(p, nulls), nil) {
-						return
-					}
+			}
+			row := j.combine(p.Row, b.row)
+			if j.spec.Cond != nil {
+				ok, err := j.spec.Cond(row)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					continue
+				}
+			}
+			matched, b.matched = true, true
+			if err := j.emit(row); err != nil {
+				return err
+			}
+		}
+		if !matched && j.probeKeep {
+			if err := j.emit(j.combine(p.Row, j.probeNulls)); err != nil {
+				return err
+			}
+		}
+	}
+	if j.buildKeep {
+		for i := range all {
+			if !all[i].matched {
+				if err := j.emit(j.combine(j.buildNulls, all[i].row)); err != nil {
+					return err
 				}
 			}
 		}
+	}
+	return nil
+}
+
+// partition spills: the build rows read so far (held), the one that did
+// not fit (cur), the rest of build and all of probe go to spillFanout
+// partition files each, by key hash; then each pair of partitions is
+// joined (run again, one level deeper).
+func (j *joiner) partition(held []buildRow, cur joinRec, build, probe recSource, depth int, buildDone func()) error {
+	if j.spill == nil {
+		j.spill = &spillFiles{area: j.spec.Spill}
+	}
+	bparts, err := j.spill.create(spillFanout, "build")
+	if err != nil {
+		return err
+	}
+	write := func(parts []*spillFile, r joinRec) error {
+		i := 0
+		if !r.Null {
+			h, _ := j.spec.Hash(r.Key)
+			i = partitionOf(h, depth)
+		}
+		return parts[i].write(r)
+	}
+	for i, b := range held {
+		if err := write(bparts, joinRec{Row: b.row, Key: b.key, Null: b.null}); err != nil {
+			return err
+		}
+		held[i] = buildRow{}
+	}
+	if err := write(bparts, cur); err != nil {
+		return err
+	}
+	for {
+		r, ok, err := build()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		if r.Null && !j.buildKeep {
+			continue
+		}
+		if err := write(bparts, r); err != nil {
+			return err
+		}
+	}
+	if buildDone != nil {
+		buildDone()
+	}
+	pparts, err := j.spill.create(spillFanout, "probe")
+	if err != nil {
+		return err
+	}
+	for {
+		r, ok, err := probe()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		if r.Null {
+			// Matches nothing: out now if the probe side keeps its rows.
+			if j.probeKeep {
+				if err := j.emit(j.combine(r.Row, j.probeNulls)); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if err := write(pparts, r); err != nil {
+			return err
+		}
+	}
+	for i := range bparts {
+		if err := bparts[i].finish(); err != nil {
+			return err
+		}
+		if err := pparts[i].finish(); err != nil {
+			return err
+		}
+	}
+	for i := range bparts {
+		err := j.run(bparts[i].source(j.ctx), pparts[i].source(j.ctx), depth+1, nil)
+		j.spill.remove(bparts[i])
+		j.spill.remove(pparts[i])
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (j *joiner) removeFiles() {
+	if j.spill != nil {
+		j.spill.close()
 	}
 }

@@ -69,6 +69,9 @@ func TestJoinKinds(t *testing.T) {
 		{RightJoin, true, "[1 a 1 x] [1 a 1 y] [1 b 1 x] [1 b 1 y] [<nil> <nil> 4 z] [<nil> <nil> <nil> m]"},
 		{InnerJoin, false, "[1 a 1 x] [1 a 1 y] [1 b 1 x] [1 b 1 y]"},
 		{LeftJoin, false, "[1 a 1 x] [1 a 1 y] [1 b 1 x] [1 b 1 y] [3 c <nil> <nil>] [<nil> n <nil> <nil>]"},
+		{RightJoin, false, "[1 a 1 x] [1 a 1 y] [1 b 1 x] [1 b 1 y] [<nil> <nil> 4 z] [<nil> <nil> <nil> m]"},
+		{FullJoin, true, "[1 a 1 x] [1 a 1 y] [1 b 1 x] [1 b 1 y] [3 c <nil> <nil>] [<nil> <nil> 4 z] [<nil> <nil> <nil> m] [<nil> n <nil> <nil>]"},
+		{FullJoin, false, "[1 a 1 x] [1 a 1 y] [1 b 1 x] [1 b 1 y] [3 c <nil> <nil>] [<nil> <nil> 4 z] [<nil> <nil> <nil> m] [<nil> n <nil> <nil>]"},
 	}
 	for _, tc := range cases {
 		var lc, rc bool
@@ -136,5 +139,28 @@ func TestJoinBudgetAndCancel(t *testing.T) {
 	}
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled join: %v", err)
+	}
+}
+
+// TestJoinFullEmptySides: a FULL JOIN with one empty side keeps every row
+// of the other.
+func TestJoinFullEmptySides(t *testing.T) {
+	rows := [][]any{{int64(1), "a"}, {nil, "n"}}
+	for _, hashed := range []bool{true, false} {
+		spec := JoinSpec{Kind: FullJoin, LeftWidth: 2, RightWidth: 2}
+		if hashed {
+			spec.LeftKey, spec.RightKey, spec.Hash, spec.KeyEqual = intKey, intKey, hash, eq
+		} else {
+			spec.Cond = func(row []any) (bool, error) { return row[0] != nil && row[0] == row[2], nil }
+		}
+		var c bool
+		got := strings.Join(collect(t, Join(context.Background(), rowsOf(&c, rows...), rowsOf(&c), spec)), " ")
+		if want := "[1 a <nil> <nil>] [<nil> n <nil> <nil>]"; got != want {
+			t.Errorf("hashed %v, empty right: got %s, want %s", hashed, got, want)
+		}
+		got = strings.Join(collect(t, Join(context.Background(), rowsOf(&c), rowsOf(&c, rows...), spec)), " ")
+		if want := "[<nil> <nil> 1 a] [<nil> <nil> <nil> n]"; got != want {
+			t.Errorf("hashed %v, empty left: got %s, want %s", hashed, got, want)
+		}
 	}
 }

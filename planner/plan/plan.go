@@ -73,6 +73,7 @@ const (
 	Inner = exec.InnerJoin
 	Left  = exec.LeftJoin
 	Right = exec.RightJoin
+	Full  = exec.FullJoin
 )
 
 // EquiKey is one conjunct `L = R` of a join condition with L over the
@@ -114,6 +115,8 @@ func (j *Join) kindText() string {
 		return "LEFT"
 	case Right:
 		return "RIGHT"
+	case Full:
+		return "FULL"
 	}
 	if len(j.Keys) == 0 && len(j.On) == 0 {
 		return "CROSS"

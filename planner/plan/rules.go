@@ -57,7 +57,7 @@ func within(slots []int, n Node) bool {
 // hash join). It also moves the conjuncts of each join's ON that read one
 // input only into that input where the input is the filtered side (either
 // side of an inner join, the right of a LEFT JOIN, the left of a RIGHT
-// JOIN). It returns the conjuncts that must stay above the tree (they
+// JOIN; neither of a FULL JOIN). It returns the conjuncts that must stay above the tree (they
 // read NULL-padded columns of an outer join, or hold subqueries).
 func PushFilters(root Node, where []sqlparse.Expr, b Binding) []sqlparse.Expr {
 	pushOn(root, b)
@@ -80,10 +80,10 @@ func place(n Node, c sqlparse.Expr, slots []int, b Binding) bool {
 		return true
 	case *Join:
 		inL, inR := within(slots, x.Left), within(slots, x.Right)
-		if inL && x.Kind != Right && place(x.Left, c, slots, b) {
+		if inL && x.Kind != Right && x.Kind != Full && place(x.Left, c, slots, b) {
 			return true
 		}
-		if inR && x.Kind != Left && place(x.Right, c, slots, b) {
+		if inR && x.Kind != Left && x.Kind != Full && place(x.Right, c, slots, b) {
 			return true
 		}
 		if x.Kind == Inner {
@@ -107,7 +107,7 @@ func pushOn(n Node, b Binding) {
 	for _, c := range j.On {
 		slots, ok := b.SlotsOf(c)
 		moved := false
-		if ok && len(slots) > 0 {
+		if ok && len(slots) > 0 && j.Kind != Full {
 			if within(slots, j.Right) && j.Kind != Right {
 				moved = place(j.Right, c, slots, b)
 			} else if within(slots, j.Left) && j.Kind != Left {
