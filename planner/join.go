@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -28,9 +29,11 @@ import (
 // then uses that table's indexes, as a single-table SELECT does) or into
 // the lowest inner join covering it, split equality conditions into
 // hash-join keys, and prune the columns each scan reads. Joins with keys
-// run as hash joins (the build side held in memory within
-// Options.JoinMemory, else failing with exec.ErrBudgetExceeded: no spill
-// yet), others as nested loops.
+// run as hash joins: the build side is held in memory within
+// Options.JoinMemory, and past it both sides are partitioned to files in
+// the spill directory (a grace hash join, exec/spill.go; with
+// Options.NoSpill the join fails with exec.ErrBudgetExceeded). Others run
+// as nested loops, their build side within the budget.
 //
 // What runs above the joined rows (the rest of WHERE, GROUP BY and
 // aggregates, HAVING, ORDER BY, LIMIT, the projection) is planned as the
@@ -162,8 +165,16 @@ type joinPlan struct {
 	scope   *expr.Scope
 	cols    []Column // one per slot, named by the slot's bound reference
 	budget  int64
+	spill   exec.SpillArea // nil: hash joins fail past the budget (Options.NoSpill)
 	explain []string
 }
+
+// joinSpillArea is the per-process spill directory under base (spilldir.go)
+// as an exec.SpillArea.
+type joinSpillArea struct{ base string }
+
+func (a joinSpillArea) Acquire() (string, error) { return acquireSpillDir(a.base) }
+func (a joinSpillArea) Release()                 { releaseSpillDir(a.base) }
 
 func (p *joinPlan) resultColumns() []Column { return p.cols }
 func (p *joinPlan) Explain() []string       { return p.explain }
@@ -203,6 +214,9 @@ func (p *joinPlan) build(ctx context.Context, n plan.Node, env *rowEnv, budget *
 		_, hi := x.Right.Slots()
 		spec := exec.JoinSpec{Kind: x.Kind, LeftWidth: mid - lo, RightWidth: hi - mid, Budget: budget,
 			Name: "the " + x.Strategy() + "'s build side"}
+		if len(x.Keys) > 0 {
+			spec.Spill = p.spill
+		}
 		// Conditions are bound to the query's slots; each evaluation
 		// places the node's row at its offset of a scratch full row.
 		scratch := make([]any, len(p.cols))
@@ -317,9 +331,13 @@ func (s *Session) planJoinQuery(ctx context.Context, st *sqlparse.Select) (query
 	}
 	markNullSupplied(root, false)
 	// Columns of the joined row, one per slot.
-	jp := &joinPlan{root: root, scope: scope, budget: s.opts.JoinMemory}
-	if jp.budget <= 0 {
-		jp.budget = DefaultJoinMemory
+	jp := &joinPlan{root: root, scope: scope, budget: s.joinBudget()}
+	if !s.opts.NoSpill {
+		base := s.opts.SpillDir
+		if base == "" {
+			base = os.TempDir()
+		}
+		jp.spill = joinSpillArea{base: base}
 	}
 	for _, sc := range plan.Scans(root) {
 		src := sc.Table.(*sourceTable)
@@ -444,6 +462,9 @@ func (s *Session) planJoinQuery(ctx context.Context, st *sqlparse.Select) (query
 		})
 	}
 	plan.PruneColumns(root, used)
+	if jp.spill != nil {
+		plan.MarkSpill(root)
+	}
 	// The rest of the query runs over the joined rows.
 	src := &sqlparse.TableSource{Subquery: &sqlparse.Select{}, Alias: joinAlias}
 	if s.preplanned == nil {

@@ -3,7 +3,9 @@ package planner
 import (
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -155,11 +157,86 @@ func TestJoinNameErrors(t *testing.T) {
 }
 
 func TestJoinBudget(t *testing.T) {
-	f := joinTables(t, Options{JoinMemory: 100})
+	f := joinTables(t, Options{JoinMemory: 100, NoSpill: true})
 	_, err := f.try("SELECT COUNT(*) FROM c JOIN o ON c.id = o.id")
 	if !errors.Is(err, exec.ErrBudgetExceeded) {
 		t.Fatalf("got %v, want ErrBudgetExceeded", err)
 	}
+	// A nested loop never spills.
+	f = joinTables(t, Options{JoinMemory: 100, SpillDir: t.TempDir()})
+	if _, err := f.try("SELECT COUNT(*) FROM c JOIN o ON c.id < o.id"); !errors.Is(err, exec.ErrBudgetExceeded) {
+		t.Fatalf("nested loop: got %v, want ErrBudgetExceeded", err)
+	}
+}
+
+// TestJoinSpillSQL: with a JoinMemory far below the build side, hash
+// joins of every kind spill both sides to the spill directory and give
+// the in-memory join's rows; nothing is left in the directory afterwards,
+// and EXPLAIN names the budget and that the join may spill.
+func TestJoinSpillSQL(t *testing.T) {
+	dir := t.TempDir()
+	f := newDataFixture(t, Options{})
+	f.exec(`CREATE TABLE big (k BIGINT, v VARCHAR(40))`)
+	f.exec(`CREATE TABLE fact (k BIGINT, n BIGINT)`)
+	var b strings.Builder
+	for i := 0; i < 3000; i++ {
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		k := fmt.Sprint(i % 1200)
+		if i%97 == 3 {
+			k = "NULL"
+		}
+		fmt.Fprintf(&b, "(%s, 'value-%d-%s')", k, i, strings.Repeat("z", i%17))
+	}
+	f.exec("INSERT INTO big VALUES " + b.String())
+	b.Reset()
+	for i := 0; i < 2000; i++ {
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "(%d, %d)", (i*7)%1500, i)
+	}
+	f.exec("INSERT INTO fact VALUES " + b.String())
+	small := &fixture{t: t, s: NewSession(f.s.Catalog(), Options{Store: f.s.opts.Store, JoinMemory: 16 << 10, SpillDir: dir})}
+	for _, q := range []string{
+		"SELECT fact.n, big.v FROM fact JOIN big ON fact.k = big.k",
+		"SELECT fact.n, big.v FROM fact LEFT JOIN big ON fact.k = big.k",
+		"SELECT fact.n, big.v FROM fact RIGHT JOIN big ON fact.k = big.k AND fact.n % 3 = 0",
+		"SELECT fact.n, big.v FROM fact FULL JOIN big ON big.k = fact.k",
+		"SELECT COUNT(*), SUM(fact.n) FROM fact JOIN big ON fact.k = big.k JOIN big AS b2 ON b2.k = big.k",
+	} {
+		want := sortedShow(f.rows(q))
+		got := sortedShow(small.rows(q))
+		if got != want {
+			t.Errorf("%s: the spilled join differs (%d vs %d bytes of rows)", q, len(got), len(want))
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(entries) != 0 {
+			t.Errorf("%s: %d entries left in the spill directory", q, len(entries))
+		}
+	}
+	// The same budget without spilling fails: the joins above did spill.
+	strict := &fixture{t: t, s: NewSession(f.s.Catalog(), Options{Store: f.s.opts.Store, JoinMemory: 16 << 10, NoSpill: true})}
+	if _, err := strict.try("SELECT fact.n, big.v FROM fact JOIN big ON fact.k = big.k"); !errors.Is(err, exec.ErrBudgetExceeded) {
+		t.Errorf("without spilling: %v, want ErrBudgetExceeded", err)
+	}
+	var lines []string
+	for _, r := range small.rows("EXPLAIN SELECT fact.n, big.v FROM fact JOIN big ON fact.k = big.k") {
+		lines = append(lines, r[0].(string))
+	}
+	if text := strings.Join(lines, "\n"); !strings.Contains(text, "in memory within 16384 bytes, then both sides partitioned to disk") {
+		t.Errorf("EXPLAIN:\n%s", text)
+	}
+}
+
+func sortedShow(rows [][]any) string {
+	parts := strings.Split(show(rows), " | ")
+	slices.Sort(parts)
+	return strings.Join(parts, " | ")
 }
 
 func TestExplainJoin(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -163,4 +164,129 @@ func TestJoinFullEmptySides(t *testing.T) {
 			t.Errorf("hashed %v, empty left: got %s, want %s", hashed, got, want)
 		}
 	}
+}
+
+// dirArea is a SpillArea over a test's directory, counting its users.
+type dirArea struct {
+	dir      string
+	acquired int
+	released int
+}
+
+func (a *dirArea) Acquire() (string, error) { a.acquired++; return a.dir, nil }
+func (a *dirArea) Release()                 { a.released++ }
+
+func (a *dirArea) check(t *testing.T, what string) {
+	t.Helper()
+	entries, err := os.ReadDir(a.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 0 {
+		t.Errorf("%s: %d spill files left in %s", what, len(entries), a.dir)
+	}
+	if a.acquired != a.released {
+		t.Errorf("%s: spill area acquired %d times, released %d", what, a.acquired, a.released)
+	}
+}
+
+// spillRows: n rows keyed i%keys (every 50th key NULL), with a payload.
+func spillRows(n, keys int, tag string) [][]any {
+	rows := make([][]any, n)
+	for i := range rows {
+		var k any = int64(i % keys)
+		if i%50 == 7 {
+			k = nil
+		}
+		rows[i] = []any{k, fmt.Sprintf("%s%d-%s", tag, i, strings.Repeat("p", i%13))}
+	}
+	return rows
+}
+
+// TestJoinSpill: a hash join whose build side passes a small budget
+// partitions both sides to disk (re-partitioning partitions still too
+// big) and gives the in-memory join's rows, for every kind; the files are
+// gone afterwards and the budget is whole again.
+func TestJoinSpill(t *testing.T) {
+	left := spillRows(3000, 700, "l")
+	right := spillRows(2500, 900, "r")
+	for _, kind := range []JoinKind{InnerJoin, LeftJoin, RightJoin, FullJoin} {
+		for _, cond := range []bool{false, true} {
+			spec := JoinSpec{Kind: kind, LeftWidth: 2, RightWidth: 2, LeftKey: intKey, RightKey: intKey, Hash: hash, KeyEqual: eq}
+			if cond {
+				// A residual condition: some key matches fail it.
+				spec.Cond = func(row []any) (bool, error) { return len(row[1].(string))%3 != len(row[3].(string))%3, nil }
+			}
+			var c bool
+			spec.Budget = NewBudget(0)
+			want := collect(t, Join(context.Background(), rowsOf(&c, left...), rowsOf(&c, right...), spec))
+			area := &dirArea{dir: t.TempDir()}
+			spec.Budget, spec.Spill = NewBudget(8<<10), area
+			got := collect(t, Join(context.Background(), rowsOf(&c, left...), rowsOf(&c, right...), spec))
+			if !slices.Equal(got, want) {
+				t.Errorf("kind %d cond %v: spilled join gives %d rows, in memory %d", kind, cond, len(got), len(want))
+			}
+			if area.acquired == 0 {
+				t.Errorf("kind %d: the join did not spill", kind)
+			}
+			area.check(t, fmt.Sprintf("kind %d", kind))
+			if spec.Budget.Used() != 0 {
+				t.Errorf("kind %d: %d bytes still charged", kind, spec.Budget.Used())
+			}
+		}
+	}
+}
+
+// TestJoinSpillStopAndCancel: files are removed when the consumer stops
+// early and when the context is cancelled mid-join; one key whose rows
+// exceed the budget at every level still fails with the budget error.
+func TestJoinSpillStopAndCancel(t *testing.T) {
+	left := spillRows(3000, 700, "l")
+	right := spillRows(2500, 900, "r")
+	var c bool
+	area := &dirArea{dir: t.TempDir()}
+	spec := JoinSpec{Kind: FullJoin, LeftWidth: 2, RightWidth: 2, LeftKey: intKey, RightKey: intKey, Hash: hash, KeyEqual: eq,
+		Budget: NewBudget(8 << 10), Spill: area}
+	op := Join(context.Background(), rowsOf(&c, left...), rowsOf(&c, right...), spec)
+	if _, err := op.Next(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	op.Close()
+	area.check(t, "stopped early")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	area = &dirArea{dir: t.TempDir()}
+	spec.Spill = area
+	op = Join(ctx, rowsOf(&c, left...), rowsOf(&c, right...), spec)
+	if _, err := op.Next(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	var err error
+	for err == nil {
+		_, err = op.Next(ctx)
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+	op.Close()
+	area.check(t, "cancelled")
+
+	same := make([][]any, 2000)
+	for i := range same {
+		same[i] = []any{int64(1), strings.Repeat("x", 50)}
+	}
+	area = &dirArea{dir: t.TempDir()}
+	spec = JoinSpec{Kind: InnerJoin, LeftWidth: 2, RightWidth: 2, LeftKey: intKey, RightKey: intKey, Hash: hash, KeyEqual: eq,
+		Budget: NewBudget(8 << 10), Spill: area, Name: "the build side"}
+	err = nil
+	for _, e := range Rows(context.Background(), Join(context.Background(), rowsOf(&c, same[:10]...), rowsOf(&c, same...), spec)) {
+		if e != nil {
+			err = e
+		}
+	}
+	if !errors.Is(err, ErrBudgetExceeded) {
+		t.Errorf("one huge key: got %v, want the budget error", err)
+	}
+	area.check(t, "one huge key")
 }

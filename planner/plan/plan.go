@@ -91,6 +91,18 @@ type Join struct {
 	// Using names the USING (or NATURAL) columns, for EXPLAIN.
 	Using   []string
 	Natural bool
+	// Spills: past the budget a hash join partitions both sides to disk
+	// (MarkSpill sets it on the joins with keys).
+	Spills bool
+}
+
+// MarkSpill marks the hash joins under n as spilling past the budget.
+func MarkSpill(n Node) {
+	if j, ok := n.(*Join); ok {
+		j.Spills = len(j.Keys) > 0
+		MarkSpill(j.Left)
+		MarkSpill(j.Right)
+	}
 }
 
 // Slots implements Node.
@@ -169,7 +181,11 @@ func Explain(ctx context.Context, root Node, budget int64) ([]string, error) {
 			if x.Kind == Right {
 				build = "left"
 			}
-			fmt.Fprintf(&b, " (build: %s, in memory within %d bytes)", build, budget)
+			if x.Spills {
+				fmt.Fprintf(&b, " (build: %s, in memory within %d bytes, then both sides partitioned to disk)", build, budget)
+			} else {
+				fmt.Fprintf(&b, " (build: %s, in memory within %d bytes)", build, budget)
+			}
 			lines = append(lines, b.String())
 			if err := walk(x.Left, depth+1); err != nil {
 				return err
