@@ -241,10 +241,25 @@ func (p *joinPlan) build(ctx context.Context, n plan.Node, env *rowEnv, budget *
 			}
 			spec.LeftKey = keyFn(lo, func(k plan.EquiKey) sqlparse.Expr { return k.L })
 			spec.RightKey = keyFn(mid, func(k plan.EquiKey) sqlparse.Expr { return k.R })
+			nullSafe := make([]bool, len(x.Keys))
+			anySafe := false
+			for i, k := range x.Keys {
+				nullSafe[i] = k.NullSafe
+				anySafe = anySafe || k.NullSafe
+			}
 			spec.Hash = hashKey
+			if anySafe {
+				spec.Hash = func(key []any) (string, bool) { return hashKeyNullSafe(key, nullSafe) }
+			}
 			spec.KeyEqual = func(l, r []any) bool {
 				for i := range l {
-					if l[i] == nil || r[i] == nil || compare(l[i], r[i]) != 0 {
+					if l[i] == nil || r[i] == nil {
+						if nullSafe[i] && l[i] == nil && r[i] == nil {
+							continue // NULL <=> NULL
+						}
+						return false
+					}
+					if compare(l[i], r[i]) != 0 {
 						return false
 					}
 				}
@@ -287,6 +302,25 @@ func hashKey(key []any) (string, bool) {
 			}
 		}
 		b = append(b, 0)
+	}
+	return string(b), true
+}
+
+// hashKeyNullSafe is hashKey where the positions of `<=>` keys hash a
+// NULL too (NULL <=> NULL is TRUE); a NULL at an `=` position joins
+// nothing.
+func hashKeyNullSafe(key []any, nullSafe []bool) (string, bool) {
+	var b []byte
+	for i, v := range key {
+		if v == nil {
+			if !nullSafe[i] {
+				return "", false
+			}
+			b = append(b, 'N', 0)
+			continue
+		}
+		h, _ := hashKey(key[i : i+1])
+		b = append(b, h...)
 	}
 	return string(b), true
 }

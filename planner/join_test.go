@@ -96,6 +96,12 @@ func TestJoinKinds(t *testing.T) {
 			"NULL,13 | NULL,14 | ann,NULL | cid,NULL | nul,NULL"},
 		{"SELECT COUNT(*) FROM e FULL JOIN c ON e.id = c.id", "5"},
 		{"SELECT COUNT(*), COUNT(c.id), COUNT(o.oid) FROM c FULL JOIN o ON c.id = o.id FULL JOIN e ON e.id = o.id", "8,5,5"},
+		// `<=>` keys: NULL matches NULL (hash join); mixed with `=`.
+		{"SELECT c.name, o.oid FROM c JOIN o ON c.id <=> o.id ORDER BY o.oid", "ann,10 | ann,11 | bob,12 | nul,13"},
+		{"SELECT c.name, o.oid FROM c LEFT JOIN o ON o.id <=> c.id ORDER BY c.name, o.oid", "ann,NULL | ann,10 | ann,11 | bob,12 | cid,NULL | nul,13"},
+		{"SELECT c.name, o.oid FROM c FULL JOIN o ON c.id <=> o.id ORDER BY c.name, o.oid", "NULL,14 | ann,NULL | ann,10 | ann,11 | bob,12 | cid,NULL | nul,13"},
+		{"SELECT a.name, b.name FROM c a JOIN c b ON a.id <=> b.id AND a.city = b.city ORDER BY 1, 2", "ann,ann | ann,ann | bob,bob | cid,cid | nul,nul"},
+		{"SELECT COUNT(*) FROM c, o WHERE c.id <=> o.id AND o.amount < 6", "2"},
 		// `full` after AS is still an alias.
 		{"SELECT full.name FROM c AS full JOIN o ON full.id = o.id ORDER BY 1", "ann | ann | bob"},
 	}
@@ -249,6 +255,7 @@ func TestExplainJoin(t *testing.T) {
 		{"EXPLAIN SELECT 1 FROM c CROSS JOIN o", "NestedLoopJoin CROSS"},
 		{"EXPLAIN SELECT 1 FROM c FULL OUTER JOIN o ON c.id = o.id AND o.amount > 1", "HashJoin FULL keys `c.id` = `o.id` on `o.amount` > 1"},
 		{"EXPLAIN SELECT 1 FROM c FULL JOIN o ON c.id < o.id", "NestedLoopJoin FULL on `c.id` < `o.id`"},
+		{"EXPLAIN SELECT 1 FROM c JOIN o ON c.id <=> o.id AND o.amount = c.id", "HashJoin INNER keys `c.id` <=> `o.id`, `c.id` = `o.amount`"},
 	}
 	for _, tc := range cases {
 		var lines []string

@@ -76,9 +76,21 @@ const (
 	Full  = exec.FullJoin
 )
 
-// EquiKey is one conjunct `L = R` of a join condition with L over the
-// left input's slots and R over the right's.
-type EquiKey struct{ L, R sqlparse.Expr }
+// EquiKey is one conjunct `L = R` (NullSafe: `L <=> R`, where two NULLs
+// match) of a join condition with L over the left input's slots and R
+// over the right's.
+type EquiKey struct {
+	L, R     sqlparse.Expr
+	NullSafe bool
+}
+
+func (k EquiKey) String() string {
+	op := " = "
+	if k.NullSafe {
+		op = " <=> "
+	}
+	return k.L.String() + op + k.R.String()
+}
 
 // Join joins two inputs. On holds the condition's conjuncts as written
 // (bound); SplitJoinKeys moves the equi-join ones to Keys, the others
@@ -166,7 +178,7 @@ func Explain(ctx context.Context, root Node, budget int64) ([]string, error) {
 			if len(x.Keys) > 0 {
 				var ks []string
 				for _, k := range x.Keys {
-					ks = append(ks, k.L.String()+" = "+k.R.String())
+					ks = append(ks, k.String())
 				}
 				b.WriteString(" keys " + strings.Join(ks, ", "))
 			}

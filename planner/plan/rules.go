@@ -122,8 +122,8 @@ func pushOn(n Node, b Binding) {
 }
 
 // SplitJoinKeys is the join-strategy rule: each join condition conjunct
-// `l = r` with l over one input and r over the other (and hashable says
-// their values hash alike) becomes a hash-join key.
+// `l = r` or `l <=> r` with l over one input and r over the other (and
+// hashable says their values hash alike) becomes a hash-join key.
 func SplitJoinKeys(n Node, b Binding, hashable func(l, r sqlparse.Expr) bool) {
 	j, ok := n.(*Join)
 	if !ok {
@@ -134,16 +134,17 @@ func SplitJoinKeys(n Node, b Binding, hashable func(l, r sqlparse.Expr) bool) {
 	var keep []sqlparse.Expr
 	for _, c := range j.On {
 		e, ok := sqlparse.StripParens(c).(*sqlparse.Binary)
-		if ok && e.Op == sqlparse.OpEQ {
+		if ok && (e.Op == sqlparse.OpEQ || e.Op == sqlparse.OpNullEQ) {
 			ls, lok := b.SlotsOf(e.L)
 			rs, rok := b.SlotsOf(e.R)
+			ns := e.Op == sqlparse.OpNullEQ
 			if lok && rok && len(ls) > 0 && len(rs) > 0 {
 				switch {
 				case within(ls, j.Left) && within(rs, j.Right) && hashable(e.L, e.R):
-					j.Keys = append(j.Keys, EquiKey{L: e.L, R: e.R})
+					j.Keys = append(j.Keys, EquiKey{L: e.L, R: e.R, NullSafe: ns})
 					continue
 				case within(rs, j.Left) && within(ls, j.Right) && hashable(e.R, e.L):
-					j.Keys = append(j.Keys, EquiKey{L: e.R, R: e.L})
+					j.Keys = append(j.Keys, EquiKey{L: e.R, R: e.L, NullSafe: ns})
 					continue
 				}
 			}

@@ -13,3 +13,7 @@ SELECT a.name, b.qty FROM a FULL JOIN b ON a.id = b.id WHERE b.qty IS NULL ORDER
 EXPLAIN SELECT a.name, b.qty FROM a FULL OUTER JOIN b ON a.id = b.id;
 EXPLAIN SELECT a.name, b.qty FROM a FULL JOIN b ON a.id < b.id;
 SELECT 1 FROM a FULL JOIN b USING (id);
+-- `<=>` keys hash NULLs: NULL <=> NULL joins.
+SELECT a.name, b.qty FROM a JOIN b ON a.id <=> b.id ORDER BY 1, 2;
+SELECT a.name, b.qty FROM a LEFT JOIN b ON b.id <=> a.id WHERE b.qty IS NULL OR b.qty < 5 ORDER BY 1;
+EXPLAIN SELECT a.name, b.qty FROM a JOIN b ON a.id <=> b.id;
