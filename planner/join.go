@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lancecat/lancecat/catalog"
+	"github.com/lancecat/lancecat/lance/dataset"
 	"github.com/lancecat/lancecat/planner/exec"
 	"github.com/lancecat/lancecat/planner/expr"
 	"github.com/lancecat/lancecat/planner/plan"
@@ -67,6 +68,8 @@ type sourceTable struct {
 	ts   *sqlparse.TableSource
 	cols []Column
 	desc string
+	ds   *dataset.Dataset // the table's data, for plan.Stats
+	noDS bool             // dataset was asked
 }
 
 func (s *Session) newSourceTable(ctx context.Context, ts *sqlparse.TableSource) (*sourceTable, error) {
@@ -148,6 +151,83 @@ func (t *sourceTable) Scan(ctx context.Context, spec plan.ScanSpec) (exec.Operat
 	}), nil
 }
 
+// dataset opens the table's data for join planning (nil: not a plain
+// table of the catalog: a derived table, a view, information_schema, a
+// past version, a CTE).
+func (t *sourceTable) dataset(ctx context.Context) *dataset.Dataset {
+	if t.ds != nil || t.noDS {
+		return t.ds
+	}
+	t.noDS = true
+	if t.ts.Subquery != nil || t.ts.AsOf != nil || t.ts.Table == nil {
+		return nil
+	}
+	_, ds, err := t.s.openTableData(ctx, t.ts.Table)
+	if err != nil {
+		return nil
+	}
+	t.ds = ds
+	return ds
+}
+
+// RowCount implements plan.Stats: the live rows of the table's data.
+func (t *sourceTable) RowCount(ctx context.Context) (int64, bool) {
+	ds := t.dataset(ctx)
+	if ds == nil {
+		return 0, false
+	}
+	n, err := ds.CountRows(ctx)
+	if err != nil {
+		return 0, false
+	}
+	return int64(n), true
+}
+
+// LookupIndex implements plan.Stats: the index that would answer `col IN
+// (...)` (index lookups on, an integer or string column).
+func (t *sourceTable) LookupIndex(col int) (string, sqlparse.Expr) {
+	if t.ds == nil || t.s.opts.Indexes == nil || col >= len(t.cols) {
+		return "", nil
+	}
+	var probe any
+	switch lookupClass(t.cols[col]) {
+	case "int":
+		probe = int64(0)
+	case "string":
+		probe = ""
+	default:
+		return "", nil
+	}
+	lit, _ := lookupLiteral(probe)
+	return t.s.opts.Indexes.Choose(t.ds, IndexPredicate{Column: t.cols[col].Name, Op: IndexIn, Values: []any{probe}}), lit
+}
+
+// lookupClass is the class of a column whose values an index join can
+// look up as literals: integers or strings ("" otherwise).
+func lookupClass(c Column) string {
+	t := strings.ToUpper(c.DatabaseType)
+	switch {
+	case strings.Contains(t, "INT") && !strings.Contains(t, "POINT"):
+		return "int"
+	case typeClass(c) == "string":
+		return "string"
+	}
+	return ""
+}
+
+// lookupLiteral is a key value as a literal of an index join's IN list.
+func lookupLiteral(v any) (sqlparse.Expr, bool) {
+	switch x := v.(type) {
+	case int64:
+		return &sqlparse.Literal{Kind: sqlparse.LitInt, Value: x}, true
+	case uint64:
+		return &sqlparse.Literal{Kind: sqlparse.LitUint, Value: x}, true
+	case string:
+		return &sqlparse.Literal{Kind: sqlparse.LitString, Value: x}, true
+	}
+	return nil, false
+}
+
 func (t *sourceTable) Explain(ctx context.Context, spec plan.ScanSpec) ([]string, error) {
 	q, _ := t.query(spec)
 	f := t.s.fork()
@@ -201,14 +281,21 @@ func (p *joinPlan) build(ctx context.Context, n plan.Node, env *rowEnv, budget *
 	case *plan.Scan:
 		return x.Table.Scan(ctx, x.Spec)
 	case *plan.Join:
-		left, err := p.build(ctx, x.Left, env, budget)
-		if err != nil {
-			return nil, err
+		// An index join opens only its outer side; the inner is looked up.
+		var left, right exec.Operator
+		var err error
+		if x.Lookup == nil || x.Kind != plan.Right {
+			if left, err = p.build(ctx, x.Left, env, budget); err != nil {
+				return nil, err
+			}
 		}
-		right, err := p.build(ctx, x.Right, env, budget)
-		if err != nil {
-			left.Close()
-			return nil, err
+		if x.Lookup == nil || x.Kind == plan.Right {
+			if right, err = p.build(ctx, x.Right, env, budget); err != nil {
+				if left != nil {
+					left.Close()
+				}
+				return nil, err
+			}
 		}
 		lo, mid := x.Left.Slots()
 		_, hi := x.Right.Slots()
@@ -268,6 +355,29 @@ func (p *joinPlan) build(ctx context.Context, n plan.Node, env *rowEnv, budget *
 		}
 		if cond := plan.And(x.On); cond != nil {
 			spec.Cond = func(row []any) (bool, error) { return env.matches(cond, at(row, lo)) }
+		}
+		if lk := x.Lookup; lk != nil {
+			innerNode, _ := x.Inner()
+			is := innerNode.(*plan.Scan)
+			outer := left
+			if x.Kind == plan.Right {
+				outer = right
+			}
+			col := is.Table.ColumnNames()[lk.Column]
+			lookup := func(ctx context.Context, keys []any) (exec.Operator, error) {
+				in := &sqlparse.InList{X: &sqlparse.ColumnRef{Column: col}}
+				for _, k := range keys {
+					lit, ok := lookupLiteral(k)
+					if !ok {
+						return nil, errorf(catalog.CodeInternal, "index join: key %T cannot be looked up", k)
+					}
+					in.List = append(in.List, lit)
+				}
+				sp := is.Spec
+				sp.Predicates = append(append([]sqlparse.Expr(nil), sp.Predicates...), in)
+				return is.Table.Scan(ctx, sp)
+			}
+			return exec.IndexJoin(ctx, outer, lookup, lk.Key, plan.IndexJoinBatch, spec), nil
 		}
 		return exec.Join(ctx, left, right, spec), nil
 	}
@@ -474,6 +584,19 @@ func (s *Session) planJoinQuery(ctx context.Context, st *sqlparse.Select) (query
 		lc, rc := typeClass(jp.cols[li]), typeClass(jp.cols[ri])
 		return lc != "" && lc == rc
 	})
+	if s.opts.Indexes != nil {
+		plan.ChooseIndexJoins(ctx, root, scope, func(outer, inner sqlparse.Expr) bool {
+			os, ook := sqlparse.StripParens(outer).(*sqlparse.ColumnRef)
+			is, iok := sqlparse.StripParens(inner).(*sqlparse.ColumnRef)
+			if !ook || !iok {
+				return false
+			}
+			oi, _ := scope.SlotOfRef(os)
+			ii, _ := scope.SlotOfRef(is)
+			oc, ic := lookupClass(jp.cols[oi]), lookupClass(jp.cols[ii])
+			return oc != "" && oc == ic
+		})
+	}
 	used := map[int]bool{}
 	var exprs []sqlparse.Expr
 	for _, it := range q.Items {

@@ -386,3 +386,74 @@ func TestFullJoinRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexJoin: a small outer table joined to a big one with a BTREE on
+// the join key runs as an index nested-loop join (EXPLAIN says so) and
+// gives the hash join's rows, for INNER, LEFT and RIGHT joins, with NULL
+// and duplicate keys, residual conditions and more outer rows than one
+// lookup batch holds.
+func TestIndexJoin(t *testing.T) {
+	f := newDataFixture(t, Options{})
+	f.exec(`CREATE TABLE big (k BIGINT, s VARCHAR(10), v BIGINT)`)
+	f.exec(`CREATE TABLE small (k BIGINT, s VARCHAR(10), n BIGINT)`)
+	var b strings.Builder
+	for i := 0; i < 12000; i++ {
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		k := fmt.Sprint(i % 3000)
+		if i%501 == 0 {
+			k = "NULL"
+		}
+		fmt.Fprintf(&b, "(%s, 's%d', %d)", k, i%7, i)
+	}
+	f.exec("INSERT INTO big VALUES " + b.String())
+	b.Reset()
+	for i := 0; i < 1400; i++ {
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		k := fmt.Sprint((i * 5) % 3500)
+		if i%97 == 0 {
+			k = "NULL"
+		}
+		fmt.Fprintf(&b, "(%s, 's%d', %d)", k, i%5, i)
+	}
+	f.exec("INSERT INTO small VALUES " + b.String())
+	f.exec(`CREATE INDEX big_k ON big (k)`)
+	f.exec(`CREATE INDEX big_s ON big (s)`)
+	hash := &fixture{t: t, s: NewSession(f.s.Catalog(), Options{Store: f.s.opts.Store, NoIndexes: true})}
+	for _, tc := range []struct{ q, key string }{
+		{"SELECT small.n, big.v FROM small JOIN big ON small.k = big.k", "k"},
+		{"SELECT small.n, big.v FROM small LEFT JOIN big ON big.k = small.k AND big.v % 2 = 0", "k"},
+		{"SELECT small.n, big.v FROM big RIGHT JOIN small ON small.k = big.k", "k"},
+		{"SELECT small.n, big.v FROM small JOIN big ON small.k = big.k AND small.s = big.s WHERE small.n < 300", "k"},
+		{"SELECT small.n, big.v FROM small, big WHERE small.s = big.s AND small.n < 3", "s"},
+		{"SELECT COUNT(*), SUM(big.v) FROM small JOIN big ON small.k = big.k WHERE big.v > 100", "k"},
+	} {
+		var lines []string
+		for _, r := range f.rows("EXPLAIN " + tc.q) {
+			lines = append(lines, r[0].(string))
+		}
+		text := strings.Join(lines, "\n")
+		if !strings.Contains(text, "IndexNestedLoopJoin") || !strings.Contains(text, "looked up by "+tc.key+" IN") {
+			t.Errorf("%s: not an index join on %s:\n%s", tc.q, tc.key, text)
+		}
+		want := sortedShow(hash.rows(tc.q))
+		if got := sortedShow(f.rows(tc.q)); got != want {
+			t.Errorf("%s: the index join's rows differ from the hash join's (%d vs %d bytes)", tc.q, len(got), len(want))
+		}
+	}
+	// Not chosen: both sides big, a FULL JOIN, no index on the key.
+	for _, q := range []string{
+		"SELECT 1 FROM big a JOIN big b ON a.k = b.k",
+		"SELECT 1 FROM small FULL JOIN big ON small.k = big.k",
+		"SELECT 1 FROM small JOIN big ON small.n = big.v",
+	} {
+		for _, r := range f.rows("EXPLAIN " + q) {
+			if strings.Contains(r[0].(string), "IndexNestedLoopJoin") {
+				t.Errorf("%s: chose an index join: %s", q, r[0])
+			}
+		}
+	}
+}

@@ -56,6 +56,44 @@ func TestJoinsMatchMariaDB(t *testing.T) {
 		anti := sel + "ja LEFT JOIN jb ON " + on + " UNION ALL " + sel + "ja RIGHT JOIN jb ON " + on + " WHERE ja.pk IS NULL"
 		compareTwo(t, my, lc, anti, full)
 	}
+	// A big table with a BTREE on the key: lancecat runs these as index
+	// nested-loop joins (ja is small beside it).
+	var vals []string
+	for i := 0; i < 1500; i++ {
+		k := fmt.Sprint(r.IntN(40))
+		if r.IntN(20) == 0 {
+			k = "NULL"
+		}
+		vals = append(vals, fmt.Sprintf("(%d, %s, '%c')", i, k, 'a'+rune(r.IntN(4))))
+	}
+	execBoth(t, my, lc,
+		"CREATE TABLE jc (pk BIGINT NOT NULL, k BIGINT, s VARCHAR(8), PRIMARY KEY (pk)) COLLATE=utf8mb4_bin",
+		"INSERT INTO jc VALUES "+strings.Join(vals, ", "),
+		"CREATE INDEX jc_k ON jc (k)")
+	var plan []string
+	rows, err := lc.Query("EXPLAIN SELECT ja.pk, jc.pk FROM ja JOIN jc ON ja.k = jc.k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var l string
+		if err := rows.Scan(&l); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, l)
+	}
+	rows.Close()
+	if !strings.Contains(strings.Join(plan, "\n"), "IndexNestedLoopJoin") {
+		t.Errorf("not an index join:\n%s", strings.Join(plan, "\n"))
+	}
+	for _, q := range []string{
+		"SELECT ja.pk, jc.pk, jc.s FROM ja JOIN jc ON ja.k = jc.k",
+		"SELECT ja.pk, jc.pk FROM ja LEFT JOIN jc ON ja.k = jc.k AND jc.s <> ja.s",
+		"SELECT ja.pk, jc.pk FROM jc RIGHT JOIN ja ON jc.k = ja.k",
+		"SELECT ja.s, COUNT(*), SUM(jc.pk) FROM ja JOIN jc ON jc.k = ja.k WHERE jc.pk > 100 GROUP BY ja.s",
+	} {
+		compareQuery(t, my, lc, q, false)
+	}
 	// Aggregates and a third relation over the joins.
 	compareQuery(t, my, lc, "SELECT ja.s, COUNT(*), SUM(jb.pk) FROM ja JOIN jb ON ja.k = jb.k GROUP BY ja.s", false)
 	compareQuery(t, my, lc, "SELECT COUNT(*) FROM ja JOIN jb ON ja.k = jb.k JOIN ja AS j3 ON j3.k <=> jb.k", false)

@@ -106,6 +106,9 @@ type Join struct {
 	// Spills: past the budget a hash join partitions both sides to disk
 	// (MarkSpill sets it on the joins with keys).
 	Spills bool
+	// Lookup, when set, makes the join an index nested-loop join
+	// (ChooseIndexJoins).
+	Lookup *IndexJoin
 }
 
 // MarkSpill marks the hash joins under n as spilling past the budget.
@@ -127,6 +130,9 @@ func (j *Join) Slots() (int, int) {
 // Strategy names how the join runs: a hash join on its keys, else a
 // nested loop over every pair.
 func (j *Join) Strategy() string {
+	if j.Lookup != nil {
+		return "IndexNestedLoopJoin"
+	}
 	if len(j.Keys) > 0 {
 		return "HashJoin"
 	}
@@ -193,6 +199,34 @@ func Explain(ctx context.Context, root Node, budget int64) ([]string, error) {
 			if x.Kind == Right {
 				build = "left"
 			}
+			if lk := x.Lookup; lk != nil {
+				inner, outer := x.Inner()
+				is := inner.(*Scan)
+				col := is.Table.ColumnNames()[lk.Column]
+				fmt.Fprintf(&b, " (outer: %s, %d rows; inner: %s, %d rows, looked up by %s IN (the keys of each %d outer rows) through %s)",
+					sideName(x, outer), lk.OuterRows, sideName(x, inner), lk.InnerRows, sqlparse.QuoteIdent(col), IndexJoinBatch, lk.Index)
+				lines = append(lines, b.String())
+				for _, side := range []Node{x.Left, x.Right} {
+					if side != inner {
+						if err := walk(side, depth+1); err != nil {
+							return err
+						}
+						continue
+					}
+					// The inner scan as one lookup reads it.
+					sp := is.Spec
+					sp.Predicates = append(append([]sqlparse.Expr(nil), sp.Predicates...), lk.Sample)
+					lines = append(lines, fmt.Sprintf("%s  Scan %s AS %s per lookup, shown for %s", ind, is.Table.Describe(), sqlparse.QuoteIdent(is.Name), lk.Sample))
+					sub, err := is.Table.Explain(ctx, sp)
+					if err != nil {
+						return err
+					}
+					for _, l := range sub {
+						lines = append(lines, ind+"    "+l)
+					}
+				}
+				return nil
+			}
 			if x.Spills {
 				fmt.Fprintf(&b, " (build: %s, in memory within %d bytes, then both sides partitioned to disk)", build, budget)
 			} else {
@@ -225,6 +259,13 @@ func Explain(ctx context.Context, root Node, budget int64) ([]string, error) {
 	}
 	err := walk(root, 0)
 	return lines, err
+}
+
+func sideName(j *Join, n Node) string {
+	if n == j.Left {
+		return "left"
+	}
+	return "right"
 }
 
 // Scans lists the scans under n, left to right.

@@ -17,3 +17,13 @@ SELECT 1 FROM a FULL JOIN b USING (id);
 SELECT a.name, b.qty FROM a JOIN b ON a.id <=> b.id ORDER BY 1, 2;
 SELECT a.name, b.qty FROM a LEFT JOIN b ON b.id <=> a.id WHERE b.qty IS NULL OR b.qty < 5 ORDER BY 1;
 EXPLAIN SELECT a.name, b.qty FROM a JOIN b ON a.id <=> b.id;
+-- Index nested-loop join: a small outer side, an inner side 8 times bigger with a BTREE on the key.
+CREATE TABLE d (k BIGINT, v VARCHAR(8));
+INSERT INTO d VALUES (1, 'd1'), (2, 'd2'), (3, 'd3'), (4, 'd4'), (5, 'd5'), (6, 'd6'), (7, 'd7'), (8, 'd8'), (9, 'd9'), (10, 'd10'), (1, 'e1'), (2, 'e2'), (3, 'e3'), (4, 'e4'), (5, 'e5'), (6, 'e6'), (7, 'e7'), (8, 'e8'), (NULL, 'n1'), (NULL, 'n2');
+CREATE INDEX d_k ON d (k);
+CREATE TABLE two (k BIGINT, label VARCHAR(8));
+INSERT INTO two VALUES (2, 'two'), (NULL, 'none');
+EXPLAIN SELECT two.label, d.v FROM two JOIN d ON two.k = d.k;
+SELECT two.label, d.v FROM two JOIN d ON two.k = d.k ORDER BY 2;
+SELECT two.label, d.v FROM two LEFT JOIN d ON d.k = two.k AND d.v LIKE 'e%' ORDER BY 1, 2;
+SELECT two.label, d.v FROM d RIGHT JOIN two ON two.k = d.k ORDER BY 1, 2;

@@ -1,0 +1,109 @@
+package plan
+
+import (
+	"context"
+
+	"github.com/lancecat/lancecat/sqlparse"
+)
+
+// Stats is what a Table may know for choosing a join strategy.
+type Stats interface {
+	// RowCount is the rows the table holds (an upper bound of any of its
+	// scans); ok false when unknown.
+	RowCount(ctx context.Context) (n int64, ok bool)
+	// LookupIndex names the index that answers `column IN (values)` on
+	// the table's column col ("": none), and a literal of the column's
+	// kind for EXPLAIN to show a lookup with.
+	LookupIndex(col int) (index string, sample sqlparse.Expr)
+}
+
+// IndexJoin says a join runs as an index nested-loop join: the outer
+// side's rows are read in batches, and for each batch the inner side (a
+// Scan) is scanned with `Column IN (the batch's distinct keys)` added to
+// its predicates, which Index answers; the rows found are joined to the
+// batch in memory. The inner side is the join's right input, the left
+// one for a RIGHT JOIN.
+type IndexJoin struct {
+	Key    int // the Keys entry looked up
+	Column int // the inner scan's column (position in its Table.ColumnNames)
+	Index  string
+	// Sample is `Column IN (a literal)`, the lookup EXPLAIN shows.
+	Sample sqlparse.Expr
+	// OuterRows and InnerRows are the row counts it was chosen by.
+	OuterRows, InnerRows int64
+}
+
+// Index nested-loop joins are chosen when the outer side holds at most
+// IndexJoinMaxOuter rows and the inner one at least IndexJoinRatio times
+// as many: then a few index lookups read less than the hash join's full
+// scan of the inner side.
+const (
+	IndexJoinMaxOuter = 4096
+	IndexJoinRatio    = 8
+	// IndexJoinBatch is the outer rows joined per lookup.
+	IndexJoinBatch = 1024
+)
+
+// Inner is the side of an index nested-loop join looked up by key.
+func (j *Join) Inner() (inner, outer Node) {
+	if j.Kind == Right {
+		return j.Left, j.Right
+	}
+	return j.Right, j.Left
+}
+
+// ChooseIndexJoins is the index-join rule, bottom up: an inner, left or
+// right join with keys whose outer side is a Scan of few rows and whose
+// inner side is a Scan of many, with an index on the inner column of one
+// `=` key (usable says the key's two sides suit a lookup), becomes an
+// index nested-loop join.
+func ChooseIndexJoins(ctx context.Context, n Node, b Binding, usable func(outer, inner sqlparse.Expr) bool) {
+	j, ok := n.(*Join)
+	if !ok {
+		return
+	}
+	ChooseIndexJoins(ctx, j.Left, b, usable)
+	ChooseIndexJoins(ctx, j.Right, b, usable)
+	if len(j.Keys) == 0 || j.Kind == Full {
+		return
+	}
+	innerNode, outerNode := j.Inner()
+	is, ok1 := innerNode.(*Scan)
+	os, ok2 := outerNode.(*Scan)
+	if !ok1 || !ok2 {
+		return
+	}
+	ist, ok1 := is.Table.(Stats)
+	ost, ok2 := os.Table.(Stats)
+	if !ok1 || !ok2 {
+		return
+	}
+	outerRows, ok1 := ost.RowCount(ctx)
+	innerRows, ok2 := ist.RowCount(ctx)
+	if !ok1 || !ok2 || outerRows > IndexJoinMaxOuter || outerRows*IndexJoinRatio > innerRows {
+		return
+	}
+	for i, k := range j.Keys {
+		if k.NullSafe {
+			continue // IN matches no NULL
+		}
+		ie, oe := k.R, k.L
+		if j.Kind == Right {
+			ie, oe = k.L, k.R
+		}
+		ref, ok := sqlparse.StripParens(ie).(*sqlparse.ColumnRef)
+		if !ok || !usable(oe, ie) {
+			continue
+		}
+		slots, ok := b.SlotsOf(ref)
+		if !ok || len(slots) != 1 || slots[0] < is.Lo || slots[0] >= is.Hi {
+			continue
+		}
+		col := slots[0] - is.Lo
+		if idx, lit := ist.LookupIndex(col); idx != "" {
+			sample := &sqlparse.InList{X: &sqlparse.ColumnRef{Column: is.Table.ColumnNames()[col]}, List: []sqlparse.Expr{lit}}
+			j.Lookup = &IndexJoin{Key: i, Column: col, Index: idx, Sample: sample, OuterRows: outerRows, InnerRows: innerRows}
+			return
+		}
+	}
+}
