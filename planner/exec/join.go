@@ -69,6 +69,7 @@ type joinRec struct {
 	Row  []any
 	Key  []any
 	Null bool
+	h    string // Hash(Key), when hashed and not Null (not written to files)
 }
 
 // recSource yields a join input's records; ok is false at the end.
@@ -77,6 +78,7 @@ type recSource func() (r joinRec, ok bool, err error)
 type buildRow struct {
 	row     []any
 	key     []any
+	h       string
 	null    bool
 	matched bool
 }
@@ -147,8 +149,8 @@ func (j *joiner) opSource(op Operator, key func([]any) ([]any, error)) recSource
 				return joinRec{}, false, err
 			}
 			r.Key = k
-			_, ok := j.spec.Hash(k)
-			r.Null = !ok
+			h, ok := j.spec.Hash(k)
+			r.h, r.Null = h, !ok
 		}
 		return r, true, nil
 	}
@@ -215,11 +217,10 @@ func (j *joiner) run(build, probe recSource, depth int, buildDone func()) error 
 		}
 		charged += n
 		if j.hashed && !r.Null {
-			h, _ := j.spec.Hash(r.Key)
-			table[h] = append(table[h], len(all))
+			table[r.h] = append(table[r.h], len(all))
 		}
 		// Copied: an operator's rows are valid until its next batch.
-		all = append(all, buildRow{row: append([]any(nil), r.Row...), key: r.Key, null: r.Null})
+		all = append(all, buildRow{row: append([]any(nil), r.Row...), key: r.Key, h: r.h, null: r.Null})
 	}
 	if buildDone != nil {
 		buildDone()
@@ -251,8 +252,7 @@ func (j *joiner) run(build, probe recSource, depth int, buildDone func()) error 
 		if j.hashed {
 			cands = nil
 			if !p.Null {
-				h, _ := j.spec.Hash(p.Key)
-				cands = table[h]
+				cands = table[p.h]
 			}
 		}
 		matched := false
@@ -315,13 +315,12 @@ func (j *joiner) partition(held []buildRow, cur joinRec, build, probe recSource,
 	write := func(parts []*spillFile, r joinRec) error {
 		i := 0
 		if !r.Null {
-			h, _ := j.spec.Hash(r.Key)
-			i = partitionOf(h, depth)
+			i = partitionOf(r.h, depth)
 		}
 		return parts[i].write(r)
 	}
 	for i, b := range held {
-		if err := write(bparts, joinRec{Row: b.row, Key: b.key, Null: b.null}); err != nil {
+		if err := write(bparts, joinRec{Row: b.row, Key: b.key, Null: b.null, h: b.h}); err != nil {
 			return err
 		}
 		held[i] = buildRow{}
@@ -381,7 +380,7 @@ func (j *joiner) partition(held []buildRow, cur joinRec, build, probe recSource,
 		}
 	}
 	for i := range bparts {
-		err := j.run(bparts[i].source(j.ctx), pparts[i].source(j.ctx), depth+1, nil)
+		err := j.run(bparts[i].source(j.ctx, j.spec.Hash), pparts[i].source(j.ctx, j.spec.Hash), depth+1, nil)
 		j.spill.remove(bparts[i])
 		j.spill.remove(pparts[i])
 		if err != nil {

@@ -112,8 +112,8 @@ func (f *spillFile) finish() error {
 	return nil
 }
 
-// source reads the file's records back.
-func (f *spillFile) source(ctx context.Context) recSource {
+// source reads the file's records back (hash recomputes their hashes).
+func (f *spillFile) source(ctx context.Context, hash func([]any) (string, bool)) recSource {
 	dec := gob.NewDecoder(bufio.NewReaderSize(f.f, spillBuffer))
 	var read int64
 	return func() (joinRec, bool, error) {
@@ -132,6 +132,9 @@ func (f *spillFile) source(ctx context.Context) recSource {
 				err = io.ErrUnexpectedEOF
 			}
 			return joinRec{}, false, &SpillError{fmt.Errorf("decode: %w", err)}
+		}
+		if !r.Null {
+			r.h, _ = hash(r.Key)
 		}
 		return r, true, nil
 	}
