@@ -22,8 +22,9 @@
 // A SELECT whose FROM joins relations is one tree end to end (join.go,
 // tree.go): the FROM clause is built by buildFrom into Scan and Join
 // nodes, names are bound by planner/expr, the rules of planner/plan push
-// filters and projection into the scans and choose hash or nested-loop
-// joins, and above the join stand Filter (WHERE's remainder), Aggregate
+// filters and projection into the scans and choose hash (spilling
+// partitions past the budget), index nested-loop or nested-loop joins,
+// and above the join stand Filter (WHERE's remainder), Aggregate
 // and a HAVING Filter, Sort (top-k under LIMIT, else the spilling sort of
 // spill.go), Limit and Project, each run by a planner/exec operator. The
 // scans are the single-table paths behind the plan.Table seam

@@ -33,7 +33,11 @@ import (
 // run as hash joins: the build side is held in memory within
 // Options.JoinMemory, and past it both sides are partitioned to files in
 // the spill directory (a grace hash join, exec/spill.go; with
-// Options.NoSpill the join fails with exec.ErrBudgetExceeded). Others run
+// Options.NoSpill the join fails with exec.ErrBudgetExceeded). A join of
+// a small table to one at least plan.IndexJoinRatio times bigger with an
+// index on the key column (plan.Stats, from the table's manifest) runs as
+// an index nested-loop join instead: the inner table is scanned with
+// `col IN (a batch of outer keys)`, which its index answers. Others run
 // as nested loops, their build side within the budget.
 //
 // What runs above the joined rows (the rest of WHERE, GROUP BY and
