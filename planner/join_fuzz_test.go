@@ -10,6 +10,7 @@ import (
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/manifest"
+	"github.com/lancecat/lancecat/planner/exec"
 	"github.com/lancecat/lancecat/sqlparse"
 )
 
@@ -33,6 +34,8 @@ func FuzzJoinPlanner(f *testing.F) {
 		{"c.id <=> o.id", "x.y"},
 		{"NULL", "1"},
 		{"c.id = o.id AND c.id IN (1, 2)", "SUM(o.amount)"},
+		{"c.id <=> o.id AND c.name <> 'x'", "c.name, o.oid"},
+		{"o.amount > 5", "*"},
 	} {
 		f.Add(s[0], s[1])
 	}
@@ -43,6 +46,7 @@ func FuzzJoinPlanner(f *testing.F) {
 	}
 	f.Cleanup(func() { lc.Close() })
 	sess := NewSession(lc.Catalog, Options{Store: lc.Store, JoinMemory: 1 << 20})
+	spillDir := f.TempDir()
 	fx := &fixture{s: sess}
 	setup := []string{
 		`CREATE TABLE c (id BIGINT, name VARCHAR(20), city VARCHAR(20))`,
@@ -81,7 +85,8 @@ func FuzzJoinPlanner(f *testing.F) {
 			if err != nil {
 				var ce *catalog.Error
 				var pe *sqlparse.Error
-				if !errors.As(err, &ce) && !errors.As(err, &pe) && !errors.Is(err, context.DeadlineExceeded) {
+				var be *exec.BudgetError
+				if !errors.As(err, &ce) && !errors.As(err, &pe) && !errors.As(err, &be) && !errors.Is(err, context.DeadlineExceeded) {
 					t.Fatalf("%s: untyped error %T: %v", q, err, err)
 				}
 				return 0, false
@@ -95,8 +100,28 @@ func FuzzJoinPlanner(f *testing.F) {
 		if ok1 && ok2 && n1 != n2 || ok1 && ok3 && n1 != n3 {
 			t.Fatalf("ON %s: %d rows (ON), %d (WHERE), %d (nested loop)", cond, n1, n2, n3)
 		}
-		if n, ok := run(fmt.Sprintf("SELECT c.name FROM c LEFT JOIN o ON %s", cond)); ok && n < 6 {
-			t.Fatalf("LEFT JOIN ON %s: %d rows, fewer than the 6 left rows", cond, n)
+		nl, okl := run(fmt.Sprintf("SELECT c.name FROM c LEFT JOIN o ON %s", cond))
+		if okl && nl < 6 {
+			t.Fatalf("LEFT JOIN ON %s: %d rows, fewer than the 6 left rows", cond, nl)
+		}
+		// FULL = LEFT + RIGHT - INNER, hashed or as a nested loop.
+		nr, okr := run(fmt.Sprintf("SELECT c.name FROM c RIGHT JOIN o ON %s", cond))
+		nf, okf := run(fmt.Sprintf("SELECT c.name, o.oid FROM c FULL JOIN o ON %s", cond))
+		nf2, okf2 := run(fmt.Sprintf("SELECT c.name, o.oid FROM c FULL JOIN o ON NOT NOT (%s)", cond))
+		if ok1 && okl && okr && okf && nf != nl+nr-n1 || okf && okf2 && nf != nf2 {
+			t.Fatalf("FULL JOIN ON %s: %d rows (hash), %d (nested loop), want LEFT %d + RIGHT %d - INNER %d", cond, nf, nf2, nl, nr, n1)
+		}
+		// A hash join spilled to disk (the 5 rows of o pass 400 bytes)
+		// gives the in-memory join's rows.
+		if ok1 {
+			sess.opts.JoinMemory, sess.opts.SpillDir = 400, spillDir
+			ns, oks := func() (int, bool) {
+				defer func() { sess.opts.JoinMemory, sess.opts.SpillDir = 1<<20, "" }()
+				return run(fmt.Sprintf("SELECT c.name, o.oid FROM c JOIN o ON %s", cond))
+			}()
+			if oks && ns != n1 {
+				t.Fatalf("ON %s: %d rows spilled, %d in memory", cond, ns, n1)
+			}
 		}
 	})
 }
