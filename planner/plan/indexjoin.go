@@ -70,8 +70,8 @@ func ChooseIndexJoins(ctx context.Context, n Node, b Binding, usable func(outer,
 	innerNode, outerNode := j.Inner()
 	is, ok1 := innerNode.(*Scan)
 	os, ok2 := outerNode.(*Scan)
-	if !ok1 || !ok2 {
-		return
+	if !ok1 || !ok2 || is.Spec.Limit >= 0 {
+		return // a LIMIT on the inner scan would apply per lookup
 	}
 	ist, ok1 := is.Table.(Stats)
 	ost, ok2 := os.Table.(Stats)
