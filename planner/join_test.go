@@ -444,11 +444,13 @@ func TestIndexJoin(t *testing.T) {
 			t.Errorf("%s: the index join's rows differ from the hash join's (%d vs %d bytes)", tc.q, len(got), len(want))
 		}
 	}
-	// Not chosen: both sides big, a FULL JOIN, no index on the key.
+	// Not chosen: both sides big, a FULL JOIN, no index on the key, a
+	// pushed predicate on the inner key column already.
 	for _, q := range []string{
 		"SELECT 1 FROM big a JOIN big b ON a.k = b.k",
 		"SELECT 1 FROM small FULL JOIN big ON small.k = big.k",
 		"SELECT 1 FROM small JOIN big ON small.n = big.v",
+		"SELECT 1 FROM small JOIN big ON small.k = big.k WHERE big.k = 5",
 	} {
 		for _, r := range f.rows("EXPLAIN " + q) {
 			if strings.Contains(r[0].(string), "IndexNestedLoopJoin") {

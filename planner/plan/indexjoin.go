@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"strings"
 
 	"github.com/lancecat/lancecat/sqlparse"
 )
@@ -55,8 +56,8 @@ func (j *Join) Inner() (inner, outer Node) {
 // ChooseIndexJoins is the index-join rule, bottom up: an inner, left or
 // right join with keys whose outer side is a Scan of few rows and whose
 // inner side is a Scan of many, with an index on the inner column of one
-// `=` key (usable says the key's two sides suit a lookup), becomes an
-// index nested-loop join.
+// `=` key (usable says the key's two sides suit a lookup) and no pushed
+// predicate on that column already, becomes an index nested-loop join.
 func ChooseIndexJoins(ctx context.Context, n Node, b Binding, usable func(outer, inner sqlparse.Expr) bool) {
 	j, ok := n.(*Join)
 	if !ok {
@@ -100,10 +101,30 @@ func ChooseIndexJoins(ctx context.Context, n Node, b Binding, usable func(outer,
 			continue
 		}
 		col := slots[0] - is.Lo
+		if restricts(is.Spec.Predicates, is.Table.ColumnNames()[col]) {
+			// A pushed predicate on the key column already narrows the
+			// inner scan (through the same index): a lookup adds nothing.
+			return
+		}
 		if idx, lit := ist.LookupIndex(col); idx != "" {
 			sample := &sqlparse.InList{X: &sqlparse.ColumnRef{Column: is.Table.ColumnNames()[col]}, List: []sqlparse.Expr{lit}}
 			j.Lookup = &IndexJoin{Key: i, Column: col, Index: idx, Sample: sample, OuterRows: outerRows, InnerRows: innerRows}
 			return
 		}
 	}
+}
+
+// restricts reports whether a predicate (over the relation's own column
+// names) reads column name.
+func restricts(preds []sqlparse.Expr, name string) bool {
+	found := false
+	for _, p := range preds {
+		sqlparse.Inspect(p, func(e sqlparse.Expr) bool {
+			if ref, ok := e.(*sqlparse.ColumnRef); ok && strings.EqualFold(ref.Column, name) {
+				found = true
+			}
+			return !found
+		})
+	}
+	return found
 }
