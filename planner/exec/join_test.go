@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // source is an operator over fixed rows that records whether it was closed.
@@ -199,6 +200,7 @@ func spillRows(n, keys int, tag string) [][]any {
 			k = nil
 		}
 		rows[i] = []any{k, fmt.Sprintf("%s%d-%s", tag, i, strings.Repeat("p", i%13))}
+
 	}
 	return rows
 }
@@ -289,4 +291,26 @@ func TestJoinSpillStopAndCancel(t *testing.T) {
 		t.Errorf("one huge key: got %v, want the budget error", err)
 	}
 	area.check(t, "one huge key")
+}
+
+// TestJoinSpillValues: values of every kind a row holds come back from
+// the partition files as they went in.
+func TestJoinSpillValues(t *testing.T) {
+	kinds := []any{[]any{int64(1), "x"}, map[string]any{"a": float32(2)}, []float32{1, 2}, time.Unix(7, 0).UTC(),
+		[]byte("b"), uint64(9), 2.5, true, nil, "s"}
+	var left, right [][]any
+	for i := 0; i < 400; i++ {
+		left = append(left, []any{int64(i % 50), kinds[i%len(kinds)]})
+		right = append(right, []any{int64(i % 60), kinds[(i+3)%len(kinds)]})
+	}
+	var c bool
+	spec := JoinSpec{Kind: FullJoin, LeftWidth: 2, RightWidth: 2, LeftKey: intKey, RightKey: intKey, Hash: hash, KeyEqual: eq, Budget: NewBudget(0)}
+	want := collect(t, Join(context.Background(), rowsOf(&c, left...), rowsOf(&c, right...), spec))
+	area := &dirArea{dir: t.TempDir()}
+	spec.Budget, spec.Spill = NewBudget(4<<10), area
+	got := collect(t, Join(context.Background(), rowsOf(&c, left...), rowsOf(&c, right...), spec))
+	if !slices.Equal(got, want) || area.acquired == 0 {
+		t.Errorf("spilled %d rows (spilled: %v), in memory %d", len(got), area.acquired > 0, len(want))
+	}
+	area.check(t, "values")
 }

@@ -37,7 +37,11 @@ const (
 )
 
 func init() {
+	// Values of rows that gob carries inside interfaces: times, and
+	// lists and structs as []any and map[string]any.
 	gob.Register(time.Time{})
+	gob.Register([]any(nil))
+	gob.Register(map[string]any(nil))
 }
 
 // partitionOf is the partition of hash h at level depth (each level
