@@ -96,6 +96,8 @@ func (env *rowEnv) argInfo(e sqlparse.Expr) expr.Arg {
 			}
 		case sqlparse.LitString:
 			a.Kind = sqltypes.KindString
+		case sqlparse.LitBool:
+			a.Kind = sqltypes.KindBool // JSON_ARRAY(TRUE) is [true]
 		case sqlparse.LitUint:
 			a.Kind = sqltypes.KindUint
 		}
@@ -234,6 +236,8 @@ func columnKind(c Column) expr.Kind {
 		return sqltypes.KindBinary
 	case t == "NULL":
 		return expr.KindNull
+	case t == "JSON":
+		return sqltypes.KindJSON
 	}
 	return sqltypes.KindString
 }
@@ -260,6 +264,8 @@ func kindColumn(k expr.Kind, label string) Column {
 		return Column{Name: label, DatabaseType: "DATETIME", Nullable: true, scan: scanNullTime}
 	case sqltypes.KindTime:
 		return Column{Name: label, DatabaseType: "TIME", Nullable: true, scan: scanNullString}
+	case sqltypes.KindJSON:
+		return Column{Name: label, DatabaseType: "JSON", Nullable: true, scan: scanNullString}
 	}
 	return varcharNull(label)
 }
