@@ -20,6 +20,9 @@ SELECT id, JSON_EXTRACT(doc, '$.tags[*]'), JSON_EXTRACT(doc, '$[last]'), JSON_EX
 -- JSON in WHERE.
 SELECT id FROM docs WHERE doc->'$.age' > 26;
 SELECT id FROM docs WHERE doc->>'$.addr.city' = 'Oslo';
+-- A JSON operand compares and computes as its scalar (MySQL 8).
+SELECT id FROM docs WHERE doc->'$.name' = 'Alice';
+SELECT id, doc->'$.age' * 2, doc->'$.age' + 0.5 FROM docs WHERE doc->'$.age' IS NOT NULL ORDER BY id;
 SELECT id FROM docs WHERE JSON_CONTAINS(doc, '"a"', '$.tags');
 SELECT id FROM docs WHERE JSON_CONTAINS_PATH(doc, 'one', '$.addr.zip', '$[2]') ORDER BY id;
 SELECT id FROM docs WHERE JSON_TYPE(doc) = 'ARRAY';
