@@ -44,3 +44,8 @@ SELECT JSON_CONTAINS_PATH('{}', 'some', '$');
 SELECT JSON_OBJECT(NULL, 1);
 SELECT JSON_EXTRACT(1, '$');
 SELECT CAST('[1,' AS JSON);
+-- CREATE TABLE ... AS SELECT keeps JSON columns and makes computed JSON values JSON columns.
+CREATE TABLE derived AS SELECT id, doc->'$.tags' AS tags, JSON_OBJECT('id', id) AS o FROM docs WHERE id < 3;
+DESCRIBE derived;
+INSERT INTO derived SELECT 9, JSON_ARRAY('z'), CAST('{"id": 9}' AS JSON);
+SELECT * FROM derived ORDER BY id;
