@@ -155,11 +155,8 @@ func appendJSONColumn(fb array.Builder, f arrow.Field, v any) error {
 		}
 		doc = d
 	default:
-		d, ok := JSONScalar(v)
-		if !ok {
-			return fmt.Errorf("%s is not a JSON value", Describe(v))
-		}
-		doc = d
+		// A number or boolean is not JSON text: MySQL asks for a CAST.
+		return &JSONError{Where: "column " + f.Name, Reason: "not a JSON text, may need CAST", Offset: 0}
 	}
 	switch b := fb.(type) {
 	case *array.BinaryBuilder: // large_binary too

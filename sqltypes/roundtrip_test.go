@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -163,7 +164,7 @@ func TestJSONColumn(t *testing.T) {
 	}
 	b := array.NewBuilder(memory.DefaultAllocator, f.Type)
 	defer b.Release()
-	in := []any{`{"b":[1,2],"a":1}`, nil, `null`, int64(-3), 1.5, true, []byte(`"x"`)}
+	in := []any{`{"b":[1,2],"a":1}`, nil, `null`, `-3`, `1.5e0`, ` true `, []byte(`"x"`)}
 	want := []any{`{"a": 1, "b": [1, 2]}`, nil, `null`, `-3`, `1.5`, `true`, `"x"`}
 	for _, v := range in {
 		if err := Append(b, f, v); err != nil {
@@ -173,6 +174,9 @@ func TestJSONColumn(t *testing.T) {
 	var je *JSONError
 	if err := Append(b, f, `{"a":}`); !errors.Is(err, ErrInvalidJSON) || !errors.As(err, &je) || je.Offset != 5 {
 		t.Errorf("Append invalid JSON text: %v, want error 3140 at 5", err)
+	}
+	if err := Append(b, f, int64(1)); !errors.Is(err, ErrInvalidJSON) || !strings.Contains(err.Error(), "may need CAST") {
+		t.Errorf("Append a number: %v, want error 3140 (may need CAST)", err)
 	}
 	arr := b.NewArray()
 	defer arr.Release()

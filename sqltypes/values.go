@@ -287,10 +287,10 @@ func timeOfDayText(v int64, unit arrow.TimeUnit) string {
 //	VECTOR(n)           '[x, y, ...]' (JSON array of n numbers)
 //	LIST, STRUCT, ...   JSON text as Reader prints it ('[1,2]', '{"a":1}')
 //
-//	JSON                JSON text (strings, []byte; invalid text is MySQL's
-//	                    error 3140, ErrInvalidJSON), numbers and booleans as
-//	                    JSON scalars; stored as JSONB (lance.json) or text
-//	                    (arrow.json)
+//	JSON                JSON text (strings, []byte), stored as JSONB
+//	                    (lance.json) or text (arrow.json); invalid text, and a
+//	                    number or boolean (MySQL wants CAST(x AS JSON)), is
+//	                    MySQL's error 3140 (*JSONError, ErrInvalidJSON)
 func Append(fb array.Builder, f arrow.Field, v any) error {
 	if v == nil {
 		fb.AppendNull()

@@ -11,6 +11,8 @@ INSERT INTO docs VALUES
 -- Invalid JSON text is MySQL's error 3140 and writes nothing.
 INSERT INTO docs VALUES (6, '{"name": }');
 INSERT INTO docs VALUES (6, 'not json');
+-- A number is not JSON text (MySQL asks for CAST(x AS JSON)).
+INSERT INTO docs VALUES (6, 1);
 SELECT id, doc FROM docs ORDER BY id;
 -- SQL NULL and JSON null.
 SELECT id, doc IS NULL, JSON_TYPE(doc) FROM docs ORDER BY id;
@@ -49,3 +51,5 @@ CREATE TABLE derived AS SELECT id, doc->'$.tags' AS tags, JSON_OBJECT('id', id) 
 DESCRIBE derived;
 INSERT INTO derived SELECT 9, JSON_ARRAY('z'), CAST('{"id": 9}' AS JSON);
 SELECT * FROM derived ORDER BY id;
+INSERT INTO docs SELECT 6, CAST(1 AS JSON) UNION ALL SELECT 7, JSON_QUOTE('q');
+SELECT id, doc, JSON_TYPE(doc) FROM docs WHERE id > 5 ORDER BY id;
