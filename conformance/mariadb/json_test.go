@@ -83,6 +83,16 @@ var jsonCases = []struct {
 	{`JSON_ARRAY_APPEND('["a", ["b", "c"], "d"]', '$[1]', 1)`, true},
 	{`JSON_ARRAY_APPEND('["a", ["b", "c"], "d"]', '$[0]', 2)`, true},
 	{`JSON_ARRAY_APPEND('{"a": 1, "b": [2, 3], "c": 4}', '$.c', 'y')`, true},
+	{`JSON_MERGE_PRESERVE('{ "a": 1, "b": 2 }', '{ "a": 3, "c": 4 }', '{ "a": 5, "d": 6 }')`, true},
+	{`JSON_MERGE_PRESERVE('[1, 2]', '{"id": 47}')`, true},
+	{`JSON_MERGE_PRESERVE('1', 'true')`, true},
+	{`JSON_MERGE_PATCH('{ "a": 1, "b": 2 }', '{ "a": 3, "c": 4 }', '{ "a": 5, "d": 6 }')`, true},
+	{`JSON_MERGE_PATCH('{"a": 1, "b": 2}', '{"b": null}')`, true},
+	{`JSON_MERGE_PATCH('[1, 2]', '{"id": 47}')`, true},
+	{`JSON_OVERLAPS('[1, 3, 5, 7]', '[2, 5, 7]')`, false},
+	{`JSON_OVERLAPS('[1, 3, 5, 7]', '[2, 6, 8]')`, false},
+	{`JSON_OVERLAPS('{"a": 1, "b": 10, "d": 10}', '{"c": 1, "e": 10, "f": 1, "d": 10}')`, false},
+	{`JSON_OVERLAPS('[4, 5, 6, 7]', '6')`, false},
 }
 
 func queryOne(ctx context.Context, db *sql.DB, q string) (sql.NullString, error) {

@@ -21,6 +21,9 @@ import (
 // a JSON argument is that document, a string is a JSON string, numbers are
 // numbers, TRUE/FALSE booleans and NULL JSON null.
 //
+// Also JSON_MERGE_PRESERVE (JSON_MERGE), JSON_MERGE_PATCH, JSON_OVERLAPS and
+// JSON_PRETTY.
+//
 // Paths are MySQL's: $, .key, ."quoted key", .*, [n], [last], [last-n],
 // [m to n], [*] and **; functions that change a document take no
 // wildcards or ranges (error 3149).
@@ -53,6 +56,10 @@ func init() {
 		&Func{Name: "JSON_REPLACE", MinArgs: 3, MaxArgs: -1, Result: jsonResult, Eval: func(c *Call, a []any) (any, error) { return jsonModify(c, a, modReplace) }},
 		&Func{Name: "JSON_ARRAY_APPEND", MinArgs: 3, MaxArgs: -1, Result: jsonResult, Eval: func(c *Call, a []any) (any, error) { return jsonModify(c, a, modAppend) }},
 		&Func{Name: "JSON_REMOVE", MinArgs: 2, MaxArgs: -1, Result: jsonResult, Eval: evalJSONRemove},
+		&Func{Name: "JSON_MERGE_PRESERVE", Aliases: []string{"JSON_MERGE"}, MinArgs: 2, MaxArgs: -1, Result: jsonResult, Eval: func(c *Call, a []any) (any, error) { return jsonMerge(c, a, mergePreserve) }},
+		&Func{Name: "JSON_MERGE_PATCH", MinArgs: 2, MaxArgs: -1, Result: jsonResult, Eval: func(c *Call, a []any) (any, error) { return jsonMerge(c, a, mergePatch) }},
+		&Func{Name: "JSON_OVERLAPS", MinArgs: 2, MaxArgs: 2, Result: resultInt, Eval: evalJSONOverlaps},
+		&Func{Name: "JSON_PRETTY", MinArgs: 1, MaxArgs: 1, Result: resultString, Eval: evalJSONPretty},
 	)
 }
 
@@ -132,8 +139,12 @@ func jsonValue(c *Call, a []any, i int) (any, error) {
 	return ToString(v), nil
 }
 
-// jsonOut is a JSON result: its normalized text, NULL past MaxValueBytes.
+// jsonOut is a JSON result: its normalized text, NULL past MaxValueBytes;
+// a document nested deeper than MySQL's bound is its error 3157.
 func jsonOut(c *Call, v any) (any, error) {
+	if jsonb.Depth(v) > jsonb.MaxDepth {
+		return nil, &JSONError{Code: 3157, Msg: fmt.Sprintf("The JSON document exceeds the maximum depth %d in the result of %s.", jsonb.MaxDepth, c.fname())}
+	}
 	s := jsonb.Format(v)
 	if tooLong(c, len(s)) {
 		return nil, nil
@@ -640,26 +651,7 @@ func evalJSONDepth(c *Call, a []any) (any, error) {
 	if err != nil || !ok {
 		return nil, err
 	}
-	var depth func(v any) int64
-	depth = func(v any) int64 {
-		var members []any
-		switch x := v.(type) {
-		case []any:
-			members = x
-		case *jsonb.Object:
-			members = x.Vals
-		default:
-			return 1
-		}
-		d := int64(1)
-		for _, m := range members {
-			if e := depth(m) + 1; e > d {
-				d = e
-			}
-		}
-		return d
-	}
-	return depth(doc), nil
+	return int64(jsonb.Depth(doc)), nil
 }
 
 func evalJSONKeys(c *Call, a []any) (any, error) {
@@ -990,6 +982,132 @@ func removeAt(doc any, legs []pathLeg) any {
 		return arr
 	}
 	return doc
+}
+
+// mergePreserve is JSON_MERGE_PRESERVE of two documents: arrays
+// concatenate (a non-array is an array of one), objects merge with the
+// values of common keys merged in turn.
+func mergePreserve(a, b any) any {
+	ao, aObj := a.(*jsonb.Object)
+	bo, bObj := b.(*jsonb.Object)
+	if aObj && bObj {
+		for i, k := range bo.Keys {
+			if m, ok := ao.Get(k); ok {
+				ao.Set(k, mergePreserve(m, bo.Vals[i]))
+			} else {
+				ao.Set(k, bo.Vals[i])
+			}
+		}
+		return ao
+	}
+	wrap := func(v any) []any {
+		if arr, ok := v.([]any); ok {
+			return arr
+		}
+		return []any{v}
+	}
+	return append(wrap(a), wrap(b)...)
+}
+
+// mergePatch is JSON_MERGE_PATCH of two documents (RFC 7396): a
+// non-object patch replaces; an object patch sets its members, a null
+// member removing the key.
+func mergePatch(a, b any) any {
+	bo, ok := b.(*jsonb.Object)
+	if !ok {
+		return b
+	}
+	ao, ok := a.(*jsonb.Object)
+	if !ok {
+		ao = &jsonb.Object{}
+	}
+	for i, k := range bo.Keys {
+		if bo.Vals[i] == nil {
+			ao.Delete(k)
+			continue
+		}
+		m, _ := ao.Get(k)
+		ao.Set(k, mergePatch(m, bo.Vals[i]))
+	}
+	return ao
+}
+
+func jsonMerge(c *Call, a []any, merge func(a, b any) any) (any, error) {
+	var out any
+	for i := range a {
+		d, ok, err := jsonDoc(c, a, i)
+		if err != nil || !ok {
+			return nil, err
+		}
+		if i == 0 {
+			out = d
+		} else {
+			out = merge(out, d)
+		}
+	}
+	return jsonOut(c, out)
+}
+
+// jsonOverlaps is JSON_OVERLAPS: arrays share an element, objects a
+// member (key and value), a scalar is an element of an array or equal.
+func jsonOverlaps(a, b any) bool {
+	aa, aArr := a.([]any)
+	ba, bArr := b.([]any)
+	switch {
+	case aArr && bArr:
+		for _, x := range aa {
+			for _, y := range ba {
+				if jsonEqual(x, y) {
+					return true
+				}
+			}
+		}
+		return false
+	case aArr:
+		return jsonOverlaps(b, a)
+	case bArr:
+		for _, y := range ba {
+			if jsonEqual(a, y) {
+				return true
+			}
+		}
+		return false
+	}
+	ao, aObj := a.(*jsonb.Object)
+	bo, bObj := b.(*jsonb.Object)
+	if aObj && bObj {
+		for i, k := range ao.Keys {
+			if m, ok := bo.Get(k); ok && jsonEqual(ao.Vals[i], m) {
+				return true
+			}
+		}
+		return false
+	}
+	return jsonEqual(a, b)
+}
+
+func evalJSONOverlaps(c *Call, a []any) (any, error) {
+	x, ok, err := jsonDoc(c, a, 0)
+	if err != nil || !ok {
+		return nil, err
+	}
+	y, ok, err := jsonDoc(c, a, 1)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return boolInt(jsonOverlaps(x, y)), nil
+}
+
+func evalJSONPretty(c *Call, a []any) (any, error) {
+	d, ok, err := jsonDoc(c, a, 0)
+	if err != nil || !ok {
+		return nil, err
+	}
+	s := jsonb.Pretty(d)
+	if tooLong(c, len(s)) {
+		return nil, nil
+	}
+	return s, nil
 }
 
 // castJSON is CAST(v AS JSON): JSON text parsed (error 3140 for invalid

@@ -215,3 +215,51 @@ func TestJSONPathCost(t *testing.T) {
 		t.Errorf("costly path: %v", err)
 	}
 }
+
+func TestJSONMergeOverlapsPretty(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []any
+		want any
+	}{
+		{"JSON_MERGE_PRESERVE", []any{"[1, 2]", "[true, false]"}, "[1, 2, true, false]"},
+		{"JSON_MERGE_PRESERVE", []any{`{"name": "x"}`, `{"id": 47}`}, `{"id": 47, "name": "x"}`},
+		{"JSON_MERGE_PRESERVE", []any{"1", "true"}, "[1, true]"},
+		{"JSON_MERGE_PRESERVE", []any{"[1, 2]", `{"id": 47}`}, `[1, 2, {"id": 47}]`},
+		{"JSON_MERGE_PRESERVE", []any{`{ "a": 1, "b": 2 }`, `{ "a": 3, "c": 4 }`}, `{"a": [1, 3], "b": 2, "c": 4}`},
+		{"JSON_MERGE_PRESERVE", []any{`{ "a": 1, "b": 2 }`, `{ "a": 3, "c": 4 }`, `{ "a": 5, "d": 6 }`}, `{"a": [1, 3, 5], "b": 2, "c": 4, "d": 6}`},
+		{"JSON_MERGE", []any{"[1]", nil}, nil},
+		{"JSON_MERGE_PATCH", []any{"[1, 2]", "[true, false]"}, "[true, false]"},
+		{"JSON_MERGE_PATCH", []any{`{"name": "x"}`, `{"id": 47}`}, `{"id": 47, "name": "x"}`},
+		{"JSON_MERGE_PATCH", []any{"1", "true"}, "true"},
+		{"JSON_MERGE_PATCH", []any{"[1, 2]", `{"id": 47}`}, `{"id": 47}`},
+		{"JSON_MERGE_PATCH", []any{`{ "a": 1, "b":2 }`, `{ "a": 3, "c":4 }`}, `{"a": 3, "b": 2, "c": 4}`},
+		{"JSON_MERGE_PATCH", []any{`{ "a": 1, "b":2 }`, `{ "a": 3, "c":4 }`, `{ "a": 5, "d":6 }`}, `{"a": 5, "b": 2, "c": 4, "d": 6}`},
+		{"JSON_MERGE_PATCH", []any{`{"a":1, "b":2}`, `{"b":null}`}, `{"a": 1}`},
+		{"JSON_MERGE_PATCH", []any{`{"a":{"x":1}}`, `{"a":{"y":2}}`}, `{"a": {"x": 1, "y": 2}}`},
+		{"JSON_OVERLAPS", []any{"[1,3,5,7]", "[2,5,7]"}, int64(1)},
+		{"JSON_OVERLAPS", []any{"[1,3,5,7]", "[2,6,8]"}, int64(0)},
+		{"JSON_OVERLAPS", []any{"[[1,2],[3,4],5]", "[1,[2,3],[4,5]]"}, int64(0)},
+		{"JSON_OVERLAPS", []any{`{"a":1,"b":10,"d":10}`, `{"c":1,"e":10,"f":1,"d":10}`}, int64(1)},
+		{"JSON_OVERLAPS", []any{`{"a":1,"b":10,"d":10}`, `{"a":5,"e":10,"f":1,"d":20}`}, int64(0)},
+		{"JSON_OVERLAPS", []any{"5", "5"}, int64(1)},
+		{"JSON_OVERLAPS", []any{"[4,5,6,7]", "6"}, int64(1)},
+		{"JSON_OVERLAPS", []any{"[4,5,\"6\",7]", "6"}, int64(0)},
+		{"JSON_PRETTY", []any{"123"}, "123"},
+		{"JSON_PRETTY", []any{"[1,3,5]"}, "[\n  1,\n  3,\n  5\n]"},
+		{"JSON_PRETTY", []any{`{"a":"10","b":"15","x":"25"}`}, "{\n  \"a\": \"10\",\n  \"b\": \"15\",\n  \"x\": \"25\"\n}"},
+		{"JSON_PRETTY", []any{`["a",1,{"key1":"value1"},"5","77",{"key2":["value3","valueX","valueY"]},"j","2"]`},
+			"[\n  \"a\",\n  1,\n  {\n    \"key1\": \"value1\"\n  },\n  \"5\",\n  \"77\",\n  {\n    \"key2\": [\n      \"value3\",\n      \"valueX\",\n      \"valueY\"\n    ]\n  },\n  \"j\",\n  \"2\"\n]"},
+		{"JSON_PRETTY", []any{`{"e": [], "o": {}}`}, "{\n  \"e\": [],\n  \"o\": {}\n}"},
+	} {
+		got, err := jcall(t, c.name, c.args...)
+		if err != nil || got != c.want {
+			t.Errorf("%s%v = %#v, %v; want %#v", c.name, c.args, got, err, c.want)
+		}
+	}
+	// A result nested deeper than MySQL's 100 levels is error 3157.
+	deep := strings.Repeat("[", 100) + strings.Repeat("]", 100)
+	if _, err := jcall(t, "JSON_ARRAY", jsonArg(deep)); err == nil || !strings.Contains(err.Error(), "3157") {
+		t.Errorf("JSON_ARRAY of a 100-deep document: %v, want error 3157", err)
+	}
+}

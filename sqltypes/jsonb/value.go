@@ -506,3 +506,77 @@ func write(b *strings.Builder, v any) {
 		fmt.Fprintf(b, "%q", fmt.Sprint(x))
 	}
 }
+
+// Depth is the nesting depth of v as MySQL's JSON_DEPTH counts it: 1 for
+// a scalar or an empty container, one more per level of members.
+func Depth(v any) int {
+	var members []any
+	switch x := v.(type) {
+	case []any:
+		members = x
+	case *Object:
+		members = x.Vals
+	default:
+		return 1
+	}
+	d := 1
+	for _, m := range members {
+		if e := Depth(m) + 1; e > d {
+			d = e
+		}
+	}
+	return d
+}
+
+// Pretty prints v as MySQL's JSON_PRETTY does: one member per line,
+// indented by two spaces, `"key": value`; empty containers as [] and {}.
+func Pretty(v any) string {
+	var b strings.Builder
+	pretty(&b, v, 0)
+	return b.String()
+}
+
+func pretty(b *strings.Builder, v any, indent int) {
+	nl := func(n int) {
+		b.WriteByte('\n')
+		for i := 0; i < n; i++ {
+			b.WriteString("  ")
+		}
+	}
+	switch x := v.(type) {
+	case []any:
+		if len(x) == 0 {
+			b.WriteString("[]")
+			return
+		}
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			nl(indent + 1)
+			pretty(b, e, indent+1)
+		}
+		nl(indent)
+		b.WriteByte(']')
+	case *Object:
+		if len(x.Keys) == 0 {
+			b.WriteString("{}")
+			return
+		}
+		b.WriteByte('{')
+		for i, k := range x.Keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			nl(indent + 1)
+			quote(b, k)
+			b.WriteString(": ")
+			pretty(b, x.Vals[i], indent+1)
+		}
+		nl(indent)
+		b.WriteByte('}')
+	default:
+		write(b, v)
+	}
+}
