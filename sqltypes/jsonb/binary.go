@@ -84,20 +84,19 @@ func (e *CorruptError) Unwrap() error { return ErrInvalid }
 func Encode(v any) ([]byte, error) {
 	switch v.(type) {
 	case []any, *Object:
-		return appendContainer(nil, v, 0)
+		return appendContainer(make([]byte, 0, 256), v, 0)
 	}
-	var hdr [8]byte
-	binary.BigEndian.PutUint32(hdr[:4], scalarTag)
-	out := hdr[:]
-	typ, payload, err := scalar(v)
+	out := make([]byte, 8, 8+scalarSize(v))
+	binary.BigEndian.PutUint32(out, scalarTag)
+	out, typ, err := appendScalar(out, v)
 	if err != nil {
 		return nil, err
 	}
-	if len(payload) > entryLenMask {
+	if len(out)-8 > entryLenMask {
 		return nil, ErrTooLarge
 	}
-	binary.BigEndian.PutUint32(out[4:8], typ<<28|uint32(len(payload)))
-	return append(out, payload...), nil
+	binary.BigEndian.PutUint32(out[4:8], typ<<28|uint32(len(out)-8))
+	return out, nil
 }
 
 // EncodeText parses JSON text and returns its JSONB bytes.
@@ -109,66 +108,72 @@ func EncodeText(text string) ([]byte, error) {
 	return Encode(v)
 }
 
-// scalar returns the JEntry type and payload of a scalar.
-func scalar(v any) (uint32, []byte, error) {
+// appendScalar appends the payload of a scalar and returns its JEntry
+// type.
+func appendScalar(out []byte, v any) ([]byte, uint32, error) {
 	switch x := v.(type) {
 	case nil:
-		return entryNull, nil, nil
+		return out, entryNull, nil
 	case bool:
 		if x {
-			return entryTrue, nil, nil
+			return out, entryTrue, nil
 		}
-		return entryFalse, nil, nil
+		return out, entryFalse, nil
 	case string:
-		return entryString, []byte(x), nil
+		return append(out, x...), entryString, nil
 	case int64:
 		if x >= 0 {
-			return entryNumber, encodeUint(uint64(x)), nil
+			return appendUint(out, uint64(x)), entryNumber, nil
 		}
-		return entryNumber, encodeInt(x), nil
+		return appendInt(out, x), entryNumber, nil
 	case uint64:
-		return entryNumber, encodeUint(x), nil
+		return appendUint(out, x), entryNumber, nil
 	case float64:
 		switch {
 		case math.IsNaN(x):
-			return entryNumber, []byte{numNaN}, nil
+			return append(out, numNaN), entryNumber, nil
 		case math.IsInf(x, 1):
-			return entryNumber, []byte{numInf}, nil
+			return append(out, numInf), entryNumber, nil
 		case math.IsInf(x, -1):
-			return entryNumber, []byte{numNegInf}, nil
+			return append(out, numNegInf), entryNumber, nil
 		}
-		b := make([]byte, 9)
-		b[0] = numFloat
-		binary.BigEndian.PutUint64(b[1:], math.Float64bits(x))
-		return entryNumber, b, nil
+		return binary.BigEndian.AppendUint64(append(out, numFloat), math.Float64bits(x)), entryNumber, nil
 	}
-	return 0, nil, fmt.Errorf("%w: %T is not a JSON value", ErrInvalid, v)
+	return nil, 0, fmt.Errorf("%w: %T is not a JSON value", ErrInvalid, v)
 }
 
-func encodeUint(u uint64) []byte {
+func appendUint(out []byte, u uint64) []byte {
 	switch {
 	case u == 0:
-		return []byte{numZero}
+		return append(out, numZero)
 	case u <= math.MaxUint8:
-		return []byte{numUint, byte(u)}
+		return append(out, numUint, byte(u))
 	case u <= math.MaxUint16:
-		return binary.BigEndian.AppendUint16([]byte{numUint}, uint16(u))
+		return binary.BigEndian.AppendUint16(append(out, numUint), uint16(u))
 	case u <= math.MaxUint32:
-		return binary.BigEndian.AppendUint32([]byte{numUint}, uint32(u))
+		return binary.BigEndian.AppendUint32(append(out, numUint), uint32(u))
 	}
-	return binary.BigEndian.AppendUint64([]byte{numUint}, u)
+	return binary.BigEndian.AppendUint64(append(out, numUint), u)
 }
 
-func encodeInt(i int64) []byte {
+func appendInt(out []byte, i int64) []byte {
 	switch {
 	case i >= math.MinInt8:
-		return []byte{numInt, byte(int8(i))}
+		return append(out, numInt, byte(int8(i)))
 	case i >= math.MinInt16:
-		return binary.BigEndian.AppendUint16([]byte{numInt}, uint16(int16(i)))
+		return binary.BigEndian.AppendUint16(append(out, numInt), uint16(int16(i)))
 	case i >= math.MinInt32:
-		return binary.BigEndian.AppendUint32([]byte{numInt}, uint32(int32(i)))
+		return binary.BigEndian.AppendUint32(append(out, numInt), uint32(int32(i)))
 	}
-	return binary.BigEndian.AppendUint64([]byte{numInt}, uint64(i))
+	return binary.BigEndian.AppendUint64(append(out, numInt), uint64(i))
+}
+
+// scalarSize is the payload size of a scalar (an estimate for numbers).
+func scalarSize(v any) int {
+	if s, ok := v.(string); ok {
+		return len(s)
+	}
+	return 9
 }
 
 // appendContainer appends the container bytes of an array or object.
@@ -219,12 +224,10 @@ func appendContainer(out []byte, v any, depth int) ([]byte, error) {
 			}
 			typ = entryContainer
 		default:
-			t, payload, err := scalar(m)
-			if err != nil {
+			var err error
+			if out, typ, err = appendScalar(out, m); err != nil {
 				return nil, err
 			}
-			typ = t
-			out = append(out, payload...)
 		}
 		n := len(out) - start
 		if n > entryLenMask {

@@ -270,6 +270,20 @@ func hex4(s string) (rune, bool) {
 
 func (p *parser) str() (any, error) {
 	start := p.i
+	// Fast path: a string without escapes is a slice of the text.
+	for j := p.i + 1; j < len(p.s); j++ {
+		c := p.s[j]
+		if c == '"' {
+			if t := p.s[p.i+1 : j]; utf8.ValidString(t) {
+				p.i = j + 1
+				return t, nil
+			}
+			break
+		}
+		if c == '\\' || c < 0x20 {
+			break
+		}
+	}
 	p.i++ // "
 	var b strings.Builder
 	for {
