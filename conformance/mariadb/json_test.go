@@ -93,6 +93,12 @@ var jsonCases = []struct {
 	{`JSON_OVERLAPS('[1, 3, 5, 7]', '[2, 6, 8]')`, false},
 	{`JSON_OVERLAPS('{"a": 1, "b": 10, "d": 10}', '{"c": 1, "e": 10, "f": 1, "d": 10}')`, false},
 	{`JSON_OVERLAPS('[4, 5, 6, 7]', '6')`, false},
+	{`JSON_SEARCH('["abc", [{"k": "10"}, "def"], {"x": "abc"}, {"y": "bcd"}]', 'one', 'abc')`, false},
+	{`JSON_SEARCH('["abc", [{"k": "10"}, "def"], {"x": "abc"}, {"y": "bcd"}]', 'all', 'abc')`, true},
+	{`JSON_SEARCH('["abc", [{"k": "10"}, "def"], {"x": "abc"}, {"y": "bcd"}]', 'all', '10')`, false},
+	{`JSON_SEARCH('["abc", [{"k": "10"}, "def"], {"x": "abc"}, {"y": "bcd"}]', 'all', '%b%')`, true},
+	{`JSON_SEARCH('["abc", [{"k": "10"}, "def"], {"x": "abc"}, {"y": "bcd"}]', 'all', 'abc', NULL, '$[2]')`, false},
+	{`JSON_SEARCH('["abc", [{"k": "10"}, "def"], {"x": "abc"}, {"y": "bcd"}]', 'all', 'ghi')`, false},
 }
 
 func queryOne(ctx context.Context, db *sql.DB, q string) (sql.NullString, error) {

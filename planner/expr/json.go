@@ -21,8 +21,8 @@ import (
 // a JSON argument is that document, a string is a JSON string, numbers are
 // numbers, TRUE/FALSE booleans and NULL JSON null.
 //
-// Also JSON_MERGE_PRESERVE (JSON_MERGE), JSON_MERGE_PATCH, JSON_OVERLAPS and
-// JSON_PRETTY.
+// Also JSON_MERGE_PRESERVE (JSON_MERGE), JSON_MERGE_PATCH, JSON_OVERLAPS,
+// JSON_PRETTY and JSON_SEARCH.
 //
 // Paths are MySQL's: $, .key, ."quoted key", .*, [n], [last], [last-n],
 // [m to n], [*] and **; functions that change a document take no
@@ -60,6 +60,7 @@ func init() {
 		&Func{Name: "JSON_MERGE_PATCH", MinArgs: 2, MaxArgs: -1, Result: jsonResult, Eval: func(c *Call, a []any) (any, error) { return jsonMerge(c, a, mergePatch) }},
 		&Func{Name: "JSON_OVERLAPS", MinArgs: 2, MaxArgs: 2, Result: resultInt, Eval: evalJSONOverlaps},
 		&Func{Name: "JSON_PRETTY", MinArgs: 1, MaxArgs: 1, Result: resultString, Eval: evalJSONPretty},
+		&Func{Name: "JSON_SEARCH", MinArgs: 3, MaxArgs: -1, Result: jsonResult, Eval: evalJSONSearch},
 	)
 }
 
@@ -1108,6 +1109,200 @@ func evalJSONPretty(c *Call, a []any) (any, error) {
 		return nil, nil
 	}
 	return s, nil
+}
+
+// findPaths is find with the path of each value found, printed as MySQL
+// prints paths ($[1][0].k, $."a b").
+func (p *jsonPath) findPaths(doc any) ([]any, []string, error) {
+	var vals []any
+	var paths []string
+	steps := 0
+	var walk func(v any, legs []pathLeg, at string)
+	walk = func(v any, legs []pathLeg, at string) {
+		if steps++; steps > maxPathSteps {
+			return
+		}
+		if len(legs) == 0 {
+			vals, paths = append(vals, v), append(paths, at)
+			return
+		}
+		leg, rest := legs[0], legs[1:]
+		switch leg.kind {
+		case legMember, legAnyKey:
+			if o, ok := v.(*jsonb.Object); ok {
+				for i, k := range o.Keys {
+					if leg.kind == legAnyKey || k == leg.key {
+						walk(o.Vals[i], rest, at+"."+pathKey(k))
+					}
+				}
+			}
+		case legIndex, legRange, legAnyIndex:
+			arr, isArr := v.([]any)
+			if !isArr {
+				if leg.kind != legAnyIndex && leg.from.resolve(1) == 0 {
+					walk(v, rest, at)
+				}
+				return
+			}
+			lo, hi := 0, len(arr)-1
+			switch leg.kind {
+			case legIndex:
+				lo = leg.from.resolve(len(arr))
+				hi = lo
+			case legRange:
+				lo, hi = max(leg.from.resolve(len(arr)), 0), min(leg.to.resolve(len(arr)), len(arr)-1)
+			}
+			for k := lo; k <= hi; k++ {
+				if k >= 0 && k < len(arr) {
+					walk(arr[k], rest, at+"["+strconv.Itoa(k)+"]")
+				}
+			}
+		case legDeep:
+			walk(v, rest, at)
+			switch x := v.(type) {
+			case []any:
+				for k, m := range x {
+					walk(m, legs, at+"["+strconv.Itoa(k)+"]")
+				}
+			case *jsonb.Object:
+				for i, m := range x.Vals {
+					walk(m, legs, at+"."+pathKey(x.Keys[i]))
+				}
+			}
+		}
+	}
+	walk(doc, p.legs, "$")
+	if steps > maxPathSteps {
+		return nil, nil, errPathTooCostly
+	}
+	return vals, paths, nil
+}
+
+// pathKey is a member name in a printed path: bare when it is an
+// identifier, else quoted.
+func pathKey(k string) string {
+	if k != "" && !(k[0] >= '0' && k[0] <= '9') {
+		bare := true
+		for i := 0; i < len(k); i++ {
+			if !identChar(k[i]) {
+				bare = false
+				break
+			}
+		}
+		if bare {
+			return k
+		}
+	}
+	return jsonb.Quote(k)
+}
+
+// likeMatch is SQL LIKE over runes: % any run, _ one character, esc
+// escaping the next one (byte-wise comparison, as JSON_SEARCH's binary
+// collation).
+func likeMatch(s, pat []rune, esc rune) bool {
+	// Iterative with one backtrack point per %, linear in practice.
+	si, pi := 0, 0
+	starP, starS := -1, 0
+	for si < len(s) {
+		if pi < len(pat) {
+			c := pat[pi]
+			switch {
+			case c == '%':
+				starP, starS = pi, si
+				pi++
+				continue
+			case c == esc && pi+1 < len(pat):
+				if pat[pi+1] == s[si] {
+					pi += 2
+					si++
+					continue
+				}
+			case c == '_' || c == s[si]:
+				pi++
+				si++
+				continue
+			}
+		}
+		if starP < 0 {
+			return false
+		}
+		starS++
+		si, pi = starS, starP+1
+	}
+	for pi < len(pat) && pat[pi] == '%' {
+		pi++
+	}
+	return pi == len(pat)
+}
+
+func evalJSONSearch(c *Call, a []any) (any, error) {
+	doc, ok, err := jsonDoc(c, a, 0)
+	if err != nil || !ok || a[1] == nil || a[2] == nil {
+		return nil, err
+	}
+	mode := strings.ToLower(ToString(a[1]))
+	if mode != "one" && mode != "all" {
+		return nil, &JSONError{Code: 3150, Msg: "The oneOrAll argument to json_search may take these values: 'one' or 'all'."}
+	}
+	pat := []rune(ToString(a[2]))
+	esc := '\\'
+	if len(a) > 3 && a[3] != nil {
+		if e := []rune(ToString(a[3])); len(e) == 1 {
+			esc = e[0]
+		} else if len(e) > 1 {
+			return nil, fmt.Errorf("%w: incorrect arguments to ESCAPE", ErrInvalidArgument)
+		}
+	}
+	roots := []string{"$"}
+	vals := []any{doc}
+	if len(a) > 4 {
+		roots, vals = nil, nil
+		for i := 4; i < len(a); i++ {
+			if a[i] == nil {
+				return nil, nil
+			}
+			p, err := pathArg(c, a, i, true)
+			if err != nil {
+				return nil, err
+			}
+			v, at, err := p.findPaths(doc)
+			if err != nil {
+				return nil, err
+			}
+			vals, roots = append(vals, v...), append(roots, at...)
+		}
+	}
+	var found []any
+	seen := map[string]bool{}
+	for i, v := range vals {
+		deep := &jsonPath{legs: []pathLeg{{kind: legDeep}}}
+		strs, at, err := deep.findPaths(v)
+		if err != nil {
+			return nil, err
+		}
+		for j, sv := range strs {
+			str, isStr := sv.(string)
+			if !isStr || !likeMatch([]rune(str), pat, esc) {
+				continue
+			}
+			path := roots[i] + strings.TrimPrefix(at[j], "$")
+			if seen[path] {
+				continue
+			}
+			seen[path] = true
+			found = append(found, path)
+			if mode == "one" {
+				return jsonOut(c, path)
+			}
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, nil
+	case 1:
+		return jsonOut(c, found[0])
+	}
+	return jsonOut(c, found)
 }
 
 // castJSON is CAST(v AS JSON): JSON text parsed (error 3140 for invalid

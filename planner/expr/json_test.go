@@ -263,3 +263,42 @@ func TestJSONMergeOverlapsPretty(t *testing.T) {
 		t.Errorf("JSON_ARRAY of a 100-deep document: %v, want error 3157", err)
 	}
 }
+
+// TestJSONSearch: the manual's examples of JSON_SEARCH.
+func TestJSONSearch(t *testing.T) {
+	j := `["abc", [{"k": "10"}, "def"], {"x":"abc"}, {"y":"bcd"}]`
+	for _, c := range []struct {
+		args []any
+		want any
+	}{
+		{[]any{j, "one", "abc"}, `"$[0]"`},
+		{[]any{j, "all", "abc"}, `["$[0]", "$[2].x"]`},
+		{[]any{j, "all", "ghi"}, nil},
+		{[]any{j, "all", "10"}, `"$[1][0].k"`},
+		{[]any{j, "all", "10", nil, "$"}, `"$[1][0].k"`},
+		{[]any{j, "all", "10", nil, "$[*]"}, `"$[1][0].k"`},
+		{[]any{j, "all", "10", nil, "$**.k"}, `"$[1][0].k"`},
+		{[]any{j, "all", "10", nil, "$[*][0].k"}, `"$[1][0].k"`},
+		{[]any{j, "all", "10", nil, "$[1]"}, `"$[1][0].k"`},
+		{[]any{j, "all", "10", nil, "$[1][0]"}, `"$[1][0].k"`},
+		{[]any{j, "all", "abc", nil, "$[2]"}, `"$[2].x"`},
+		{[]any{j, "all", "%a%"}, `["$[0]", "$[2].x"]`},
+		{[]any{j, "all", "%b%"}, `["$[0]", "$[2].x", "$[3].y"]`},
+		{[]any{j, "all", "%b%", nil, "$[0]"}, `"$[0]"`},
+		{[]any{j, "all", "%b%", nil, "$[2]"}, `"$[2].x"`},
+		{[]any{j, "all", "%b%", nil, "$[1]"}, nil},
+		{[]any{j, "all", "%b%", "", "$[1]"}, nil},
+		{[]any{j, "all", "%b%", "", "$[3]"}, `"$[3].y"`},
+		{[]any{`{"a b": "x_y", "c": "xzy"}`, "all", `x\_y`}, `"$.\"a b\""`},
+		{[]any{`{"a b": "x_y", "c": "xzy"}`, "all", `x_y`}, `["$.c", "$.\"a b\""]`},
+		{[]any{j, "one", nil}, nil},
+	} {
+		got, err := jcall(t, "JSON_SEARCH", c.args...)
+		if err != nil || got != c.want {
+			t.Errorf("JSON_SEARCH%v = %#v, %v; want %#v", c.args, got, err, c.want)
+		}
+	}
+	if _, err := jcall(t, "JSON_SEARCH", j, "any", "x"); err == nil || !strings.Contains(err.Error(), "3150") {
+		t.Errorf("JSON_SEARCH with mode any: %v", err)
+	}
+}
