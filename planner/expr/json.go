@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lancecat/lancecat/sqlparse"
 	"github.com/lancecat/lancecat/sqltypes"
 	"github.com/lancecat/lancecat/sqltypes/jsonb"
 )
@@ -22,7 +23,7 @@ import (
 // numbers, TRUE/FALSE booleans and NULL JSON null.
 //
 // Also JSON_MERGE_PRESERVE (JSON_MERGE), JSON_MERGE_PATCH, JSON_OVERLAPS,
-// JSON_PRETTY and JSON_SEARCH.
+// JSON_PRETTY, JSON_SEARCH and x MEMBER OF (json_array).
 //
 // Paths are MySQL's: $, .key, ."quoted key", .*, [n], [last], [last-n],
 // [m to n], [*] and **; functions that change a document take no
@@ -61,6 +62,7 @@ func init() {
 		&Func{Name: "JSON_OVERLAPS", MinArgs: 2, MaxArgs: 2, Result: resultInt, Eval: evalJSONOverlaps},
 		&Func{Name: "JSON_PRETTY", MinArgs: 1, MaxArgs: 1, Result: resultString, Eval: evalJSONPretty},
 		&Func{Name: "JSON_SEARCH", MinArgs: 3, MaxArgs: -1, Result: jsonResult, Eval: evalJSONSearch},
+		&Func{Name: sqlparse.FuncMemberOf, MinArgs: 2, MaxArgs: 2, Result: resultInt, Eval: evalMemberOf},
 	)
 }
 
@@ -1303,6 +1305,33 @@ func evalJSONSearch(c *Call, a []any) (any, error) {
 		return jsonOut(c, found[0])
 	}
 	return jsonOut(c, found)
+}
+
+// evalMemberOf is x MEMBER OF (arr): x (a value argument: a string is a
+// JSON string, not parsed) is an element of the array (a non-array is an
+// array of one).
+func evalMemberOf(c *Call, a []any) (any, error) {
+	if a[0] == nil {
+		return nil, nil
+	}
+	arr, ok, err := jsonDoc(c, a, 1)
+	if err != nil || !ok {
+		return nil, err
+	}
+	v, err := jsonValue(c, a, 0)
+	if err != nil {
+		return nil, err
+	}
+	elems, isArr := arr.([]any)
+	if !isArr {
+		elems = []any{arr}
+	}
+	for _, e := range elems {
+		if jsonEqual(v, e) {
+			return int64(1), nil
+		}
+	}
+	return int64(0), nil
 }
 
 // castJSON is CAST(v AS JSON): JSON text parsed (error 3140 for invalid

@@ -302,3 +302,22 @@ func TestJSONSearch(t *testing.T) {
 		t.Errorf("JSON_SEARCH with mode any: %v", err)
 	}
 }
+
+func TestMemberOf(t *testing.T) {
+	arr := `[23, "abc", 17, "ab", 10, [4, 5]]`
+	for _, c := range []struct {
+		x    any
+		want any
+	}{
+		{int64(17), int64(1)}, {"ab", int64(1)}, {"a", int64(0)}, {"[4, 5]", int64(0)},
+		{jsonArg("[4, 5]"), int64(1)}, {17.0, int64(1)}, {nil, nil},
+	} {
+		got, err := jcall(t, "MEMBER OF", c.x, arr)
+		if err != nil || got != c.want {
+			t.Errorf("%v MEMBER OF (%s) = %#v, %v; want %#v", c.x, arr, got, err, c.want)
+		}
+	}
+	if got, _ := jcall(t, "MEMBER OF", int64(5), "5"); got != int64(1) {
+		t.Errorf("5 MEMBER OF ('5') = %v (a scalar is an array of one)", got)
+	}
+}

@@ -28,6 +28,8 @@ SELECT id, doc->'$.age' * 2, doc->'$.age' + 0.5 FROM docs WHERE doc->'$.age' IS 
 SELECT id FROM docs WHERE JSON_CONTAINS(doc, '"a"', '$.tags');
 SELECT id FROM docs WHERE JSON_CONTAINS_PATH(doc, 'one', '$.addr.zip', '$[2]') ORDER BY id;
 SELECT id FROM docs WHERE JSON_TYPE(doc) = 'ARRAY';
+SELECT id FROM docs WHERE 'b' MEMBER OF (doc->'$.tags');
+SELECT 17 MEMBER OF ('[23, "abc", 17]'), '[4,5]' MEMBER OF ('[[3,4],[4,5]]'), CAST('[4,5]' AS JSON) MEMBER OF ('[[3,4],[4,5]]');
 -- Building and changing documents.
 SELECT JSON_OBJECT('id', 87, 'name', 'carrot', 'ok', TRUE, 'none', NULL), JSON_ARRAY(1, 'abc', NULL, FALSE, 1.5e0);
 SELECT JSON_OBJECT('nested', JSON_ARRAY(1, JSON_OBJECT('k', 'v')), 'text', '[1, 2]');
