@@ -24,6 +24,10 @@ SELECT id FROM docs WHERE doc->'$.age' > 26;
 SELECT id FROM docs WHERE doc->>'$.addr.city' = 'Oslo';
 -- A JSON operand compares and computes as its scalar (MySQL 8).
 SELECT id FROM docs WHERE doc->'$.name' = 'Alice';
+CREATE TABLE nums (id INT, j JSON);
+INSERT INTO nums VALUES (1, '{"n": 100}'), (2, '{"n": 25}'), (3, '{"n": 3.5}'), (4, '{}');
+SELECT id, j->'$.n' AS n FROM nums ORDER BY n DESC;
+SELECT id, j->'$.n' FROM nums ORDER BY 2;
 SELECT id, doc->'$.age' * 2, doc->'$.age' + 0.5 FROM docs WHERE doc->'$.age' IS NOT NULL ORDER BY id;
 SELECT id FROM docs WHERE JSON_CONTAINS(doc, '"a"', '$.tags');
 SELECT id FROM docs WHERE JSON_CONTAINS_PATH(doc, 'one', '$.addr.zip', '$[2]') ORDER BY id;
