@@ -3,15 +3,20 @@
 // large_binary field tagged lance.json), the format of the Rust `jsonb`
 // crate (databend's) that Lance links.
 //
+// Parse/Format (value.go) read and print text; Encode/Decode (binary.go,
+// which describes the layout) write and read JSONB byte for byte as the
+// peer does (peer_test.go generates the peer's bytes at test time).
+//
 // Values are Go trees: nil (JSON null), bool, string, int64, uint64 (only
-// above math.MaxInt64), float64, []any (arrays) and Object. The package
+// above math.MaxInt64), float64, []any (arrays) and *Object. The package
 // knows nothing of SQL; the MySQL conventions it follows are the text
 // format (Format prints MySQL 8's normalized text, `{"a": 1, "b": [1, 2]}`),
 // the order of object keys (by length, then bytewise, as MySQL 8 keeps
 // them), duplicate keys (the last one wins) and the depth bound (100).
 //
 // Every length read from JSONB is checked against the input before
-// anything is allocated; every error wraps ErrInvalid.
+// anything is allocated; every error of invalid input matches ErrInvalid
+// (*SyntaxError for text, *CorruptError for bytes, ErrTooDeep).
 package jsonb
 
 import (
