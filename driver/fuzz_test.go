@@ -42,6 +42,8 @@ var fuzzSQLSeeds = []string{
 	"INSERT INTO ns.t (id) VALUES (NULL), (2), (-9223372036854775808)",
 	"CREATE TABLE ns.u (a VECTOR(65536)); INSERT INTO ns.u VALUES (NULL)",
 	"CREATE TABLE ns.d (a DECIMAL(38,38)); INSERT INTO ns.d VALUES (0.1)",
+	`CREATE TABLE ns.j (id INT, j JSON); INSERT INTO ns.j VALUES (1, '{"a": [1, {"b": null}], "c": "x"}'), (2, NULL); SELECT j->'$.a[1]', j->>'$.c', JSON_SEARCH(j, 'all', 'x') FROM ns.j WHERE JSON_CONTAINS(j, '1', '$.a')`,
+	`SELECT JSON_SET(JSON_OBJECT('k', JSON_ARRAY(1, 2)), '$.k[last]', 3, '$.n', CAST('{"z": []}' AS JSON)), JSON_MERGE_PATCH('{"a": 1}', '{"a": null}')`,
 	"ALTER TABLE ns.t ADD COLUMN c INT NULL; ALTER TABLE ns.t DROP COLUMN c",
 	"DESCRIBE ns.t; SHOW CREATE TABLE ns.t; SELECT * FROM information_schema.columns",
 	"CALL register_table('ns.m', '__manifest'); CALL vacuum_catalog('0s')",

@@ -224,6 +224,10 @@ func queryColumnField(c Column, k int, rows [][]any) (arrow.Field, error) {
 		f.Type = arrow.FixedWidthTypes.Time64us
 	case strings.HasPrefix(typ, "VARBINARY"), strings.HasPrefix(typ, "BINARY"), strings.HasSuffix(typ, "BLOB"):
 		f.Type = arrow.BinaryTypes.Binary
+	case typ == "JSON":
+		// A computed JSON value (JSON_OBJECT, ->): a JSON column, as in MySQL.
+		f.Type = arrow.BinaryTypes.LargeBinary
+		f.Metadata = sqltypes.MetadataOf(map[string]string{lanceschema.ArrowExtensionNameKey: lanceschema.JSONExtensionName})
 	default:
 		// VARCHAR and every other computed value: its text.
 		f.Type = arrow.BinaryTypes.String

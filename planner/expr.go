@@ -35,6 +35,8 @@ type rowEnv struct {
 	calls   map[*sqlparse.FuncCall]*expr.Call
 	regexps map[*sqlparse.Regexp]*sqlparse.FuncCall
 	stmt    *expr.Statement
+	// jsonExprs caches which operands are JSON-typed (jsonOperand).
+	jsonExprs map[sqlparse.Expr]bool
 	// ctx is the running statement's context, for checks inside long
 	// per-row work (LIKE over a huge value, sorts); nil outside execution.
 	ctx context.Context
@@ -410,6 +412,9 @@ func (env *rowEnv) evalBinary(n *sqlparse.Binary, row []any) (any, error) {
 	r, err := env.eval(n.R, row)
 	if err != nil {
 		return nil, err
+	}
+	if n.Op != sqlparse.OpXor {
+		l, r = env.jsonOperand(n.L, l), env.jsonOperand(n.R, r)
 	}
 	switch n.Op {
 	case sqlparse.OpXor:

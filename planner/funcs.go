@@ -14,6 +14,7 @@ import (
 	"github.com/lancecat/lancecat/planner/expr"
 	"github.com/lancecat/lancecat/sqlparse"
 	"github.com/lancecat/lancecat/sqltypes"
+	"github.com/lancecat/lancecat/sqltypes/jsonb"
 )
 
 // Scalar function calls go to the registry of package planner/expr: it
@@ -96,6 +97,8 @@ func (env *rowEnv) argInfo(e sqlparse.Expr) expr.Arg {
 			}
 		case sqlparse.LitString:
 			a.Kind = sqltypes.KindString
+		case sqlparse.LitBool:
+			a.Kind = sqltypes.KindBool // JSON_ARRAY(TRUE) is [true]
 		case sqlparse.LitUint:
 			a.Kind = sqltypes.KindUint
 		}
@@ -234,6 +237,8 @@ func columnKind(c Column) expr.Kind {
 		return sqltypes.KindBinary
 	case t == "NULL":
 		return expr.KindNull
+	case t == "JSON":
+		return sqltypes.KindJSON
 	}
 	return sqltypes.KindString
 }
@@ -260,6 +265,8 @@ func kindColumn(k expr.Kind, label string) Column {
 		return Column{Name: label, DatabaseType: "DATETIME", Nullable: true, scan: scanNullTime}
 	case sqltypes.KindTime:
 		return Column{Name: label, DatabaseType: "TIME", Nullable: true, scan: scanNullString}
+	case sqltypes.KindJSON:
+		return Column{Name: label, DatabaseType: "JSON", Nullable: true, scan: scanNullString}
 	}
 	return varcharNull(label)
 }
@@ -280,4 +287,36 @@ func (env *rowEnv) evalRegexp(n *sqlparse.Regexp, row []any) (any, error) {
 		return v, err
 	}
 	return 1 - v.(int64), nil
+}
+
+// jsonOperand is the value of a JSON-typed operand of a comparison or of
+// arithmetic (a JSON column, JSON_EXTRACT, ->): MySQL compares and computes
+// with the JSON scalar, so the number 25 is the integer 25 (doc->'$.age' +
+// 1 is 26) and the string "Alice" is Alice (doc->'$.name' = 'Alice');
+// arrays, objects and null stay their text.
+func (env *rowEnv) jsonOperand(e sqlparse.Expr, v any) any {
+	s, ok := v.(string)
+	if !ok {
+		return v
+	}
+	isJSON, cached := env.jsonExprs[e]
+	if !cached {
+		isJSON = exprColumn(env, e, "").DatabaseType == "JSON"
+		if env.jsonExprs == nil {
+			env.jsonExprs = map[sqlparse.Expr]bool{}
+		}
+		env.jsonExprs[e] = isJSON
+	}
+	if !isJSON {
+		return v
+	}
+	d, err := jsonb.Parse(s)
+	if err != nil {
+		return v
+	}
+	switch x := d.(type) {
+	case string, int64, uint64, float64, bool:
+		return x
+	}
+	return v
 }

@@ -243,14 +243,16 @@ func (p *selectPipeline) keysInto(dst, row []any) error {
 	}
 	for i, o := range p.order {
 		if c := p.orderCols[i]; c >= 0 {
-			dst[i] = row[c]
+			dst[i] = p.env.jsonOperand(o.expr, row[c])
 			continue
 		}
 		v, err := p.env.eval(o.expr, row)
 		if err != nil {
 			return err
 		}
-		dst[i] = v
+		// A JSON key (ORDER BY doc->'$.age') sorts by its scalar, numbers
+		// numerically, as in MySQL.
+		dst[i] = p.env.jsonOperand(o.expr, v)
 	}
 	return nil
 }

@@ -30,6 +30,8 @@ const (
 	FuncCaseSearched = "CASE WHEN"
 	FuncCaseSimple   = "CASE"
 	FuncCast         = "CAST"
+	// FuncMemberOf is x MEMBER OF (json_array): MEMBER OF(x, json_array).
+	FuncMemberOf = "MEMBER OF"
 )
 
 // specialFunc converts the function calls TiDB parses with their own
@@ -70,6 +72,16 @@ func (c *converter) specialFunc(n *ast.FuncCallExpr) (Expr, bool, error) {
 			default:
 				v, err = c.expr(a)
 			}
+			if err != nil {
+				return nil, true, err
+			}
+			f.Args = append(f.Args, v)
+		}
+		return f, true, nil
+	case ast.JSONMemberOf:
+		f := &FuncCall{exprPos: c.exprPos(n), Name: FuncMemberOf, Args: []Expr{}}
+		for _, a := range n.Args {
+			v, err := c.expr(a)
 			if err != nil {
 				return nil, true, err
 			}
@@ -228,6 +240,10 @@ func (e *FuncCall) specialString() string {
 		}
 		b.WriteString(" END")
 		return b.String()
+	case FuncMemberOf:
+		if len(e.Args) == 2 {
+			return e.Args[0].String() + " MEMBER OF (" + e.Args[1].String() + ")"
+		}
 	case FuncCast:
 		if t, ok := lit(1); ok && len(e.Args) == 2 {
 			return "CAST(" + e.Args[0].String() + " AS " + t + ")"

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -149,9 +150,9 @@ func TestTypeTableRoundTrip(t *testing.T) {
 }
 
 // TestJSONColumn: JSON resolves to Lance's JSON type (large_binary tagged
-// lance.json) and names back as JSON; its values are refused with
-// ErrUnsupportedValue both ways (Lance stores JSONB, no codec yet), NULL
-// goes through.
+// lance.json) and names back as JSON; values are stored as JSONB and read
+// back as MySQL 8's normalized text; invalid text is MySQL's error 3140;
+// SQL NULL and JSON null stay apart.
 func TestJSONColumn(t *testing.T) {
 	typ, err := Resolve(Decl{SQL: "JSON", Base: BaseJSON, Length: Unspecified, Decimals: Unspecified})
 	if err != nil {
@@ -163,16 +164,31 @@ func TestJSONColumn(t *testing.T) {
 	}
 	b := array.NewBuilder(memory.DefaultAllocator, f.Type)
 	defer b.Release()
-	if err := Append(b, f, `{"a":1}`); !errors.Is(err, ErrUnsupportedValue) {
-		t.Errorf("Append JSON text: %v, want ErrUnsupportedValue", err)
+	in := []any{`{"b":[1,2],"a":1}`, nil, `null`, `-3`, `1.5e0`, ` true `, []byte(`"x"`)}
+	want := []any{`{"a": 1, "b": [1, 2]}`, nil, `null`, `-3`, `1.5`, `true`, `"x"`}
+	for _, v := range in {
+		if err := Append(b, f, v); err != nil {
+			t.Fatalf("Append %v: %v", v, err)
+		}
 	}
-	if err := Append(b, f, nil); err != nil {
-		t.Errorf("Append NULL: %v", err)
+	var je *JSONError
+	if err := Append(b, f, `{"a":}`); !errors.Is(err, ErrInvalidJSON) || !errors.As(err, &je) || je.Offset != 5 {
+		t.Errorf("Append invalid JSON text: %v, want error 3140 at 5", err)
+	}
+	if err := Append(b, f, int64(1)); !errors.Is(err, ErrInvalidJSON) || !strings.Contains(err.Error(), "may need CAST") {
+		t.Errorf("Append a number: %v, want error 3140 (may need CAST)", err)
 	}
 	arr := b.NewArray()
 	defer arr.Release()
-	if _, err := Reader(f, arr); !errors.Is(err, ErrUnsupportedValue) {
-		t.Errorf("Reader: %v, want ErrUnsupportedValue", err)
+	r, err := Reader(f, arr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range want {
+		got, err := r(i)
+		if err != nil || got != w {
+			t.Errorf("row %d: %#v, %v; want %#v", i, got, err, w)
+		}
 	}
 }
 

@@ -12,6 +12,10 @@
 //     value (result rows, WHERE evaluation), [Append] appends a Go value to a
 //     builder (INSERT, UPDATE, defaults); what Reader returns, Append takes
 //     back unchanged.
+//   - JSON: a JSON column holds Lance's JSONB (subpackage jsonb, the
+//     peer's bytes exactly); Reader prints it as MySQL 8's normalized text,
+//     Append parses JSON text ([ParseJSON]: MySQL's error 3140 as a
+//     [JSONError]).
 //
 // The package knows no SQL grammar and no catalog: it imports neither the
 // TiDB parser nor sqlparse (which hands it a [Decl] and a [Quoting]).

@@ -46,8 +46,9 @@ import (
 //	                                   VECTOR, LIST, ...     string: JSON text (conformance/peer/JSONL.md
 //	                                                       conventions: [0.5,1,2], {"a":1})
 //	dictionary                         the value type's      as the value type
-//	JSON (lance.json)                  JSON                  not readable yet: Lance stores JSONB, and
-//	                                                       lancecat has no JSONB codec (clear error)
+//	JSON (lance.json JSONB, arrow.json) JSON                 string: MySQL 8's normalized JSON text
+//	                                                       ({"a": 1, "b": [1, 2]}); JSON null is
+//	                                                       the text null, SQL NULL is nil
 //
 // Timestamps before year 1 or after 9999 and other values time.Time cannot
 // carry are still converted (time.Time covers them); database/sql prints
@@ -101,7 +102,7 @@ type ValueReader func(i int) (any, error)
 // wrap ErrUnsupportedValue.
 func Reader(f arrow.Field, arr arrow.Array) (ValueReader, error) {
 	if IsJSON(f) {
-		return nil, fmt.Errorf("%w: reading JSON column %s (Lance stores JSON as JSONB, which lancecat cannot decode yet); select other columns", ErrUnsupportedValue, f.Name)
+		return jsonReader(f, arr)
 	}
 	null := func(conv func(i int) any) ValueReader {
 		return func(i int) (any, error) {
@@ -286,8 +287,10 @@ func timeOfDayText(v int64, unit arrow.TimeUnit) string {
 //	VECTOR(n)           '[x, y, ...]' (JSON array of n numbers)
 //	LIST, STRUCT, ...   JSON text as Reader prints it ('[1,2]', '{"a":1}')
 //
-// JSON columns accept only NULL (Lance stores JSONB, which lancecat cannot
-// encode yet).
+//	JSON                JSON text (strings, []byte), stored as JSONB
+//	                    (lance.json) or text (arrow.json); invalid text, and a
+//	                    number or boolean (MySQL wants CAST(x AS JSON)), is
+//	                    MySQL's error 3140 (*JSONError, ErrInvalidJSON)
 func Append(fb array.Builder, f arrow.Field, v any) error {
 	if v == nil {
 		fb.AppendNull()
@@ -300,7 +303,7 @@ func Append(fb array.Builder, f arrow.Field, v any) error {
 		return fmt.Errorf("%s has more fractional digits than %s keeps", Describe(v), Name(f, Quoting{}))
 	}
 	if IsJSON(f) {
-		return fmt.Errorf("%w: inserting JSON values (Lance stores JSONB, which lancecat cannot encode yet); only NULL", ErrUnsupportedValue)
+		return appendJSONColumn(fb, f, v)
 	}
 	switch b := fb.(type) {
 	case *array.BooleanBuilder:

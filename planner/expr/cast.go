@@ -16,7 +16,7 @@ import (
 // call CAST(x, 'type'), type one of MySQL's cast targets:
 //
 //	SIGNED, UNSIGNED, DECIMAL(p,s), DOUBLE, FLOAT, CHAR[(n)], BINARY[(n)],
-//	DATE, DATETIME[(fsp)], TIME[(fsp)], YEAR
+//	DATE, DATETIME[(fsp)], TIME[(fsp)], YEAR, JSON (json.go)
 //
 // (DECIMAL alone is DECIMAL(10,0); REAL is DOUBLE; NCHAR is CHAR). A value
 // that does not convert is what MySQL answers: 0 for a non-number, NULL
@@ -92,8 +92,10 @@ func parseCastTarget(s string) (castTarget, error) {
 		t.kind, t.scale = sqltypes.KindTime, arg(0, 0)
 	case "YEAR":
 		t.kind = sqltypes.KindInt
+	case "JSON":
+		t.kind = sqltypes.KindJSON
 	default:
-		return t, fmt.Errorf("%w: CAST to %s (targets: SIGNED, UNSIGNED, DECIMAL, DOUBLE, FLOAT, CHAR, BINARY, DATE, DATETIME, TIME, YEAR)", ErrInvalidArgument, s)
+		return t, fmt.Errorf("%w: CAST to %s (targets: SIGNED, UNSIGNED, DECIMAL, DOUBLE, FLOAT, CHAR, BINARY, DATE, DATETIME, TIME, YEAR, JSON)", ErrInvalidArgument, s)
 	}
 	if (t.kind == sqltypes.KindDatetime || t.kind == sqltypes.KindTime) && t.scale > 6 {
 		return t, fmt.Errorf("%w: cast type %s (fractional precision 0..6)", ErrInvalidArgument, s)
@@ -154,6 +156,8 @@ func castValue(c *Call, v any, from Kind, t castTarget) (any, error) {
 			return uint64(math.MaxUint64), nil
 		}
 		return i.Uint64(), nil
+	case "JSON":
+		return castJSON(c, v, from)
 	case "YEAR":
 		i, _ := castInteger(c, v, from)
 		y := i.Int64()
