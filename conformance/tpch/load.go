@@ -1,0 +1,31 @@
+package tpch
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// Load creates the tables in db and loads the files Generate wrote to dir,
+// one LOAD DATA LOCAL INFILE per table. In lancecat (whose handle must
+// have load_data_dir=dir) that is the fast write path: the file's rows are
+// parsed into Arrow record batches, written as data files as each batch
+// fills, and published by one commit per table. In MariaDB the files are
+// registered with the Go MySQL driver's LOCAL INFILE allow-list.
+func Load(ctx context.Context, db *sql.DB, dir string, mariadb bool) error {
+	for _, t := range Tables {
+		if _, err := db.ExecContext(ctx, t.DDL); err != nil {
+			return fmt.Errorf("tpch: creating %s: %w", t.Name, err)
+		}
+		p := Path(dir, t.Name)
+		if mariadb {
+			mysql.RegisterLocalFile(p)
+		}
+		if _, err := db.ExecContext(ctx, fmt.Sprintf("LOAD DATA LOCAL INFILE '%s' INTO TABLE %s", p, t.Name)); err != nil {
+			return fmt.Errorf("tpch: loading %s: %w", t.Name, err)
+		}
+	}
+	return nil
+}
