@@ -315,6 +315,9 @@ func (s *Session) planJoinQuery(ctx context.Context, st *sqlparse.Select) (query
 		return nil, err
 	}
 	markNullSupplied(root, false)
+	if st, err = s.qualifyOuterRefs(ctx, st, scope); err != nil { // correlate.go
+		return nil, err
+	}
 	// Columns of the joined row, one per slot.
 	jp := &joinPlan{root: root, scope: scope, budget: s.opts.JoinMemory}
 	if jp.budget <= 0 {
@@ -433,13 +436,10 @@ func (s *Session) planJoinQuery(ctx context.Context, st *sqlparse.Select) (query
 	}
 	exprs = append(exprs, plan.Exprs(root)...)
 	for _, e := range exprs {
-		sqlparse.Inspect(e, func(n sqlparse.Expr) bool {
-			if ref, ok := n.(*sqlparse.ColumnRef); ok {
-				if i, ok := scope.SlotOfRef(ref); ok {
-					used[i] = true
-				}
+		inspectDeep(e, func(ref *sqlparse.ColumnRef) { // correlate.go: subqueries read slots too
+			if i, ok := scope.SlotOfRef(ref); ok {
+				used[i] = true
 			}
-			return true
 		})
 	}
 	plan.PruneColumns(root, used)
