@@ -411,7 +411,7 @@ func (s *Session) planJoinQuery(ctx context.Context, st *sqlparse.Select) (query
 		q.OrderBy = append(q.OrderBy, o)
 	}
 	// Rules: filters into scans and joins, equi-join keys, projection.
-	rest := plan.PushFilters(root, plan.Conjuncts(where), scope)
+	rest := plan.PushFilters(root, factorOr(plan.Conjuncts(where)), scope) // orfactor.go
 	q.Where = plan.And(rest)
 	plan.SplitJoinKeys(root, scope, func(l, r sqlparse.Expr) bool {
 		ls, lok := sqlparse.StripParens(l).(*sqlparse.ColumnRef)
