@@ -172,6 +172,10 @@ type subquery struct {
 	cacheValues int
 	pinned      map[string]*dataset.Dataset // the versions its runs read
 	runs        int                         // plans run (tests read it)
+
+	// Decorrelated (decorrelate.go): answered from one run, once tried.
+	decor      *decorrelation
+	decorTried bool
 }
 
 // subqueryValues maps the subquery nodes of one statement (by identity) to
@@ -319,6 +323,11 @@ func (sq *subquery) result(env *rowEnv, row []any) (*subqueryResult, error) {
 	}
 	if r, ok := sq.cache[string(key)]; ok {
 		return r, nil
+	}
+	if sq.runs >= decorrelateAfter {
+		if r, ok := sq.decorrelated(env, vals); ok { // decorrelate.go
+			return r, nil
+		}
 	}
 	subst := make(map[*sqlparse.ColumnRef]sqlparse.Expr, len(sq.outer))
 	for i, r := range sq.outer {
