@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,7 +23,8 @@ import (
 // fails.
 var knownFailures = map[int]string{}
 
-// LANCECAT_TPCH_QUERIES=2,17 runs only those queries (while working on them).
+// LANCECAT_TPCH_QUERIES=2,17 runs only those queries (while working on them);
+// LANCECAT_TPCH_SHOW=1 logs the first rows of both answers.
 
 // scaleFactor is LANCECAT_TPCH_SF, 0.01 by default (what CI runs).
 func scaleFactor(t *testing.T) float64 {
@@ -46,12 +48,24 @@ func TestTPCHMatchesMariaDB(t *testing.T) {
 	sf := scaleFactor(t)
 	ctx := context.Background()
 	dir := t.TempDir()
+	var err error
+	// Seed 29: at SF 0.01 (100 suppliers, 2,000 parts, 15,000 orders) many
+	// seeds leave a query without rows: Q17 (Brand#23 in MED BOX, about 2
+	// parts expected), Q18 (orders of more than 300 units, about 0.6), Q11
+	// and Q7 (German suppliers, about 4). This one selects rows for every
+	// query (the test checks that MariaDB's answers are not empty).
+	seed := uint64(29)
+	if s := os.Getenv("LANCECAT_TPCH_SEED"); s != "" {
+		if seed, err = strconv.ParseUint(s, 10, 64); err != nil {
+			t.Fatalf("LANCECAT_TPCH_SEED: %v", err)
+		}
+	}
 	start := time.Now()
-	counts, err := Generate(dir, sf, 1)
+	counts, err := Generate(dir, sf, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("SF %g: generated %v in %v", sf, counts, time.Since(start).Round(time.Millisecond))
+	t.Logf("SF %g, seed %d: generated %v in %v", sf, seed, counts, time.Since(start).Round(time.Millisecond))
 
 	sctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	srv, err := mariadb.Start(sctx, t.TempDir())
@@ -107,6 +121,9 @@ func TestTPCHMatchesMariaDB(t *testing.T) {
 			if err != nil {
 				t.Fatalf("MariaDB: %v\n%s", err, q.SQL)
 			}
+			if len(want) == 0 || (len(want) == 1 && !slices.ContainsFunc(want[0], func(c *string) bool { return c != nil })) {
+				t.Errorf("MariaDB's answer to Q%d is empty (%s): the data selects no rows for it, so the comparison proves little", q.N, clip(want))
+			}
 			got, lcTime, lerr := run(ctx, lc, q.SQL)
 			outcome := "passes"
 			if lerr != nil {
@@ -116,6 +133,9 @@ func TestTPCHMatchesMariaDB(t *testing.T) {
 			}
 			fmt.Fprintf(&report, "| Q%d | %v | %v | %d | %s |\n", q.N, lcTime.Round(time.Millisecond),
 				myTime.Round(time.Millisecond), len(want), firstLine(outcome))
+			if os.Getenv("LANCECAT_TPCH_SHOW") != "" {
+				t.Logf("MariaDB: %s\nlancecat: %s", clip(want), clip(got))
+			}
 			known, listed := knownFailures[q.N]
 			switch {
 			case outcome == "passes" && listed:
