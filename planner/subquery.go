@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/lance/dataset"
@@ -176,6 +177,7 @@ type subquery struct {
 	// Decorrelated (decorrelate.go): answered from one run, once tried.
 	decor      *decorrelation
 	decorTried bool
+	runTime    time.Duration // spent in the runs per outer value
 }
 
 // subqueryValues maps the subquery nodes of one statement (by identity) to
@@ -324,7 +326,7 @@ func (sq *subquery) result(env *rowEnv, row []any) (*subqueryResult, error) {
 	if r, ok := sq.cache[string(key)]; ok {
 		return r, nil
 	}
-	if sq.runs >= decorrelateAfter {
+	if sq.shouldDecorrelate() {
 		if r, ok := sq.decorrelated(env, vals); ok { // decorrelate.go
 			return r, nil
 		}
@@ -334,6 +336,7 @@ func (sq *subquery) result(env *rowEnv, row []any) (*subqueryResult, error) {
 		subst[r] = valueLiteral(vals[i], sq.decimal[i])
 	}
 	q := substituteSelect(sq.q, subst)
+	started := time.Now()
 	fork := sq.sess.fork()
 	if sq.pinned == nil {
 		sq.pinned = map[string]*dataset.Dataset{}
@@ -348,6 +351,7 @@ func (sq *subquery) result(env *rowEnv, row []any) (*subqueryResult, error) {
 		return nil, err
 	}
 	sq.runs++
+	sq.runTime += time.Since(started)
 	if sq.cache == nil || len(sq.cache) >= correlatedCacheEntries || sq.cacheValues+len(res.list) > sq.maxRows {
 		sq.cache, sq.cacheValues = map[string]*subqueryResult{}, 0
 	}
