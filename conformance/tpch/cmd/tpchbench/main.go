@@ -23,7 +23,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
+	"strings"
 	"time"
 
 	"github.com/lancecat/lancecat/conformance/mariadb"
@@ -34,6 +34,7 @@ import (
 type childResult struct {
 	Ms    float64 `json:"ms"`
 	Rows  int     `json:"rows"`
+	HWM   int64   `json:"hwm_kib"` // VmHWM: the child's own peak RSS
 	Error string  `json:"error,omitempty"`
 }
 
@@ -115,9 +116,10 @@ func run() error {
 		} else if err := json.Unmarshal(out.Bytes(), &rows[i].lc); err != nil {
 			rows[i].lc.Error = "bad child output: " + out.String()
 		}
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			rows[i].rss = ru.Maxrss
-		}
+		// Not the rusage's Maxrss: a child forked from this process
+		// starts from its RSS (Go forks with CLONE_VM until exec), and
+		// this one holds the load's peak.
+		rows[i].rss = rows[i].lc.HWM
 		logf("lancecat Q%d: %.0f ms %s", q.N, rows[i].lc.Ms, rows[i].lc.Error)
 	}
 
@@ -327,5 +329,21 @@ func runChild(arg string, sf float64) error {
 			res.Error = err.Error()
 		}
 	}
+	res.HWM = vmHWM()
 	return json.NewEncoder(os.Stdout).Encode(res)
+}
+
+// vmHWM is this process's peak resident set (KiB) from /proc/self/status.
+func vmHWM() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmHWM:" {
+			v, _ := strconv.ParseInt(f[1], 10, 64)
+			return v
+		}
+	}
+	return 0
 }
