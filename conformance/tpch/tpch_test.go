@@ -44,6 +44,10 @@ func scaleFactor(t *testing.T) float64 {
 // answers: numbers to 0.01, rows in order (every query's ORDER BY fixes
 // it). It fails, not skips, without MariaDB on CI (CI=true or
 // LANCECAT_REQUIRE_MARIADB=1).
+//
+// The tolerance matters today: lancecat's SUM and AVG of DECIMAL are
+// DOUBLE (SUM(l_quantity) is 373181, not 373181.00; SUM(c_acctbal)
+// 48142.119999999995, not 48142.12), where MySQL's are exact DECIMALs.
 func TestTPCHMatchesMariaDB(t *testing.T) {
 	sf := scaleFactor(t)
 	ctx := context.Background()
