@@ -286,7 +286,7 @@ func (sq *subquery) decorrelate(env *rowEnv) *decorrelation {
 				d.table[h] = append(d.table[h], e)
 			}
 			if sq.kind == subScalar {
-				e.res.scalar = row[nk]
+				e.res.scalar = sq.value(row[nk])
 				continue
 			}
 			if d.neOuter >= 0 {

@@ -11,6 +11,7 @@ import (
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/lance/dataset"
 	"github.com/lancecat/lancecat/sqlparse"
+	"github.com/lancecat/lancecat/sqltypes"
 )
 
 // Subqueries in expressions: a scalar subquery `(SELECT ...)`, `[NOT]
@@ -390,15 +391,25 @@ func (sq *subquery) run(p queryPlan, q *sqlparse.Select) (subqueryResult, error)
 				if n > 1 {
 					return v, &catalog.Error{Code: catalog.CodeInvalidInput, Message: fmt.Sprintf("scalar subquery (%s)", q), Cause: ErrSubqueryMultipleRows}
 				}
-				v.scalar = row[0]
+				v.scalar = sq.value(row[0])
 			default:
 				if n > sq.maxRows {
 					return v, errorf(catalog.CodeInvalidInput, "the subquery (%s) returns more than %d rows (Options.MaxRows); narrow the subquery", q, sq.maxRows)
 				}
-				v.list = append(v.list, row[0])
+				v.list = append(v.list, sq.value(row[0]))
 			}
 		}
 	}
+}
+
+// value is a result value as the outer query compares it: a DECIMAL
+// column's exact text becomes a sqltypes.Decimal, so that it compares as a
+// number (10.50 > 2.96), not byte-wise as two strings would.
+func (sq *subquery) value(v any) any {
+	if s, ok := v.(string); ok && sq.hasCol && strings.HasPrefix(strings.ToUpper(sq.col.DatabaseType), "DECIMAL") && numericText(s) {
+		return sqltypes.Decimal(s)
+	}
+	return v
 }
 
 // subqueryError explains an unknown column inside a subquery.
