@@ -45,9 +45,8 @@ func scaleFactor(t *testing.T) float64 {
 // it). It fails, not skips, without MariaDB on CI (CI=true or
 // LANCECAT_REQUIRE_MARIADB=1).
 //
-// The tolerance matters today: lancecat's SUM and AVG of DECIMAL are
-// DOUBLE (SUM(l_quantity) is 373181, not 373181.00; SUM(c_acctbal)
-// 48142.119999999995, not 48142.12), where MySQL's are exact DECIMALs.
+// The report counts the cells equal only within the tolerance, not as text
+// (DOUBLE results such as Q8's and Q14's ratios, DECIMAL scales).
 func TestTPCHMatchesMariaDB(t *testing.T) {
 	sf := scaleFactor(t)
 	ctx := context.Background()
@@ -134,8 +133,10 @@ func TestTPCHMatchesMariaDB(t *testing.T) {
 			outcome := "passes"
 			if lerr != nil {
 				outcome = lerr.Error()
-			} else if diff := compare(want, got); diff != "" {
+			} else if diff, near := compare(want, got); diff != "" {
 				outcome = "wrong answer: " + diff
+			} else if near > 0 {
+				outcome = fmt.Sprintf("passes (%d cells within 0.01, not equal as text)", near)
 			}
 			fmt.Fprintf(&report, "| Q%d | %v | %v | %d | %s |\n", q.N, lcTime.Round(time.Millisecond),
 				myTime.Round(time.Millisecond), len(want), firstLine(outcome))
@@ -144,9 +145,9 @@ func TestTPCHMatchesMariaDB(t *testing.T) {
 			}
 			known, listed := knownFailures[q.N]
 			switch {
-			case outcome == "passes" && listed:
+			case strings.HasPrefix(outcome, "passes") && listed:
 				t.Errorf("Q%d now passes: remove it from knownFailures", q.N)
-			case outcome == "passes":
+			case strings.HasPrefix(outcome, "passes"):
 			case listed && strings.HasPrefix(outcome, known):
 				t.Logf("known failure: %s", firstLine(outcome))
 			case listed:
@@ -222,23 +223,27 @@ func text(v any) *string {
 // compare says how got differs from want ("" when it does not): the same
 // number of rows in the same order, each cell equal as text or, when both
 // are numbers, within 0.01.
-func compare(want, got [][]*string) string {
+func compare(want, got [][]*string) (string, int) {
+	near := 0
 	if len(want) != len(got) {
 		return fmt.Sprintf("MariaDB %d rows, lancecat %d rows\n  MariaDB: %s\n  lancecat: %s",
-			len(want), len(got), clip(want), clip(got))
+			len(want), len(got), clip(want), clip(got)), 0
 	}
 	for i := range want {
 		if len(want[i]) != len(got[i]) {
-			return fmt.Sprintf("row %d: MariaDB %d columns, lancecat %d", i+1, len(want[i]), len(got[i]))
+			return fmt.Sprintf("row %d: MariaDB %d columns, lancecat %d", i+1, len(want[i]), len(got[i])), 0
 		}
 		for j := range want[i] {
+			if w, g := want[i][j], got[i][j]; w != nil && g != nil && *w != *g {
+				near++
+			}
 			if !same(want[i][j], got[i][j]) {
 				return fmt.Sprintf("row %d column %d: MariaDB %s, lancecat %s\n  MariaDB: %s\n  lancecat: %s",
-					i+1, j+1, show(want[i][j]), show(got[i][j]), row(want[i]), row(got[i]))
+					i+1, j+1, show(want[i][j]), show(got[i][j]), row(want[i]), row(got[i])), 0
 			}
 		}
 	}
-	return ""
+	return "", near
 }
 
 func same(w, g *string) bool {
