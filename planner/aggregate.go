@@ -53,6 +53,10 @@ type aggCall struct {
 	// decimal: the argument is a DECIMAL column, whose values are exact
 	// text; MIN and MAX compare it numerically (compareDecimalText).
 	decimal bool
+	// exact: SUM or AVG of a DECIMAL, summed exactly (decsum.go) at
+	// exactScale digits (-1: the values' own).
+	exact      bool
+	exactScale int
 }
 
 // aggState accumulates one aggregate call within one group.
@@ -64,6 +68,7 @@ type aggState struct {
 	bsum     *big.Int // exact sum once a uint64 was summed (BIGINT UNSIGNED)
 	best     any      // MIN or MAX so far
 	seen     map[string]struct{}
+	dec      *decSum // exact DECIMAL sum (decsum.go)
 }
 
 // hasAggregates reports whether a query aggregates: GROUP BY, HAVING, or
@@ -494,6 +499,11 @@ func decimalExpr(env *rowEnv, e sqlparse.Expr) bool {
 	switch n := sqlparse.StripParens(e).(type) {
 	case *sqlparse.Literal:
 		return n.Kind == sqlparse.LitDecimal
+	case *sqlparse.ColumnRef:
+		// A DECIMAL column, or an exact SUM / AVG of one over grouped
+		// rows (decsum.go): 0.2 * AVG(l_quantity) is a DECIMAL.
+		i, err := env.column(n)
+		return err == nil && strings.HasPrefix(strings.ToUpper(env.cols[i].DatabaseType), "DECIMAL")
 	case *sqlparse.Unary:
 		return (n.Op == sqlparse.OpNeg || n.Op == sqlparse.OpPlus) && decimalExpr(env, n.X)
 	case *sqlparse.Binary:
@@ -530,6 +540,11 @@ func newAggCall(env *rowEnv, n *sqlparse.FuncCall) (aggCall, error) {
 		return aggCall{}, err
 	}
 	call.arg = n.Args[0]
+	if fn == "sum" || fn == "avg" {
+		if t := strings.ToUpper(exprColumn(env, call.arg, "").DatabaseType); strings.HasPrefix(t, "DECIMAL") {
+			call.exact, call.exactScale = true, decimalScaleOf(t)
+		}
+	}
 	if ref, ok := sqlparse.StripParens(call.arg).(*sqlparse.ColumnRef); ok {
 		if i, err := env.column(ref); err == nil {
 			call.decimal = strings.HasPrefix(strings.ToUpper(env.cols[i].DatabaseType), "DECIMAL")
@@ -544,8 +559,14 @@ func (c aggCall) column(env *rowEnv, name string) Column {
 	case "count":
 		return bigint(name)
 	case "avg":
+		if c.exact {
+			return c.exactColumn(name)
+		}
 		return Column{Name: name, DatabaseType: "DOUBLE", Nullable: true}
 	case "sum":
+		if c.exact {
+			return c.exactColumn(name)
+		}
 		if integerExpr(env, c.arg) {
 			return bigintNull(name)
 		}
@@ -761,6 +782,12 @@ func (c aggCall) add(st *aggState, env *rowEnv, row []any) error {
 	st.count++
 	switch c.fn {
 	case "sum", "avg":
+		if c.exact {
+			if st.dec == nil {
+				st.dec = &decSum{}
+			}
+			st.dec.add(v)
+		}
 		if u, ok := v.(uint64); ok && !st.floating {
 			// BIGINT UNSIGNED: an exact sum (MySQL's is a DECIMAL), not a
 			// float that silently rounds past 2^53.
@@ -866,6 +893,9 @@ func (c aggCall) result(st *aggState) any {
 	}
 	if st.count == 0 {
 		return nil
+	}
+	if v, ok := c.exactResult(st); ok {
+		return v
 	}
 	sum := st.fsum
 	if !st.floating && st.bsum != nil {

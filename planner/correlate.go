@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lancecat/lancecat/catalog"
+	"github.com/lancecat/lancecat/planner/expr"
 	"github.com/lancecat/lancecat/sqlparse"
 )
 
@@ -19,10 +20,21 @@ import (
 type scope struct {
 	names []string
 	cols  map[string]bool // lower-case column names
+	// parts are the scopes of a join's relations (then names and cols
+	// are unused): a name resolves when one of them has it.
+	parts []*scope
 }
 
 // has reports whether ref resolves in the scope.
 func (sc *scope) has(ref *sqlparse.ColumnRef) bool {
+	if sc.parts != nil {
+		for _, p := range sc.parts {
+			if p.has(ref) {
+				return true
+			}
+		}
+		return false
+	}
 	if !sc.cols[strings.ToLower(ref.Column)] {
 		return false
 	}
@@ -55,6 +67,17 @@ func newScope(name string, cols []Column) *scope {
 func (s *Session) scopeOf(ctx context.Context, from sqlparse.FromItem) (*scope, error) {
 	if from == nil {
 		return &scope{}, nil
+	}
+	if j, ok := from.(*sqlparse.Join); ok {
+		l, err := s.scopeOf(ctx, j.Left)
+		if err != nil {
+			return nil, err
+		}
+		r, err := s.scopeOf(ctx, j.Right)
+		if err != nil {
+			return nil, err
+		}
+		return &scope{parts: append(l.partsOrSelf(), r.partsOrSelf()...)}, nil
 	}
 	ts, ok := from.(*sqlparse.TableSource)
 	if !ok {
@@ -93,6 +116,111 @@ func (s *Session) scopeOf(ctx context.Context, from sqlparse.FromItem) (*scope, 
 		cols[i] = dataColumn(f, "")
 	}
 	return newScope(name, cols), nil
+}
+
+func (sc *scope) partsOrSelf() []*scope {
+	if sc.parts != nil {
+		return sc.parts
+	}
+	return []*scope{sc}
+}
+
+// qualifyOuterRefs qualifies the unqualified references of st's subqueries
+// to the relations of a join around them (scope, the join's relations):
+// `WHERE l_partkey = p_partkey` in a subquery over lineitem, under FROM
+// lineitem, part, names part.p_partkey. The binder then binds them to the
+// join's slots as it binds qualified ones (expr.Scope.BindOuter).
+func (s *Session) qualifyOuterRefs(ctx context.Context, st *sqlparse.Select, js *expr.Scope) (*sqlparse.Select, error) {
+	outer := &scope{}
+	for _, r := range js.Rels {
+		cols := make([]Column, len(r.Columns))
+		for i, c := range r.Columns {
+			cols[i] = Column{Name: c}
+		}
+		outer.parts = append(outer.parts, newScope(r.Name, cols))
+	}
+	get := func() (*scope, error) { return outer, nil }
+	subst := map[*sqlparse.ColumnRef]sqlparse.Expr{}
+	var err error
+	for _, e := range selectExprs(st) {
+		sqlparse.Inspect(e, func(n sqlparse.Expr) bool {
+			if err != nil {
+				return false
+			}
+			var q *sqlparse.Select
+			switch x := n.(type) {
+			case *sqlparse.Subquery:
+				q = x.Select
+			case *sqlparse.Exists:
+				q = x.Select
+			case *sqlparse.Quantified:
+				q = x.Select
+			case *sqlparse.InList:
+				q = x.Subquery
+			}
+			if q == nil {
+				return true
+			}
+			var refs []*sqlparse.ColumnRef
+			if refs, err = s.outerRefs(ctx, q, nil, get); err != nil {
+				return false
+			}
+			for _, r := range refs {
+				if len(r.Qualifier) > 0 {
+					continue
+				}
+				slot, rerr := js.Resolve(r, "where clause", 0, len(js.Rels))
+				if rerr != nil {
+					continue // ambiguous: the binder reports it
+				}
+				subst[r] = &sqlparse.ColumnRef{Qualifier: sqlparse.Name{js.Rels[js.Slots[slot].Rel].Name}, Column: r.Column}
+			}
+			return false
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(subst) == 0 {
+		return st, nil
+	}
+	return substituteSelect(st, subst), nil
+}
+
+// inspectDeep calls f for every column reference of e and of the queries
+// nested in it (a correlated subquery reads the outer row's columns).
+func inspectDeep(e sqlparse.Expr, f func(*sqlparse.ColumnRef)) {
+	sqlparse.Inspect(e, func(n sqlparse.Expr) bool {
+		var q *sqlparse.Select
+		switch x := n.(type) {
+		case *sqlparse.ColumnRef:
+			f(x)
+		case *sqlparse.Subquery:
+			q = x.Select
+		case *sqlparse.Exists:
+			q = x.Select
+		case *sqlparse.Quantified:
+			q = x.Select
+		case *sqlparse.InList:
+			q = x.Subquery
+		}
+		if q != nil {
+			for _, op := range append([]*sqlparse.Select{q}, setOpSelects(q)...) {
+				for _, e := range selectExprs(op) {
+					inspectDeep(e, f)
+				}
+			}
+		}
+		return true
+	})
+}
+
+func setOpSelects(q *sqlparse.Select) []*sqlparse.Select {
+	var out []*sqlparse.Select
+	for _, op := range q.SetOps {
+		out = append(out, op.Select)
+	}
+	return out
 }
 
 // lazyScope resolves a FROM clause's scope on first use (most statements

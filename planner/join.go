@@ -478,6 +478,9 @@ func (s *Session) planJoinQuery(ctx context.Context, st *sqlparse.Select) (query
 		return nil, err
 	}
 	markNullSupplied(root, false)
+	if st, err = s.qualifyOuterRefs(ctx, st, scope); err != nil { // correlate.go
+		return nil, err
+	}
 	// Columns of the joined row, one per slot.
 	jp := &joinPlan{root: root, scope: scope, budget: s.joinBudget()}
 	if !s.opts.NoSpill {
@@ -575,7 +578,7 @@ func (s *Session) planJoinQuery(ctx context.Context, st *sqlparse.Select) (query
 		q.OrderBy = append(q.OrderBy, o)
 	}
 	// Rules: filters into scans and joins, equi-join keys, projection.
-	rest := plan.PushFilters(root, plan.Conjuncts(where), scope)
+	rest := plan.PushFilters(root, factorOr(plan.Conjuncts(where)), scope) // orfactor.go
 	q.Where = plan.And(rest)
 	plan.SplitJoinKeys(root, scope, func(l, r sqlparse.Expr) bool {
 		ls, lok := sqlparse.StripParens(l).(*sqlparse.ColumnRef)
@@ -613,13 +616,10 @@ func (s *Session) planJoinQuery(ctx context.Context, st *sqlparse.Select) (query
 	}
 	exprs = append(exprs, plan.Exprs(root)...)
 	for _, e := range exprs {
-		sqlparse.Inspect(e, func(n sqlparse.Expr) bool {
-			if ref, ok := n.(*sqlparse.ColumnRef); ok {
-				if i, ok := scope.SlotOfRef(ref); ok {
-					used[i] = true
-				}
+		inspectDeep(e, func(ref *sqlparse.ColumnRef) { // correlate.go: subqueries read slots too
+			if i, ok := scope.SlotOfRef(ref); ok {
+				used[i] = true
 			}
-			return true
 		})
 	}
 	plan.PruneColumns(root, used)

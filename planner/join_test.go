@@ -365,6 +365,11 @@ func TestJoinCorrelatedSubqueries(t *testing.T) {
 		// The inner FROM's own o shadows the join's o.
 		{"SELECT c.name FROM c JOIN o ON c.id = o.id WHERE o.oid = (SELECT MIN(o.oid) FROM o WHERE o.id = c.id)", "ann | bob"},
 		{"SELECT c.name FROM c LEFT JOIN o ON c.id = o.id WHERE c.id IN (SELECT id FROM o AS p WHERE p.amount > 8) ", "bob"},
+		// An unqualified name of the join's relations, absent from the
+		// subquery's own FROM (TPC-H Q17's p_partkey).
+		{"SELECT oid FROM o, c WHERE o.id = c.id AND EXISTS (SELECT 1 FROM o AS p WHERE p.amount > 8 AND city = 'rome' AND p.id = c.id)", "12"},
+		// A subquery whose own FROM is a join (TPC-H Q2, Q11).
+		{"SELECT name FROM c WHERE id = (SELECT MAX(o.id) FROM o, c AS c2 WHERE o.id = c2.id AND c2.city = c.city) ORDER BY name", "ann | bob"},
 	}
 	for _, tc := range cases {
 		if got := show(f.rows(tc.sql)); got != tc.want {

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/lance/dataset"
 	"github.com/lancecat/lancecat/sqlparse"
+	"github.com/lancecat/lancecat/sqltypes"
 )
 
 // Subqueries in expressions: a scalar subquery `(SELECT ...)`, `[NOT]
@@ -172,6 +174,11 @@ type subquery struct {
 	cacheValues int
 	pinned      map[string]*dataset.Dataset // the versions its runs read
 	runs        int                         // plans run (tests read it)
+
+	// Decorrelated (decorrelate.go): answered from one run, once tried.
+	decor      *decorrelation
+	decorTried bool
+	runTime    time.Duration // spent in the runs per outer value
 }
 
 // subqueryValues maps the subquery nodes of one statement (by identity) to
@@ -320,11 +327,17 @@ func (sq *subquery) result(env *rowEnv, row []any) (*subqueryResult, error) {
 	if r, ok := sq.cache[string(key)]; ok {
 		return r, nil
 	}
+	if sq.shouldDecorrelate() {
+		if r, ok := sq.decorrelated(env, vals); ok { // decorrelate.go
+			return r, nil
+		}
+	}
 	subst := make(map[*sqlparse.ColumnRef]sqlparse.Expr, len(sq.outer))
 	for i, r := range sq.outer {
 		subst[r] = valueLiteral(vals[i], sq.decimal[i])
 	}
 	q := substituteSelect(sq.q, subst)
+	started := time.Now()
 	fork := sq.sess.fork()
 	if sq.pinned == nil {
 		sq.pinned = map[string]*dataset.Dataset{}
@@ -339,6 +352,7 @@ func (sq *subquery) result(env *rowEnv, row []any) (*subqueryResult, error) {
 		return nil, err
 	}
 	sq.runs++
+	sq.runTime += time.Since(started)
 	if sq.cache == nil || len(sq.cache) >= correlatedCacheEntries || sq.cacheValues+len(res.list) > sq.maxRows {
 		sq.cache, sq.cacheValues = map[string]*subqueryResult{}, 0
 	}
@@ -377,15 +391,25 @@ func (sq *subquery) run(p queryPlan, q *sqlparse.Select) (subqueryResult, error)
 				if n > 1 {
 					return v, &catalog.Error{Code: catalog.CodeInvalidInput, Message: fmt.Sprintf("scalar subquery (%s)", q), Cause: ErrSubqueryMultipleRows}
 				}
-				v.scalar = row[0]
+				v.scalar = sq.value(row[0])
 			default:
 				if n > sq.maxRows {
 					return v, errorf(catalog.CodeInvalidInput, "the subquery (%s) returns more than %d rows (Options.MaxRows); narrow the subquery", q, sq.maxRows)
 				}
-				v.list = append(v.list, row[0])
+				v.list = append(v.list, sq.value(row[0]))
 			}
 		}
 	}
+}
+
+// value is a result value as the outer query compares it: a DECIMAL
+// column's exact text becomes a sqltypes.Decimal, so that it compares as a
+// number (10.50 > 2.96), not byte-wise as two strings would.
+func (sq *subquery) value(v any) any {
+	if s, ok := v.(string); ok && sq.hasCol && strings.HasPrefix(strings.ToUpper(sq.col.DatabaseType), "DECIMAL") && numericText(s) {
+		return sqltypes.Decimal(s)
+	}
+	return v
 }
 
 // subqueryError explains an unknown column inside a subquery.

@@ -61,6 +61,9 @@ func parseSizes(s string) ([]int, error) {
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "tpch" {
+		return runTPCH(args[1:], stdout, stderr) // tpch.go
+	}
 	fl := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	sizes := fl.String("sizes", "500,5000,50000,100000", "catalog suite: table entries in the benchmarked namespace")
@@ -77,7 +80,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	cpuProfile := fl.String("cpuprofile", "", "write a CPU profile of the run (lancecat's side; the peer is another process)")
 	quiet := fl.Bool("q", false, "no progress lines on stderr")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: go run ./conformance/bench [flags] catalog|dataset|all")
+		fmt.Fprintln(stderr, "usage: go run ./conformance/bench [flags] catalog|dataset|all\n       go run ./conformance/bench tpch [-sf 0.1] [-no-duckdb] [-no-mariadb] (conformance/tpch/cmd/tpchbench)")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {

@@ -61,8 +61,10 @@ func lookPath(name string) (string, error) {
 }
 
 // Start initialises and starts a server whose files live under dir (a
-// temporary directory the caller removes after Close).
-func Start(ctx context.Context, dir string) (*Server, error) {
+// temporary directory the caller removes after Close). extra are more
+// mariadbd options, after (so overriding) the defaults, e.g.
+// "--innodb-buffer-pool-size=256M" for larger tables.
+func Start(ctx context.Context, dir string, extra ...string) (*Server, error) {
 	mariadbd, err := lookPath("mariadbd")
 	if err != nil {
 		return nil, err
@@ -94,6 +96,7 @@ func Start(ctx context.Context, dir string) (*Server, error) {
 		"--innodb-log-file-size=16M", "--skip-log-bin", "--performance-schema=OFF",
 		"--character-set-server=utf8mb4", "--collation-server=utf8mb4_nopad_bin", "--default-time-zone=+00:00",
 		"--max-allowed-packet=64M"}, user...)
+	args = append(args, extra...)
 	s.cmd = exec.Command(mariadbd, args...)
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := s.cmd.Start(); err != nil {
