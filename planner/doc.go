@@ -31,14 +31,18 @@
 // (sourceTable). Set operations (setop.go) combine their operands' plans
 // and CTEs (cte.go) are inlined as derived tables before planning.
 //
-// Still on the older paths: every SELECT without a join is a source of
-// rows (a lance/scan scan of a table, data.go; the rows the catalog lists
-// for an information_schema view, infoschema.go; a derived table; the one
-// row of a SELECT without FROM) feeding one selectPipeline
-// (pipeline.go): WHERE, COUNT, ORDER BY (top-k under LIMIT, else a sort
-// within Options.MaxRows), OFFSET/LIMIT and the projection. buildSelect
-// shows such a query as one leaf of the tree. So are subqueries, DML and
-// SHOW.
+// Every other SELECT is one tree too: over table data (datatree.go: the
+// planned scan, with the WHERE conjuncts an index answers and a pushed
+// LIMIT, is a Source leaf; a lone COUNT(*) is answered from the
+// manifest), over information_schema views, derived tables, set
+// operations under ORDER BY or LIMIT and without FROM (selectTree). The
+// clauses of a query block are first checked and typed into a
+// selectPipeline (pipeline.go), from which treeAbove makes the nodes. The
+// nearest-neighbour (vector.go) and full-text (fts.go) searches are plans
+// of their own that stand in the tree as one leaf (queryTable), as do
+// correlated subqueries that are not decorrelated (decorrelate.go turns
+// EXISTS, NOT EXISTS and scalar aggregates into semi, anti and grouped
+// joins). DML and SHOW are not trees.
 //
 // A Session is one connection's state: the current namespace set by USE and
 // the open transaction, if any. Every Exec runs one statement and returns a

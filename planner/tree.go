@@ -21,12 +21,9 @@ import (
 // INSERT ... SELECT consuming the rows) takes the treePlan buildSelect
 // returns: its root, its result columns, and run.
 //
-// Today the tree covers the query blocks over joins (join.go: the join
-// tree with everything above it), over information_schema views, derived
-// tables, set operations under ORDER BY or LIMIT, and without FROM (the
-// query block planned by planSelect, selectTree). SELECTs over table data
-// are still planned by the single-table path (planDataSelect) and stand
-// in the tree as one leaf (queryTable) until they move.
+// Every SELECT is such a tree (doc.go says which file builds which
+// source). Plans that are not trees yet (the vector and full-text
+// searches) stand in it as one leaf (queryTable).
 //
 // The nodes above the sources are made from the planned query block
 // (treeAbove): the select list, WHERE, GROUP BY, HAVING, ORDER BY and
