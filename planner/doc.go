@@ -39,10 +39,10 @@
 // clauses of a query block are first checked and typed into a
 // selectPipeline (pipeline.go), from which treeAbove makes the nodes. The
 // nearest-neighbour (vector.go) and full-text (fts.go) searches are plans
-// of their own that stand in the tree as one leaf (queryTable), as do
-// correlated subqueries that are not decorrelated (decorrelate.go turns
-// EXISTS, NOT EXISTS and scalar aggregates into semi, anti and grouped
-// joins). DML and SHOW are not trees.
+// of their own that stand in the tree as one leaf (queryTable).
+// Subqueries run inside expressions, per outer value, until
+// decorrelate.go turns EXISTS, NOT EXISTS and scalar aggregates into
+// semi, anti and grouped joins. DML and SHOW are not trees.
 //
 // A Session is one connection's state: the current namespace set by USE and
 // the open transaction, if any. Every Exec runs one statement and returns a
