@@ -75,3 +75,12 @@ func (d storeDir) SymlinkOnPath(ctx context.Context, path string) (string, error
 	}
 	return "", nil
 }
+
+// RemoveLink removes the symbolic link at path itself (see
+// storage.LinkRemover).
+func (d storeDir) RemoveLink(ctx context.Context, path string) error {
+	if lr, ok := d.s.(storage.LinkRemover); ok {
+		return lr.RemoveLink(ctx, path)
+	}
+	return fmt.Errorf("remove link %q: the store has no links: %w", path, storage.ErrNotFound)
+}

@@ -257,6 +257,16 @@ func (c *Catalog) v1Tables(ctx context.Context, snap ManifestSnapshot, manifestR
 		if names[strings.TrimSuffix(d, ".lance")] {
 			continue
 		}
+		// A root "<name>.lance" that is a symbolic link may lead out of
+		// the catalog: it is never read or written through (register_table
+		// refuses such a location), so it is not listed as a table. Its
+		// name resolves to InvalidTableState, and DROP TABLE removes the
+		// link.
+		if link, err := c.rootLink(ctx, strings.TrimSuffix(d, ".lance")); err != nil {
+			return nil, err
+		} else if link {
+			continue
+		}
 		candidates = append(candidates, d)
 	}
 	if len(candidates) == 0 {

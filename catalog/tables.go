@@ -605,6 +605,29 @@ func (c *Catalog) symlinkOnPath(ctx context.Context, p string) (string, error) {
 	return sc.SymlinkOnPath(ctx, p)
 }
 
+// removeLink removes the symbolic link at p (a root "<name>.lance" that
+// leads out of the catalog) without following it.
+func (c *Catalog) removeLink(ctx context.Context, p string) error {
+	lr, ok := c.opts.Root.(interface {
+		RemoveLink(ctx context.Context, path string) error
+	})
+	if !ok {
+		return newErr(CodeUnsupported, nil, "%s is a symbolic link, and the catalog root cannot remove links", p)
+	}
+	return asCatalogError(lr.RemoveLink(ctx, p), "remove the link %s", p)
+}
+
+// rootLink reports whether the root directory of V1 table name is itself a
+// symbolic link (one that may lead out of the catalog, dangling or not).
+func (c *Catalog) rootLink(ctx context.Context, name string) (bool, error) {
+	dir := v1DirName(name)
+	link, err := c.symlinkOnPath(ctx, dir)
+	if err != nil {
+		return false, asCatalogError(err, "check %s", dir)
+	}
+	return link == dir, nil
+}
+
 // RegisterTable adds an existing dataset at a location relative to the
 // catalog root as table id. Absolute URIs, a leading "/" and ".." are
 // refused.
@@ -756,6 +779,24 @@ func (o *dropTableOp) plan(ctx context.Context, v *view) error {
 		return nil
 	}
 	if v.c.v1Fallback(o.id) {
+		// A root "<name>.lance" that is a symbolic link is not a usable
+		// table (never listed, read or written through), but its name is
+		// taken: DROP removes the link itself once the batch has landed,
+		// never what it points to. A link some table of the manifest owns
+		// as its location is that table's, dropped (or not) with it.
+		if owned, err := v.tablesOverlapping(ctx, v1DirName(o.id.Name())); err != nil {
+			return err
+		} else if len(owned) == 0 {
+			link, err := v.c.rootLink(ctx, o.id.Name())
+			if err != nil {
+				return err
+			}
+			if link {
+				dir := v1DirName(o.id.Name())
+				v.afterCommit(func(ctx context.Context) { _ = v.c.removeLink(ctx, dir) })
+				return nil
+			}
+		}
 		present, _, err := v.c.v1State(ctx, v, o.id.Name())
 		if err != nil {
 			return err
@@ -775,6 +816,11 @@ func (o *dropTableOp) runV1(ctx context.Context, c *Catalog) error {
 		return err
 	}
 	if len(o.id) == 1 {
+		if link, err := c.rootLink(ctx, o.id.Name()); err != nil {
+			return err
+		} else if link {
+			return c.removeLink(ctx, v1DirName(o.id.Name()))
+		}
 		present, _, err := c.v1State(ctx, nil, o.id.Name())
 		if err != nil {
 			return err

@@ -701,6 +701,32 @@ func (s *localStore) SymlinkOnPath(ctx context.Context, path string) (string, er
 	return symlinkOnPath(s.root, p)
 }
 
+// RemoveLink implements LinkRemover.
+func (s *localStore) RemoveLink(ctx context.Context, path string) error {
+	osPath, err := s.prepareWrite(ctx, "remove link", path)
+	if err != nil {
+		return err
+	}
+	if err := s.refuseSymlinkDirs("remove link", path, false); err != nil {
+		return err
+	}
+	fi, err := os.Lstat(osPath)
+	if err != nil {
+		if missing(err) {
+			return fmt.Errorf("remove link %q: %w", path, ErrNotFound)
+		}
+		return fmt.Errorf("remove link %q: %w", path, err)
+	}
+	if fi.Mode()&fs.ModeSymlink == 0 {
+		return fmt.Errorf("remove link %q: not a symbolic link: %w", path, ErrNotFound)
+	}
+	// os.Remove unlinks the link itself (unlink(2) never follows it).
+	if err := os.Remove(osPath); err != nil && !missing(err) {
+		return fmt.Errorf("remove link %q: %w", path, err)
+	}
+	return nil
+}
+
 // symlinkOnPath walks rel (validated, slash-separated) below root with
 // Lstat and returns the first component that is a symbolic link. It stops
 // at the first component that does not exist (nothing below it can be a

@@ -319,3 +319,13 @@ type SymlinkChecker interface {
 	// or "" when there is none.
 	SymlinkOnPath(ctx context.Context, path string) (string, error)
 }
+
+// LinkRemover is implemented by stores whose paths can be symbolic links
+// (the local store).
+type LinkRemover interface {
+	// RemoveLink removes the symbolic link at path (store-relative) itself,
+	// never following it: what it points to stays. It fails with an error
+	// wrapping ErrNotFound when path is not a link, and with ErrSymlink when
+	// a directory above it is one.
+	RemoveLink(ctx context.Context, path string) error
+}

@@ -99,3 +99,42 @@ func TestLocalDeletesNeverFollowSymlinks(t *testing.T) {
 		t.Errorf("DeletePrefix(\"\") left the root's link: %v", err)
 	}
 }
+
+// RemoveLink removes a link itself and nothing it leads to; it refuses
+// what is not a link and a path below a linked directory.
+func TestLocalRemoveLink(t *testing.T) {
+	ctx := context.Background()
+	root := filepath.Join(t.TempDir(), "root")
+	st, err := Open(ctx, root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	out, intact := outsideWithSentinel(t)
+	if err := st.Put(ctx, "t/own.txt", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(out, filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	lr := st.(LinkRemover)
+	if err := lr.RemoveLink(ctx, "t"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("RemoveLink(a directory) = %v, want ErrNotFound", err)
+	}
+	if err := lr.RemoveLink(ctx, "t/own.txt"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("RemoveLink(a file) = %v, want ErrNotFound", err)
+	}
+	if err := lr.RemoveLink(ctx, "link/data"); !errors.Is(err, ErrSymlink) {
+		t.Errorf("RemoveLink(below a link) = %v, want ErrSymlink", err)
+	}
+	if err := lr.RemoveLink(ctx, "link"); err != nil {
+		t.Fatalf("RemoveLink(link): %v", err)
+	}
+	intact("RemoveLink(link)")
+	if _, err := os.Lstat(filepath.Join(root, "link")); !os.IsNotExist(err) {
+		t.Errorf("the link is still there (%v)", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "t", "own.txt")); err != nil {
+		t.Errorf("RemoveLink touched t: %v", err)
+	}
+}
