@@ -494,6 +494,8 @@ func decimalExpr(env *rowEnv, e sqlparse.Expr) bool {
 	switch n := sqlparse.StripParens(e).(type) {
 	case *sqlparse.Literal:
 		return n.Kind == sqlparse.LitDecimal
+	case *sqlparse.ColumnRef:
+		return decimalColumn(env, n) // its exact text (decimalcol.go)
 	case *sqlparse.Unary:
 		return (n.Op == sqlparse.OpNeg || n.Op == sqlparse.OpPlus) && decimalExpr(env, n.X)
 	case *sqlparse.Binary:
