@@ -502,8 +502,7 @@ func decimalExpr(env *rowEnv, e sqlparse.Expr) bool {
 	case *sqlparse.ColumnRef:
 		// A DECIMAL column, or an exact SUM / AVG of one over grouped
 		// rows (decsum.go): 0.2 * AVG(l_quantity) is a DECIMAL.
-		i, err := env.column(n)
-		return err == nil && strings.HasPrefix(strings.ToUpper(env.cols[i].DatabaseType), "DECIMAL")
+		return decimalColumn(env, n) // its exact text (decimalcol.go)
 	case *sqlparse.Unary:
 		return (n.Op == sqlparse.OpNeg || n.Op == sqlparse.OpPlus) && decimalExpr(env, n.X)
 	case *sqlparse.Binary:

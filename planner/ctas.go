@@ -57,7 +57,7 @@ func (s *Session) createTableAsSelect(ctx context.Context, st *sqlparse.CreateTa
 	if err != nil {
 		return nil, err
 	}
-	schema, targets, err := ctasSchema(st, res.Columns, rows)
+	schema, targets, err := ctasSchema(st, res.Columns, rows, s.ctasTypes(ctx, st.Query, len(res.Columns)))
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +107,9 @@ func (s *Session) createTableAsSelect(ctx context.Context, st *sqlparse.CreateTa
 
 // ctasSchema is the schema of CREATE TABLE ... SELECT and, for each query
 // column, its position in it.
-func ctasSchema(st *sqlparse.CreateTable, cols []Column, rows [][]any) (*arrow.Schema, []int, error) {
+// derived holds the types derived from the query's expressions (ctastype.go;
+// nil: none).
+func ctasSchema(st *sqlparse.CreateTable, cols []Column, rows [][]any, derived []ctasType) (*arrow.Schema, []int, error) {
 	var fields []arrow.Field
 	pos := map[string]int{}
 	for _, cd := range st.Columns {
@@ -138,6 +140,14 @@ func ctasSchema(st *sqlparse.CreateTable, cols []Column, rows [][]any) (*arrow.S
 		if err != nil {
 			return nil, nil, err
 		}
+		if derived != nil {
+			if df, ok := derived[k].field(c.Name); ok && c.Field.Type == nil {
+				f = df
+			}
+			if derived[k].nullKnow {
+				f.Nullable = derived[k].nullable || columnHasNull(rows, k)
+			}
+		}
 		pos[strings.ToLower(c.Name)] = len(fields)
 		targets[k] = len(fields)
 		fields = append(fields, f)
@@ -165,15 +175,18 @@ func ctasSchema(st *sqlparse.CreateTable, cols []Column, rows [][]any) (*arrow.S
 	return arrow.NewSchema(fields, nil), targets, nil
 }
 
-// queryColumnField is the table column of query column k.
-func queryColumnField(c Column, k int, rows [][]any) (arrow.Field, error) {
-	hasNull := false
+func columnHasNull(rows [][]any, k int) bool {
 	for _, r := range rows {
 		if r[k] == nil {
-			hasNull = true
-			break
+			return true
 		}
 	}
+	return false
+}
+
+// queryColumnField is the table column of query column k.
+func queryColumnField(c Column, k int, rows [][]any) (arrow.Field, error) {
+	hasNull := columnHasNull(rows, k)
 	if c.Field.Type != nil {
 		// A column of table data: its stored type, NOT NULL and DEFAULT.
 		f := arrow.Field{Name: c.Name, Type: c.Field.Type, Nullable: c.Field.Nullable || hasNull}

@@ -35,10 +35,10 @@ func TestCreateTableAsSelect(t *testing.T) {
 		{"d", "DATE", "YES", "", nil},
 		{"s", "VARCHAR(5)", "YES", "", nil},
 		{"us", "TEXT", "YES", "", nil},
-		{"i", "INT", "NO", "", "7"}, // NOT NULL and DEFAULT kept; UNIQUE not, as in MySQL
-		{"i1", "BIGINT", "YES", "", nil},
-		{"lit", "DECIMAL(3,2)", "YES", "", nil},
-		{"dbl", "DOUBLE", "YES", "", nil},
+		{"i", "INT", "NO", "", "7"},     // NOT NULL and DEFAULT kept; UNIQUE not, as in MySQL
+		{"i1", "BIGINT", "NO", "", nil}, // i + 1 over a NOT NULL i
+		{"lit", "DECIMAL(3,2)", "NO", "", nil},
+		{"dbl", "DOUBLE", "NO", "", nil},
 	}
 	if !reflect.DeepEqual(desc, want) {
 		t.Fatalf("DESCRIBE h:\n got %v\nwant %v", desc, want)
@@ -48,6 +48,24 @@ func TestCreateTableAsSelect(t *testing.T) {
 		{nil, nil, nil, int64(4), int64(5), "2.25"},
 	}) {
 		t.Fatalf("rows of h: %v", got)
+	}
+	// Types derived from the expressions, as MySQL's (ctastype.go).
+	f.exec(`CREATE TABLE h2 AS SELECT CAST(a AS DECIMAL(20,4)) AS c, a * 2 AS a2, a + i AS ai, 1 AS one, 'xyz' AS s3, i > 3 AS gt, MAX(i) AS mx FROM g GROUP BY a, i`)
+	desc = nil
+	for _, r := range f.rows(`DESCRIBE h2`) {
+		desc = append(desc, r[:3])
+	}
+	if want := [][]any{
+		{"c", "DECIMAL(20,4)", "YES"}, {"a2", "DECIMAL(11,2)", "YES"}, {"ai", "DECIMAL(13,2)", "YES"},
+		{"one", "INT", "NO"}, {"s3", "VARCHAR(3)", "NO"}, {"gt", "INT", "NO"}, {"mx", "INT", "YES"},
+	}; !reflect.DeepEqual(desc, want) {
+		t.Fatalf("DESCRIBE h2:\n got %v\nwant %v", desc, want)
+	}
+	if got := f.rows(`SELECT c, a2, ai, one, s3, gt, mx FROM h2 ORDER BY mx`); !reflect.DeepEqual(got, [][]any{
+		{"1.5000", "3.00", "4.50", int64(1), "xyz", int64(0), int64(3)},
+		{nil, nil, nil, int64(1), "xyz", int64(1), int64(4)},
+	}) {
+		t.Fatalf("rows of h2: %v", got)
 	}
 	if got := f.rows(`SELECT COUNT(*) FROM h WHERE dt = '2024-01-02 03:04:05.123'`); !reflect.DeepEqual(got, [][]any{{int64(1)}}) {
 		t.Fatalf("DATETIME(3) value copied: %v", got)

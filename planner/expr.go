@@ -192,6 +192,9 @@ func (env *rowEnv) eval(e sqlparse.Expr, row []any) (any, error) {
 			case sqltypes.Decimal:
 				return negateDecimal(x), nil
 			}
+			if d, ok := env.exactColumn(n.X, v).(sqltypes.Decimal); ok {
+				return negateDecimal(d), nil
+			}
 			return arithmetic(sqlparse.OpSub, int64(0), v)
 		case sqlparse.OpPlus:
 			return v, nil
@@ -449,7 +452,7 @@ func (env *rowEnv) evalBinary(n *sqlparse.Binary, row []any) (any, error) {
 		}
 	}
 	if isArithmetic(n.Op) {
-		return arithmetic(n.Op, l, r)
+		return arithmetic(n.Op, env.exactColumn(n.L, l), env.exactColumn(n.R, r))
 	}
 	return nil, errorf(catalog.CodeUnsupported, "not supported: operator %s", n.Op)
 }
