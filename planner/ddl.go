@@ -177,6 +177,9 @@ func schemaFor(st *sqlparse.CreateTable) (*arrow.Schema, error) {
 }
 
 func (s *Session) createTable(ctx context.Context, st *sqlparse.CreateTable) (*Result, error) {
+	if st.Query != nil {
+		return s.createTableAsSelect(ctx, st) // ctas.go
+	}
 	id, err := s.tableIdent(st.Name)
 	if err != nil {
 		return nil, err
@@ -329,6 +332,9 @@ type alterStep struct {
 }
 
 func (s *Session) alterTable(ctx context.Context, st *sqlparse.AlterTable) (*Result, error) {
+	if alterHasIndexActions(st) {
+		return s.alterIndexes(ctx, st) // alterindex.go
+	}
 	id, err := s.tableIdent(st.Name)
 	if err != nil {
 		return nil, err
