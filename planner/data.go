@@ -88,6 +88,9 @@ func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan
 	if len(st.SetOps) > 0 {
 		return s.planSetOp(ctx, st)
 	}
+	if hasWindows(st) {
+		return s.planWindowed(ctx, st) // window.go
+	}
 	if hasJoin(st.From) {
 		return s.planJoinQuery(ctx, st)
 	}

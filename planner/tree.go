@@ -52,6 +52,8 @@ type treePlan struct {
 	explain []string
 	// spilled: the run's sort wrote sorted runs to disk (sortOp).
 	spilled bool
+	// wins holds what the Window nodes run (window.go).
+	wins map[*plan.Window]*windowStage
 }
 
 func (t *treePlan) resultColumns() []Column { return t.cols }
@@ -247,7 +249,7 @@ func (t *treePlan) run(ctx context.Context, s *Session) (*Result, error) {
 func (t *treePlan) buffered() bool {
 	for n := t.root; n != nil; n = plan.Input(n) {
 		switch x := n.(type) {
-		case *plan.Sort, *plan.Aggregate:
+		case *plan.Sort, *plan.Aggregate, *plan.Window:
 			return true
 		case *plan.Source:
 			_, ok := x.Table.(*manifestCount)
@@ -297,6 +299,8 @@ func (t *treePlan) build(ctx context.Context, n plan.Node, budget *exec.Budget) 
 		return t.sortOp(in, env, x), nil
 	case *plan.Aggregate:
 		return t.aggregateOp(in, env, x, budget), nil
+	case *plan.Window:
+		return t.windowOp(in, x, budget), nil
 	}
 	in.Close()
 	return nil, errorf(catalog.CodeInternal, "no operator for plan node %T", n)

@@ -85,8 +85,6 @@ func (c *converter) selectStmt(n *ast.SelectStmt, base stmtBase) (*Select, error
 	switch {
 	case n.Kind != ast.SelectStmtKindSelect:
 		return nil, c.notSupported(c.start(), "TABLE and VALUES statements")
-	case len(n.WindowSpecs) > 0:
-		return nil, c.notSupported(c.start(), "window functions (the WINDOW clause)")
 	case n.LockInfo != nil && n.LockInfo.LockType != ast.SelectLockNone:
 		return nil, c.notSupported(c.start(), "SELECT ... FOR UPDATE / SHARE")
 	case n.SelectIntoOpt != nil:
@@ -95,6 +93,16 @@ func (c *converter) selectStmt(n *ast.SelectStmt, base stmtBase) (*Select, error
 		return nil, c.notSupported(c.start(), "GROUP BY ... WITH ROLLUP")
 	}
 	s := &Select{stmtBase: base, Distinct: n.Distinct}
+	outerWindows := c.windows
+	defer func() { c.windows = outerWindows }()
+	c.windows = windowSpecs{}
+	for i := range n.WindowSpecs {
+		ws := &n.WindowSpecs[i]
+		if _, dup := c.windows[ws.Name.L]; dup {
+			return nil, c.sc.errAt(c.start(), ErrSyntax, "window '"+ws.Name.O+"' is defined twice (MySQL error 3591)")
+		}
+		c.windows[ws.Name.L] = ws
+	}
 	if n.With != nil {
 		var err error
 		if s.With, err = c.with(n.With); err != nil {
@@ -447,8 +455,11 @@ func (c *converter) expr(e ast.ExprNode) (Expr, error) {
 		}
 		return f, nil
 	case *ast.AggregateFuncExpr:
-		if n.Order != nil || strings.EqualFold(n.F, ast.AggFuncGroupConcat) {
-			return nil, c.notSupportedAt(n, "aggregate %s", strings.ToUpper(n.F))
+		if strings.EqualFold(n.F, ast.AggFuncGroupConcat) {
+			return c.groupConcat(n)
+		}
+		if n.Order != nil {
+			return nil, c.notSupportedAt(n, "aggregate %s with ORDER BY", strings.ToUpper(n.F))
 		}
 		f := &FuncCall{exprPos: c.exprPos(n), Name: n.F, Aggregate: true, Distinct: n.Distinct, Args: []Expr{}}
 		if strings.EqualFold(n.F, ast.AggFuncCount) && c.starAt(n.OriginTextPosition()) {
@@ -534,7 +545,7 @@ func (c *converter) expr(e ast.ExprNode) (Expr, error) {
 		}
 		return &Regexp{exprPos: c.exprPos(n), X: x, Pattern: p, Not: n.Not}, nil
 	case *ast.WindowFuncExpr:
-		return nil, c.notSupportedAt(n, "window functions")
+		return c.windowFunc(n)
 	case *ast.DefaultExpr:
 		return nil, c.notSupportedAt(n, "DEFAULT outside INSERT ... VALUES")
 	case *ast.PositionExpr:

@@ -227,6 +227,11 @@ type FuncCall struct {
 	Aggregate bool
 	Distinct  bool
 	Star      bool
+	// Over is the OVER clause of a window function call (window.go), nil
+	// for a plain call.
+	Over *Window
+	// Concat is set for GROUP_CONCAT (window.go).
+	Concat *GroupConcat
 }
 
 // Subquery is a scalar subquery: (SELECT ...).
@@ -407,6 +412,10 @@ func writeExpr(b *strings.Builder, e Expr) {
 		b.WriteString(not(n.Not) + " REGEXP ")
 		writeExpr(b, n.Pattern)
 	case *FuncCall:
+		if n.Over != nil || n.Concat != nil {
+			writeWindowCall(b, n)
+			return
+		}
 		if s := n.specialString(); s != "" && !n.Aggregate {
 			b.WriteString(s) // CAST, CASE, INTERVAL... in their own syntax
 			return

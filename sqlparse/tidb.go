@@ -261,6 +261,8 @@ type converter struct {
 	names  *nameMap
 	m      *mappedText // the text TiDB parsed, mapping its offsets back to the script
 	params int         // `?` placeholders converted so far
+	// windows holds the WINDOW clause of the SELECT being converted.
+	windows windowSpecs
 }
 
 func (c *converter) notSupported(off int, format string, args ...any) *Error {

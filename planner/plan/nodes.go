@@ -122,6 +122,8 @@ func Input(n Node) Node {
 		return x.Input
 	case *Limit:
 		return x.Input
+	case *Window:
+		return x.Input
 	}
 	return nil
 }
@@ -140,6 +142,9 @@ func render(e sqlparse.Expr, names map[string]string) string {
 // to the text of its keys and calls.
 func slotNames(n Node) map[string]string {
 	for ; n != nil; n = Input(n) {
+		if w, ok := n.(*Window); ok {
+			return w.Display
+		}
 		a, ok := n.(*Aggregate)
 		if !ok {
 			continue
@@ -212,6 +217,8 @@ func explainLine(n Node) string {
 			l += fmt.Sprintf(" offset %d", x.Offset)
 		}
 		return l
+	case *Window:
+		return x.explain()
 	case *Values:
 		if len(x.Rows) == 1 && len(x.Rows[0]) == 0 {
 			return "OneRow"
