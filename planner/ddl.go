@@ -329,6 +329,9 @@ type alterStep struct {
 }
 
 func (s *Session) alterTable(ctx context.Context, st *sqlparse.AlterTable) (*Result, error) {
+	if alterHasIndexActions(st) {
+		return s.alterIndexes(ctx, st) // alterindex.go
+	}
 	id, err := s.tableIdent(st.Name)
 	if err != nil {
 		return nil, err

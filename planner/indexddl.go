@@ -208,7 +208,7 @@ func (s *Session) lanceIndexRows(ctx context.Context, id catalog.Ident, d catalo
 			if info.Kind == index.KindVector {
 				what = "vector"
 			}
-			comment = fmt.Sprintf("Lance %s index, not used by lancecat (%d segment(s))", what, len(info.Segments))
+			comment = fmt.Sprintf("Lance %s index (%d segment(s))", what, len(info.Segments))
 		}
 		for i, c := range info.Columns {
 			null := ""

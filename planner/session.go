@@ -438,6 +438,9 @@ func modeOf(st sqlparse.Statement) txMode {
 	case *sqlparse.CreateIndex, *sqlparse.DropIndex:
 		return txRefuse // index changes commit to the table dataset, not to `__manifest`
 	case *sqlparse.AlterTable:
+		if alterHasIndexActions(n) {
+			return txRefuse // as CREATE INDEX: index changes commit to the table dataset
+		}
 		return txImmediate // column changes commit to the table dataset, as row changes do
 	case *sqlparse.Call:
 		switch procName(n) {

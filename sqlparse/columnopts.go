@@ -136,7 +136,19 @@ type IndexDef struct {
 	Using  string // BTREE, BITMAP, ... as written; "" for the default
 }
 
-// indexConstraint converts an index constraint of CREATE TABLE.
+// isIndexConstraint says whether a table constraint is an index clause
+// (KEY, INDEX, UNIQUE, FULLTEXT).
+func isIndexConstraint(tp ast.ConstraintType) bool {
+	switch tp {
+	case ast.ConstraintKey, ast.ConstraintIndex, ast.ConstraintUniq, ast.ConstraintUniqKey, ast.ConstraintUniqIndex, ast.ConstraintFulltext:
+		return true
+	}
+	return false
+}
+
+// indexConstraint converts an index constraint of CREATE TABLE (cols are
+// its columns, checked here) or of ALTER TABLE ADD (cols nil: the planner
+// checks the column against the table).
 func (c *converter) indexConstraint(con *ast.Constraint, cols []ColumnDef) (IndexDef, error) {
 	def := IndexDef{Name: con.Name}
 	switch con.Tp {
@@ -161,7 +173,13 @@ func (c *converter) indexConstraint(con *ast.Constraint, cols []ColumnDef) (Inde
 	if k.Desc {
 		return def, c.notSupported(c.start(), "descending index keys")
 	}
+	if con.Option != nil && con.Option.Tp != ast.IndexTypeInvalid {
+		def.Using = strings.ToUpper(con.Option.Tp.String())
+	}
 	def.Column = k.Column.Name.O
+	if cols == nil {
+		return def, nil // ALTER TABLE ADD: the planner checks the column against the table
+	}
 	found := false
 	for _, cd := range cols {
 		if strings.EqualFold(cd.Name, def.Column) {
@@ -171,9 +189,6 @@ func (c *converter) indexConstraint(con *ast.Constraint, cols []ColumnDef) (Inde
 	}
 	if !found {
 		return def, c.sc.errAt(c.start(), ErrSyntax, "index column "+QuoteIdent(def.Column)+" is not defined")
-	}
-	if con.Option != nil && con.Option.Tp != ast.IndexTypeInvalid {
-		def.Using = strings.ToUpper(con.Option.Tp.String())
 	}
 	return def, nil
 }

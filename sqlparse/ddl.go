@@ -662,9 +662,17 @@ func (c *converter) convertAlterTable(n *ast.AlterTableStmt) (Statement, error) 
 					return nil, err
 				}
 				st.Actions = append(st.Actions, &AddForeignKey{ForeignKey: fk})
+			case con != nil && isIndexConstraint(con.Tp):
+				def, err := c.indexConstraint(con, nil)
+				if err != nil {
+					return nil, err
+				}
+				st.Actions = append(st.Actions, &AddIndex{Index: def})
 			default:
 				return nil, c.notSupported(specAt(i), "%s", specKind(i))
 			}
+		case ast.AlterTableDropIndex:
+			st.Actions = append(st.Actions, &DropIndexAction{IfExists: sp.IfExists, Name: sp.Name})
 		case ast.AlterTableRenameTable:
 			return nil, c.notSupported(specAt(i), "RENAME combined with other alterations in one ALTER TABLE")
 		default:

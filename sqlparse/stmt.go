@@ -132,8 +132,8 @@ type RenameTable struct {
 	Pairs []RenamePair
 }
 
-// AlterTable is ALTER TABLE name action, action, ... with actions *AddColumn, *DropColumn and
-// *RenameColumn, in order.
+// AlterTable is ALTER TABLE name action, action, ... with actions *AddColumn, *DropColumn,
+// *RenameColumn, the key actions and the index actions *AddIndex and *DropIndexAction, in order.
 type AlterTable struct {
 	stmtBase
 	Name    Name
@@ -175,13 +175,25 @@ type DropForeignKey struct {
 	Name     string
 }
 
-func (*AddColumn) alterAction()      {}
-func (*DropColumn) alterAction()     {}
-func (*RenameColumn) alterAction()   {}
-func (*AddPrimaryKey) alterAction()  {}
-func (*DropPrimaryKey) alterAction() {}
-func (*AddForeignKey) alterAction()  {}
-func (*DropForeignKey) alterAction() {}
+func (*AddColumn) alterAction()       {}
+func (*DropColumn) alterAction()      {}
+func (*RenameColumn) alterAction()    {}
+func (*AddPrimaryKey) alterAction()   {}
+func (*DropPrimaryKey) alterAction()  {}
+func (*AddForeignKey) alterAction()   {}
+func (*DropForeignKey) alterAction()  {}
+func (*AddIndex) alterAction()        {}
+func (*DropIndexAction) alterAction() {}
+
+// AddIndex is ADD {INDEX|KEY|UNIQUE [KEY|INDEX]|FULLTEXT [KEY|INDEX]} [name] (col) [USING kind]:
+// the same index as CREATE INDEX (Name is "" when the clause names none; the planner picks one).
+type AddIndex struct{ Index IndexDef }
+
+// DropIndexAction is DROP {INDEX|KEY} [IF EXISTS] name.
+type DropIndexAction struct {
+	IfExists bool
+	Name     string
+}
 
 // Filter is the optional LIKE 'pattern' or WHERE expr of a SHOW statement. At most one of Like and
 // Where is set.
