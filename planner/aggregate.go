@@ -48,7 +48,8 @@ type aggCall struct {
 	arg      sqlparse.Expr
 	star     bool
 	distinct bool
-	text     string // the call's normal form, to share equal calls
+	text     string             // the call's normal form, to share equal calls
+	call     *sqlparse.FuncCall // the call as written, for the plan's Aggregate node
 	// decimal: the argument is a DECIMAL column, whose values are exact
 	// text; MIN and MAX compare it numerically (compareDecimalText).
 	decimal bool
@@ -507,7 +508,7 @@ func decimalExpr(env *rowEnv, e sqlparse.Expr) bool {
 
 func newAggCall(env *rowEnv, n *sqlparse.FuncCall) (aggCall, error) {
 	fn := strings.ToLower(n.Name)
-	call := aggCall{fn: fn, star: n.Star, distinct: n.Distinct, text: n.String()}
+	call := aggCall{fn: fn, star: n.Star, distinct: n.Distinct, text: n.String(), call: n}
 	switch fn {
 	case "count", "sum", "avg", "min", "max":
 	default:

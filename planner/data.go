@@ -95,7 +95,7 @@ func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan
 		return nil, err
 	}
 	if distinctOverDerived(st) {
-		return s.planSelect(ctx, distinctDerived(st))
+		return s.planSelectTree(ctx, distinctDerived(st))
 	}
 	st, err := distinctAsGroupBy(st)
 	if err != nil {
@@ -114,15 +114,15 @@ func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan
 				if outer, ok := orderByComputed(st); ok {
 					return s.planQuery(ctx, outer)
 				}
-				return s.planDataSelect(ctx, st, name)
+				dp, err := s.planDataSelect(ctx, st, name)
+				if err != nil {
+					return nil, err
+				}
+				return s.dataTree(dp), nil
 			}
 		}
 	}
-	p, err := s.planSelect(ctx, st)
-	if err != nil {
-		return nil, err
-	}
-	return p, nil
+	return s.planSelectTree(ctx, st)
 }
 
 // distinctAsGroupBy answers SELECT DISTINCT items as SELECT items GROUP BY
@@ -214,12 +214,29 @@ func (s *Session) openTableID(ctx context.Context, id catalog.Ident) (*dataset.D
 	return ds, err
 }
 
+// vanished says whether opening a table's latest version failed because
+// its files went away while it was opened (a concurrent DROP of the
+// location the name resolved to).
+func vanished(err error) bool {
+	if errors.Is(err, catalog.ErrDatasetNotFound) {
+		return true
+	}
+	code, _ := catalog.CodeOf(err)
+	return code == catalog.CodeTableVersionNotFound
+}
+
 // openLatest opens the latest version of table id's dataset.
 func (s *Session) openLatest(ctx context.Context, id catalog.Ident) (*dataset.Dataset, error) {
 	if s.opts.Store == nil {
 		return nil, errorf(catalog.CodeUnsupported, "not supported: reading or writing table data without the catalog's object store (planner.Options.Store)")
 	}
 	h, err := s.cat.OpenTable(ctx, id, 0)
+	for retry := 0; retry < 3 && vanished(err); retry++ {
+		// The location this read resolved may have been dropped since by a
+		// concurrent commit that moved the name to another table (a
+		// CREATE ... SELECT + RENAME + DROP swap): resolve the name again.
+		h, err = s.cat.OpenTable(ctx, id, 0)
+	}
 	if errors.Is(err, catalog.ErrDatasetNotFound) {
 		return nil, errorf(catalog.CodeInvalidTableState, "table %s is declared but has no data yet", displayName(id))
 	}
@@ -718,61 +735,13 @@ func likePrefix(pat string, esc byte) (string, bool) {
 	return "", false // no wildcard: an equality, not a prefix
 }
 
-// Explain describes the plan, one operator per line, outermost first.
-func (p *dataPlan) Explain() []string {
+// explainScan describes the plan's scan: the TableScan line (the
+// columns read, a LIMIT pushed into it, the stop after LIMIT matching
+// rows), then how the scanner reads (indexes searched, fragments covered
+// and scanned) and the WHERE conjuncts no index answers.
+func (p *dataPlan) explainScan() []string {
 	var lines []string
-	add := func(s string) { lines = append(lines, strings.Repeat("  ", len(lines))+s) }
-	if !p.pushLimit && (p.limit >= 0 || p.offset > 0) && !p.countStar {
-		l := "Limit none"
-		if p.limit >= 0 {
-			l = fmt.Sprintf("Limit %d", p.limit)
-		}
-		if p.offset > 0 {
-			l += fmt.Sprintf(" offset %d", p.offset)
-		}
-		add(l)
-	}
-	if len(p.order) > 0 {
-		var keys []string
-		for _, o := range p.order {
-			k := o.expr.String()
-			if o.desc {
-				k += " DESC"
-			}
-			keys = append(keys, k)
-		}
-		if k := p.limit + p.offset; p.limit >= 0 && k <= int64(p.maxRows) {
-			if p.noSpill || p.sortMemory <= 0 {
-				add(fmt.Sprintf("Sort %s (top-k: keeps %d rows)", strings.Join(keys, ", "), k))
-			} else {
-				add(fmt.Sprintf("Sort %s (top-k: keeps %d rows; past %d bytes, sorted runs on disk)", strings.Join(keys, ", "), k, p.sortMemory))
-			}
-		} else {
-			add(fmt.Sprintf("Sort %s (in memory, at most %d rows)", strings.Join(keys, ", "), p.maxRows))
-		}
-	}
-	if p.agg != nil {
-		p.agg.explain(add)
-	}
-	switch {
-	case p.agg != nil:
-	case p.countStar && p.where == nil && p.countCol < 0:
-		add("Count from the manifest's fragment row counts (no data read)")
-	case p.countStar:
-		add("Count")
-	default:
-		var names []string
-		for _, c := range p.outCols {
-			names = append(names, c.Name)
-		}
-		add("Project " + strings.Join(names, ", "))
-	}
-	if p.where != nil {
-		add("Filter " + p.where.String())
-	}
-	if p.countStar && p.where == nil && p.countCol < 0 {
-		return lines
-	}
+	add := func(s string) { lines = append(lines, s) }
 	var b strings.Builder
 	fmt.Fprintf(&b, "TableScan %s (version %d): columns [", displayName(p.id), p.ds.Version())
 	for i, c := range p.read {
@@ -794,8 +763,7 @@ func (p *dataPlan) Explain() []string {
 		fmt.Fprintf(&b, "; stops after %d matching rows", p.limit+p.offset)
 	}
 	add(b.String())
-	depth := len(lines)
-	sub := func(s string) { lines = append(lines, strings.Repeat("  ", depth)+s) }
+	sub := func(s string) { lines = append(lines, "  "+s) }
 	if p.scanPlan != nil {
 		for _, l := range p.scanPlan.Lines() {
 			sub(l)

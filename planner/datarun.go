@@ -23,33 +23,6 @@ import (
 // can instead be read as the scan's record batches (batches.go), for the
 // driver's Arrow escape hatch.
 
-// run executes the plan.
-func (p *dataPlan) run(ctx context.Context, s *Session) (*Result, error) {
-	if p.countStar && p.where == nil && p.countCol < 0 {
-		n, err := p.ds.CountRows(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return rowsResult(p.outCols, [][]any{{int64(n)}}), nil
-	}
-	if p.limit == 0 && !p.countStar {
-		return rowsResult(p.outCols, nil), nil // no need to open a scan
-	}
-	sc, err := p.scanner(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res, err := p.execute(ctx, p.scanRows(ctx, sc))
-	if err == nil && res.Streamed() {
-		if schema, cols, ok := p.batchProjection(); ok {
-			res.batches = func() BatchCursor {
-				return newBatchCursor(schema, p.batches(ctx, sc, schema, cols))
-			}
-		}
-	}
-	return res, err
-}
-
 // scanner builds the scan: columns read, LIMIT/OFFSET when pushable, and
 // every indexable conjunct an index serves as a scan predicate, each
 // restricted to the index that served it. The scanner answers the most

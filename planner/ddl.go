@@ -177,6 +177,9 @@ func schemaFor(st *sqlparse.CreateTable) (*arrow.Schema, error) {
 }
 
 func (s *Session) createTable(ctx context.Context, st *sqlparse.CreateTable) (*Result, error) {
+	if st.Query != nil {
+		return s.createTableAsSelect(ctx, st) // ctas.go
+	}
 	id, err := s.tableIdent(st.Name)
 	if err != nil {
 		return nil, err

@@ -32,14 +32,15 @@ type derivedTable struct {
 	q     *sqlparse.Select
 	plan  queryPlan
 	cols  []Column
-	// explain holds the inner plan's EXPLAIN lines (prepareExplain).
-	explain []string
+	// preplanned: the rows of a join or set operation the query block
+	// runs over (s.preplanned), not a derived table of the query.
+	preplanned bool
 }
 
 // planDerived plans the inner query of a derived table.
 func (s *Session) planDerived(ctx context.Context, ts *sqlparse.TableSource) (*derivedTable, error) {
 	if p, ok := s.preplanned[ts]; ok {
-		return &derivedTable{alias: ts.Alias, q: ts.Subquery, plan: p, cols: p.resultColumns()}, nil
+		return &derivedTable{alias: ts.Alias, q: ts.Subquery, plan: p, cols: p.resultColumns(), preplanned: true}, nil
 	}
 	if ts.Alias == "" {
 		return nil, errorf(catalog.CodeInvalidInput, "every derived table must have its own alias: (%s) AS name", ts.Subquery)
@@ -58,21 +59,6 @@ func (s *Session) planDerived(ctx context.Context, ts *sqlparse.TableSource) (*d
 		seen[k] = true
 	}
 	return &derivedTable{alias: ts.Alias, q: ts.Subquery, plan: p, cols: cols}, nil
-}
-
-// runDerived runs the inner query and streams its rows through the outer
-// pipeline.
-func (p *selectPlan) runDerived(ctx context.Context, s *Session) (*Result, error) {
-	inner, err := p.derived.plan.run(ctx, s)
-	if err != nil {
-		return nil, err
-	}
-	res, err := p.execute(ctx, cursorRows(inner))
-	if err != nil {
-		inner.Close()
-		return nil, err
-	}
-	return res, nil
 }
 
 // cursorRows yields the rows of a result, closing it when the consumer
@@ -104,16 +90,9 @@ func cursorRows(r *Result) iter.Seq2[[]any, error] {
 // tables. Nothing runs.
 func (s *Session) prepareExplain(ctx context.Context, p queryPlan) error {
 	switch x := p.(type) {
-	case *selectPlan:
-		if x.derived != nil {
-			lines, err := s.explainPlan(ctx, x.derived.plan, s.subq, x.derived.q, 0)
-			x.derived.explain = lines
-			return err
-		}
-		return x.explainReads(ctx, s)
-	case *dataPlan:
-		return x.prepareExplain(ctx)
 	case *joinPlan:
+		return x.prepareExplain(ctx)
+	case *treePlan:
 		return x.prepareExplain(ctx)
 	case *joinQuery:
 		return s.prepareExplain(ctx, x.queryPlan)

@@ -11,24 +11,33 @@
 // nothing about the TiDB parser: statements and expressions arrive as
 // sqlparse's own types.
 //
-// Every SELECT is a source of rows (a lance/scan scan of a table, the rows
-// the catalog lists for an information_schema view, the one row of a
-// SELECT without FROM) feeding one selectPipeline (pipeline.go): WHERE,
-// COUNT, ORDER BY (top-k under LIMIT, else a sort within Options.MaxRows),
-// OFFSET/LIMIT and the projection.
+// The query engine (issue 15) is the packages planner/plan (logical
+// nodes, rewrite rules, the one EXPLAIN printer), planner/exec (operators
+// with Next(ctx)/Close and one Budget per query) and planner/expr (the
+// binder and the function registry). The builder's entry point is
+// buildSelect (tree.go): the plan tree of a SELECT, its result columns
+// and run; a feature adding a node (a window, INSERT ... SELECT) starts
+// from it.
 //
-// A SELECT whose FROM joins relations runs on the engine packages instead
-// (join.go): the FROM clause is a planner/plan tree of Scan and Join
-// nodes built by one builder (buildFrom), names are bound by planner/expr,
-// the rules of planner/plan push filters and projection into the scans and
-// choose hash or nested-loop joins, and planner/exec runs the operators.
-// The scans are the paths above behind the plan.Table seam (sourceTable),
-// and what runs over the joined rows (WHERE's remainder, aggregates,
-// ORDER BY, LIMIT, the projection) is still the selectPipeline. Set
-// operations (setop.go) combine their operands' plans and CTEs (cte.go)
-// are inlined as derived tables before planning. Still on the old code
-// only: every SELECT without a join (single table, view, derived table,
-// no FROM), subqueries, DML and SHOW.
+// A SELECT whose FROM joins relations is one tree end to end (join.go,
+// tree.go): the FROM clause is built by buildFrom into Scan and Join
+// nodes, names are bound by planner/expr, the rules of planner/plan push
+// filters and projection into the scans and choose hash or nested-loop
+// joins, and above the join stand Filter (WHERE's remainder), Aggregate
+// and a HAVING Filter, Sort (top-k under LIMIT, else the spilling sort of
+// spill.go), Limit and Project, each run by a planner/exec operator. The
+// scans are the single-table paths behind the plan.Table seam
+// (sourceTable). Set operations (setop.go) combine their operands' plans
+// and CTEs (cte.go) are inlined as derived tables before planning.
+//
+// Still on the older paths: every SELECT without a join is a source of
+// rows (a lance/scan scan of a table, data.go; the rows the catalog lists
+// for an information_schema view, infoschema.go; a derived table; the one
+// row of a SELECT without FROM) feeding one selectPipeline
+// (pipeline.go): WHERE, COUNT, ORDER BY (top-k under LIMIT, else a sort
+// within Options.MaxRows), OFFSET/LIMIT and the projection. buildSelect
+// shows such a query as one leaf of the tree. So are subqueries, DML and
+// SHOW.
 //
 // A Session is one connection's state: the current namespace set by USE and
 // the open transaction, if any. Every Exec runs one statement and returns a

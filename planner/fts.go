@@ -181,7 +181,7 @@ func (s *Session) planFTS(ctx context.Context, st *sqlparse.Select, name sqlpars
 	}
 	s.fts[inner] = src
 	defer delete(s.fts, inner)
-	return s.planSelect(ctx, &out)
+	return s.planSelectTree(ctx, &out)
 }
 
 // topKHint is k when the statement is "WHERE <the primary MATCH> ORDER BY

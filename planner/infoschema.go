@@ -3,7 +3,6 @@ package planner
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -790,61 +789,6 @@ func intersectStrings(have, add []string) []string {
 	return out
 }
 
-// Explain describes the plan, one operator per line, outermost first.
-func (p *selectPlan) Explain() []string {
-	var lines []string
-	add := func(s string) { lines = append(lines, strings.Repeat("  ", len(lines))+s) }
-	if p.limit >= 0 || p.offset > 0 {
-		l := fmt.Sprintf("Limit %d", p.limit)
-		if p.limit < 0 {
-			l = "Limit none"
-		}
-		if p.offset > 0 {
-			l += fmt.Sprintf(" offset %d", p.offset)
-		}
-		add(l)
-	}
-	if len(p.order) > 0 {
-		var keys []string
-		for _, o := range p.order {
-			k := o.expr.String()
-			if o.desc {
-				k += " DESC"
-			}
-			keys = append(keys, k)
-		}
-		add("Sort " + strings.Join(keys, ", "))
-	}
-	if p.agg != nil {
-		p.agg.explain(add)
-	} else if p.countStar {
-		add("Count")
-	} else {
-		var names []string
-		for _, f := range p.fields {
-			names = append(names, f.col.Name)
-		}
-		add("Project " + strings.Join(names, ", "))
-	}
-	if p.where != nil {
-		add("Filter " + p.where.String())
-	}
-	if p.derived != nil {
-		add("DerivedTable " + sqlparse.QuoteIdent(p.derived.alias) + " (streams the rows of:)")
-		depth := len(lines)
-		for _, l := range p.derived.explain {
-			lines = append(lines, strings.Repeat("  ", depth)+l)
-		}
-		return lines
-	}
-	if p.view == nil {
-		add("OneRow")
-		return lines
-	}
-	add(p.scanDescription())
-	return lines
-}
-
 func (p *selectPlan) scanDescription() string {
 	v := p.view
 	var b strings.Builder
@@ -993,29 +937,6 @@ func (s *Session) explain(ctx context.Context, st *sqlparse.Explain) (*Result, e
 		rows = append(rows, []any{storage.Redact(l)})
 	}
 	return rowsResult([]Column{varchar("plan")}, rows), nil
-}
-
-// run executes the plan: the view's rows (materialized by the catalog
-// listing) go through the pipeline, and the result is materialized too.
-func (p *selectPlan) run(ctx context.Context, s *Session) (*Result, error) {
-	if p.derived != nil {
-		return p.runDerived(ctx, s)
-	}
-	rows := [][]any{{}}
-	if p.view != nil {
-		var err error
-		if rows, err = p.scan(ctx, s); err != nil {
-			return nil, err
-		}
-	}
-	res, err := p.execute(ctx, sliceRows(rows))
-	if err != nil {
-		return nil, err
-	}
-	if err := res.Collect(); err != nil {
-		return nil, err
-	}
-	return res, nil
 }
 
 func compareNullsFirst(a, b any) int {

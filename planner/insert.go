@@ -31,9 +31,9 @@ import (
 // not to the catalog's `__manifest`.
 
 func (s *Session) insert(ctx context.Context, n *sqlparse.Insert) (*Result, error) {
-	switch {
-	case n.Query != nil:
-		return nil, errorf(catalog.CodeUnsupported, "not supported: INSERT ... SELECT")
+	if n.Query != nil {
+		// Exec turns the query into VALUES first (insertselect.go).
+		return nil, errorf(catalog.CodeInternal, "INSERT ... SELECT reached insert unexpanded")
 	}
 	name := n.Table
 	if len(name) >= 2 && strings.EqualFold(name[0], "information_schema") {
@@ -63,33 +63,64 @@ func (s *Session) insert(ctx context.Context, n *sqlparse.Insert) (*Result, erro
 // writing anything; the caller releases the builder. Inside a transaction
 // it also checks an INSERT deferred to COMMIT at statement time.
 func buildInsertRows(ctx context.Context, schema *arrow.Schema, n *sqlparse.Insert) (*array.RecordBuilder, *insertFill, error) {
+	targets, err := insertTargets(schema, n.Columns)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(n.Rows) == 0 {
+		return nil, nil, errorf(catalog.CodeInvalidInput, "INSERT needs at least one row of VALUES")
+	}
+	for r, list := range n.Rows {
+		if len(list) != len(targets) {
+			return nil, nil, errorf(catalog.CodeInvalidInput, "row %d has %d values for %d columns", r+1, len(list), len(targets))
+		}
+	}
+	return buildRows(ctx, schema, targets, len(n.Rows), func(r, k int) (any, bool, error) {
+		e := n.Rows[r][k]
+		if _, isDefault := e.(*sqlparse.Default); isDefault {
+			return nil, false, nil
+		}
+		v, err := insertLiteral(e)
+		return v, true, err
+	})
+}
+
+// insertTargets resolves INSERT's column list to positions in schema
+// (every column in order without one).
+func insertTargets(schema *arrow.Schema, list []*sqlparse.ColumnRef) ([]int, error) {
 	cols := make([]Column, schema.NumFields())
 	for i, f := range schema.Fields() {
 		cols[i] = Column{Name: f.Name}
 	}
 	env := newRowEnv(cols)
 	var targets []int
-	if len(n.Columns) == 0 {
+	if len(list) == 0 {
 		for i := range cols {
 			targets = append(targets, i)
 		}
-	} else {
-		seen := map[int]bool{}
-		for _, ref := range n.Columns {
-			i, err := env.column(ref)
-			if err != nil {
-				return nil, nil, err
-			}
-			if seen[i] {
-				return nil, nil, errorf(catalog.CodeInvalidInput, "column %s given twice", sqlparse.QuoteIdent(schema.Field(i).Name))
-			}
-			seen[i] = true
-			targets = append(targets, i)
+		return targets, nil
+	}
+	seen := map[int]bool{}
+	for _, ref := range list {
+		i, err := env.column(ref)
+		if err != nil {
+			return nil, err
 		}
+		if seen[i] {
+			return nil, errorf(catalog.CodeInvalidInput, "column %s given twice", sqlparse.QuoteIdent(schema.Field(i).Name))
+		}
+		seen[i] = true
+		targets = append(targets, i)
 	}
-	if len(n.Rows) == 0 {
-		return nil, nil, errorf(catalog.CodeInvalidInput, "INSERT needs at least one row of VALUES")
-	}
+	return targets, nil
+}
+
+// buildRows converts nrows rows to the columns of schema: value(r, k) is
+// row r's k-th given value, for column targets[k] (given false: DEFAULT).
+// Columns not in targets, and DEFAULT, take the column's DEFAULT (NULL
+// without one); NOT NULL and each type's range are checked and nothing is
+// written. The caller releases the builder.
+func buildRows(ctx context.Context, schema *arrow.Schema, targets []int, nrows int, value func(r, k int) (any, bool, error)) (*array.RecordBuilder, *insertFill, error) {
 	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
 	ok := false
 	defer func() {
@@ -104,37 +135,33 @@ func buildInsertRows(ctx context.Context, schema *arrow.Schema, n *sqlparse.Inse
 	// Bound the memory of the statement before any row is built: a NULL in
 	// a VECTOR(n) still takes 4n bytes.
 	fixed := fixedRowBytes(schema)
-	if int64(len(n.Rows)) > MaxInsertBytes/fixed {
-		return nil, nil, errorf(catalog.CodeInvalidInput, "INSERT of %d rows of %d bytes each exceeds the limit of %d MiB per statement: split it into several statements", len(n.Rows), fixed, MaxInsertBytes>>20)
+	if int64(nrows) > MaxInsertBytes/fixed {
+		return nil, nil, errorf(catalog.CodeInvalidInput, "INSERT of %d rows of %d bytes each exceeds the limit of %d MiB per statement: split it into several statements", nrows, fixed, MaxInsertBytes>>20)
 	}
 	for _, fb := range b.Fields() {
-		reserveBuilder(fb, len(n.Rows))
+		reserveBuilder(fb, nrows)
 	}
-	for r, list := range n.Rows {
+	slot := make([]int, schema.NumFields()) // column -> k+1 (0: not given)
+	for k, i := range targets {
+		slot[i] = k + 1
+	}
+	for r := 0; r < nrows; r++ {
 		if r&63 == 63 {
 			if err := ctx.Err(); err != nil {
 				return nil, nil, err
 			}
 		}
-		if len(list) != len(targets) {
-			return nil, nil, errorf(catalog.CodeInvalidInput, "row %d has %d values for %d columns", r+1, len(list), len(targets))
-		}
-		given := make([]sqlparse.Expr, len(cols))
-		for k, e := range list {
-			given[targets[k]] = e
-		}
 		for i, f := range schema.Fields() {
 			var v any
-			e := given[i]
-			_, isDefault := e.(*sqlparse.Default)
-			if e != nil && !isDefault {
-				if v, err = insertLiteral(e); err != nil {
+			given := false
+			if k := slot[i]; k > 0 {
+				if v, given, err = value(r, k-1); err != nil {
 					return nil, nil, errorf(catalog.CodeInvalidInput, "row %d, column %s: %v", r+1, sqlparse.QuoteIdent(f.Name), err)
 				}
 			}
 			// Omitted columns and DEFAULT take the column's DEFAULT (NULL
 			// without one); the AUTO_INCREMENT column is filled below.
-			if _, err := fill.appendColumn(b.Field(i), f, i, e != nil && !isDefault, v); err != nil {
+			if _, err := fill.appendColumn(b.Field(i), f, i, given, v); err != nil {
 				if errors.Is(err, errNoValue) {
 					return nil, nil, errorf(catalog.CodeInvalidInput, "row %d: column %s is NOT NULL and has no value", r+1, sqlparse.QuoteIdent(f.Name))
 				}

@@ -32,9 +32,12 @@ import (
 // yet), others as nested loops.
 //
 // What runs above the joined rows (the rest of WHERE, GROUP BY and
-// aggregates, HAVING, DISTINCT, ORDER BY, LIMIT, the projection) is still
-// the selectPipeline: the join is handed to it as a derived table
-// (s.preplanned). Each scan is today's single-table SELECT path
+// aggregates, HAVING, ORDER BY, LIMIT, the projection) is planned as the
+// selectPipeline over the join as a derived table (s.preplanned) would
+// be, and then made nodes of the same tree (tree.go, joinSelect), so the
+// meanings and result types stay the pipeline's. DISTINCT * and DISTINCT
+// with GROUP BY over a join still run through a nested derived table
+// (joinQuery). Each scan is today's single-table SELECT path
 // (sourceTable, the plan.Table over planDataSelect and planSelect), so
 // index lookups and their EXPLAIN come from there.
 
@@ -450,6 +453,9 @@ func (s *Session) planJoinQuery(ctx context.Context, st *sqlparse.Select) (query
 	p, err := s.planQuery(ctx, &q)
 	if err != nil {
 		return nil, err
+	}
+	if t, ok := p.(*treePlan); ok && t.from == jp {
+		return t, nil // one tree, the join and what runs above it (tree.go)
 	}
 	return &joinQuery{queryPlan: p}, nil
 }

@@ -54,6 +54,9 @@ type selectPipeline struct {
 	// others are nil in rows read back.
 	keep   []int
 	source string // names the source in errors
+	// identity: the pipeline only sorts (the operator of a plan.Sort,
+	// tree.go); rows come out whole, the select list is a node above.
+	identity bool
 	// agg, when set, folds the matching rows into groups and hands them to
 	// its own pipeline (aggregate.go); the fields above past WHERE are
 	// unused.
@@ -144,6 +147,9 @@ func (p *selectPipeline) matching(ctx context.Context, rows iter.Seq2[[]any, err
 
 // project evaluates the select list on a row.
 func (p *selectPipeline) project(row []any) ([]any, error) {
+	if p.identity {
+		return slices.Clone(row), nil // a Sort node's rows pass whole (tree.go)
+	}
 	out := make([]any, len(p.fields))
 	for j, f := range p.fields {
 		v, err := p.env.eval(f.expr, row)

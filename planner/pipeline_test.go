@@ -120,7 +120,7 @@ func TestTopKSpillsPastByteBudget(t *testing.T) {
 		}
 	}
 	ex, err := (&fixture{t: t, s: small}).try("EXPLAIN SELECT id FROM wide ORDER BY pad LIMIT 300")
-	if err != nil || !strings.Contains(ex.Rows[1][0].(string), "top-k: keeps 300 rows; past 8192 bytes, sorted runs on disk") {
+	if err != nil || !strings.Contains(ex.Rows[2][0].(string), "top-k: keeps 300 rows; past 8192 bytes, sorted runs on disk") {
 		t.Fatalf("EXPLAIN of the top-k: %v %v", ex, err)
 	}
 	// A top-k within the budget stays in memory.

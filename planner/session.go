@@ -490,6 +490,17 @@ func (s *Session) Exec(ctx context.Context, st sqlparse.Statement) (*Result, err
 	s.subq = nil // the previous statement's subqueries (its rowEnvs keep their own)
 	s.stmt = nil // a new statement: a new NOW()
 	s.execCtx = ctx
+	if ins, ok := st.(*sqlparse.Insert); ok && ins.Query != nil && (s.tx == nil || !s.tx.readOnly) {
+		// INSERT ... SELECT: the query's rows become VALUES (insertselect.go).
+		values, err := s.insertQueryValues(ctx, ins)
+		if err != nil {
+			return nil, err
+		}
+		if values == nil {
+			return okResult(0), nil
+		}
+		st = values
+	}
 	if s.tx != nil {
 		switch modeOf(st) {
 		case txRefuse:

@@ -357,8 +357,8 @@ func (c *converter) convertCreateTable(n *ast.CreateTableStmt) (Statement, error
 	switch {
 	case n.TemporaryKeyword != ast.TemporaryNone:
 		return nil, c.notSupported(c.start(), "temporary tables")
-	case n.Select != nil:
-		return nil, c.notSupported(c.start(), "CREATE TABLE ... AS SELECT")
+	case n.Select != nil && n.OnDuplicate != ast.OnDuplicateKeyHandlingError:
+		return nil, c.notSupported(c.start(), "CREATE TABLE ... IGNORE | REPLACE SELECT")
 	case n.Partition != nil:
 		return nil, c.notSupported(c.start(), "partitioned tables")
 	case len(n.SplitIndex) > 0:
@@ -367,6 +367,13 @@ func (c *converter) convertCreateTable(n *ast.CreateTableStmt) (Statement, error
 	if n.ReferTable != nil {
 		st.Like = c.names.Table(n.ReferTable)
 		return st, nil
+	}
+	if n.Select != nil {
+		q, err := c.resultSet(n.Select, stmtBase{pos: c.base.pos})
+		if err != nil {
+			return nil, err
+		}
+		st.Query = q
 	}
 	spans := createTableSpans(c.toks)
 	if len(spans) != len(n.Cols) {
@@ -410,7 +417,11 @@ func (c *converter) convertCreateTable(n *ast.CreateTableStmt) (Statement, error
 			continue
 		}
 		if con.Tp != ast.ConstraintPrimaryKey {
-			def, err := c.indexConstraint(con, st.Columns)
+			cols := st.Columns
+			if st.Query != nil {
+				cols = nil // CREATE TABLE ... SELECT: the query's columns count too; the planner checks
+			}
+			def, err := c.indexConstraint(con, cols)
 			if err != nil {
 				return nil, err
 			}
@@ -430,6 +441,10 @@ func (c *converter) convertCreateTable(n *ast.CreateTableStmt) (Statement, error
 				if strings.EqualFold(st.Columns[j].Name, k.Column.Name.O) {
 					idx = j
 				}
+			}
+			if idx < 0 && st.Query != nil {
+				pk = append(pk, k.Column.Name.O) // a column of the query: the planner checks it
+				continue
 			}
 			if idx < 0 {
 				return nil, c.sc.errAt(c.start(), ErrSyntax, "PRIMARY KEY column "+QuoteIdent(k.Column.Name.O)+" is not defined")

@@ -382,7 +382,7 @@ func TestDDLErrors(t *testing.T) {
 		{"CREATE TABLE t (a INT) ROW_FORMAT=DYNAMIC", ErrNotSupported, 1, "table option ROW_FORMAT"},
 		{"CREATE TABLE t (s VARCHAR(10) CHARACTER SET latin1)", ErrNotSupported, 19, "CHARACTER SET latin1"},
 		{"CREATE TABLE t (s VARCHAR(10) COLLATE utf8mb4_general_ci)", ErrNotSupported, 17, "COLLATE utf8mb4_general_ci for column s"},
-		{"CREATE TABLE t AS SELECT 1", ErrNotSupported, 1, "AS SELECT"},
+		{"CREATE TABLE t IGNORE AS SELECT 1", ErrNotSupported, 1, "IGNORE | REPLACE SELECT"},
 		{"CREATE TEMPORARY TABLE t (a INT)", ErrNotSupported, 1, "temporary"},
 		{"ALTER TABLE t MODIFY COLUMN a BIGINT", ErrNotSupported, 15, "ALTER TABLE MODIFY COLUMN"},
 		{"ALTER TABLE t ADD c INT, RENAME TO u", ErrNotSupported, 26, "RENAME combined"},

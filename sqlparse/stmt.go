@@ -100,6 +100,11 @@ type CreateTable struct {
 	Charset, Collation string
 	// ForeignKeys are the FOREIGN KEY constraints, in source order.
 	ForeignKeys []ForeignKeyDef
+	// Query is the SELECT of CREATE TABLE ... [AS] SELECT (nil otherwise):
+	// the table gets the query's columns after the declared ones (a
+	// declared column of the same name gives that column its type) and its
+	// rows. Index and key clauses may name the query's columns.
+	Query *Select
 }
 
 // ForeignKeyDef is a FOREIGN KEY constraint as declared. lancecat keeps it

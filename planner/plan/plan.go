@@ -1,5 +1,6 @@
 // Package plan holds the query engine's logical plan: nodes saying what
-// to compute (Scan of a Table, Join), the rewrite rules that push work
+// to compute (Scan of a Table, Join, and above them Filter, Aggregate,
+// Sort, Limit, Project; Values for no FROM), the rewrite rules that push work
 // into scans (filters, projection) and choose join strategies, and the
 // one EXPLAIN printer of the tree. A node knows tables only through the
 // Table seam: their columns and a Scan taking the columns and predicates
@@ -171,6 +172,23 @@ func Explain(ctx context.Context, root Node, budget int64) ([]string, error) {
 				return err
 			}
 			return walk(x.Right, depth+1)
+		case *Values:
+			lines = append(lines, ind+explainLine(x))
+		case *Source:
+			sub, err := x.Table.Explain(ctx, x.Spec)
+			if err != nil {
+				return err
+			}
+			for _, l := range sub {
+				lines = append(lines, ind+l)
+			}
+		default:
+			in := Input(n)
+			if in == nil {
+				return fmt.Errorf("plan: no EXPLAIN for node %T", n)
+			}
+			lines = append(lines, ind+explainLine(x))
+			return walk(in, depth+1)
 		}
 		return nil
 	}
@@ -185,6 +203,9 @@ func Scans(n Node) []*Scan {
 		return []*Scan{x}
 	case *Join:
 		return append(Scans(x.Left), Scans(x.Right)...)
+	}
+	if in := Input(n); in != nil {
+		return Scans(in)
 	}
 	return nil
 }
