@@ -217,11 +217,16 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, opts BuildOp
 	if b.np > n {
 		return nil, nil, b.errf("num_partitions %d exceeds the %d vectors", b.np, n)
 	}
+	// The reservoir is a uniform subset, but in scan order while the table
+	// has fewer rows than it holds: shuffle it so that its prefixes, the
+	// IVF's np*sample_rate rows and PQ's 256*sample_rate, are uniform
+	// samples too, as the reference's dataset.sample is.
+	shuffleRows(sample, b.dim, opts.Seed)
 	ivfSample := sample
 	if len(ivfSample) > b.np*sr*b.dim {
 		ivfSample = ivfSample[:b.np*sr*b.dim]
 	}
-	cent, loss, err := trainKMeans(ctx, ivfSample, kmeansParams{k: b.np, dim: b.dim, maxIters: iters, dot: b.metric == Dot, seed: opts.Seed, workers: b.workers})
+	cent, loss, err := trainKMeans(ctx, ivfSample, kmeansParams{k: b.np, dim: b.dim, maxIters: iters, dot: b.metric == Dot, balance: true, seed: opts.Seed, workers: b.workers})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -348,6 +353,24 @@ func (b *builder) sample(ctx context.Context, want int) ([]float32, int, *roarin
 		return nil, 0, nil, err
 	}
 	return res, n, frags, nil
+}
+
+// shuffleRows permutes the rows (dim floats each) of data by a seeded
+// Fisher-Yates shuffle.
+func shuffleRows(data []float32, dim int, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed^0x2545f4914f6cdd1d, 29))
+	n := len(data) / dim
+	tmp := make([]float32, dim)
+	for i := n - 1; i > 0; i-- {
+		j := rng.IntN(i + 1)
+		if j == i {
+			continue
+		}
+		a, b := data[i*dim:(i+1)*dim], data[j*dim:(j+1)*dim]
+		copy(tmp, a)
+		copy(a, b)
+		copy(b, tmp)
+	}
 }
 
 // trainPQ trains the PQ codebook (m * 256 * sub, sub-vector major) on the
