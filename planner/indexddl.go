@@ -45,6 +45,9 @@ func (s *Session) indexTarget(ctx context.Context, name sqlparse.Name) (catalog.
 }
 
 func (s *Session) createIndex(ctx context.Context, st *sqlparse.CreateIndex) (*Result, error) {
+	if st.Vector {
+		return s.createVectorIndex(ctx, st) // vectorddl.go
+	}
 	if st.Using == "INVERTED" || st.Using == "FULLTEXT" {
 		return s.createFullTextIndex(ctx, st) // fts.go
 	}

@@ -18,6 +18,10 @@ type CreateIndex struct {
 	// Properties are the WITH PROPERTIES (...) of CREATE FULLTEXT INDEX
 	// (its tokenizer settings); nil without the clause.
 	Properties []Property
+	// Vector is CREATE VECTOR INDEX (or ALTER TABLE ADD VECTOR INDEX), see
+	// vectorindex.go; Metric is the metric its distance function names.
+	Vector bool
+	Metric string
 }
 
 // DropIndex is DROP INDEX [IF EXISTS] name ON table.

@@ -151,6 +151,11 @@ func (p *ownParser) parseOwn() (st Statement, handled bool, err error) {
 	case first.is("CREATE") && p.peekAt(1).is("INDEX"):
 		p.i += 2
 		st, err = p.parseCreateIndex("")
+	case first.is("CREATE") && p.peekAt(1).is("VECTOR") && (p.peekAt(2).is("INDEX") || p.peekAt(2).is("KEY")):
+		p.i += 3
+		st, err = p.parseCreateVectorIndex(nil) // vectorindex.go
+	case p.isAlterAddVectorIndex():
+		st, err = p.parseAlterAddVectorIndex()
 	case first.is("CREATE") && (p.peekAt(1).is("UNIQUE") || p.peekAt(1).is("FULLTEXT") || p.peekAt(1).is("SPATIAL")) && p.peekAt(2).is("INDEX"):
 		mod := strings.ToUpper(p.peekAt(1).val)
 		p.i += 3

@@ -1,0 +1,753 @@
+package vector
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"path"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/google/uuid"
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/lancecat/lancecat/lance/dataset"
+	lancefile "github.com/lancecat/lancecat/lance/file"
+	lanceschema "github.com/lancecat/lancecat/lance/schema"
+	"github.com/lancecat/lancecat/storage"
+)
+
+// VectorDetailsTypeURL is the type URL of the manifest's index_details for
+// a vector index (lance.index.pb.VectorIndexDetails).
+const VectorDetailsTypeURL = "/lance.index.pb.VectorIndexDetails"
+
+// Defaults of the reference's IVF builders.
+const (
+	DefaultSampleRate    = 256 // rows sampled per IVF partition / per PQ centroid
+	DefaultMaxIterations = 50
+	DefaultNumBits       = 8
+	// DefaultBuildMemory bounds what a build holds (the sample and the
+	// encoded partitions) when BuildOptions.MaxMemory is 0.
+	DefaultBuildMemory = 4 << 30
+)
+
+// BuildOptions configure Build. Zero values take the reference's defaults.
+type BuildOptions struct {
+	// Type is IVF_FLAT or IVF_PQ.
+	Type   string
+	Metric Metric
+	// NumPartitions of the IVF (0: the square root of the row count).
+	NumPartitions int
+	// NumSubVectors of PQ (0: dim/16, else dim/8, else 1).
+	NumSubVectors int
+	// NumBits per PQ code (0: 8; only 8 is written).
+	NumBits int
+	// SampleRate: k-means trains on SampleRate*NumPartitions sampled rows
+	// (PQ on SampleRate*256).
+	SampleRate    int
+	MaxIterations int
+	// Seed makes sampling and k-means deterministic.
+	Seed uint64
+	// Name of the index ("": "<column>_idx").
+	Name string
+	// UUID names the index directory ("": a random one).
+	UUID string
+	// MaxMemory bounds the bytes the build holds (0: DefaultBuildMemory).
+	MaxMemory int64
+	// Workers bounds the goroutines (0: GOMAXPROCS).
+	Workers int
+}
+
+// BuildStats describe a finished build.
+type BuildStats struct {
+	Rows       int
+	Partitions int
+	Sample     int
+	Bytes      int64
+	Elapsed    time.Duration
+}
+
+// CreateIndex builds a vector index on column and commits a version that
+// registers it (replacing indices of the same name), as Lance's
+// create_index does.
+func CreateIndex(ctx context.Context, ds *dataset.Dataset, column string, opts BuildOptions) (*dataset.Dataset, error) {
+	meta, _, err := Build(ctx, ds, column, opts)
+	if err != nil {
+		return nil, err
+	}
+	name := meta.Name
+	var removed []string
+	for _, m := range ds.Indices() {
+		if m.Name == name {
+			removed = append(removed, m.UUID)
+		}
+	}
+	return ds.CommitIndices(ctx, []*dataset.IndexMetadata{meta}, removed)
+}
+
+// builder holds one build's state.
+type builder struct {
+	ds      *dataset.Dataset
+	column  string
+	opts    BuildOptions
+	dim     int
+	metric  Metric
+	pq      bool
+	m       int // PQ sub-vectors
+	np      int
+	workers int
+	budget  int64
+}
+
+func (b *builder) errf(format string, a ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidQuery}, a...)...)
+}
+
+// Build trains and writes a vector index of opts.Type on column over every
+// fragment of ds under _indices/<uuid>/ (index.idx and auxiliary.idx, the
+// reference's v3 IVF layout) and returns its metadata, ready for
+// Dataset.CommitIndices.
+func Build(ctx context.Context, ds *dataset.Dataset, column string, opts BuildOptions) (*dataset.IndexMetadata, *BuildStats, error) {
+	start := time.Now()
+	b := &builder{ds: ds, column: column, opts: opts, metric: opts.Metric}
+	typ := strings.ToUpper(opts.Type)
+	switch typ {
+	case "IVF_FLAT":
+	case "IVF_PQ":
+		b.pq = true
+	default:
+		return nil, nil, fmt.Errorf("%w: building a %s index (lancecat builds IVF_FLAT and IVF_PQ)", ErrUnsupported, opts.Type)
+	}
+	if b.metric != L2 && b.metric != Cosine && b.metric != Dot {
+		return nil, nil, fmt.Errorf("%w: a %s vector index", ErrUnsupported, b.metric)
+	}
+	f := ds.Schema().Field(column)
+	if f == nil {
+		return nil, nil, b.errf("no column %q", column)
+	}
+	at, err := f.ArrowType()
+	if err != nil {
+		return nil, nil, err
+	}
+	fsl, ok := at.(*arrow.FixedSizeListType)
+	if !ok {
+		return nil, nil, b.errf("column %q of type %s is not a vector", column, at)
+	}
+	switch fsl.Elem().ID() {
+	case arrow.FLOAT32, arrow.FLOAT16, arrow.FLOAT64:
+	default:
+		return nil, nil, b.errf("column %q holds %s, not floats", column, fsl.Elem())
+	}
+	b.dim = int(fsl.Len())
+	if b.dim <= 0 || b.dim > maxDimension {
+		return nil, nil, b.errf("vector dimension %d", b.dim)
+	}
+	for _, fr := range ds.Fragments() {
+		if fr.HasRowIDs {
+			return nil, nil, fmt.Errorf("%w: dataset %s uses stable row ids", ErrUnsupported, ds.URI())
+		}
+	}
+	b.workers = opts.Workers
+	if b.workers <= 0 {
+		b.workers = runtime.GOMAXPROCS(0)
+	}
+	b.budget = opts.MaxMemory
+	if b.budget <= 0 {
+		b.budget = DefaultBuildMemory
+	}
+	if opts.NumBits != 0 && opts.NumBits != 8 {
+		return nil, nil, fmt.Errorf("%w: PQ with %d bits (lancecat writes 8)", ErrUnsupported, opts.NumBits)
+	}
+	sr := opts.SampleRate
+	if sr <= 0 {
+		sr = DefaultSampleRate
+	}
+	iters := opts.MaxIterations
+	if iters <= 0 {
+		iters = DefaultMaxIterations
+	}
+	if b.pq {
+		b.m = opts.NumSubVectors
+		if b.m == 0 {
+			b.m = DefaultSubVectors(b.dim)
+		}
+		if b.m < 1 || b.dim%b.m != 0 {
+			return nil, nil, b.errf("num_sub_vectors %d does not divide dimension %d", b.m, b.dim)
+		}
+	}
+	rows := 0
+	for _, fr := range ds.Fragments() {
+		rows += int(fr.PhysicalRows)
+	}
+	if rows == 0 {
+		return nil, nil, b.errf("table has no rows to train a vector index on")
+	}
+	b.np = opts.NumPartitions
+	if b.np == 0 {
+		b.np = max(1, int(math.Sqrt(float64(rows))))
+	}
+	if b.np < 1 || b.np > maxPartitions {
+		return nil, nil, b.errf("num_partitions %d", b.np)
+	}
+	want := b.np * sr
+	if b.pq {
+		want = max(want, 256*sr)
+	}
+	if int64(want)*int64(b.dim)*4 > b.budget/2 {
+		want = int(b.budget / 2 / int64(b.dim*4))
+	}
+	sample, n, frags, err := b.sample(ctx, want)
+	if err != nil {
+		return nil, nil, err
+	}
+	if n == 0 {
+		return nil, nil, b.errf("column %q has no non-null vectors", column)
+	}
+	if b.np > n {
+		return nil, nil, b.errf("num_partitions %d exceeds the %d vectors", b.np, n)
+	}
+	// The reservoir is a uniform subset, but in scan order while the table
+	// has fewer rows than it holds: shuffle it so that its prefixes, the
+	// IVF's np*sample_rate rows and PQ's 256*sample_rate, are uniform
+	// samples too, as the reference's dataset.sample is.
+	shuffleRows(sample, b.dim, opts.Seed)
+	ivfSample := sample
+	if len(ivfSample) > b.np*sr*b.dim {
+		ivfSample = ivfSample[:b.np*sr*b.dim]
+	}
+	cent, loss, err := trainKMeans(ctx, ivfSample, kmeansParams{k: b.np, dim: b.dim, maxIters: iters, dot: b.metric == Dot, balance: true, seed: opts.Seed, workers: b.workers})
+	if err != nil {
+		return nil, nil, err
+	}
+	var codebook []float32
+	if b.pq {
+		if codebook, err = b.trainPQ(ctx, sample, cent, iters); err != nil {
+			return nil, nil, err
+		}
+	}
+	parts, err := b.encode(ctx, cent, codebook)
+	if err != nil {
+		return nil, nil, err
+	}
+	files, err := b.files(typ, cent, loss, codebook, parts)
+	if err != nil {
+		return nil, nil, err
+	}
+	id := opts.UUID
+	if id == "" {
+		id = uuid.NewString()
+	} else if _, err := uuid.Parse(id); err != nil {
+		return nil, nil, b.errf("index uuid %q: %v", id, err)
+	}
+	name := opts.Name
+	if name == "" {
+		name = column + "_idx"
+	}
+	version := int32(1)
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	meta := &dataset.IndexMetadata{
+		UUID: id, Fields: []int32{f.ID}, Name: name, DatasetVersion: ds.Version(), FragmentBitmap: frags,
+		DetailsTypeURL: VectorDetailsTypeURL, Details: b.details(), IndexVersion: &version, CreatedAt: &now,
+	}
+	st := &BuildStats{Rows: n, Partitions: b.np, Sample: len(sample) / b.dim}
+	dir := path.Join(ds.Dir(), "_indices", id)
+	for _, fn := range []string{auxFile, indexFile} {
+		if err := storage.PutDeferred(ctx, ds.Store(), path.Join(dir, fn), files[fn]); err != nil {
+			return nil, nil, fmt.Errorf("write vector index file %s: %w", fn, err)
+		}
+		meta.Files = append(meta.Files, dataset.IndexFile{Path: fn, SizeBytes: uint64(len(files[fn]))})
+		st.Bytes += int64(len(files[fn]))
+	}
+	st.Elapsed = time.Since(start)
+	return meta, st, nil
+}
+
+// DefaultSubVectors is the reference's default PQ sub-vector count.
+func DefaultSubVectors(dim int) int {
+	switch {
+	case dim%16 == 0:
+		return dim / 16
+	case dim%8 == 0:
+		return dim / 8
+	}
+	return 1
+}
+
+// scanVectors calls fn with each batch's row addresses and vectors
+// (normalised for cosine); null vectors are skipped.
+func (b *builder) scanVectors(ctx context.Context, fn func(addrs []uint64, vecs []float32) error) (*roaring.Bitmap, error) {
+	frags := roaring.New()
+	var ids []uint64
+	for _, fr := range b.ds.Fragments() {
+		ids = append(ids, fr.ID)
+		frags.Add(uint32(fr.ID))
+	}
+	dim := b.dim
+	err := b.ds.Scan(ctx, dataset.ScanOptions{Columns: []string{b.column}, Fragments: ids, WithRowAddress: true}, func(rb arrow.RecordBatch) error {
+		vals, err := vectorValues(rb.Column(0), dim)
+		if err != nil {
+			return err
+		}
+		ac, ok := rb.Column(1).(*array.Uint64)
+		if !ok {
+			return fmt.Errorf("%w: row address column", ErrCorrupt)
+		}
+		col := rb.Column(0)
+		addrs := make([]uint64, 0, rb.NumRows())
+		vecs := make([]float32, 0, int(rb.NumRows())*dim)
+		for i := 0; i < int(rb.NumRows()); i++ {
+			if col.IsNull(i) {
+				continue
+			}
+			v := vals[i*dim : (i+1)*dim]
+			if b.metric == Cosine {
+				v = Normalize(v)
+			}
+			for _, x := range v {
+				if x != x || math.IsInf(float64(x), 0) {
+					return b.errf("row %d holds a NaN or infinite vector value", ac.Value(i))
+				}
+			}
+			addrs = append(addrs, ac.Value(i))
+			vecs = append(vecs, v...)
+		}
+		if err := fn(addrs, vecs); err != nil {
+			return err
+		}
+		return ctx.Err()
+	})
+	return frags, err
+}
+
+// sample draws up to want vectors by seeded reservoir sampling over the
+// scan, and counts the non-null vectors.
+func (b *builder) sample(ctx context.Context, want int) ([]float32, int, *roaring.Bitmap, error) {
+	dim := b.dim
+	rng := rand.New(rand.NewPCG(b.opts.Seed^0x5bd1e995, 17))
+	res := make([]float32, 0, min(want, 1<<20)*dim)
+	n := 0
+	frags, err := b.scanVectors(ctx, func(_ []uint64, vecs []float32) error {
+		for i := 0; i < len(vecs)/dim; i++ {
+			v := vecs[i*dim : (i+1)*dim]
+			if n < want {
+				res = append(res, v...)
+			} else if j := rng.IntN(n + 1); j < want {
+				copy(res[j*dim:(j+1)*dim], v)
+			}
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	return res, n, frags, nil
+}
+
+// shuffleRows permutes the rows (dim floats each) of data by a seeded
+// Fisher-Yates shuffle.
+func shuffleRows(data []float32, dim int, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed^0x2545f4914f6cdd1d, 29))
+	n := len(data) / dim
+	tmp := make([]float32, dim)
+	for i := n - 1; i > 0; i-- {
+		j := rng.IntN(i + 1)
+		if j == i {
+			continue
+		}
+		a, b := data[i*dim:(i+1)*dim], data[j*dim:(j+1)*dim]
+		copy(tmp, a)
+		copy(a, b)
+		copy(b, tmp)
+	}
+}
+
+// trainPQ trains the PQ codebook (m * 256 * sub, sub-vector major) on the
+// residuals of the sample to their IVF centroids (the vectors themselves
+// for dot), one k-means per sub-vector, sub-vectors in parallel.
+func (b *builder) trainPQ(ctx context.Context, sample, cent []float32, iters int) ([]float32, error) {
+	dim, m := b.dim, b.m
+	sub := dim / m
+	limit := 256 * max(b.opts.SampleRate, 0)
+	if limit == 0 {
+		limit = 256 * DefaultSampleRate
+	}
+	n := min(len(sample)/dim, limit)
+	resid := make([]float32, n*dim)
+	copy(resid, sample[:n*dim])
+	if b.metric != Dot {
+		assign := make([]int32, n)
+		assignAll(resid, cent, dim, false, assign, b.workers)
+		for i := range n {
+			c := cent[int(assign[i])*dim : (int(assign[i])+1)*dim]
+			for j := range dim {
+				resid[i*dim+j] -= c[j]
+			}
+		}
+	}
+	codebook := make([]float32, m*256*sub)
+	jobs := make(chan int)
+	errs := make([]error, m)
+	var wg sync.WaitGroup
+	for range min(b.workers, m) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]float32, n*sub)
+			for s := range jobs {
+				for i := range n {
+					copy(buf[i*sub:(i+1)*sub], resid[i*dim+s*sub:i*dim+(s+1)*sub])
+				}
+				cb, _, err := trainKMeans(ctx, buf, kmeansParams{k: 256, dim: sub, maxIters: iters, seed: b.opts.Seed + uint64(s) + 1, workers: 1})
+				if err != nil {
+					errs[s] = err
+					continue
+				}
+				copy(codebook[s*256*sub:(s+1)*256*sub], cb)
+			}
+		}()
+	}
+	for s := range m {
+		jobs <- s
+	}
+	close(jobs)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return codebook, nil
+}
+
+// parts are the encoded partitions: row addresses and, per row, the flat
+// vector (dim floats) or PQ codes (m bytes).
+type parts struct {
+	rows  [][]uint64
+	flat  [][]float32
+	codes [][]byte
+}
+
+// encode assigns every vector to its partition and encodes it, batches
+// split over the workers.
+func (b *builder) encode(ctx context.Context, cent, codebook []float32) (*parts, error) {
+	dim, m := b.dim, b.m
+	sub := 0
+	if b.pq {
+		sub = dim / m
+	}
+	p := &parts{rows: make([][]uint64, b.np)}
+	if b.pq {
+		p.codes = make([][]byte, b.np)
+	} else {
+		p.flat = make([][]float32, b.np)
+	}
+	var held int64
+	per := int64(8 + dim*4)
+	if b.pq {
+		per = int64(8 + m)
+	}
+	_, err := b.scanVectors(ctx, func(addrs []uint64, vecs []float32) error {
+		n := len(addrs)
+		held += int64(n) * per
+		if held > b.budget {
+			return fmt.Errorf("%w: the encoded index would exceed the build's memory budget of %d bytes", ErrInvalidQuery, b.budget)
+		}
+		assign := make([]int32, n)
+		var codes []byte
+		if b.pq {
+			codes = make([]byte, n*m)
+		}
+		w := max(1, min(b.workers, n/128+1))
+		chunk := (n + w - 1) / w
+		var wg sync.WaitGroup
+		for k := range w {
+			lo, hi := k*chunk, min(n, (k+1)*chunk)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				res := make([]float32, dim)
+				for i := lo; i < hi; i++ {
+					v := vecs[i*dim : (i+1)*dim]
+					c, _ := nearest(v, cent, dim, b.metric == Dot)
+					assign[i] = int32(c)
+					if !b.pq {
+						continue
+					}
+					r := v
+					if b.metric != Dot {
+						cv := cent[c*dim : (c+1)*dim]
+						for j := range dim {
+							res[j] = v[j] - cv[j]
+						}
+						r = res
+					}
+					for s := range m {
+						code, _ := nearest(r[s*sub:(s+1)*sub], codebook[s*256*sub:(s+1)*256*sub], sub, false)
+						codes[i*m+s] = byte(code)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		for i := range n {
+			c := assign[i]
+			p.rows[c] = append(p.rows[c], addrs[i])
+			if b.pq {
+				p.codes[c] = append(p.codes[c], codes[i*m:(i+1)*m]...)
+			} else {
+				p.flat[c] = append(p.flat[c], vecs[i*dim:(i+1)*dim]...)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// files writes index.idx and auxiliary.idx.
+func (b *builder) files(typ string, cent []float32, loss float64, codebook []float32, p *parts) (map[string][]byte, error) {
+	mdIndex, _ := json.Marshal(map[string]string{"type": typ, "distance_type": b.metric.String()})
+	flatMarks, _ := json.Marshal(make([]string, b.np))
+	zeros := make([]uint64, b.np)
+	ivfIdx := encodeIVF(cent, b.dim, zeros, zeros, &loss)
+	idx, err := writeIndexFile(arrow.NewSchema([]arrow.Field{{Name: "__flat_marker", Type: arrow.PrimitiveTypes.Uint64}}, nil),
+		nil, [][]byte{ivfIdx}, keyIndex, string(mdIndex), keyIVF, "1", "lance:flat", string(flatMarks))
+	if err != nil {
+		return nil, fmt.Errorf("vector index.idx: %w", err)
+	}
+	var codeField arrow.Field
+	var stor, storDist string
+	if b.pq {
+		codeField = arrow.Field{Name: colPQ, Type: arrow.FixedSizeListOf(int32(b.m), arrow.PrimitiveTypes.Uint8), Nullable: true}
+		sm, _ := json.Marshal(map[string]any{"codebook_position": 2, "nbits": 8, "num_sub_vectors": b.m, "dimension": b.dim, "codebook_tensor": []int{}, "transposed": true})
+		stor = string(sm)
+		storDist = b.metric.String()
+		if b.metric == Cosine {
+			storDist = L2.String()
+		}
+	} else {
+		codeField = arrow.Field{Name: colFlat, Type: arrow.FixedSizeListOf(int32(b.dim), arrow.PrimitiveTypes.Float32)}
+		stor = fmt.Sprintf(`{"dim":%d}`, b.dim)
+		storDist = b.metric.String()
+	}
+	schema := arrow.NewSchema([]arrow.Field{{Name: colRowID, Type: arrow.PrimitiveTypes.Uint64, Nullable: true}, codeField}, nil)
+	offsets := make([]uint64, b.np)
+	lengths := make([]uint64, b.np)
+	var recs []arrow.Record
+	defer func() {
+		for _, r := range recs {
+			r.Release()
+		}
+	}()
+	var off uint64
+	for c := range b.np {
+		n := len(p.rows[c])
+		offsets[c], lengths[c] = off, uint64(n)
+		off += uint64(n)
+		if n == 0 {
+			continue
+		}
+		recs = append(recs, b.partitionRecord(schema, p, c))
+	}
+	gbufs := [][]byte{encodeIVF(nil, 0, offsets, lengths, nil)}
+	if b.pq {
+		gbufs = append(gbufs, encodeTensor(2, []uint64{256, uint64(b.dim)}, float32Bytes(codebook)))
+	}
+	storJSON, _ := json.Marshal([]string{stor})
+	aux, err := writeIndexFile(schema, recs, gbufs, keyStorage, string(storJSON), keyIVF, "1", keyDistance, storDist)
+	if err != nil {
+		return nil, fmt.Errorf("vector auxiliary.idx: %w", err)
+	}
+	return map[string][]byte{indexFile: idx, auxFile: aux}, nil
+}
+
+// partitionRecord is partition c's rows: row addresses and the flat
+// vectors, or the PQ codes transposed (sub-vector major), as the reader and
+// the reference expect.
+func (b *builder) partitionRecord(schema *arrow.Schema, p *parts, c int) arrow.Record {
+	mem := memory.DefaultAllocator
+	n := len(p.rows[c])
+	rb := array.NewUint64Builder(mem)
+	rb.AppendValues(p.rows[c], nil)
+	ids := rb.NewArray()
+	defer ids.Release()
+	var vals arrow.Array
+	width := b.dim
+	if b.pq {
+		width = b.m
+		t := make([]byte, n*b.m)
+		src := p.codes[c]
+		for i := range n {
+			for s := range b.m {
+				t[s*n+i] = src[i*b.m+s]
+			}
+		}
+		ub := array.NewUint8Builder(mem)
+		ub.AppendValues(t, nil)
+		vals = ub.NewArray()
+	} else {
+		fb := array.NewFloat32Builder(mem)
+		fb.AppendValues(p.flat[c], nil)
+		vals = fb.NewArray()
+	}
+	defer vals.Release()
+	ft := schema.Field(1).Type.(*arrow.FixedSizeListType)
+	data := array.NewData(ft, n, []*memory.Buffer{nil}, []arrow.ArrayData{vals.Data()}, 0, 0)
+	defer data.Release()
+	list := array.NewFixedSizeListData(data)
+	defer list.Release()
+	_ = width
+	return array.NewRecord(schema, []arrow.Array{ids, list}, int64(n))
+}
+
+// writeIndexFile writes a Lance 2.1 file of recs with schema metadata kv
+// and appends gbufs as global buffers 1, 2, ...
+func writeIndexFile(schema *arrow.Schema, recs []arrow.Record, gbufs [][]byte, kv ...string) ([]byte, error) {
+	ls, err := lanceschema.FromArrow(schema)
+	if err != nil {
+		return nil, err
+	}
+	ls.Metadata = map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		ls.Metadata[kv[i]] = kv[i+1]
+	}
+	var buf bytes.Buffer
+	w, err := lancefile.NewWriter(&buf, ls, lancefile.WriterOptions{})
+	if err != nil {
+		return nil, err
+	}
+	ctx := context.Background()
+	for _, r := range recs {
+		if err := w.Write(ctx, r); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := w.Finish(ctx); err != nil {
+		return nil, err
+	}
+	out := buf.Bytes()
+	for _, g := range gbufs {
+		if out, err = appendGlobalBuffer(out, g); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// appendGlobalBuffer adds buf as the next global buffer of a finished Lance
+// 2.x file: it goes (64-byte aligned) after the column metadata; the
+// offset tables and the footer are rewritten after it.
+func appendGlobalBuffer(file, buf []byte) ([]byte, error) {
+	f, err := lancefile.ParseFooter(file, int64(len(file)))
+	if err != nil {
+		return nil, err
+	}
+	end := uint64(len(file)) - lancefile.FooterSize
+	cmo := slices.Clone(file[f.ColumnMetaOffsetsStart:f.GlobalBuffOffsetsStart])
+	gbo := slices.Clone(file[f.GlobalBuffOffsetsStart:end])
+	out := slices.Clip(file[:f.ColumnMetaOffsetsStart])
+	out = append(out, make([]byte, (64-len(out)%64)%64)...)
+	pos := uint64(len(out))
+	out = append(out, buf...)
+	f.ColumnMetaOffsetsStart = uint64(len(out))
+	out = append(out, cmo...)
+	f.GlobalBuffOffsetsStart = uint64(len(out))
+	out = append(out, gbo...)
+	out = lancefile.AppendOffsetTable(out, []lancefile.BufferRef{{Position: pos, Size: uint64(len(buf))}})
+	f.NumGlobalBuffers++
+	return lancefile.AppendFooter(out, f), nil
+}
+
+// encodeIVF is lance.index.pb.IVF: centroids as a FLOAT32 tensor (when
+// given), partition offsets and lengths, and the k-means loss.
+func encodeIVF(cent []float32, dim int, offsets, lengths []uint64, loss *float64) []byte {
+	var b []byte
+	b = appendPacked(b, 2, offsets)
+	b = appendPacked(b, 3, lengths)
+	if cent != nil {
+		t := encodeTensor(2, []uint64{uint64(len(cent) / dim), uint64(dim)}, float32Bytes(cent))
+		b = protowire.AppendTag(b, 4, protowire.BytesType)
+		b = protowire.AppendBytes(b, t)
+	}
+	if loss != nil {
+		b = protowire.AppendTag(b, 5, protowire.Fixed64Type)
+		b = protowire.AppendFixed64(b, math.Float64bits(*loss))
+	}
+	return b
+}
+
+func appendPacked(b []byte, num protowire.Number, vals []uint64) []byte {
+	if len(vals) == 0 {
+		return b
+	}
+	var p []byte
+	for _, v := range vals {
+		p = protowire.AppendVarint(p, v)
+	}
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	return protowire.AppendBytes(b, p)
+}
+
+// encodeTensor is lance.index.pb.Tensor.
+func encodeTensor(dataType uint64, shape []uint64, data []byte) []byte {
+	var b []byte
+	if dataType != 0 {
+		b = protowire.AppendTag(b, 1, protowire.VarintType)
+		b = protowire.AppendVarint(b, dataType)
+	}
+	b = appendPacked(b, 2, shape)
+	b = protowire.AppendTag(b, 3, protowire.BytesType)
+	return protowire.AppendBytes(b, data)
+}
+
+func float32Bytes(v []float32) []byte {
+	out := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(x))
+	}
+	return out
+}
+
+// details is lance.index.pb.VectorIndexDetails: the metric and the
+// compression.
+func (b *builder) details() []byte {
+	var d []byte
+	var mt uint64
+	switch b.metric {
+	case Cosine:
+		mt = 1
+	case Dot:
+		mt = 2
+	}
+	if mt != 0 {
+		d = protowire.AppendTag(d, 1, protowire.VarintType)
+		d = protowire.AppendVarint(d, mt)
+	}
+	if b.pq {
+		var pq []byte
+		pq = protowire.AppendTag(pq, 1, protowire.VarintType)
+		pq = protowire.AppendVarint(pq, 8)
+		pq = protowire.AppendTag(pq, 2, protowire.VarintType)
+		pq = protowire.AppendVarint(pq, uint64(b.m))
+		d = protowire.AppendTag(d, 4, protowire.BytesType)
+		d = protowire.AppendBytes(d, pq)
+	} else {
+		d = protowire.AppendTag(d, 8, protowire.BytesType)
+		d = protowire.AppendBytes(d, nil)
+	}
+	return d
+}
