@@ -59,6 +59,7 @@ func TestTPCHOverPeerTables(t *testing.T) {
 		}
 		t.Cleanup(func() { lc.Close() })
 		lc.SetMaxOpenConns(1)
+		checkTypes(t, ctx, lc)
 		return lc
 	})
 }
@@ -85,4 +86,27 @@ func arrowSchema(ddl string) (map[string]any, error) {
 		return nil, fmt.Errorf("tpch: no columns in %q", ddl)
 	}
 	return map[string]any{"fields": fields}, nil
+}
+
+// checkTypes fails the test unless lancecat reads the peer's numeric and
+// date columns with the DDL's SQL types (information_schema.COLUMNS).
+func checkTypes(t *testing.T, ctx context.Context, lc *sql.DB) {
+	t.Helper()
+	want := map[string]string{"INT": "int", "BIGINT": "bigint", "DATE": "date", "DECIMAL(15,2)": "decimal"}
+	for _, tb := range Tables {
+		for _, m := range columnDef.FindAllStringSubmatch(tb.DDL, -1) {
+			w, ok := want[m[2]]
+			if !ok {
+				continue
+			}
+			var got string
+			err := lc.QueryRowContext(ctx, "SELECT DATA_TYPE FROM information_schema.COLUMNS WHERE TABLE_NAME = ? AND COLUMN_NAME = ?", tb.Name, m[1]).Scan(&got)
+			if err != nil {
+				t.Fatalf("%s.%s: %v", tb.Name, m[1], err)
+			}
+			if !strings.EqualFold(got, w) {
+				t.Errorf("%s.%s: lancecat reads the peer's column as %s, want %s", tb.Name, m[1], got, w)
+			}
+		}
+	}
 }
