@@ -48,7 +48,26 @@ func scaleFactor(t *testing.T) float64 {
 // The report counts the cells equal only within the tolerance, not as text
 // (DOUBLE results such as Q8's and Q14's ratios, DECIMAL scales).
 func TestTPCHMatchesMariaDB(t *testing.T) {
-	sf := scaleFactor(t)
+	againstMariaDB(t, scaleFactor(t), func(t *testing.T, ctx context.Context, dir string) *sql.DB {
+		lc, err := sql.Open("lancecat", t.TempDir()+"?durability=none&load_data_dir="+dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { lc.Close() })
+		lc.SetMaxOpenConns(1)
+		start := time.Now()
+		if err := Load(ctx, lc, dir, false); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("lancecat loaded in %v", time.Since(start).Round(time.Millisecond))
+		return lc
+	})
+}
+
+// againstMariaDB generates SF sf's tables into a directory, loads them into
+// MariaDB, has open give a lancecat handle holding the same tables (from
+// that directory of TSV files), and compares the 22 queries' answers.
+func againstMariaDB(t *testing.T, sf float64, open func(t *testing.T, ctx context.Context, dir string) *sql.DB) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	var err error
@@ -95,17 +114,7 @@ func TestTPCHMatchesMariaDB(t *testing.T) {
 	}
 	t.Logf("MariaDB loaded in %v", time.Since(start).Round(time.Millisecond))
 
-	lc, err := sql.Open("lancecat", t.TempDir()+"?durability=none&load_data_dir="+dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lc.Close()
-	lc.SetMaxOpenConns(1)
-	start = time.Now()
-	if err := Load(ctx, lc, dir, false); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("lancecat loaded in %v", time.Since(start).Round(time.Millisecond))
+	lc := open(t, ctx, dir)
 
 	var report strings.Builder
 	fmt.Fprintf(&report, "SF %g\n| Q | lancecat | MariaDB | rows | outcome |\n|---|---|---|---|---|\n", sf)
