@@ -60,6 +60,30 @@ func TestWindowFunctions(t *testing.T) {
 	}
 }
 
+// TestWindowHugeOffsets: frame, LAG/LEAD and NTH_VALUE offsets up to
+// 2^64-1 clamp to the partition instead of wrapping (NTH_VALUE of 2^63-1
+// over a frame starting past the second row indexed a negative row).
+func TestWindowHugeOffsets(t *testing.T) {
+	f := joinTables(t, Options{})
+	cases := []struct{ sql, want string }{
+		{"SELECT oid, NTH_VALUE(amount, 9223372036854775807) OVER (ORDER BY oid ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) FROM o ORDER BY oid",
+			"10,NULL | 11,NULL | 12,NULL | 13,NULL | 14,NULL"},
+		{"SELECT oid, SUM(amount) OVER (ORDER BY oid ROWS BETWEEN 9223372036854775807 PRECEDING AND 9223372036854775807 FOLLOWING) FROM o ORDER BY oid",
+			"10,24 | 11,24 | 12,24 | 13,24 | 14,24"},
+		{"SELECT oid, SUM(amount) OVER (ORDER BY oid ROWS BETWEEN 18446744073709551615 FOLLOWING AND UNBOUNDED FOLLOWING) FROM o ORDER BY oid",
+			"10,NULL | 11,NULL | 12,NULL | 13,NULL | 14,NULL"},
+		{"SELECT oid, SUM(amount) OVER (ORDER BY oid ROWS BETWEEN UNBOUNDED PRECEDING AND 18446744073709551615 PRECEDING) FROM o ORDER BY oid",
+			"10,NULL | 11,NULL | 12,NULL | 13,NULL | 14,NULL"},
+		{"SELECT oid, LEAD(amount, 9223372036854775807, -1) OVER (ORDER BY oid), LAG(amount, 9223372036854775807, -2) OVER (ORDER BY oid) FROM o ORDER BY oid",
+			"10,-1,-2 | 11,-1,-2 | 12,-1,-2 | 13,-1,-2 | 14,-1,-2"},
+	}
+	for _, tc := range cases {
+		if got := show(f.rows(tc.sql)); got != tc.want {
+			t.Errorf("%s\n got  %s\n want %s", tc.sql, got, tc.want)
+		}
+	}
+}
+
 // TestWindowBudget: the Window's rows are charged to the query's budget.
 func TestWindowBudget(t *testing.T) {
 	f := newDataFixture(t, Options{JoinMemory: 1 << 20})

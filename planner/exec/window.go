@@ -322,9 +322,12 @@ func (o *windowOp) partition(f *WindowFunc, ord WindowOrder, rows, keys [][]any,
 		}
 	case Lag, Lead:
 		for i, p := range part {
-			t := int64(i) - f.N
-			if f.Kind == Lead {
-				t = int64(i) + f.N
+			t := int64(-1) // past either end: offsets up to 2^63-1 do not wrap
+			if f.N <= int64(n) {
+				t = int64(i) - f.N
+				if f.Kind == Lead {
+					t = int64(i) + f.N
+				}
 			}
 			switch {
 			case t >= 0 && t < int64(n):
@@ -394,7 +397,9 @@ func (o *windowOp) framed(f *WindowFunc, ord WindowOrder, rows, keys [][]any, pa
 			off = -off
 		}
 		if f.Frame.Rows {
-			return i + int(off)
+			// Offsets go up to 2^64-1: clamp in float64 so that i+off
+			// cannot wrap, one past either end meaning an empty frame.
+			return int(min(max(float64(i)+off, -1), float64(n)))
 		}
 		if math.IsInf(nums[i], 0) {
 			// A NULL key: its frame is its peers.
@@ -423,8 +428,8 @@ func (o *windowOp) framed(f *WindowFunc, ord WindowOrder, rows, keys [][]any, pa
 				res[p] = args[hi][0]
 			}
 		case NthValue:
-			if t := lo + int(f.N) - 1; lo <= hi && t <= hi {
-				res[p] = args[t][0]
+			if lo <= hi && f.N-1 <= int64(hi-lo) {
+				res[p] = args[lo+int(f.N)-1][0]
 			}
 		case WindowAggregate:
 			if acc == nil || lo != accLo || hi < accHi {
