@@ -165,6 +165,35 @@ func AppendOffsetTable(dst []byte, refs []BufferRef) []byte {
 	return dst
 }
 
+// AppendGlobalBuffer adds buf as the next global buffer of a finished Lance
+// 2.x file and returns the new file: the buffer goes (64-byte aligned)
+// where the column metadata offset table stood, and the two offset tables
+// and the footer are rewritten after it. Index builders use it for the
+// buffers the writer does not take (a PQ codebook, an index's null map).
+// file's backing array is not written to.
+func AppendGlobalBuffer(file, buf []byte) ([]byte, error) {
+	f, err := ParseFooter(file, int64(len(file)))
+	if err != nil {
+		return nil, err
+	}
+	end := uint64(len(file)) - FooterSize
+	cmo := file[f.ColumnMetaOffsetsStart:f.GlobalBuffOffsetsStart]
+	gbo := file[f.GlobalBuffOffsetsStart:end]
+	// A new array: appending must not overwrite cmo and gbo, which alias file.
+	out := make([]byte, f.ColumnMetaOffsetsStart, f.ColumnMetaOffsetsStart+64+uint64(len(buf))+uint64(len(cmo)+len(gbo))+OffsetEntrySize+FooterSize)
+	copy(out, file)
+	out = append(out, make([]byte, (64-len(out)%64)%64)...)
+	pos := uint64(len(out))
+	out = append(out, buf...)
+	f.ColumnMetaOffsetsStart = uint64(len(out))
+	out = append(out, cmo...)
+	f.GlobalBuffOffsetsStart = uint64(len(out))
+	out = append(out, gbo...)
+	out = AppendOffsetTable(out, []BufferRef{{Position: pos, Size: uint64(len(buf))}})
+	f.NumGlobalBuffers++
+	return AppendFooter(out, f), nil
+}
+
 // parseOffsetTable decodes n entries and checks each lies within limit.
 func parseOffsetTable(b []byte, n int, limit uint64, what string) ([]BufferRef, error) {
 	if len(b) != n*OffsetEntrySize {

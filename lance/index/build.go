@@ -360,7 +360,7 @@ func buildBitmapFile(ctx context.Context, entries []indexEntry, vt arrow.DataTyp
 		return nil, err
 	}
 	if listNulls != nil && !writerHasBuffers {
-		b, err := appendGlobalBuffer(out.Bytes(), nullBuf)
+		b, err := lancefile.AppendGlobalBuffer(out.Bytes(), nullBuf)
 		if err != nil {
 			return nil, err
 		}
@@ -454,29 +454,4 @@ func appendValue(b array.Builder, v any) error {
 		return fmt.Errorf("%w: building an index over %s", ErrUnsupported, b.Type())
 	}
 	return nil
-}
-
-// appendGlobalBuffer adds buf as the next global buffer of a finished Lance
-// 2.x file: the buffer goes (64-byte aligned) after the column metadata, the
-// offset tables and footer are rewritten after it. Used while the file
-// writer has no way to add global buffers itself.
-func appendGlobalBuffer(file, buf []byte) ([]byte, error) {
-	f, err := lancefile.ParseFooter(file, int64(len(file)))
-	if err != nil {
-		return nil, err
-	}
-	end := uint64(len(file)) - lancefile.FooterSize
-	cmo := file[f.ColumnMetaOffsetsStart:f.GlobalBuffOffsetsStart]
-	gbo := file[f.GlobalBuffOffsetsStart:end]
-	out := slices.Clip(file[:f.ColumnMetaOffsetsStart])
-	out = append(out, make([]byte, (64-len(out)%64)%64)...)
-	pos := uint64(len(out))
-	out = append(out, buf...)
-	f.ColumnMetaOffsetsStart = uint64(len(out))
-	out = append(out, cmo...)
-	f.GlobalBuffOffsetsStart = uint64(len(out))
-	out = append(out, gbo...)
-	out = lancefile.AppendOffsetTable(out, []lancefile.BufferRef{{Position: pos, Size: uint64(len(buf))}})
-	f.NumGlobalBuffers++
-	return lancefile.AppendFooter(out, f), nil
 }

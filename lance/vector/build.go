@@ -10,7 +10,6 @@ import (
 	"math/rand/v2"
 	"path"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -641,35 +640,11 @@ func writeIndexFile(schema *arrow.Schema, recs []arrow.Record, gbufs [][]byte, k
 	}
 	out := buf.Bytes()
 	for _, g := range gbufs {
-		if out, err = appendGlobalBuffer(out, g); err != nil {
+		if out, err = lancefile.AppendGlobalBuffer(out, g); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
-}
-
-// appendGlobalBuffer adds buf as the next global buffer of a finished Lance
-// 2.x file: it goes (64-byte aligned) after the column metadata; the
-// offset tables and the footer are rewritten after it.
-func appendGlobalBuffer(file, buf []byte) ([]byte, error) {
-	f, err := lancefile.ParseFooter(file, int64(len(file)))
-	if err != nil {
-		return nil, err
-	}
-	end := uint64(len(file)) - lancefile.FooterSize
-	cmo := slices.Clone(file[f.ColumnMetaOffsetsStart:f.GlobalBuffOffsetsStart])
-	gbo := slices.Clone(file[f.GlobalBuffOffsetsStart:end])
-	out := slices.Clip(file[:f.ColumnMetaOffsetsStart])
-	out = append(out, make([]byte, (64-len(out)%64)%64)...)
-	pos := uint64(len(out))
-	out = append(out, buf...)
-	f.ColumnMetaOffsetsStart = uint64(len(out))
-	out = append(out, cmo...)
-	f.GlobalBuffOffsetsStart = uint64(len(out))
-	out = append(out, gbo...)
-	out = lancefile.AppendOffsetTable(out, []lancefile.BufferRef{{Position: pos, Size: uint64(len(buf))}})
-	f.NumGlobalBuffers++
-	return lancefile.AppendFooter(out, f), nil
 }
 
 // encodeIVF is lance.index.pb.IVF: centroids as a FLOAT32 tensor (when
