@@ -93,33 +93,31 @@ func JSONScalar(v any) (any, bool) {
 func jsonReader(f arrow.Field, arr arrow.Array) (ValueReader, error) {
 	switch a := arr.(type) {
 	case *array.LargeBinary:
-		return func(i int) (any, error) {
-			if a.IsNull(i) {
-				return nil, nil
-			}
-			s, err := jsonb.DecodeText(a.Value(i))
-			if err != nil {
-				return nil, fmt.Errorf("reading JSON column %s: %w", f.Name, err)
-			}
-			return s, nil
-		}, nil
+		return binaryJSON(f, a)
 	case *array.Binary:
-		return func(i int) (any, error) {
-			if a.IsNull(i) {
-				return nil, nil
-			}
-			s, err := jsonb.DecodeText(a.Value(i))
-			if err != nil {
-				return nil, fmt.Errorf("reading JSON column %s: %w", f.Name, err)
-			}
-			return s, nil
-		}, nil
+		return binaryJSON(f, a)
 	case *array.String:
 		return textJSON(f, a)
 	case *array.LargeString:
 		return textJSON(f, a)
 	}
 	return nil, fmt.Errorf("%w: reading JSON column %s stored as %s", ErrUnsupportedValue, f.Name, arr.DataType())
+}
+
+func binaryJSON(f arrow.Field, a interface {
+	IsNull(int) bool
+	Value(int) []byte
+}) (ValueReader, error) {
+	return func(i int) (any, error) {
+		if a.IsNull(i) {
+			return nil, nil
+		}
+		s, err := jsonb.DecodeText(a.Value(i))
+		if err != nil {
+			return nil, fmt.Errorf("reading JSON column %s: %w", f.Name, err)
+		}
+		return s, nil
+	}, nil
 }
 
 func textJSON(f arrow.Field, a interface {
