@@ -249,17 +249,55 @@ type Accumulator interface {
 // KeyWidth 0 there is exactly one group, also over no rows. The groups
 // are held in memory, charged to spec.Budget.
 func Aggregate(in Operator, spec AggregateSpec) Operator {
-	return &aggregateOp{in: in, spec: spec}
+	return &aggregateOp{in: in, spec: spec, held: heldRows{budget: spec.Budget, name: spec.Name}}
 }
 
 type aggregateOp struct {
-	in      Operator
-	spec    AggregateSpec
-	out     [][]any
+	in   Operator
+	spec AggregateSpec
+	held heldRows // the groups' result rows
+	done bool
+	err  error
+}
+
+// heldRows is the result an operator computed in full (an aggregate's
+// groups, a window's rows), charged to the query's budget while held and
+// handed out BatchSize rows at a time.
+type heldRows struct {
+	budget  *Budget
+	name    string
+	rows    [][]any
 	pos     int
-	done    bool
 	charged int64
-	err     error
+}
+
+// charge adds n bytes to the budget (its typed error past it).
+func (h *heldRows) charge(n int64) error {
+	if h.budget == nil {
+		return nil
+	}
+	h.charged += n
+	return h.budget.Grow(h.name, n)
+}
+
+// next is the next batch of rows, or io.EOF.
+func (h *heldRows) next() ([][]any, error) {
+	if h.pos >= len(h.rows) {
+		return nil, io.EOF
+	}
+	end := min(h.pos+BatchSize, len(h.rows))
+	b := h.rows[h.pos:end]
+	h.pos = end
+	return b, nil
+}
+
+// release gives the charged bytes back and drops the rows.
+func (h *heldRows) release() {
+	if h.budget != nil {
+		h.budget.Release(h.charged)
+	}
+	h.charged = 0
+	h.rows = nil
 }
 
 type aggGroup struct {
@@ -296,12 +334,8 @@ func (o *aggregateOp) fold(ctx context.Context) error {
 				g = &aggGroup{keys: append([]any(nil), keys...), acc: o.spec.NewGroup()}
 				groups[k] = g
 				order = append(order, g)
-				if o.spec.Budget != nil {
-					c := o.spec.GroupBytes + RowBytes(g.keys) + int64(len(k))
-					o.charged += c
-					if err := o.spec.Budget.Grow(o.spec.Name, c); err != nil {
-						return err
-					}
+				if err := o.held.charge(o.spec.GroupBytes + RowBytes(g.keys) + int64(len(k))); err != nil {
+					return err
 				}
 			}
 			if err := g.acc.Add(r); err != nil {
@@ -312,9 +346,9 @@ func (o *aggregateOp) fold(ctx context.Context) error {
 	if o.spec.KeyWidth == 0 && len(order) == 0 {
 		order = append(order, &aggGroup{acc: o.spec.NewGroup()})
 	}
-	o.out = make([][]any, len(order))
+	o.held.rows = make([][]any, len(order))
 	for i, g := range order {
-		o.out[i] = append(g.keys, g.acc.Results()...)
+		o.held.rows[i] = append(g.keys, g.acc.Results()...)
 	}
 	return nil
 }
@@ -340,22 +374,13 @@ func (o *aggregateOp) Next(ctx context.Context) ([][]any, error) {
 	if err := o.Start(ctx); err != nil {
 		return nil, err
 	}
-	if o.pos >= len(o.out) {
-		o.err = io.EOF
-		return nil, io.EOF
-	}
-	end := min(o.pos+BatchSize, len(o.out))
-	b := o.out[o.pos:end]
-	o.pos = end
-	return b, nil
+	b, err := o.held.next()
+	o.err = err
+	return b, err
 }
 
 func (o *aggregateOp) Close() error {
-	if o.spec.Budget != nil {
-		o.spec.Budget.Release(o.charged)
-		o.charged = 0
-	}
-	o.out = nil
+	o.held.release()
 	if o.err == nil {
 		o.err = io.EOF
 	}

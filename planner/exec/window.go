@@ -104,25 +104,15 @@ var ErrWindowRange = errors.New("a RANGE frame with an offset needs a numeric OR
 
 // Window returns the rows of in extended by the values of spec.Funcs.
 func Window(in Operator, spec WindowSpec) Operator {
-	return &windowOp{in: in, spec: spec}
+	return &windowOp{in: in, spec: spec, held: heldRows{budget: spec.Budget, name: spec.Name}}
 }
 
 type windowOp struct {
 	in      Operator
 	spec    WindowSpec
-	out     [][]any
-	pos     int
+	held    heldRows // the input rows with the window results
 	started bool
-	charged int64
 	err     error
-}
-
-func (o *windowOp) charge(n int64) error {
-	if o.spec.Budget == nil {
-		return nil
-	}
-	o.charged += n
-	return o.spec.Budget.Grow(o.spec.Name, n)
 }
 
 func (o *windowOp) Start(ctx context.Context) error {
@@ -152,7 +142,7 @@ func (o *windowOp) compute(ctx context.Context) error {
 			return err
 		}
 		for _, r := range batch {
-			if err := o.charge(RowBytes(r) + int64(16*len(o.spec.Funcs))); err != nil {
+			if err := o.held.charge(RowBytes(r) + int64(16*len(o.spec.Funcs))); err != nil {
 				return err
 			}
 			rows = append(rows, r)
@@ -175,7 +165,7 @@ func (o *windowOp) compute(ctx context.Context) error {
 				return err
 			}
 			keys[i] = k
-			if err := o.charge(RowBytes(k) + 8); err != nil {
+			if err := o.held.charge(RowBytes(k) + 8); err != nil {
 				return err
 			}
 		}
@@ -208,14 +198,14 @@ func (o *windowOp) compute(ctx context.Context) error {
 			}
 		}
 	}
-	o.out = make([][]any, n)
+	o.held.rows = make([][]any, n)
 	for i, r := range rows {
 		out := make([]any, len(r), len(r)+len(results))
 		copy(out, r)
 		for fi := range results {
 			out = append(out, results[fi][i])
 		}
-		o.out[i] = out
+		o.held.rows[i] = out
 	}
 	return nil
 }
@@ -453,22 +443,13 @@ func (o *windowOp) Next(ctx context.Context) ([][]any, error) {
 	if o.err != nil {
 		return nil, o.err
 	}
-	if o.pos >= len(o.out) {
-		o.err = io.EOF
-		return nil, io.EOF
-	}
-	end := min(o.pos+BatchSize, len(o.out))
-	b := o.out[o.pos:end]
-	o.pos = end
-	return b, nil
+	b, err := o.held.next()
+	o.err = err
+	return b, err
 }
 
 func (o *windowOp) Close() error {
-	if o.spec.Budget != nil {
-		o.spec.Budget.Release(o.charged)
-		o.charged = 0
-	}
-	o.out = nil
+	o.held.release()
 	if o.err == nil {
 		o.err = io.EOF
 	}
