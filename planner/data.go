@@ -108,6 +108,9 @@ func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan
 		if ts, err := singleTable(st.From); err == nil && ts.Table != nil {
 			name := ts.Table
 			if len(name) < 2 || !strings.EqualFold(name[0], "information_schema") {
+				if hasHybrid(st) {
+					return s.planHybrid(ctx, st, name) // hybrid.go
+				}
 				if hasMatch(st) {
 					return s.planFTS(ctx, st, name)
 				}

@@ -302,50 +302,66 @@ func (p *vectorPlan) Explain() []string {
 	if d.where != nil {
 		pre = d.where.String() + " (rows collected first; k rows whenever k match)"
 	}
-	if p.ix != nil {
-		np := fmt.Sprintf("nprobes=%d", p.nprobes)
-		if !p.fixedNP {
-			np = fmt.Sprintf("nprobes=%d..all (more while fewer than k found)", p.nprobes)
-		}
-		refine := "refine_factor=none"
-		if p.refine > 0 {
-			refine = fmt.Sprintf("refine_factor=%d", p.refine)
-		}
-		ef := ""
-		if p.ix.HNSW() {
-			if p.ef > 0 {
-				ef = fmt.Sprintf(", ef=%d", p.ef)
-			} else {
-				ef = fmt.Sprintf(", ef=%d", max(p.k*max(p.refine, 1)*3/2, p.k))
-			}
-		}
-		add(fmt.Sprintf("VectorSearch %s (version %d): index %s (%s, metric %s, %d partitions, %d segment(s)); k=%d, %s, %s%s; prefilter: %s",
-			displayName(d.id), d.ds.Version(), p.ix.Name(), p.ix.Type(), p.ix.Metric(), p.ix.Partitions(), p.ix.Segments(), p.k, np, refine, ef, pre))
-		add(fmt.Sprintf("fragments covered by the index %s; scanned exactly %s", fragList(p.ix.Covered()), fragList(p.ix.Uncovered())))
-	} else {
+	for _, l := range p.searchLines(pre) {
+		add(l)
+	}
+	if d.where != nil {
+		add(p.prefilterLine())
+	}
+	return lines
+}
+
+// searchLines describe the search itself: the index (or the exact scan),
+// its parameters, the prefilter and the fragments.
+func (p *vectorPlan) searchLines(pre string) []string {
+	d := p.data
+	if p.ix == nil {
 		var frags []uint64
 		for _, f := range d.ds.Fragments() {
 			frags = append(frags, f.ID)
 		}
-		add(fmt.Sprintf("ExactVectorSearch %s (version %d): column %s, metric %s, k=%d, parallel top-k over fragments %s (%s); prefilter: %s",
-			displayName(d.id), d.ds.Version(), sqlparse.QuoteIdent(p.column), strings.ToUpper(p.call.Name), p.k, fragList(frags), p.why, pre))
+		return []string{fmt.Sprintf("ExactVectorSearch %s (version %d): column %s, metric %s, k=%d, parallel top-k over fragments %s (%s); prefilter: %s",
+			displayName(d.id), d.ds.Version(), sqlparse.QuoteIdent(p.column), strings.ToUpper(p.call.Name), p.k, fragList(frags), p.why, pre)}
 	}
-	if d.where != nil {
-		var cols []string
-		for _, c := range p.prefilterColumns() {
-			cols = append(cols, sqlparse.QuoteIdent(d.schema.Field(c).Name))
-		}
-		served := "no conjunct served by a scalar index"
-		if preds := servedPredicates(d.ds, d.indexes, d.indexable); len(preds) > 0 {
-			var ls []string
-			for _, pr := range preds {
-				ls = append(ls, pr.Label+" via "+pr.Index)
-			}
-			served = "index-narrowed: " + strings.Join(ls, ", ")
-		}
-		add(fmt.Sprintf("Prefilter %s: scan of columns [%s] with row addresses; %s", d.where, strings.Join(cols, ", "), served))
+	np := fmt.Sprintf("nprobes=%d", p.nprobes)
+	if !p.fixedNP {
+		np = fmt.Sprintf("nprobes=%d..all (more while fewer than k found)", p.nprobes)
 	}
-	return lines
+	refine := "refine_factor=none"
+	if p.refine > 0 {
+		refine = fmt.Sprintf("refine_factor=%d", p.refine)
+	}
+	ef := ""
+	if p.ix.HNSW() {
+		if p.ef > 0 {
+			ef = fmt.Sprintf(", ef=%d", p.ef)
+		} else {
+			ef = fmt.Sprintf(", ef=%d", max(p.k*max(p.refine, 1)*3/2, p.k))
+		}
+	}
+	return []string{
+		fmt.Sprintf("VectorSearch %s (version %d): index %s (%s, metric %s, %d partitions, %d segment(s)); k=%d, %s, %s%s; prefilter: %s",
+			displayName(d.id), d.ds.Version(), p.ix.Name(), p.ix.Type(), p.ix.Metric(), p.ix.Partitions(), p.ix.Segments(), p.k, np, refine, ef, pre),
+		fmt.Sprintf("fragments covered by the index %s; scanned exactly %s", fragList(p.ix.Covered()), fragList(p.ix.Uncovered())),
+	}
+}
+
+// prefilterLine describes how the rows matching WHERE are collected.
+func (p *vectorPlan) prefilterLine() string {
+	d := p.data
+	var cols []string
+	for _, c := range p.prefilterColumns() {
+		cols = append(cols, sqlparse.QuoteIdent(d.schema.Field(c).Name))
+	}
+	served := "no conjunct served by a scalar index"
+	if preds := servedPredicates(d.ds, d.indexes, d.indexable); len(preds) > 0 {
+		var ls []string
+		for _, pr := range preds {
+			ls = append(ls, pr.Label+" via "+pr.Index)
+		}
+		served = "index-narrowed: " + strings.Join(ls, ", ")
+	}
+	return fmt.Sprintf("Prefilter %s: scan of columns [%s] with row addresses; %s", d.where, strings.Join(cols, ", "), served)
 }
 
 // run executes the search.
@@ -361,41 +377,51 @@ func (p *vectorPlan) run(ctx context.Context, s *Session) (*Result, error) {
 			return nil, err
 		}
 	}
-	var hits []vector.Hit
-	if p.ix != nil {
-		q := vector.Query{Vector: p.query, K: p.k, NProbes: p.nprobes, RefineFactor: p.refine, Ef: p.ef, Prefilter: pre}
-		if p.fixedNP {
-			q.MaxNProbes = p.nprobes
-		}
-		if pre != nil && pre.GetCardinality() <= uint64(p.k) {
-			q.MaxNProbes = 0 // k rows whenever k match: every partition
-		}
-		res, err := p.ix.Search(ctx, q)
-		if err != nil {
-			return nil, vectorErr(err)
-		}
-		hits = res.Hits
-		if pre != nil && len(hits) < p.k && uint64(len(hits)) < pre.GetCardinality() {
-			// the probed partitions held fewer than k allowed rows: the
-			// rest of the allowed rows, exactly
-			more, err := vector.Exact(ctx, d.ds, vector.ExactQuery{Column: p.column, Vector: p.query, K: p.k, Metric: p.metric, Prefilter: pre})
-			if err != nil {
-				return nil, vectorErr(err)
-			}
-			hits = mergeHits(hits, more, p.k)
-		}
-	} else {
-		var err error
-		hits, err = vector.Exact(ctx, d.ds, vector.ExactQuery{Column: p.column, Vector: p.query, K: p.k, Metric: p.metric, Prefilter: pre})
-		if err != nil {
-			return nil, vectorErr(err)
-		}
+	hits, err := p.search(ctx, pre)
+	if err != nil {
+		return nil, err
 	}
 	rows, err := p.rows(ctx, hits)
 	if err != nil {
 		return nil, err
 	}
 	return rowsResult(d.outCols, rows), nil
+}
+
+// search returns the k nearest rows allowed by pre (nil: every row) in the
+// order the search found them: through the index, ascending by the index's
+// distance (PQ / SQ codes unless refined), else exactly.
+func (p *vectorPlan) search(ctx context.Context, pre *roaring64.Bitmap) ([]vector.Hit, error) {
+	d := p.data
+	if p.ix == nil {
+		hits, err := vector.Exact(ctx, d.ds, vector.ExactQuery{Column: p.column, Vector: p.query, K: p.k, Metric: p.metric, Prefilter: pre})
+		if err != nil {
+			return nil, vectorErr(err)
+		}
+		return hits, nil
+	}
+	q := vector.Query{Vector: p.query, K: p.k, NProbes: p.nprobes, RefineFactor: p.refine, Ef: p.ef, Prefilter: pre}
+	if p.fixedNP {
+		q.MaxNProbes = p.nprobes
+	}
+	if pre != nil && pre.GetCardinality() <= uint64(p.k) {
+		q.MaxNProbes = 0 // k rows whenever k match: every partition
+	}
+	res, err := p.ix.Search(ctx, q)
+	if err != nil {
+		return nil, vectorErr(err)
+	}
+	hits := res.Hits
+	if pre != nil && len(hits) < p.k && uint64(len(hits)) < pre.GetCardinality() {
+		// the probed partitions held fewer than k allowed rows: the
+		// rest of the allowed rows, exactly
+		more, err := vector.Exact(ctx, d.ds, vector.ExactQuery{Column: p.column, Vector: p.query, K: p.k, Metric: p.metric, Prefilter: pre})
+		if err != nil {
+			return nil, vectorErr(err)
+		}
+		hits = mergeHits(hits, more, p.k)
+	}
+	return hits, nil
 }
 
 func mergeHits(a, b []vector.Hit, k int) []vector.Hit {
