@@ -92,6 +92,9 @@ func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan
 		return s.planWindowed(ctx, st) // window.go
 	}
 	if hasJoin(st.From) {
+		if hasHybrid(st) {
+			return nil, errorf(catalog.CodeUnsupported, "not supported: HYBRID_RRF over a join (it searches one table)")
+		}
 		return s.planJoinQuery(ctx, st)
 	}
 	if err := s.planSubqueries(ctx, s.lazyScope(ctx, st.From), selectExprs(st)...); err != nil {

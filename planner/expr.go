@@ -350,6 +350,10 @@ func (env *rowEnv) eval(e sqlparse.Expr, row []any) (any, error) {
 
 func (env *rowEnv) evalFunc(n *sqlparse.FuncCall, row []any) (any, error) {
 	if !isScalarFunction(n.Name) {
+		if _, ok := isHybridCall(n); ok {
+			// it has no per-row value: only the hybrid plan computes it
+			return nil, errorf(catalog.CodeUnsupported, "not supported: HYBRID_RRF here: it is the ORDER BY (and select-list value) of a SELECT over one table: SELECT ..., HYBRID_RRF(...) AS score FROM t [WHERE ...] ORDER BY score DESC LIMIT n")
+		}
 		return nil, errorf(catalog.CodeUnsupported, "not supported: function %s", strings.ToUpper(n.Name))
 	}
 	if name := strings.ToLower(n.Name); isLockFunction(name) {

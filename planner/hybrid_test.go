@@ -159,6 +159,14 @@ func TestHybridSearchSQL(t *testing.T) {
 	f.fails("SELECT id, HYBRID_RRF(VEC_L2_DISTANCE(v, '[1, 1]'), MATCH (body) AGAINST ('blue'), 0) s FROM h ORDER BY s DESC LIMIT 3", catalog.CodeInvalidInput, "positive number")
 	f.fails("SELECT id, HYBRID_RRF(VEC_L2_DISTANCE(v, '[1, 1]'), MATCH (body) AGAINST ('blue'), id) s FROM h ORDER BY s DESC LIMIT 3", catalog.CodeInvalidInput, "positive number")
 	f.fails("SELECT id, HYBRID_RRF(VEC_L2_DISTANCE(v, '[1, 1, 1]'), MATCH (body) AGAINST ('blue')) s FROM h ORDER BY s DESC LIMIT 3", catalog.CodeInvalidInput, "dimension 3")
+	f.fails("SELECT HYBRID_RRF(1, 2)", catalog.CodeUnsupported, "over one table")
+	f.fails("SELECT a.id FROM h a JOIN h b ON a.id = b.id ORDER BY HYBRID_RRF(VEC_L2_DISTANCE(a.v, '[1, 1]'), MATCH (a.body) AGAINST ('red')) DESC LIMIT 2", catalog.CodeUnsupported, "join")
+	f.fails("SELECT id, "+hy+" s, MATCH (body) AGAINST ('red') FROM h ORDER BY s DESC LIMIT 3", catalog.CodeUnsupported, "MATCH outside HYBRID_RRF")
+	f.fails("SELECT id FROM h WHERE MATCH (body) AGAINST ('red') ORDER BY "+hy+" DESC LIMIT 3", catalog.CodeUnsupported, "MATCH in the WHERE")
+	// a derived table and IN subquery over the hybrid search
+	if got := f.rows("SELECT id FROM (SELECT id, " + hy + " s FROM h ORDER BY s DESC LIMIT 4) x"); len(got) != 4 {
+		t.Errorf("derived: %v", got)
+	}
 	f.exec("CREATE TABLE h2 (id BIGINT NOT NULL, v VECTOR(2), body TEXT, PRIMARY KEY (id))")
 	f.fails("SELECT id, HYBRID_RRF(VEC_L2_DISTANCE(v, '[1, 1]'), MATCH (body) AGAINST ('blue')) s FROM h2 ORDER BY s DESC LIMIT 3", catalog.CodeInvalidInput, "CREATE FULLTEXT INDEX")
 }
