@@ -122,7 +122,7 @@ func hybridPeerSearch(ctx context.Context, t *testing.T, root, table string, qs 
 // hybrid query (nearestTo(q).fullTextSearch(...).limit(n), its default RRF
 // reranker) in the same order with the same _relevance_score (1e-6), with
 // and without a prefilter (WHERE / .where on both legs), at limits 10 and
-// 5, and with k = 20 (RRFReranker.create(20)). Each query's text comes
+// 5, and with k = 20 (RRFReranker.create(20)); bound as placeholders too. Each query's text comes
 // from the paragraph whose vector the query vector is near, so that rows
 // fall in both legs as well as in one only. Cases whose full-text leg has
 // BM25 ties (ordered by the reference's heap, which lancecat does not
@@ -220,7 +220,7 @@ func TestPeerHybridSearch(t *testing.T) {
 			qs[i] = q
 		}
 		want := hybridPeerSearch(ctx, t, root, tc.table, qs)
-		checked, filtered := 0, 0
+		checked, filtered, placeheld := 0, 0, false
 		for i, q := range qs {
 			label := tc.table + " " + q.label
 			w := want[i]
@@ -261,6 +261,30 @@ func TestPeerHybridSearch(t *testing.T) {
 			for j := 0; ok && j < len(got); j++ {
 				ok = got[j].ID == w.Hits[j].ID && math.Abs(got[j].Score-w.Hits[j].Score) <= 1e-6
 			}
+			if ok && !placeheld {
+				placeheld = true
+				// the same query with the vector and the text as placeholders
+				ph := strings.Replace(strings.Replace(q.sql(tc.table), "'"+q.vectorText()+"'", "?", 1), "'"+q.q+"'", "?", 1)
+				rows, err := db.QueryContext(ctx, ph, q.v, q.q)
+				if err != nil {
+					t.Fatalf("%s: %v", ph, err)
+				}
+				var n int
+				for rows.Next() {
+					var h ftsHit
+					if err := rows.Scan(&h.ID, &h.Score); err != nil {
+						t.Fatal(err)
+					}
+					if n >= len(got) || h != got[n] {
+						t.Errorf("%s with placeholders: row %d %v, want %v", label, n, h, got)
+					}
+					n++
+				}
+				rows.Close()
+				if n != len(got) {
+					t.Errorf("%s with placeholders: %d rows, want %d", label, n, len(got))
+				}
+			}
 			if !ok {
 				// (lancecat's vector leg below is ORDER BY the exact
 				// distance; the hybrid's leg keeps the index's order)
@@ -269,6 +293,9 @@ func TestPeerHybridSearch(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d of %d cases compared (%d with a prefilter)", tc.table, checked, len(qs), filtered)
+		if !placeheld {
+			t.Errorf("%s: no case ran with placeholders", tc.table)
+		}
 		if checked < 2*len(qs)/3 || filtered < 8 {
 			t.Errorf("%s: only %d of %d cases (%d with a prefilter) have full-text legs without ties (want 2/3, 8): the test compares too little", tc.table, checked, len(qs), filtered)
 		}
