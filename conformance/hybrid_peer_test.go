@@ -317,6 +317,7 @@ func TestPeerHybridSearch(t *testing.T) {
 		plan += line + "\n"
 	}
 	rows2.Close()
+	t.Logf("EXPLAIN:\n%s", plan)
 	for _, want := range []string{"HybridSearch", "1 / (rank + 60)", "leg 1: VectorSearch", "IVF_PQ", "metric l2", "leg 2: FullTextSearch", "INVERTED", "prefilter: cat = 1", "fragments covered"} {
 		if !strings.Contains(plan, want) {
 			t.Errorf("EXPLAIN lacks %q:\n%s", want, plan)

@@ -51,7 +51,8 @@ func TestFuseRRF(t *testing.T) {
 
 // TestHybridSearchSQL: HYBRID_RRF over a table with a full-text index (the
 // vector leg exact) returns the RRF fusion of the two legs each query form
-// returns on its own, with and without a prefilter and with its k; EXPLAIN
+// returns on its own, with and without a prefilter and with its k; a
+// deleted row never comes back; EXPLAIN
 // shows both legs and the fusion; bad forms are typed errors.
 func TestHybridSearchSQL(t *testing.T) {
 	f := newDataFixture(t, Options{})
@@ -138,6 +139,19 @@ func TestHybridSearchSQL(t *testing.T) {
 	got = f.rows("SELECT body, cat, HYBRID_RRF(VEC_L2_DISTANCE(v, '[1, 1]'), MATCH (body) AGAINST ('blue')) * 60 AS x FROM h ORDER BY HYBRID_RRF(VEC_L2_DISTANCE(v, '[1, 1]'), MATCH (body) AGAINST ('blue')) DESC LIMIT 3")
 	if len(got) != 3 || got[0][2].(float64) <= 1 {
 		t.Errorf("expressions: %v", got)
+	}
+
+	// A deleted row never comes back; the next rows take its place.
+	top := f.rows("SELECT id, HYBRID_RRF(VEC_L2_DISTANCE(v, '[3.2, 4.1]'), MATCH (body) AGAINST ('apple green')) AS s FROM h ORDER BY s DESC LIMIT 10")
+	f.exec(fmt.Sprintf("DELETE FROM h WHERE id = %d", top[0][0]))
+	after := f.rows("SELECT id, HYBRID_RRF(VEC_L2_DISTANCE(v, '[3.2, 4.1]'), MATCH (body) AGAINST ('apple green')) AS s FROM h ORDER BY s DESC LIMIT 10")
+	if len(after) != 10 {
+		t.Errorf("after DELETE: %d rows", len(after))
+	}
+	for _, r := range after {
+		if r[0] == top[0][0] {
+			t.Errorf("deleted row %v returned: %v", r[0], after)
+		}
 	}
 
 	plan := fmt.Sprint(f.rows("EXPLAIN SELECT id, HYBRID_RRF(VEC_L2_DISTANCE(v, '[3.2, 4.1]'), MATCH (body) AGAINST ('apple')) AS s FROM h WHERE cat = 2 ORDER BY s DESC LIMIT 5"))
