@@ -30,7 +30,8 @@ import (
 // INDEX does; DROP INDEX drops it. Without USING the type is IVF_PQ (the
 // reference's default vector index); TiDB's HNSW is IVF_HNSW_SQ. Defaults
 // are the reference's: metric l2, num_partitions the square root of the row
-// count, num_sub_vectors dim/16, 8 bits, sample_rate 256, 50 iterations.
+// count, num_sub_vectors dim/16, 8 bits, sample_rate 256, 50 iterations,
+// and for HNSW m 20 and ef_construction 150.
 
 // vectorIndexTypes are the USING words of CREATE VECTOR INDEX.
 var vectorIndexTypes = map[string]string{
@@ -75,6 +76,11 @@ func vectorBuildOptions(st *sqlparse.CreateIndex) (vector.BuildOptions, error) {
 		case "m", "ef_construction":
 			if !strings.Contains(typ, "HNSW") {
 				return o, errorf(catalog.CodeInvalidInput, "vector index property %s applies to HNSW indices, not %s", p.Key, typ)
+			}
+			if key == "m" {
+				o.M = n
+			} else {
+				o.EfConstruction = n
 			}
 		default:
 			return o, errorf(catalog.CodeInvalidInput, "unknown vector index property %s (metric, num_partitions, num_sub_vectors, num_bits, m, ef_construction, sample_rate, max_iterations)", p.Key)
