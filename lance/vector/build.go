@@ -478,6 +478,7 @@ type parts struct {
 	flat   [][]float32
 	codes  [][]byte // PQ: m bytes a row; SQ: dim bytes a row
 	graphs []*hnswGraph
+	held   int64 // bytes counted against the build's budget
 }
 
 // encode assigns every vector to its partition and encodes it, batches
@@ -575,6 +576,7 @@ func (b *builder) encode(ctx context.Context, cent, codebook []float32) (*parts,
 	if err != nil {
 		return nil, err
 	}
+	p.held = held
 	return p, nil
 }
 
@@ -586,10 +588,24 @@ func (b *builder) encode(ctx context.Context, cent, codebook []float32) (*parts,
 // time per worker.
 func (b *builder) graphs(ctx context.Context, p *parts, codebook []float32) error {
 	p.graphs = make([]*hnswGraph, b.np)
+	// each worker holds one partition's decoded vectors and visit marks:
+	// as many workers as the budget left over the largest partition allows
+	largest := 0
+	for _, r := range p.rows {
+		largest = max(largest, len(r))
+	}
+	perWorker := int64(largest) * int64(b.dim*4+4)
+	workers := min(b.workers, b.np)
+	if perWorker > 0 {
+		workers = min(workers, int((b.budget-p.held)/perWorker))
+	}
+	if workers < 1 {
+		return fmt.Errorf("%w: building the HNSW graph of a partition of %d rows would exceed the build's memory budget of %d bytes", ErrInvalidQuery, largest, b.budget)
+	}
 	errs := make([]error, b.np)
 	jobs := make(chan int)
 	var wg sync.WaitGroup
-	for range min(b.workers, b.np) {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -375,3 +375,19 @@ func TestBuildUnbuiltTypes(t *testing.T) {
 		t.Errorf("m = 1: %v", err)
 	}
 }
+
+// TestBuildMemoryBudget: the HNSW graph's edges count against MaxMemory: a
+// budget that holds 3,000 SQ codes but not their graphs fails the HNSW
+// build with a typed error and lets IVF_SQ through.
+func TestBuildMemoryBudget(t *testing.T) {
+	ctx := context.Background()
+	ds := vectorDataset(t, 3000, 16)
+	const budget = 1 << 20
+	if _, _, err := Build(ctx, ds, "v", BuildOptions{Type: "IVF_SQ", NumPartitions: 2, MaxMemory: budget}); err != nil {
+		t.Fatalf("IVF_SQ within %d bytes: %v", budget, err)
+	}
+	_, _, err := Build(ctx, ds, "v", BuildOptions{Type: "IVF_HNSW_SQ", NumPartitions: 2, MaxMemory: budget})
+	if !errors.Is(err, ErrInvalidQuery) || !strings.Contains(err.Error(), "memory budget") {
+		t.Errorf("IVF_HNSW_SQ within %d bytes: %v", budget, err)
+	}
+}
