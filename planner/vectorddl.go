@@ -19,7 +19,7 @@ import (
 
 // Vector indices (issue 16):
 //
-//	CREATE VECTOR INDEX [IF NOT EXISTS] name ON t (col) [USING IVF_FLAT | IVF_PQ | IVF_SQ | IVF_HNSW_SQ | IVF_HNSW_PQ]
+//	CREATE VECTOR INDEX [IF NOT EXISTS] name ON t (col) [USING IVF_FLAT | IVF_PQ | IVF_SQ | IVF_HNSW_SQ | IVF_HNSW_PQ | IVF_HNSW_FLAT]
 //	    [WITH PROPERTIES (metric = 'l2'|'cosine'|'dot', num_partitions = n, num_sub_vectors = m, num_bits = b,
 //	                      m = ..., ef_construction = ..., sample_rate = ..., max_iterations = ...)]
 //	CREATE VECTOR INDEX name ON t ((VEC_COSINE_DISTANCE(col))) [USING HNSW]   -- the metric from the function
@@ -36,7 +36,7 @@ import (
 // vectorIndexTypes are the USING words of CREATE VECTOR INDEX.
 var vectorIndexTypes = map[string]string{
 	"": "IVF_PQ", "IVF_PQ": "IVF_PQ", "IVF_FLAT": "IVF_FLAT", "IVF_SQ": "IVF_SQ",
-	"IVF_HNSW_SQ": "IVF_HNSW_SQ", "IVF_HNSW_PQ": "IVF_HNSW_PQ", "HNSW": "IVF_HNSW_SQ",
+	"IVF_HNSW_SQ": "IVF_HNSW_SQ", "IVF_HNSW_PQ": "IVF_HNSW_PQ", "IVF_HNSW_FLAT": "IVF_HNSW_FLAT", "HNSW": "IVF_HNSW_SQ",
 }
 
 // vectorBuildOptions turns the statement's type and properties into build
@@ -44,7 +44,7 @@ var vectorIndexTypes = map[string]string{
 func vectorBuildOptions(st *sqlparse.CreateIndex) (vector.BuildOptions, error) {
 	typ, ok := vectorIndexTypes[st.Using]
 	if !ok {
-		return vector.BuildOptions{}, errorf(catalog.CodeInvalidInput, "unknown vector index type %s (IVF_FLAT, IVF_PQ, IVF_SQ, IVF_HNSW_SQ, IVF_HNSW_PQ, HNSW)", st.Using)
+		return vector.BuildOptions{}, errorf(catalog.CodeInvalidInput, "unknown vector index type %s (IVF_FLAT, IVF_PQ, IVF_SQ, IVF_HNSW_SQ, IVF_HNSW_PQ, IVF_HNSW_FLAT, HNSW)", st.Using)
 	}
 	o := vector.BuildOptions{Type: typ, Name: st.Name, Metric: vector.L2}
 	metric := st.Metric

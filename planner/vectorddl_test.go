@@ -76,7 +76,7 @@ func TestCreateVectorIndexSQL(t *testing.T) {
 }
 
 // TestCreateVectorIndexSQHNSW: CREATE VECTOR INDEX ... USING IVF_SQ,
-// IVF_HNSW_SQ (and TiDB's HNSW) and IVF_HNSW_PQ build indices SELECT then
+// IVF_HNSW_SQ (and TiDB's HNSW), IVF_HNSW_PQ and IVF_HNSW_FLAT build indices SELECT then
 // searches through (EXPLAIN names them; with refinement the nearest rows
 // are the exact ones), SHOW INDEX lists their types, HNSW properties reach
 // the build and are refused on other types.
@@ -102,6 +102,7 @@ func TestCreateVectorIndexSQHNSW(t *testing.T) {
 		{"vhsq", "CREATE VECTOR INDEX vhsq ON vh (v) USING IVF_HNSW_SQ WITH PROPERTIES (num_partitions = 4, m = 8, ef_construction = 40)", "VEC_L2_DISTANCE", "IVF_HNSW_SQ"},
 		{"vtidb", "CREATE VECTOR INDEX vtidb ON vh ((VEC_COSINE_DISTANCE(v))) USING HNSW", "VEC_COSINE_DISTANCE", "IVF_HNSW_SQ"},
 		{"vhpq", "CREATE VECTOR INDEX vhpq ON vh (v) USING IVF_HNSW_PQ WITH PROPERTIES (num_partitions = 4, num_sub_vectors = 2)", "VEC_L2_DISTANCE", "IVF_HNSW_PQ"},
+		{"vhflat", "CREATE VECTOR INDEX vhflat ON vh ((VEC_NEGATIVE_INNER_PRODUCT(v))) USING IVF_HNSW_FLAT WITH PROPERTIES (num_partitions = 3)", "VEC_NEGATIVE_INNER_PRODUCT", "IVF_HNSW_FLAT"},
 	} {
 		exact := f.rows("SELECT id FROM vh IGNORE INDEX (x) ORDER BY " + c.fn + "(v, " + q + ") LIMIT 5")
 		f.exec(c.ddl)

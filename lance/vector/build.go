@@ -74,7 +74,7 @@ type BuildOptions struct {
 }
 
 // builtTypes names the index types Build writes, for its error.
-const builtTypes = "IVF_FLAT, IVF_PQ, IVF_SQ, IVF_HNSW_SQ and IVF_HNSW_PQ"
+const builtTypes = "IVF_FLAT, IVF_PQ, IVF_SQ, IVF_HNSW_SQ, IVF_HNSW_PQ and IVF_HNSW_FLAT"
 
 // BuildStats describe a finished build.
 type BuildStats struct {
@@ -143,6 +143,8 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, opts BuildOp
 		b.sq, b.hnsw = true, true
 	case "IVF_HNSW_PQ":
 		b.pq, b.hnsw = true, true
+	case "IVF_HNSW_FLAT":
+		b.hnsw = true
 	default:
 		return nil, nil, fmt.Errorf("%w: building a %s index (lancecat builds %s)", ErrUnsupported, opts.Type, builtTypes)
 	}

@@ -309,7 +309,7 @@ func vectorDataset(t *testing.T, n, dim int) *dataset.Dataset {
 func TestBuildDeterministicFiles(t *testing.T) {
 	ctx := context.Background()
 	ds := vectorDataset(t, 3000, 16)
-	for _, typ := range []string{"IVF_SQ", "IVF_HNSW_SQ", "IVF_HNSW_PQ"} {
+	for _, typ := range []string{"IVF_SQ", "IVF_HNSW_SQ", "IVF_HNSW_PQ", "IVF_HNSW_FLAT"} {
 		var files [2]map[string][]byte
 		for k := range 2 {
 			o := BuildOptions{Type: typ, Metric: L2, NumPartitions: 4, NumSubVectors: 4, Seed: 3, Name: "v_idx"}
@@ -360,7 +360,7 @@ func TestBuildDeterministicFiles(t *testing.T) {
 func TestBuildUnbuiltTypes(t *testing.T) {
 	ctx := context.Background()
 	ds := vectorDataset(t, 100, 8)
-	for _, typ := range []string{"IVF_HNSW_FLAT", "IVF_RQ", "HNSW"} {
+	for _, typ := range []string{"IVF_RQ", "IVF_HNSW_RQ", "HNSW"} {
 		_, _, err := Build(ctx, ds, "v", BuildOptions{Type: typ})
 		if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), builtTypes) {
 			t.Errorf("%s: %v", typ, err)
