@@ -391,3 +391,18 @@ func TestBuildMemoryBudget(t *testing.T) {
 		t.Errorf("IVF_HNSW_SQ within %d bytes: %v", budget, err)
 	}
 }
+
+// TestHNSWCanceled: a canceled context stops a graph build with its error.
+func TestHNSWCanceled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	calls := 0
+	dist := func(a, b uint32) float32 { calls++; return float32(math.Abs(float64(a) - float64(b))) }
+	_, err := buildHNSW(ctx, 5000, dist, hnswParams{m: 8, efc: 20, maxLevel: DefaultHNSWMaxLevel}, 1)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("canceled build: %v", err)
+	}
+	if calls > 256*20*16*4 {
+		t.Errorf("%d distance calls after the cancel", calls)
+	}
+}
