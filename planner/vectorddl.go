@@ -19,7 +19,7 @@ import (
 
 // Vector indices (issue 16):
 //
-//	CREATE VECTOR INDEX [IF NOT EXISTS] name ON t (col) [USING IVF_FLAT | IVF_PQ | IVF_SQ | IVF_HNSW_SQ | IVF_HNSW_PQ]
+//	CREATE VECTOR INDEX [IF NOT EXISTS] name ON t (col) [USING IVF_FLAT | IVF_PQ | IVF_SQ | IVF_HNSW_SQ | IVF_HNSW_PQ | IVF_HNSW_FLAT]
 //	    [WITH PROPERTIES (metric = 'l2'|'cosine'|'dot', num_partitions = n, num_sub_vectors = m, num_bits = b,
 //	                      m = ..., ef_construction = ..., sample_rate = ..., max_iterations = ...)]
 //	CREATE VECTOR INDEX name ON t ((VEC_COSINE_DISTANCE(col))) [USING HNSW]   -- the metric from the function
@@ -30,12 +30,13 @@ import (
 // INDEX does; DROP INDEX drops it. Without USING the type is IVF_PQ (the
 // reference's default vector index); TiDB's HNSW is IVF_HNSW_SQ. Defaults
 // are the reference's: metric l2, num_partitions the square root of the row
-// count, num_sub_vectors dim/16, 8 bits, sample_rate 256, 50 iterations.
+// count, num_sub_vectors dim/16, 8 bits, sample_rate 256, 50 iterations,
+// and for HNSW m 20 and ef_construction 150.
 
 // vectorIndexTypes are the USING words of CREATE VECTOR INDEX.
 var vectorIndexTypes = map[string]string{
 	"": "IVF_PQ", "IVF_PQ": "IVF_PQ", "IVF_FLAT": "IVF_FLAT", "IVF_SQ": "IVF_SQ",
-	"IVF_HNSW_SQ": "IVF_HNSW_SQ", "IVF_HNSW_PQ": "IVF_HNSW_PQ", "HNSW": "IVF_HNSW_SQ",
+	"IVF_HNSW_SQ": "IVF_HNSW_SQ", "IVF_HNSW_PQ": "IVF_HNSW_PQ", "IVF_HNSW_FLAT": "IVF_HNSW_FLAT", "HNSW": "IVF_HNSW_SQ",
 }
 
 // vectorBuildOptions turns the statement's type and properties into build
@@ -43,7 +44,7 @@ var vectorIndexTypes = map[string]string{
 func vectorBuildOptions(st *sqlparse.CreateIndex) (vector.BuildOptions, error) {
 	typ, ok := vectorIndexTypes[st.Using]
 	if !ok {
-		return vector.BuildOptions{}, errorf(catalog.CodeInvalidInput, "unknown vector index type %s (IVF_FLAT, IVF_PQ, IVF_SQ, IVF_HNSW_SQ, IVF_HNSW_PQ, HNSW)", st.Using)
+		return vector.BuildOptions{}, errorf(catalog.CodeInvalidInput, "unknown vector index type %s (IVF_FLAT, IVF_PQ, IVF_SQ, IVF_HNSW_SQ, IVF_HNSW_PQ, IVF_HNSW_FLAT, HNSW)", st.Using)
 	}
 	o := vector.BuildOptions{Type: typ, Name: st.Name, Metric: vector.L2}
 	metric := st.Metric
@@ -75,6 +76,11 @@ func vectorBuildOptions(st *sqlparse.CreateIndex) (vector.BuildOptions, error) {
 		case "m", "ef_construction":
 			if !strings.Contains(typ, "HNSW") {
 				return o, errorf(catalog.CodeInvalidInput, "vector index property %s applies to HNSW indices, not %s", p.Key, typ)
+			}
+			if key == "m" {
+				o.M = n
+			} else {
+				o.EfConstruction = n
 			}
 		default:
 			return o, errorf(catalog.CodeInvalidInput, "unknown vector index property %s (metric, num_partitions, num_sub_vectors, num_bits, m, ef_construction, sample_rate, max_iterations)", p.Key)

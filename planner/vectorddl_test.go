@@ -74,3 +74,50 @@ func TestCreateVectorIndexSQL(t *testing.T) {
 	f.fails("CREATE VECTOR INDEX bad ON vi ((VEC_COSINE_DISTANCE(v))) WITH PROPERTIES (metric = 'l2')", catalog.CodeInvalidInput, "contradicts")
 	f.fails("CREATE VECTOR INDEX bad ON vi (v) USING NOPE", catalog.CodeInvalidInput, "unknown vector index type")
 }
+
+// TestCreateVectorIndexSQHNSW: CREATE VECTOR INDEX ... USING IVF_SQ,
+// IVF_HNSW_SQ (and TiDB's HNSW), IVF_HNSW_PQ and IVF_HNSW_FLAT build indices SELECT then
+// searches through (EXPLAIN names them; with refinement the nearest rows
+// are the exact ones), SHOW INDEX lists their types, HNSW properties reach
+// the build and are refused on other types.
+func TestCreateVectorIndexSQHNSW(t *testing.T) {
+	f := newDataFixture(t, Options{})
+	f.exec("CREATE TABLE vh (id BIGINT NOT NULL, v VECTOR(8), PRIMARY KEY (id))")
+	r := rand.New(rand.NewPCG(5, 6))
+	var vals []string
+	for i := range 600 {
+		var xs []string
+		c := float64(i % 6 * 10)
+		for range 8 {
+			xs = append(xs, fmt.Sprintf("%.3f", c+r.Float64()))
+		}
+		vals = append(vals, fmt.Sprintf("(%d, '[%s]')", i, strings.Join(xs, ",")))
+	}
+	f.exec("INSERT INTO vh VALUES " + strings.Join(vals, ", "))
+	q := "'[20.5,20.5,20.5,20.5,20.5,20.5,20.5,20.5]'"
+	f.exec("SET lancecat_nprobes = 4")
+	f.exec("SET lancecat_refine_factor = 20")
+	for _, c := range []struct{ name, ddl, fn, typ string }{
+		{"vsq", "CREATE VECTOR INDEX vsq ON vh (v) USING IVF_SQ WITH PROPERTIES (num_partitions = 4)", "VEC_L2_DISTANCE", "IVF_SQ"},
+		{"vhsq", "CREATE VECTOR INDEX vhsq ON vh (v) USING IVF_HNSW_SQ WITH PROPERTIES (num_partitions = 4, m = 8, ef_construction = 40)", "VEC_L2_DISTANCE", "IVF_HNSW_SQ"},
+		{"vtidb", "CREATE VECTOR INDEX vtidb ON vh ((VEC_COSINE_DISTANCE(v))) USING HNSW", "VEC_COSINE_DISTANCE", "IVF_HNSW_SQ"},
+		{"vhpq", "CREATE VECTOR INDEX vhpq ON vh (v) USING IVF_HNSW_PQ WITH PROPERTIES (num_partitions = 4, num_sub_vectors = 2)", "VEC_L2_DISTANCE", "IVF_HNSW_PQ"},
+		{"vhflat", "CREATE VECTOR INDEX vhflat ON vh ((VEC_NEGATIVE_INNER_PRODUCT(v))) USING IVF_HNSW_FLAT WITH PROPERTIES (num_partitions = 3)", "VEC_NEGATIVE_INNER_PRODUCT", "IVF_HNSW_FLAT"},
+	} {
+		exact := f.rows("SELECT id FROM vh IGNORE INDEX (x) ORDER BY " + c.fn + "(v, " + q + ") LIMIT 5")
+		f.exec(c.ddl)
+		plan := fmt.Sprint(f.rows("EXPLAIN SELECT id FROM vh ORDER BY " + c.fn + "(v, " + q + ") LIMIT 5"))
+		if !strings.Contains(plan, c.name) {
+			t.Errorf("%s: EXPLAIN does not use the index: %s", c.name, plan)
+		}
+		if show := fmt.Sprint(f.rows("SHOW INDEX FROM vh")); !strings.Contains(show, c.name) || !strings.Contains(show, c.typ) {
+			t.Errorf("SHOW INDEX lacks %s %s: %s", c.name, c.typ, show)
+		}
+		if got := f.rows("SELECT id FROM vh ORDER BY " + c.fn + "(v, " + q + ") LIMIT 5"); fmt.Sprint(got) != fmt.Sprint(exact) {
+			t.Errorf("%s search with refine %v, exact %v", c.name, got, exact)
+		}
+		f.exec("DROP INDEX " + c.name + " ON vh")
+	}
+	f.fails("CREATE VECTOR INDEX bad ON vh (v) USING IVF_SQ WITH PROPERTIES (m = 8)", catalog.CodeInvalidInput, "applies to HNSW")
+	f.fails("CREATE VECTOR INDEX bad ON vh (v) USING IVF_HNSW_SQ WITH PROPERTIES (m = 1)", catalog.CodeInvalidInput, "HNSW m 1")
+}

@@ -43,7 +43,7 @@ const (
 
 // BuildOptions configure Build. Zero values take the reference's defaults.
 type BuildOptions struct {
-	// Type is IVF_FLAT or IVF_PQ.
+	// Type is IVF_FLAT, IVF_PQ, IVF_SQ, IVF_HNSW_SQ or IVF_HNSW_PQ.
 	Type   string
 	Metric Metric
 	// NumPartitions of the IVF (0: the square root of the row count).
@@ -66,7 +66,15 @@ type BuildOptions struct {
 	MaxMemory int64
 	// Workers bounds the goroutines (0: GOMAXPROCS).
 	Workers int
+	// M is the HNSW neighbours per node and level (twice as many on the
+	// bottom level; 0: 20), EfConstruction the beam width of its inserts
+	// (0: 150).
+	M              int
+	EfConstruction int
 }
+
+// builtTypes names the index types Build writes, for its error.
+const builtTypes = "IVF_FLAT, IVF_PQ, IVF_SQ, IVF_HNSW_SQ, IVF_HNSW_PQ and IVF_HNSW_FLAT"
 
 // BuildStats describe a finished build.
 type BuildStats struct {
@@ -103,6 +111,10 @@ type builder struct {
 	dim     int
 	metric  Metric
 	pq      bool
+	sq      bool
+	hnsw    bool
+	sqq     sqQuantizer
+	hp      hnswParams
 	m       int // PQ sub-vectors
 	np      int
 	workers int
@@ -125,8 +137,29 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, opts BuildOp
 	case "IVF_FLAT":
 	case "IVF_PQ":
 		b.pq = true
+	case "IVF_SQ":
+		b.sq = true
+	case "IVF_HNSW_SQ":
+		b.sq, b.hnsw = true, true
+	case "IVF_HNSW_PQ":
+		b.pq, b.hnsw = true, true
+	case "IVF_HNSW_FLAT":
+		b.hnsw = true
 	default:
-		return nil, nil, fmt.Errorf("%w: building a %s index (lancecat builds IVF_FLAT and IVF_PQ)", ErrUnsupported, opts.Type)
+		return nil, nil, fmt.Errorf("%w: building a %s index (lancecat builds %s)", ErrUnsupported, opts.Type, builtTypes)
+	}
+	if !b.hnsw && (opts.M != 0 || opts.EfConstruction != 0) {
+		return nil, nil, b.errf("m and ef_construction apply to HNSW indices, not %s", typ)
+	}
+	b.hp = hnswParams{m: opts.M, efc: opts.EfConstruction, maxLevel: DefaultHNSWMaxLevel}
+	if b.hp.m == 0 {
+		b.hp.m = DefaultHNSWM
+	}
+	if b.hp.efc == 0 {
+		b.hp.efc = DefaultHNSWEfConstruction
+	}
+	if b.hp.m < 2 || b.hp.m > 1<<12 || b.hp.efc < 1 || b.hp.efc > 1<<16 {
+		return nil, nil, b.errf("HNSW m %d, ef_construction %d (m from 2 to 4096, ef_construction from 1 to 65536)", b.hp.m, b.hp.efc)
 	}
 	if b.metric != L2 && b.metric != Cosine && b.metric != Dot {
 		return nil, nil, fmt.Errorf("%w: a %s vector index", ErrUnsupported, b.metric)
@@ -200,7 +233,9 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, opts BuildOp
 		return nil, nil, b.errf("num_partitions %d", b.np)
 	}
 	want := b.np * sr
-	if b.pq {
+	if b.pq || b.sq {
+		// PQ trains 256 centroids per sub-vector, SQ its bounds on
+		// sample_rate * 2^8 rows, as the reference samples them
 		want = max(want, 256*sr)
 	}
 	if int64(want)*int64(b.dim)*4 > b.budget/2 {
@@ -235,9 +270,17 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, opts BuildOp
 			return nil, nil, err
 		}
 	}
+	if b.sq {
+		b.sqq = trainSQ(sample[:min(len(sample), 256*sr*b.dim)])
+	}
 	parts, err := b.encode(ctx, cent, codebook)
 	if err != nil {
 		return nil, nil, err
+	}
+	if b.hnsw {
+		if err := b.graphs(ctx, parts, codebook); err != nil {
+			return nil, nil, err
+		}
 	}
 	files, err := b.files(typ, cent, loss, codebook, parts)
 	if err != nil {
@@ -433,9 +476,11 @@ func (b *builder) trainPQ(ctx context.Context, sample, cent []float32, iters int
 // parts are the encoded partitions: row addresses and, per row, the flat
 // vector (dim floats) or PQ codes (m bytes).
 type parts struct {
-	rows  [][]uint64
-	flat  [][]float32
-	codes [][]byte
+	rows   [][]uint64
+	flat   [][]float32
+	codes  [][]byte // PQ: m bytes a row; SQ: dim bytes a row
+	graphs []*hnswGraph
+	held   int64 // bytes counted against the build's budget
 }
 
 // encode assigns every vector to its partition and encodes it, batches
@@ -447,15 +492,23 @@ func (b *builder) encode(ctx context.Context, cent, codebook []float32) (*parts,
 		sub = dim / m
 	}
 	p := &parts{rows: make([][]uint64, b.np)}
-	if b.pq {
+	if b.pq || b.sq {
 		p.codes = make([][]byte, b.np)
 	} else {
 		p.flat = make([][]float32, b.np)
 	}
 	var held int64
 	per := int64(8 + dim*4)
-	if b.pq {
+	switch {
+	case b.pq:
 		per = int64(8 + m)
+	case b.sq:
+		per = int64(8 + dim)
+	}
+	if b.hnsw {
+		// the graph: up to 2m bottom-level edges (id and distance) a node,
+		// and the upper levels' few
+		per += int64(2*b.hp.m*8 + 64)
 	}
 	_, err := b.scanVectors(ctx, func(addrs []uint64, vecs []float32) error {
 		n := len(addrs)
@@ -465,8 +518,11 @@ func (b *builder) encode(ctx context.Context, cent, codebook []float32) (*parts,
 		}
 		assign := make([]int32, n)
 		var codes []byte
-		if b.pq {
+		switch {
+		case b.pq:
 			codes = make([]byte, n*m)
+		case b.sq:
+			codes = make([]byte, n*dim)
 		}
 		w := max(1, min(b.workers, n/128+1))
 		chunk := (n + w - 1) / w
@@ -481,6 +537,11 @@ func (b *builder) encode(ctx context.Context, cent, codebook []float32) (*parts,
 					v := vecs[i*dim : (i+1)*dim]
 					c, _ := nearest(v, cent, dim, b.metric == Dot)
 					assign[i] = int32(c)
+					if b.sq {
+						// SQ quantizes the vector itself, not its residual
+						b.sqq.encode(v, codes[i*dim:(i+1)*dim])
+						continue
+					}
 					if !b.pq {
 						continue
 					}
@@ -503,9 +564,12 @@ func (b *builder) encode(ctx context.Context, cent, codebook []float32) (*parts,
 		for i := range n {
 			c := assign[i]
 			p.rows[c] = append(p.rows[c], addrs[i])
-			if b.pq {
+			switch {
+			case b.pq:
 				p.codes[c] = append(p.codes[c], codes[i*m:(i+1)*m]...)
-			} else {
+			case b.sq:
+				p.codes[c] = append(p.codes[c], codes[i*dim:(i+1)*dim]...)
+			default:
 				p.flat[c] = append(p.flat[c], vecs[i*dim:(i+1)*dim]...)
 			}
 		}
@@ -514,23 +578,193 @@ func (b *builder) encode(ctx context.Context, cent, codebook []float32) (*parts,
 	if err != nil {
 		return nil, err
 	}
+	p.held = held
 	return p, nil
+}
+
+// graphs builds the HNSW graph of every partition, partitions spread over
+// the workers. A graph is built over the vectors its storage stands for
+// (SQ codes decoded, PQ residuals rebuilt from the codebook), so its edges
+// follow the distances searches will compute, as the reference builds over
+// its quantized storage; one partition's decoded vectors are held at a
+// time per worker.
+func (b *builder) graphs(ctx context.Context, p *parts, codebook []float32) error {
+	p.graphs = make([]*hnswGraph, b.np)
+	// each worker holds one partition's decoded vectors and visit marks:
+	// as many workers as the budget left over the largest partition allows
+	largest := 0
+	for _, r := range p.rows {
+		largest = max(largest, len(r))
+	}
+	perWorker := int64(largest) * int64(b.dim*4+4)
+	workers := min(b.workers, b.np)
+	if perWorker > 0 {
+		workers = min(workers, int((b.budget-p.held)/perWorker))
+	}
+	if workers < 1 {
+		return fmt.Errorf("%w: building the HNSW graph of a partition of %d rows would exceed the build's memory budget of %d bytes", ErrInvalidQuery, largest, b.budget)
+	}
+	errs := make([]error, b.np)
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range jobs {
+				if err := ctx.Err(); err != nil {
+					errs[c] = err
+					continue
+				}
+				vecs := b.decodePartition(p, c, codebook)
+				dim := b.dim
+				dist := func(x, y uint32) float32 {
+					return L2Squared(vecs[int(x)*dim:int(x+1)*dim], vecs[int(y)*dim:int(y+1)*dim])
+				}
+				if b.metric == Dot {
+					dist = func(x, y uint32) float32 {
+						return 1 - DotProduct(vecs[int(x)*dim:int(x+1)*dim], vecs[int(y)*dim:int(y+1)*dim])
+					}
+				}
+				seed := b.opts.Seed ^ (uint64(c)+1)*0x9e3779b97f4a7c15
+				p.graphs[c], errs[c] = buildHNSW(ctx, len(p.rows[c]), dist, b.hp, seed)
+			}
+		}()
+	}
+	for c := range b.np {
+		jobs <- c
+	}
+	close(jobs)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decodePartition is partition c's vectors as its storage gives them back.
+func (b *builder) decodePartition(p *parts, c int, codebook []float32) []float32 {
+	n, dim := len(p.rows[c]), b.dim
+	out := make([]float32, n*dim)
+	switch {
+	case b.sq:
+		b.sqq.decode(p.codes[c], out)
+	case b.pq:
+		m := b.m
+		sub := dim / m
+		for i := range n {
+			for s := range m {
+				code := int(p.codes[c][i*m+s])
+				copy(out[i*dim+s*sub:i*dim+(s+1)*sub], codebook[(s*256+code)*sub:(s*256+code+1)*sub])
+			}
+		}
+	default:
+		copy(out, p.flat[c])
+	}
+	return out
+}
+
+// graphFile is index.idx of an HNSW index: every partition's graph, level
+// by level (the rows of a level in node order), with the IVF model giving
+// each partition's rows and lance:hnsw its level offsets, the layout the
+// reference's HNSW::to_batch writes.
+func (b *builder) graphFile(typ string, cent []float32, loss float64, p *parts) ([]byte, error) {
+	mem := memory.DefaultAllocator
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: colVectorID, Type: arrow.PrimitiveTypes.Uint32, Nullable: true},
+		{Name: colNeighbors, Type: arrow.ListOf(arrow.PrimitiveTypes.Uint32), Nullable: true},
+		{Name: "_distance", Type: arrow.ListOf(arrow.PrimitiveTypes.Float32), Nullable: true},
+	}, nil)
+	hp := b.hp
+	params := map[string]any{"max_level": hp.maxLevel, "m": hp.m, "ef_construction": hp.efc, "prefetch_distance": 2}
+	metas := make([]string, b.np)
+	offsets := make([]uint64, b.np)
+	lengths := make([]uint64, b.np)
+	var recs []arrow.Record
+	defer func() {
+		for _, r := range recs {
+			r.Release()
+		}
+	}()
+	var off uint64
+	for c := range b.np {
+		g := p.graphs[c]
+		levelOffsets := []int{0}
+		if len(g.adj) > 0 {
+			for _, cnt := range g.levelCounts(hp.maxLevel) {
+				levelOffsets = append(levelOffsets, levelOffsets[len(levelOffsets)-1]+cnt)
+			}
+		}
+		raw, _ := json.Marshal(map[string]any{"entry_point": 0, "params": params, "level_offsets": levelOffsets})
+		metas[c] = string(raw)
+		rows := levelOffsets[len(levelOffsets)-1]
+		offsets[c], lengths[c] = off, uint64(rows)
+		off += uint64(rows)
+		if rows == 0 {
+			continue
+		}
+		idb := array.NewUint32Builder(mem)
+		nbb := array.NewListBuilder(mem, arrow.PrimitiveTypes.Uint32)
+		dsb := array.NewListBuilder(mem, arrow.PrimitiveTypes.Float32)
+		nbv := nbb.ValueBuilder().(*array.Uint32Builder)
+		dsv := dsb.ValueBuilder().(*array.Float32Builder)
+		for l := range hp.maxLevel {
+			for i, a := range g.adj {
+				if l >= len(a) {
+					continue
+				}
+				idb.Append(uint32(i))
+				nbb.Append(true)
+				dsb.Append(true)
+				for _, e := range a[l] {
+					nbv.Append(e.id)
+					dsv.Append(e.dist)
+				}
+			}
+		}
+		cols := []arrow.Array{idb.NewArray(), nbb.NewArray(), dsb.NewArray()}
+		recs = append(recs, array.NewRecord(schema, cols, int64(rows)))
+		for _, a := range cols {
+			a.Release()
+		}
+		idb.Release()
+		nbb.Release()
+		dsb.Release()
+	}
+	mdIndex, _ := json.Marshal(map[string]string{"type": typ, "distance_type": b.metric.String()})
+	mdHNSW, _ := json.Marshal(metas)
+	return writeIndexFile(schema, recs, [][]byte{encodeIVF(cent, b.dim, offsets, lengths, &loss)},
+		keyIndex, string(mdIndex), keyIVF, "1", keyHNSW, string(mdHNSW))
 }
 
 // files writes index.idx and auxiliary.idx.
 func (b *builder) files(typ string, cent []float32, loss float64, codebook []float32, p *parts) (map[string][]byte, error) {
-	mdIndex, _ := json.Marshal(map[string]string{"type": typ, "distance_type": b.metric.String()})
-	flatMarks, _ := json.Marshal(make([]string, b.np))
-	zeros := make([]uint64, b.np)
-	ivfIdx := encodeIVF(cent, b.dim, zeros, zeros, &loss)
-	idx, err := writeIndexFile(arrow.NewSchema([]arrow.Field{{Name: "__flat_marker", Type: arrow.PrimitiveTypes.Uint64}}, nil),
-		nil, [][]byte{ivfIdx}, keyIndex, string(mdIndex), keyIVF, "1", "lance:flat", string(flatMarks))
+	var idx []byte
+	var err error
+	if b.hnsw {
+		idx, err = b.graphFile(typ, cent, loss, p)
+	} else {
+		mdIndex, _ := json.Marshal(map[string]string{"type": typ, "distance_type": b.metric.String()})
+		flatMarks, _ := json.Marshal(make([]string, b.np))
+		zeros := make([]uint64, b.np)
+		ivfIdx := encodeIVF(cent, b.dim, zeros, zeros, &loss)
+		idx, err = writeIndexFile(arrow.NewSchema([]arrow.Field{{Name: "__flat_marker", Type: arrow.PrimitiveTypes.Uint64}}, nil),
+			nil, [][]byte{ivfIdx}, keyIndex, string(mdIndex), keyIVF, "1", "lance:flat", string(flatMarks))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("vector index.idx: %w", err)
 	}
 	var codeField arrow.Field
 	var stor, storDist string
-	if b.pq {
+	switch {
+	case b.sq:
+		codeField = arrow.Field{Name: colSQ, Type: arrow.FixedSizeListOf(int32(b.dim), arrow.PrimitiveTypes.Uint8), Nullable: true}
+		sm, _ := json.Marshal(map[string]any{"dim": b.dim, "num_bits": 8, "bounds": map[string]float64{"start": b.sqq.start, "end": b.sqq.end}})
+		stor = string(sm)
+		storDist = b.metric.String()
+	case b.pq:
 		codeField = arrow.Field{Name: colPQ, Type: arrow.FixedSizeListOf(int32(b.m), arrow.PrimitiveTypes.Uint8), Nullable: true}
 		sm, _ := json.Marshal(map[string]any{"codebook_position": 2, "nbits": 8, "num_sub_vectors": b.m, "dimension": b.dim, "codebook_tensor": []int{}, "transposed": true})
 		stor = string(sm)
@@ -538,7 +772,7 @@ func (b *builder) files(typ string, cent []float32, loss float64, codebook []flo
 		if b.metric == Cosine {
 			storDist = L2.String()
 		}
-	} else {
+	default:
 		codeField = arrow.Field{Name: colFlat, Type: arrow.FixedSizeListOf(int32(b.dim), arrow.PrimitiveTypes.Float32)}
 		stor = fmt.Sprintf(`{"dim":%d}`, b.dim)
 		storDist = b.metric.String()
@@ -585,9 +819,12 @@ func (b *builder) partitionRecord(schema *arrow.Schema, p *parts, c int) arrow.R
 	ids := rb.NewArray()
 	defer ids.Release()
 	var vals arrow.Array
-	width := b.dim
-	if b.pq {
-		width = b.m
+	switch {
+	case b.sq:
+		ub := array.NewUint8Builder(mem)
+		ub.AppendValues(p.codes[c], nil)
+		vals = ub.NewArray()
+	case b.pq:
 		t := make([]byte, n*b.m)
 		src := p.codes[c]
 		for i := range n {
@@ -598,7 +835,7 @@ func (b *builder) partitionRecord(schema *arrow.Schema, p *parts, c int) arrow.R
 		ub := array.NewUint8Builder(mem)
 		ub.AppendValues(t, nil)
 		vals = ub.NewArray()
-	} else {
+	default:
 		fb := array.NewFloat32Builder(mem)
 		fb.AppendValues(p.flat[c], nil)
 		vals = fb.NewArray()
@@ -609,7 +846,6 @@ func (b *builder) partitionRecord(schema *arrow.Schema, p *parts, c int) arrow.R
 	defer data.Release()
 	list := array.NewFixedSizeListData(data)
 	defer list.Release()
-	_ = width
 	return array.NewRecord(schema, []arrow.Array{ids, list}, int64(n))
 }
 
@@ -712,7 +948,25 @@ func (b *builder) details() []byte {
 		d = protowire.AppendTag(d, 1, protowire.VarintType)
 		d = protowire.AppendVarint(d, mt)
 	}
-	if b.pq {
+	if b.hnsw {
+		// hnsw_index_config: m, ef_construction, max_level
+		var h []byte
+		for i, v := range []int{b.hp.m, b.hp.efc, b.hp.maxLevel} {
+			h = protowire.AppendTag(h, protowire.Number(i+1), protowire.VarintType)
+			h = protowire.AppendVarint(h, uint64(v))
+		}
+		d = protowire.AppendTag(d, 3, protowire.BytesType)
+		d = protowire.AppendBytes(d, h)
+	}
+	switch {
+	case b.sq:
+		// ScalarQuantization: num_bits
+		var sq []byte
+		sq = protowire.AppendTag(sq, 1, protowire.VarintType)
+		sq = protowire.AppendVarint(sq, 8)
+		d = protowire.AppendTag(d, 5, protowire.BytesType)
+		d = protowire.AppendBytes(d, sq)
+	case b.pq:
 		var pq []byte
 		pq = protowire.AppendTag(pq, 1, protowire.VarintType)
 		pq = protowire.AppendVarint(pq, 8)
@@ -720,7 +974,7 @@ func (b *builder) details() []byte {
 		pq = protowire.AppendVarint(pq, uint64(b.m))
 		d = protowire.AppendTag(d, 4, protowire.BytesType)
 		d = protowire.AppendBytes(d, pq)
-	} else {
+	default:
 		d = protowire.AppendTag(d, 8, protowire.BytesType)
 		d = protowire.AppendBytes(d, nil)
 	}
