@@ -44,6 +44,12 @@ func TestRecursiveCTE(t *testing.T) {
 		// Beside a plain CTE, which the recursive part reads; referenced twice.
 		{"WITH RECURSIVE lim AS (SELECT 3 AS m), c (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c, lim WHERE n < lim.m) SELECT a.n, b.n FROM c a JOIN c b ON b.n = a.n + 1 ORDER BY a.n", "1,2 | 2,3"},
 		{"WITH RECURSIVE c (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 4) SELECT name, n FROM c JOIN staff ON staff.id = c.n WHERE c.n IN (SELECT x.n FROM c x WHERE x.n > 2) ORDER BY name", "bob,3 | cy,4"},
+		// A subquery's own WITH (this failed with "table d does not exist"
+		// when the query around it had none: its outer references were
+		// looked for before its CTEs were inlined).
+		{"SELECT name FROM staff WHERE id IN (WITH d (id) AS (SELECT 2) SELECT id FROM d) ORDER BY name", "ada"},
+		{"SELECT name FROM staff WHERE id IN (WITH RECURSIVE d (id) AS (SELECT 2 UNION ALL SELECT s.id FROM staff s JOIN d ON s.boss = d.id) SELECT id FROM d) ORDER BY name", "ada | cy | dee"},
+		{"SELECT (WITH RECURSIVE d (id) AS (SELECT 2 UNION ALL SELECT id + 1 FROM d WHERE id < 5) SELECT SUM(id) FROM d)", "14"},
 		// WITH RECURSIVE over CTEs that do not name themselves.
 		{"WITH RECURSIVE a AS (SELECT 1 AS x) SELECT x FROM a", "1"},
 		// A fraction into the anchor's integer column is rounded (as MySQL and MariaDB store it).
