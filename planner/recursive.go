@@ -262,6 +262,7 @@ type recursivePlan struct {
 	anchor  queryPlan
 	legs    []queryPlan
 	work    *workTable
+	workKey string             // the placeholder key of work
 	queries []*sqlparse.Select // the legs' queries, over this plan's working table
 	cols    []Column
 	budget  int64
@@ -289,10 +290,10 @@ func (s *Session) planRecursive(ctx context.Context, d *recursiveDef) (queryPlan
 	p := &recursivePlan{def: d, anchor: anchor, budget: s.joinBudget()}
 	p.work = &workTable{name: d.name, cols: cols}
 	// Each plan of the CTE reads its own working table: the legs' FROM
-	// trees are copied onto a placeholder of this plan's, which stays
-	// registered, as a join re-plans its inputs when it scans them.
+	// trees are copied onto a placeholder of this plan's (see useWork).
 	work := s.placeholder("working table")
-	s.working[placeholderKey(work)] = p.work
+	p.workKey = placeholderKey(work)
+	defer p.useWork(s)()
 	for _, leg := range d.legs {
 		leg = withWork(leg, d.work, work)
 		p.queries = append(p.queries, leg)
@@ -356,6 +357,7 @@ func (p *recursivePlan) union() string {
 }
 
 func (s *Session) prepareRecursiveExplain(ctx context.Context, p *recursivePlan) error {
+	defer p.useWork(s)()
 	stop := "an iteration yields no row"
 	if p.def.distinct {
 		stop = "an iteration yields no new row"
@@ -380,24 +382,47 @@ func (s *Session) prepareRecursiveExplain(ctx context.Context, p *recursivePlan)
 }
 
 func (p *recursivePlan) run(ctx context.Context, s *Session) (*Result, error) {
-	res, err := p.anchor.run(ctx, s)
-	if err != nil {
-		return nil, err
+	depth := s.maxRecursionDepth()
+	seq := func(yield func([][]any, error) bool) {
+		defer p.useWork(s)()
+		res, err := p.anchor.run(ctx, s)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		op := &exec.Recursive{
+			Anchor: exec.FromSeq(cursorRows(res)),
+			Step: func(ctx context.Context, working [][]any) (exec.Operator, error) {
+				p.work.rows = working
+				return exec.FromSeq(p.stepRows(ctx, s)), nil
+			},
+			MaxDepth: depth,
+			Budget:   exec.NewBudget(p.budget),
+			Name:     "the recursive common table expression " + sqlparse.QuoteIdent(p.def.name),
+		}
+		if p.def.distinct {
+			op.Key = setRowKey
+		}
+		for b, err := range exec.Batches(ctx, op) {
+			if !yield(b, err) || err != nil {
+				return
+			}
+		}
 	}
-	op := &exec.Recursive{
-		Anchor: exec.FromSeq(cursorRows(res)),
-		Step: func(ctx context.Context, working [][]any) (exec.Operator, error) {
-			p.work.rows = working
-			return exec.FromSeq(p.stepRows(ctx, s)), nil
-		},
-		MaxDepth: s.maxRecursionDepth(),
-		Budget:   exec.NewBudget(p.budget),
-		Name:     "the recursive common table expression " + sqlparse.QuoteIdent(p.def.name),
+	return streamResult(p.cols, seq), nil
+}
+
+// useWork registers the plan's working table under its placeholder and
+// returns the function that removes it (and the rows it holds): the legs'
+// joins plan their inputs again as they scan or explain them, so the
+// working table is found while the plan is planned, run or explained, and
+// a finished run keeps no rows in the session.
+func (p *recursivePlan) useWork(s *Session) func() {
+	s.working[p.workKey] = p.work
+	return func() {
+		delete(s.working, p.workKey)
+		p.work.rows = nil
 	}
-	if p.def.distinct {
-		op.Key = setRowKey
-	}
-	return streamResult(p.cols, exec.Batches(ctx, op)), nil
 }
 
 // stepRows runs the recursive SELECTs once over the working table.

@@ -63,6 +63,11 @@ func TestRecursiveCTE(t *testing.T) {
 			t.Errorf("%s\n got  %s\n want %s", tc.sql, got, tc.want)
 		}
 	}
+	// A finished statement leaves no working table (and its rows) in the
+	// session.
+	if n := len(f.s.working); n != 0 {
+		t.Errorf("%d working tables left in the session", n)
+	}
 	// CREATE TABLE ... AS and INSERT ... SELECT over a recursive CTE.
 	f.exec("CREATE TABLE seq AS WITH RECURSIVE c (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 5) SELECT n FROM c")
 	f.exec("INSERT INTO seq WITH RECURSIVE c (n) AS (SELECT 10 UNION ALL SELECT n + 1 FROM c WHERE n < 12) SELECT n FROM c")
