@@ -12,15 +12,18 @@ import (
 // subquery) becomes a derived table of the CTE's query under the
 // reference's alias (else the CTE's name), so a CTE referenced twice is
 // planned and read twice, and the rules push filters into each copy
-// separately. A nested query's own WITH shadows the outer names. WITH
-// RECURSIVE is refused by the parser.
+// separately. A nested query's own WITH shadows the outer names. A CTE of
+// WITH RECURSIVE that names itself is planned by recursive.go.
 
 // inlineCTEs returns q with its WITH (and those of the queries nested in
 // it) replaced by derived tables; scope holds the CTEs of the enclosing
 // queries.
-func inlineCTEs(q *sqlparse.Select, scope map[string]*sqlparse.CTE) (*sqlparse.Select, error) {
+func (s *Session) inlineCTEs(q *sqlparse.Select, scope map[string]*sqlparse.CTE) (*sqlparse.Select, error) {
 	if q == nil {
 		return nil, nil
+	}
+	if placeholderKey(q) != "" {
+		return q, nil // a recursive CTE's placeholder (recursive.go)
 	}
 	if len(q.With) > 0 {
 		inner := make(map[string]*sqlparse.CTE, len(scope)+len(q.With))
@@ -35,7 +38,15 @@ func inlineCTEs(q *sqlparse.Select, scope map[string]*sqlparse.CTE) (*sqlparse.S
 					return nil, errorf(catalog.CodeInvalidInput, "not unique table/alias: %s (MySQL error 1066)", sqlparse.QuoteIdent(c.Name))
 				}
 			}
-			body, err := inlineCTEs(c.Select, inner) // a CTE sees the ones before it
+			if c.Recursive && refersTo(c.Select, c.Name) {
+				marker, err := s.defineRecursive(c, inner)
+				if err != nil {
+					return nil, err
+				}
+				inner[k] = &sqlparse.CTE{Name: c.Name, Select: marker}
+				continue
+			}
+			body, err := s.inlineCTEs(c.Select, inner) // a CTE sees the ones before it
 			if err != nil {
 				return nil, err
 			}
@@ -54,13 +65,13 @@ func inlineCTEs(q *sqlparse.Select, scope map[string]*sqlparse.CTE) (*sqlparse.S
 	c := *q
 	c.With = nil
 	var err error
-	if c.From, err = inlineFrom(q.From, scope); err != nil {
+	if c.From, err = s.inlineFrom(q.From, scope); err != nil {
 		return nil, err
 	}
 	if q.SetOps != nil {
 		c.SetOps = make([]sqlparse.SetOperand, len(q.SetOps))
 		for i, op := range q.SetOps {
-			if op.Select, err = inlineCTEs(op.Select, scope); err != nil {
+			if op.Select, err = s.inlineCTEs(op.Select, scope); err != nil {
 				return nil, err
 			}
 			c.SetOps[i] = op
@@ -71,13 +82,13 @@ func inlineCTEs(q *sqlparse.Select, scope map[string]*sqlparse.CTE) (*sqlparse.S
 			var e2 error
 			switch x := n.(type) {
 			case *sqlparse.Subquery:
-				x.Select, e2 = inlineCTEs(x.Select, scope)
+				x.Select, e2 = s.inlineCTEs(x.Select, scope)
 			case *sqlparse.Exists:
-				x.Select, e2 = inlineCTEs(x.Select, scope)
+				x.Select, e2 = s.inlineCTEs(x.Select, scope)
 			case *sqlparse.Quantified:
-				x.Select, e2 = inlineCTEs(x.Select, scope)
+				x.Select, e2 = s.inlineCTEs(x.Select, scope)
 			case *sqlparse.InList:
-				x.Subquery, e2 = inlineCTEs(x.Subquery, scope)
+				x.Subquery, e2 = s.inlineCTEs(x.Subquery, scope)
 			}
 			if e2 != nil && err == nil {
 				err = e2
@@ -107,13 +118,13 @@ func inlineCTEs(q *sqlparse.Select, scope map[string]*sqlparse.CTE) (*sqlparse.S
 	return &c, err
 }
 
-func inlineFrom(f sqlparse.FromItem, scope map[string]*sqlparse.CTE) (sqlparse.FromItem, error) {
+func (s *Session) inlineFrom(f sqlparse.FromItem, scope map[string]*sqlparse.CTE) (sqlparse.FromItem, error) {
 	switch n := f.(type) {
 	case *sqlparse.TableSource:
 		c := *n
 		if n.Subquery != nil {
 			var err error
-			c.Subquery, err = inlineCTEs(n.Subquery, scope)
+			c.Subquery, err = s.inlineCTEs(n.Subquery, scope)
 			return &c, err
 		}
 		if len(n.Table) == 1 {
@@ -128,14 +139,14 @@ func inlineFrom(f sqlparse.FromItem, scope map[string]*sqlparse.CTE) (sqlparse.F
 	case *sqlparse.Join:
 		c := *n
 		var err error
-		if c.Left, err = inlineFrom(n.Left, scope); err != nil {
+		if c.Left, err = s.inlineFrom(n.Left, scope); err != nil {
 			return nil, err
 		}
-		if c.Right, err = inlineFrom(n.Right, scope); err != nil {
+		if c.Right, err = s.inlineFrom(n.Right, scope); err != nil {
 			return nil, err
 		}
 		if n.On != nil {
-			q, err := inlineCTEs(&sqlparse.Select{Where: n.On}, scope)
+			q, err := s.inlineCTEs(&sqlparse.Select{Where: n.On}, scope)
 			if err != nil {
 				return nil, err
 			}

@@ -78,8 +78,16 @@ func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan
 	if src, ok := s.fts[st]; ok {
 		return src, nil // the rows of a full-text query (fts.go)
 	}
+	if k := placeholderKey(st); k != "" {
+		if d, ok := s.recursive[k]; ok {
+			return s.planRecursive(ctx, d) // recursive.go
+		}
+		if w, ok := s.working[k]; ok {
+			return w, nil // the working table of a recursive CTE
+		}
+	}
 	if len(st.With) > 0 {
-		q, err := inlineCTEs(st, nil)
+		q, err := s.inlineCTEs(st, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -98,6 +98,8 @@ func (s *Session) prepareExplain(ctx context.Context, p queryPlan) error {
 		return s.prepareExplain(ctx, x.queryPlan)
 	case *setOpPlan:
 		return s.prepareSetOpExplain(ctx, x)
+	case *recursivePlan:
+		return s.prepareRecursiveExplain(ctx, x)
 	}
 	return nil
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/planner/exec"
 	"github.com/lancecat/lancecat/planner/expr"
-	"github.com/lancecat/lancecat/sqlparse"
 )
 
 // joinTables: customers (with a NULL key and a duplicate name), orders
@@ -348,9 +347,6 @@ func TestCommonTableExpressions(t *testing.T) {
 	}
 	f.fails("WITH a (x, y) AS (SELECT 1) SELECT * FROM a", catalog.CodeInvalidInput, "MySQL error 1353")
 	f.fails("WITH a AS (SELECT 1), a AS (SELECT 2) SELECT * FROM a", catalog.CodeInvalidInput, "not unique")
-	if _, err := f.try("WITH RECURSIVE a AS (SELECT 1) SELECT * FROM a"); !errors.Is(err, sqlparse.ErrNotSupported) {
-		t.Errorf("WITH RECURSIVE: %v", err)
-	}
 }
 
 // TestJoinCorrelatedSubqueries: a subquery reading a joined table's

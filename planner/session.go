@@ -87,6 +87,11 @@ type Session struct {
 	pinned map[string]*dataset.Dataset
 	// fts holds the row sources of full-text queries being planned (fts.go).
 	fts map[*sqlparse.Select]queryPlan
+	// recursive holds the recursive CTEs of the statement by the
+	// placeholder query their references stand for; working, the working
+	// table of each one being planned by its placeholder (recursive.go).
+	recursive map[string]*recursiveDef
+	working   map[string]*workTable
 	// stmt is the function library's context of the statement being run
 	// (one NOW() per statement), made on first use (funcs.go).
 	stmt *expr.Statement
@@ -143,7 +148,8 @@ func NewSession(cat *catalog.Catalog, opts Options) *Session {
 	case opts.Indexes == nil:
 		opts.Indexes = ScalarIndexes{}
 	}
-	return &Session{cat: cat, opts: opts, defaultNS: ns, ns: append(catalog.Ident{}, ns...)}
+	return &Session{cat: cat, opts: opts, defaultNS: ns, ns: append(catalog.Ident{}, ns...),
+		recursive: map[string]*recursiveDef{}, working: map[string]*workTable{}}
 }
 
 // Catalog returns the session's catalog.

@@ -248,8 +248,17 @@ func (s *Session) planSubquery(ctx context.Context, q *sqlparse.Select, kind sub
 	if sq.maxRows <= 0 {
 		sq.maxRows = DefaultMaxRows
 	}
+	if len(q.With) > 0 {
+		// The subquery's own CTEs first: finding its outer references
+		// resolves the names of its FROM, which may be CTEs.
+		inlined, err := s.inlineCTEs(q, nil)
+		if err != nil {
+			return nil, err
+		}
+		sq.q, sq.planned = inlined, inlined // a correlated run substitutes into it
+	}
 	if outer != nil {
-		refs, err := s.outerRefs(ctx, q, nil, outer)
+		refs, err := s.outerRefs(ctx, sq.planned, nil, outer)
 		if err != nil {
 			return nil, err
 		}
@@ -259,7 +268,7 @@ func (s *Session) planSubquery(ctx context.Context, q *sqlparse.Select, kind sub
 			for _, r := range refs {
 				nulls[r] = &sqlparse.Literal{Kind: sqlparse.LitNull}
 			}
-			sq.planned = substituteSelect(q, nulls)
+			sq.planned = substituteSelect(sq.planned, nulls)
 		}
 	}
 	fork := s.fork()

@@ -42,6 +42,7 @@ var defaultVariables = map[string]string{
 	"collation_connection":            "utf8mb4_bin",
 	"collation_database":              "utf8mb4_bin",
 	"collation_server":                "utf8mb4_bin",
+	"cte_max_recursion_depth":         "1000",
 	"default_storage_engine":          "InnoDB",
 	"explicit_defaults_for_timestamp": "ON",
 	"foreign_key_checks":              "ON",
@@ -144,6 +145,12 @@ func (s *Session) set(_ context.Context, st *sqlparse.Set) (*Result, error) {
 			default:
 				return nil, errorf(catalog.CodeUnsupported, "not supported: autocommit = %s (use BEGIN ... COMMIT for a transaction)", text)
 			}
+		case "cte_max_recursion_depth":
+			n, err := strconv.ParseUint(strings.TrimSpace(text), 10, 32)
+			if err != nil {
+				return nil, errorf(catalog.CodeInvalidInput, "variable cte_max_recursion_depth takes an integer from 0 to 4294967295, not %s", text)
+			}
+			text = strconv.FormatUint(n, 10)
 		case "version", "version_comment", "system_time_zone", "lower_case_table_names", "character_set_system", "default_storage_engine":
 			return nil, errorf(catalog.CodeInvalidInput, "variable %s is read-only", v.Name)
 		}

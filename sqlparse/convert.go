@@ -725,13 +725,12 @@ func (c *converter) ftsMatchWord(n *ast.FuncCallExpr) (Expr, error) {
 	return &Match{exprPos: c.exprPos(n), Columns: []*ColumnRef{ref}, Query: q, Word: true}, nil
 }
 
-// with converts a WITH clause (nil: none). WITH RECURSIVE is refused.
+// with converts a WITH clause (nil: none). Under WITH RECURSIVE every CTE
+// is marked Recursive; the planner decides which of them refer to
+// themselves and checks MySQL's restrictions on those.
 func (c *converter) with(w *ast.WithClause) ([]CTE, error) {
 	if w == nil {
 		return nil, nil
-	}
-	if w.IsRecursive {
-		return nil, c.notSupported(c.start(), "WITH RECURSIVE")
 	}
 	var out []CTE
 	for _, cte := range w.CTEs {
@@ -742,7 +741,7 @@ func (c *converter) with(w *ast.WithClause) ([]CTE, error) {
 		if err != nil {
 			return nil, err
 		}
-		def := CTE{Name: cte.Name.O, Select: q}
+		def := CTE{Name: cte.Name.O, Select: q, Recursive: w.IsRecursive, Pos: c.pos(cte.Query.OriginTextPosition())}
 		for _, n := range cte.ColNameList {
 			def.Columns = append(def.Columns, n.O)
 		}

@@ -279,7 +279,6 @@ func TestConvertRefuses(t *testing.T) {
 		{"SELECT a FROM t WHERE a = (@x := 1)", "line 1 column 28: not supported: assigning a variable in an expression (@x := ...)"},
 		{"SELECT a FROM t WHERE (a, b) = (1, 2)", "line 1 column 23: not supported: row constructors"},
 		{"SELECT WEIGHT_STRING(a) FROM t", "line 1 column 8: not supported: function WEIGHT_STRING"},
-		{"WITH RECURSIVE c AS (SELECT 1) SELECT * FROM c", "line 1 column 1: not supported: WITH RECURSIVE"},
 		{"SELECT a FROM t FOR UPDATE", "line 1 column 1: not supported: SELECT ... FOR UPDATE / SHARE"},
 		{"TABLE t", "line 1 column 1: not supported: TABLE and VALUES statements"},
 		{"SELECT a FROM t PARTITION (p0)", "line 1 column 1: not supported: PARTITION and TABLESAMPLE"},
@@ -361,5 +360,25 @@ func TestFullJoin(t *testing.T) {
 		if got := fromString(sel.From); got != tc.want {
 			t.Errorf("%s:\n got  %s\n want %s", tc.sql, got, tc.want)
 		}
+	}
+}
+
+// TestConvertWithRecursive: WITH RECURSIVE marks its CTEs, keeps where
+// each query starts, and prints back.
+func TestConvertWithRecursive(t *testing.T) {
+	st, err := ParseOne("WITH RECURSIVE c (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 3), d AS (SELECT 2) SELECT * FROM c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := st.(*Select)
+	if len(q.With) != 2 || !q.With[0].Recursive || !q.With[1].Recursive || q.With[0].Pos.Column != 25 || len(q.With[0].Select.SetOps) != 2 {
+		t.Fatalf("%+v", q.With)
+	}
+	if s := q.String(); !strings.HasPrefix(s, "WITH RECURSIVE c (n) AS (SELECT 1 UNION ALL ") {
+		t.Errorf("String: %s", s)
+	}
+	st, err = ParseOne("WITH c AS (SELECT 1) SELECT * FROM c")
+	if err != nil || st.(*Select).With[0].Recursive {
+		t.Fatalf("%v %+v", err, st)
 	}
 }

@@ -31,10 +31,16 @@ type Select struct {
 // CTE is one common table expression: Name [(Columns)] AS (Select).
 // Columns is nil when the CTE names none (its columns are then the
 // query's labels).
+//
+// Recursive is set for every CTE of WITH RECURSIVE (one that does not
+// name itself in its query is planned as any CTE); Pos is where its
+// query starts.
 type CTE struct {
-	Name    string
-	Columns []string
-	Select  *Select
+	Name      string
+	Columns   []string
+	Select    *Select
+	Recursive bool
+	Pos       Pos
 }
 
 // SelectItem is one item of the select list: `*`, `q.*` (Star, with Qualifier), or an
@@ -249,6 +255,9 @@ func (s *Select) String() string {
 	for i, c := range s.With {
 		if i == 0 {
 			b.WriteString("WITH ")
+			if c.Recursive {
+				b.WriteString("RECURSIVE ")
+			}
 		} else {
 			b.WriteString(", ")
 		}
