@@ -34,6 +34,7 @@ func TestGroupConcat(t *testing.T) {
 		{`SELECT GROUP_CONCAT(id ORDER BY s, id DESC) FROM s.t`, [][]any{{"4,3,2,5,1,6"}}},
 		{`SELECT GROUP_CONCAT(x) FROM s.t WHERE id > 100`, [][]any{{nil}}},
 		{`SELECT g FROM s.t GROUP BY g HAVING GROUP_CONCAT(x ORDER BY x) = '1,2,3,3'`, [][]any{{"a"}}},
+		{`SELECT g FROM s.t GROUP BY g HAVING GROUP_CONCAT(s) LIKE '%z%' ORDER BY g`, [][]any{{"c"}}},
 		{`SELECT u.label, GROUP_CONCAT(t.id ORDER BY t.id DESC) AS ids FROM s.t JOIN s.u ON t.g = u.g GROUP BY u.label ORDER BY ids`, [][]any{{"B", "4"}, {"A", "5,3,2,1"}}},
 		{`SELECT GROUP_CONCAT(v ORDER BY v SEPARATOR ';') FROM (SELECT x * 10 AS v FROM s.t) d`, [][]any{{"10;20;30;30;70"}}},
 		{`WITH c AS (SELECT g, COUNT(*) AS n FROM s.t GROUP BY g) SELECT GROUP_CONCAT(g, ':', n ORDER BY n DESC, g) FROM c`, [][]any{{"a:4,b:1,c:1"}}},

@@ -304,6 +304,19 @@ func planAggregate(env *rowEnv, st *sqlparse.Select, post selectPipeline, mark f
 			c := *n
 			c.X, c.Lo, c.Hi = x, lo, hi
 			return &c, nil
+		case *sqlparse.Like:
+			// HAVING GROUP_CONCAT(x) LIKE '%y%'
+			x, err := rewrite(n.X)
+			if err != nil {
+				return nil, err
+			}
+			p, err := rewrite(n.Pattern)
+			if err != nil {
+				return nil, err
+			}
+			c := *n
+			c.X, c.Pattern = x, p
+			return &c, nil
 		case *sqlparse.Variable:
 			return n, nil
 		case *sqlparse.Subquery:
