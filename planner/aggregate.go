@@ -17,10 +17,12 @@ import (
 	"github.com/lancecat/lancecat/sqltypes"
 )
 
-// Aggregation (GROUP BY, HAVING, COUNT/SUM/AVG/MIN/MAX) is a stage of the
-// selectPipeline: the rows that pass WHERE are folded into one state per
-// group (memory grows with the number of groups, and with the distinct
-// values of a COUNT(DISTINCT x), never with the rows), then the groups, one
+// Aggregation (GROUP BY, HAVING, COUNT/SUM/AVG/MIN/MAX and the aggregates
+// of aggmore.go) is a stage of the selectPipeline: the rows that pass
+// WHERE are folded into one state per group (memory grows with the number
+// of groups, with the distinct values of a COUNT(DISTINCT x) and with the
+// text and values a GROUP_CONCAT or JSON aggregate holds, all charged to
+// the query's budget), then the groups, one
 // row each laid out as [group keys..., aggregate results...], feed a second
 // selectPipeline that evaluates HAVING, ORDER BY, LIMIT and the select
 // list over them. The select list, HAVING and ORDER BY are rewritten for

@@ -39,6 +39,8 @@ func TestAggregatesMatchMariaDB(t *testing.T) {
 		"WITH c AS (SELECT dept, MAX(salary) AS m FROM emp GROUP BY dept) SELECT GROUP_CONCAT(dept, '=', m ORDER BY m DESC SEPARATOR ' ') FROM c",
 		"SELECT dept, COUNT(DISTINCT salary, bonus), COUNT(DISTINCT dept, salary), COUNT(DISTINCT name, salary, bonus) FROM emp GROUP BY dept ORDER BY dept",
 		"SELECT COUNT(DISTINCT salary, bonus), COUNT(DISTINCT salary) FROM emp",
+		"SELECT id, (SELECT GROUP_CONCAT(name ORDER BY name) FROM emp e2 WHERE e2.dept = e.dept), (SELECT BIT_AND(salary) FROM emp e3 WHERE e3.dept = e.dept AND e3.salary > 1000) FROM emp e ORDER BY id",
+		"SELECT d.dept, (SELECT COUNT(DISTINCT salary, bonus) FROM emp e WHERE e.dept = d.dept), (SELECT VAR_SAMP(bonus) FROM emp e WHERE e.dept = d.dept) FROM dept d ORDER BY d.dept",
 		"SELECT dept, BIT_AND(salary), BIT_OR(salary), BIT_XOR(salary), BIT_OR(bonus), BIT_XOR(name) FROM emp GROUP BY dept ORDER BY dept",
 		"SELECT BIT_AND(salary - 100), BIT_OR(salary - 100), BIT_XOR(salary - 100) FROM emp",
 		"SELECT BIT_AND(salary), BIT_OR(salary), BIT_XOR(salary), STD(salary), VAR_SAMP(salary), GROUP_CONCAT(name) FROM emp WHERE id < 0",
