@@ -12,14 +12,17 @@ import (
 	"time"
 
 	"github.com/lancecat/lancecat/catalog"
+	"github.com/lancecat/lancecat/planner/expr"
 	"github.com/lancecat/lancecat/sqlparse"
 	"github.com/lancecat/lancecat/sqltypes"
 )
 
-// Aggregation (GROUP BY, HAVING, COUNT/SUM/AVG/MIN/MAX) is a stage of the
-// selectPipeline: the rows that pass WHERE are folded into one state per
-// group (memory grows with the number of groups, and with the distinct
-// values of a COUNT(DISTINCT x), never with the rows), then the groups, one
+// Aggregation (GROUP BY, HAVING, COUNT/SUM/AVG/MIN/MAX and the aggregates
+// of aggmore.go) is a stage of the selectPipeline: the rows that pass
+// WHERE are folded into one state per group (memory grows with the number
+// of groups, with the distinct values of a COUNT(DISTINCT x) and with the
+// text and values a GROUP_CONCAT or JSON aggregate holds, all charged to
+// the query's budget), then the groups, one
 // row each laid out as [group keys..., aggregate results...], feed a second
 // selectPipeline that evaluates HAVING, ORDER BY, LIMIT and the select
 // list over them. The select list, HAVING and ORDER BY are rewritten for
@@ -44,8 +47,11 @@ type aggStage struct {
 
 // aggCall is one distinct aggregate call of the query.
 type aggCall struct {
-	fn       string // count, sum, avg, min, max
-	arg      sqlparse.Expr
+	fn  string // count, sum, avg, min, max, group_concat, bit_and, var_pop, ... (aggmore.go)
+	arg sqlparse.Expr
+	// args are all the arguments (arg is the first): COUNT(DISTINCT a,
+	// b), GROUP_CONCAT's values, JSON_OBJECTAGG's key and value.
+	args     []sqlparse.Expr
 	star     bool
 	distinct bool
 	text     string             // the call's normal form, to share equal calls
@@ -57,6 +63,10 @@ type aggCall struct {
 	// exactScale digits (-1: the values' own).
 	exact      bool
 	exactScale int
+	concat     *concatSpec     // GROUP_CONCAT (aggmore.go)
+	datetime   []bool          // GROUP_CONCAT: argument i is a DATETIME or TIMESTAMP
+	jsonArgs   []expr.Arg      // JSON_ARRAYAGG, JSON_OBJECTAGG: the arguments' kinds
+	stmt       *expr.Statement // for the JSON functions and warnings
 }
 
 // aggState accumulates one aggregate call within one group.
@@ -69,6 +79,13 @@ type aggState struct {
 	best     any      // MIN or MAX so far
 	seen     map[string]struct{}
 	dec      *decSum // exact DECIMAL sum (decsum.go)
+	bits     uint64  // BIT_AND, BIT_OR, BIT_XOR
+	mean, m2 float64 // variances: Welford's running mean and squared deviations
+	concat   *concatState
+	json     *jsonState
+	// held is the bytes the state holds beyond its fixed size (DISTINCT
+	// keys, GROUP_CONCAT text, JSON values), for the memory budget.
+	held int64
 }
 
 // hasAggregates reports whether a query aggregates: GROUP BY, HAVING, or
@@ -220,8 +237,13 @@ func planAggregate(env *rowEnv, st *sqlparse.Select, post selectPipeline, mark f
 				callIndex[call.text] = i
 				a.calls = append(a.calls, call)
 				cols = append(cols, call.column(env, aggSlot("a", i)))
-				if call.arg != nil {
-					mark(call.arg)
+				for _, x := range call.args {
+					mark(x)
+				}
+				if call.concat != nil {
+					for _, x := range call.concat.order {
+						mark(x)
+					}
 				}
 			}
 			return &sqlparse.ColumnRef{Column: aggSlot("a", i)}, nil
@@ -283,6 +305,19 @@ func planAggregate(env *rowEnv, st *sqlparse.Select, post selectPipeline, mark f
 			}
 			c := *n
 			c.X, c.Lo, c.Hi = x, lo, hi
+			return &c, nil
+		case *sqlparse.Like:
+			// HAVING GROUP_CONCAT(x) LIKE '%y%'
+			x, err := rewrite(n.X)
+			if err != nil {
+				return nil, err
+			}
+			p, err := rewrite(n.Pattern)
+			if err != nil {
+				return nil, err
+			}
+			c := *n
+			c.X, c.Pattern = x, p
 			return &c, nil
 		case *sqlparse.Variable:
 			return n, nil
@@ -516,17 +551,27 @@ func decimalExpr(env *rowEnv, e sqlparse.Expr) bool {
 }
 
 func newAggCall(env *rowEnv, n *sqlparse.FuncCall) (aggCall, error) {
-	fn := strings.ToLower(n.Name)
+	fn := normalAggName(strings.ToLower(n.Name))
 	call := aggCall{fn: fn, star: n.Star, distinct: n.Distinct, text: n.String(), call: n}
 	switch fn {
 	case "count", "sum", "avg", "min", "max":
 	default:
-		return aggCall{}, errorf(catalog.CodeUnsupported, "not supported: aggregate %s (COUNT, SUM, AVG, MIN and MAX only)", strings.ToUpper(n.Name))
+		if call, ok, err := newMoreAggCall(env, n, call); ok {
+			return call, err
+		}
+		return aggCall{}, errorf(catalog.CodeUnsupported, "not supported: aggregate %s", strings.ToUpper(n.Name))
 	}
 	if n.Star {
 		if fn != "count" {
 			return aggCall{}, errorf(catalog.CodeInvalidInput, "%s(*) is not valid (only COUNT(*))", strings.ToUpper(fn))
 		}
+		return call, nil
+	}
+	if fn == "count" && n.Distinct && len(n.Args) > 1 {
+		if err := checkAggArgs(env, n, n.Args); err != nil {
+			return aggCall{}, err
+		}
+		call.args, call.arg = n.Args, n.Args[0]
 		return call, nil
 	}
 	if len(n.Args) != 1 {
@@ -538,7 +583,7 @@ func newAggCall(env *rowEnv, n *sqlparse.FuncCall) (aggCall, error) {
 	if err := env.check(n.Args[0]); err != nil {
 		return aggCall{}, err
 	}
-	call.arg = n.Args[0]
+	call.arg, call.args = n.Args[0], n.Args
 	if fn == "sum" || fn == "avg" {
 		if t := strings.ToUpper(exprColumn(env, call.arg, "").DatabaseType); strings.HasPrefix(t, "DECIMAL") {
 			call.exact, call.exactScale = true, decimalScaleOf(t)
@@ -554,6 +599,9 @@ func newAggCall(env *rowEnv, n *sqlparse.FuncCall) (aggCall, error) {
 
 // column is the result column of the call.
 func (c aggCall) column(env *rowEnv, name string) Column {
+	if col, ok := c.moreColumn(name); ok {
+		return col
+	}
 	switch c.fn {
 	case "count":
 		return bigint(name)
@@ -706,7 +754,11 @@ func (a *aggStage) run(ctx context.Context, env *rowEnv, rows iter.Seq2[[]any, e
 		r := make([]any, 0, len(gr.keys)+len(a.calls))
 		r = append(r, gr.keys...)
 		for j, c := range a.calls {
-			r = append(r, c.result(&gr.states[j]))
+			v, err := c.result(&gr.states[j])
+			if err != nil {
+				return nil, err
+			}
+			r = append(r, v)
 		}
 		out[i] = r
 	}
@@ -764,22 +816,22 @@ func (c aggCall) add(st *aggState, env *rowEnv, row []any) error {
 		st.count++
 		return nil
 	}
+	if handled, err := c.addMore(st, env, row); handled {
+		return err
+	}
 	v, err := env.eval(c.arg, row)
 	if err != nil || v == nil {
 		return err
 	}
-	if c.distinct {
-		if st.seen == nil {
-			st.seen = map[string]struct{}{}
-		}
-		k := string(appendKey(nil, v))
-		if _, dup := st.seen[k]; dup {
-			return nil
-		}
-		st.seen[k] = struct{}{}
+	if c.distinct && !st.firstSeen(string(appendKey(nil, v))) {
+		return nil
 	}
 	st.count++
 	switch c.fn {
+	case "bit_and", "bit_or", "bit_xor":
+		c.foldBits(st, v)
+	case "var_pop", "var_samp", "stddev_pop", "stddev_samp":
+		foldVariance(st, v)
 	case "sum", "avg":
 		if c.exact {
 			if st.dec == nil {
@@ -883,33 +935,36 @@ func compareDecimalText(a, b string) int {
 }
 
 // result is the aggregate's value for the group.
-func (c aggCall) result(st *aggState) any {
+func (c aggCall) result(st *aggState) (any, error) {
+	if v, ok, err := c.moreResult(st); ok {
+		return v, err
+	}
 	switch c.fn {
 	case "count":
-		return st.count
+		return st.count, nil
 	case "min", "max":
-		return st.best
+		return st.best, nil
 	}
 	if st.count == 0 {
-		return nil
+		return nil, nil
 	}
 	if v, ok := c.exactResult(st); ok {
-		return v
+		return v, nil
 	}
 	sum := st.fsum
 	if !st.floating && st.bsum != nil {
 		if c.fn == "sum" {
-			return sqltypes.Decimal(st.bsum.String())
+			return sqltypes.Decimal(st.bsum.String()), nil
 		}
 		sum, _ = new(big.Float).SetInt(st.bsum).Float64()
 	} else if !st.floating {
 		if c.fn == "sum" {
-			return st.isum
+			return st.isum, nil
 		}
 		sum = float64(st.isum)
 	}
 	if c.fn == "avg" {
-		return sum / float64(st.count)
+		return sum / float64(st.count), nil
 	}
-	return sum
+	return sum, nil
 }

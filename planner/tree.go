@@ -372,9 +372,10 @@ func (t *treePlan) aggregateOp(in exec.Operator, env *rowEnv, x *plan.Aggregate,
 
 // aggAccumulator folds one group's rows into its aggregate states.
 type aggAccumulator struct {
-	a      *aggStage
-	env    *rowEnv
-	states []aggState
+	a       *aggStage
+	env     *rowEnv
+	states  []aggState
+	charged int64 // the states' held bytes reported by Grown so far
 }
 
 func (g *aggAccumulator) Add(row []any) error {
@@ -386,12 +387,28 @@ func (g *aggAccumulator) Add(row []any) error {
 	return nil
 }
 
-func (g *aggAccumulator) Results() []any {
+func (g *aggAccumulator) Results() ([]any, error) {
 	out := make([]any, len(g.a.calls))
 	for i, c := range g.a.calls {
-		out[i] = c.result(&g.states[i])
+		v, err := c.result(&g.states[i])
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
 	}
-	return out
+	return out, nil
+}
+
+// Grown is the bytes the group's states took on since the last call
+// (exec.GrowingAccumulator).
+func (g *aggAccumulator) Grown() int64 {
+	var n int64
+	for i := range g.states {
+		n += g.states[i].held
+	}
+	d := n - g.charged
+	g.charged = n
+	return d
 }
 
 // selectTree makes the tree of a query block planned by planSelect: its

@@ -46,6 +46,7 @@ var defaultVariables = map[string]string{
 	"default_storage_engine":          "InnoDB",
 	"explicit_defaults_for_timestamp": "ON",
 	"foreign_key_checks":              "ON",
+	"group_concat_max_len":            "1048576",
 	"lower_case_table_names":          "0",
 	"max_allowed_packet":              "67108864",
 	"sql_mode":                        "",
@@ -151,6 +152,18 @@ func (s *Session) set(_ context.Context, st *sqlparse.Set) (*Result, error) {
 				return nil, errorf(catalog.CodeInvalidInput, "variable cte_max_recursion_depth takes an integer from 0 to 4294967295, not %s", text)
 			}
 			text = strconv.FormatUint(n, 10)
+		case "group_concat_max_len":
+			// MariaDB's range: 4 up to 2^64-1; below 4 (a negative number
+			// too) is 4, with a warning in MariaDB; a value that is not an
+			// integer is refused.
+			n, err := strconv.ParseUint(text, 10, 64)
+			if _, ierr := strconv.ParseInt(text, 10, 64); err != nil && ierr == nil {
+				n, err = 0, nil // a negative number: the minimum
+			}
+			if err != nil {
+				return nil, errorf(catalog.CodeInvalidInput, "incorrect argument type to variable 'group_concat_max_len' (MySQL error 1232): %s", text)
+			}
+			text = strconv.FormatUint(max(n, 4), 10)
 		case "version", "version_comment", "system_time_zone", "lower_case_table_names", "character_set_system", "default_storage_engine":
 			return nil, errorf(catalog.CodeInvalidInput, "variable %s is read-only", v.Name)
 		}

@@ -486,6 +486,18 @@ var windowKinds = map[string]struct {
 	"COUNT":        {exec.WindowAggregate, 1, 1},
 	"MIN":          {exec.WindowAggregate, 1, 1},
 	"MAX":          {exec.WindowAggregate, 1, 1},
+	// MariaDB takes these as window functions too; GROUP_CONCAT and the
+	// JSON aggregates it does not (windowFunc refuses them).
+	"BIT_AND":     {exec.WindowAggregate, 1, 1},
+	"BIT_OR":      {exec.WindowAggregate, 1, 1},
+	"BIT_XOR":     {exec.WindowAggregate, 1, 1},
+	"STD":         {exec.WindowAggregate, 1, 1},
+	"STDDEV":      {exec.WindowAggregate, 1, 1},
+	"STDDEV_POP":  {exec.WindowAggregate, 1, 1},
+	"STDDEV_SAMP": {exec.WindowAggregate, 1, 1},
+	"VARIANCE":    {exec.WindowAggregate, 1, 1},
+	"VAR_POP":     {exec.WindowAggregate, 1, 1},
+	"VAR_SAMP":    {exec.WindowAggregate, 1, 1},
 }
 
 // windowConstArg is a window function's constant integer argument (NTILE's N,
@@ -544,6 +556,10 @@ func frameBound(b sqlparse.FrameBound) exec.BoundKind {
 func (s *Session) windowFunc(env *rowEnv, c *sqlparse.FuncCall, slot string) (exec.WindowFunc, Column, error) {
 	name := strings.ToUpper(c.Name)
 	k, ok := windowKinds[name]
+	switch name {
+	case "GROUP_CONCAT", "JSON_ARRAYAGG", "JSON_OBJECTAGG":
+		return exec.WindowFunc{}, Column{}, errorf(catalog.CodeUnsupported, "not supported: %s as a window function (MariaDB and MySQL refuse it too)", name)
+	}
 	if !ok {
 		return exec.WindowFunc{}, Column{}, errorf(catalog.CodeUnsupported, "not supported: window function %s", name)
 	}

@@ -241,7 +241,16 @@ type AggregateSpec struct {
 // Accumulator folds the rows of one group and yields its results.
 type Accumulator interface {
 	Add(row []any) error
-	Results() []any
+	Results() ([]any, error)
+}
+
+// GrowingAccumulator is an Accumulator whose groups hold more as rows
+// come (GROUP_CONCAT's text, DISTINCT's seen values): after each Add the
+// Aggregate operator charges what Grown reports, the bytes added since
+// the last call.
+type GrowingAccumulator interface {
+	Accumulator
+	Grown() int64
 }
 
 // Aggregate returns one row per group of in: the group's key values then
@@ -341,6 +350,13 @@ func (o *aggregateOp) fold(ctx context.Context) error {
 			if err := g.acc.Add(r); err != nil {
 				return err
 			}
+			if ga, ok := g.acc.(GrowingAccumulator); ok {
+				if n := ga.Grown(); n != 0 {
+					if err := o.held.charge(n); err != nil {
+						return err
+					}
+				}
+			}
 		}
 	}
 	if o.spec.KeyWidth == 0 && len(order) == 0 {
@@ -348,7 +364,11 @@ func (o *aggregateOp) fold(ctx context.Context) error {
 	}
 	o.held.rows = make([][]any, len(order))
 	for i, g := range order {
-		o.held.rows[i] = append(g.keys, g.acc.Results()...)
+		res, err := g.acc.Results()
+		if err != nil {
+			return err
+		}
+		o.held.rows[i] = append(g.keys, res...)
 	}
 	return nil
 }

@@ -88,8 +88,8 @@ type sumAcc struct {
 	n, sum int64
 }
 
-func (a *sumAcc) Add(r []any) error { a.n++; a.sum += r[0].(int64); return nil }
-func (a *sumAcc) Results() []any    { return []any{a.n, a.sum} }
+func (a *sumAcc) Add(r []any) error       { a.n++; a.sum += r[0].(int64); return nil }
+func (a *sumAcc) Results() ([]any, error) { return []any{a.n, a.sum}, nil }
 
 func TestAggregate(t *testing.T) {
 	spec := AggregateSpec{

@@ -430,7 +430,11 @@ func (o *windowOp) framed(f *WindowFunc, ord WindowOrder, rows, keys [][]any, pa
 					return err
 				}
 			}
-			res[p] = slices.Clone(acc.Results())[0]
+			r, err := acc.Results()
+			if err != nil {
+				return err
+			}
+			res[p] = slices.Clone(r)[0]
 		}
 	}
 	return nil
