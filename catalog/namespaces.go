@@ -107,8 +107,13 @@ func (o *dropNamespaceOp) plan(ctx context.Context, v *view) error {
 		return err
 	}
 	if !ok || r.ObjectType != ObjectTypeNamespace {
-		if o.opts.IfExists || o.seen {
-			return nil // already gone (possibly dropped concurrently)
+		if o.opts.IfExists {
+			return nil
+		}
+		if o.seen {
+			// Dropped by another writer between our attempts: that DROP
+			// reported success, this one must not report it twice.
+			return newErr(CodeNamespaceNotFound, nil, "namespace %q does not exist (dropped concurrently by another writer)", id)
 		}
 		return newErr(CodeNamespaceNotFound, nil, "namespace %q does not exist", id)
 	}

@@ -255,6 +255,10 @@ type createTableOp struct {
 	location     string // chosen on the first attempt, kept on retries
 	staged       bool   // our directory side effect ran
 	intoDeclared bool   // writing data into an already declared table
+	// declaredGone: the declared table's row vanished or moved while its
+	// data was written (a concurrent DROP): the reservation is not ours to
+	// put back.
+	declaredGone bool
 	// unsynced are the dataset's files the side effect left unsynced;
 	// every attempt's `__manifest` commit syncs them.
 	unsynced []string
@@ -296,8 +300,14 @@ func (o *createTableOp) plan(ctx context.Context, v *view) error {
 	}
 	if o.intoDeclared {
 		if !ok || r.ObjectType != ObjectTypeTable || r.Location == nil || *r.Location != o.location {
+			o.declaredGone = true
 			return newErr(CodeConcurrentModification, nil, "declared table %q changed while its data was being written", objectID)
 		}
+		// The row is written again unchanged so that the commit conflicts
+		// with any change in between (commits never rebase): a DROP that
+		// landed meanwhile is seen on the retry instead of the data being
+		// written, reported created, into a directory the DROP removes.
+		v.upsert(r)
 		return nil
 	}
 	if ok {
@@ -318,6 +328,11 @@ func (o *createTableOp) plan(ctx context.Context, v *view) error {
 				if o.result.Properties, err = decodeProperties(objectID, r.Metadata); err != nil {
 					return err
 				}
+				// A table row whose location holds no dataset is either
+				// declared or dropped by a commit newer than this snapshot
+				// (its directory being removed): the unchanged row makes the
+				// commit conflict in the second case (see above).
+				v.upsert(r)
 				return nil
 			}
 		}
@@ -408,7 +423,7 @@ func (o *createTableOp) stageCreate(v *view, intoDeclared bool) {
 			return
 		}
 		_, _ = c.opts.Root.DeletePrefix(ctx, loc)
-		if intoDeclared {
+		if intoDeclared && !o.declaredGone {
 			// Put the reservation of the declared table back.
 			_ = c.opts.Root.PutIfAbsent(ctx, loc+"/"+ReservedMarker, nil)
 		}
@@ -675,7 +690,9 @@ func (o *deregisterTableOp) plan(ctx context.Context, v *view) error {
 		return nil
 	}
 	if o.seen {
-		return nil // deregistered concurrently: done
+		// Removed by another writer between our attempts: that one reported
+		// success, this one must not report it twice.
+		return newErr(CodeTableNotFound, nil, "table %q does not exist (removed concurrently by another writer)", objectID)
 	}
 	if v.c.v1Fallback(o.id) {
 		return o.stageV1(ctx, v)
@@ -773,10 +790,11 @@ func (o *dropTableOp) plan(ctx context.Context, v *view) error {
 		}
 		return nil
 	}
-	if o.seen {
-		// Dropped concurrently by another writer: the goal is reached, and
-		// the directory is theirs to remove.
-		return nil
+	if o.seen && !o.ifExists {
+		// Dropped by another writer between our attempts (ours conflicted,
+		// so it did not land): that DROP reported success, and this one
+		// must not report a second drop of the same table.
+		return newErr(CodeTableNotFound, nil, "table %q does not exist (dropped concurrently by another writer)", objectID)
 	}
 	if v.c.v1Fallback(o.id) {
 		// A root "<name>.lance" that is a symbolic link is not a usable

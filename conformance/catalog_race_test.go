@@ -38,6 +38,9 @@ func TestMain(m *testing.M) {
 	if spec := os.Getenv(crashWorkerEnv); spec != "" {
 		os.Exit(crashWorkerMain(spec))
 	}
+	if spec := os.Getenv(sameNameWorkerEnv); spec != "" {
+		os.Exit(sameNameWorkerMain(spec))
+	}
 	if root := os.Getenv("LANCECAT_RACE_WORKER_ROOT"); root != "" {
 		n, _ := strconv.Atoi(os.Getenv("LANCECAT_RACE_WORKER_COUNT"))
 		if err := lancecatRaceWorker(root, os.Getenv("LANCECAT_RACE_WORKER_NAME"), n); err != nil {

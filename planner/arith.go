@@ -31,7 +31,9 @@ func arithmetic(op sqlparse.BinaryOp, l, r any) (any, error) {
 	li, lInt := intParts(l)
 	ri, rInt := intParts(r)
 	if lInt && rInt && op != sqlparse.OpDiv {
-		return intArithmetic(op, li, ri)
+		_, lu := l.(uint64)
+		_, ru := r.(uint64)
+		return intArithmetic(op, li, ri, lu || ru)
 	}
 	if hasDecimal(l, r) && op != sqlparse.OpDiv {
 		if v, ok, err := decimalArithmetic(op, l, r); ok {
@@ -159,9 +161,12 @@ func leadingNumber(s string) float64 {
 	return f
 }
 
-// intArithmetic computes op exactly on two integers (big.Int), returning
-// an int64 when the result fits, else a uint64, else an error.
-func intArithmetic(op sqlparse.BinaryOp, a, b intVal) (any, error) {
+// intArithmetic computes op exactly on two integers (big.Int) and types
+// the result as MySQL does: BIGINT UNSIGNED when an operand is (a uint64),
+// else BIGINT. +, -, * and DIV outside that type are MySQL's error 1690
+// (9223372036854775807 + 1, a BIGINT UNSIGNED minus a larger value); the
+// result is an int64 when it fits, else a uint64.
+func intArithmetic(op sqlparse.BinaryOp, a, b intVal, unsigned bool) (any, error) {
 	x, y := a.big(), b.big()
 	z := new(big.Int)
 	switch op {
@@ -184,13 +189,47 @@ func intArithmetic(op sqlparse.BinaryOp, a, b intVal) (any, error) {
 	default:
 		return nil, errorf(catalog.CodeUnsupported, "not supported: operator %s", op)
 	}
+	typ := "BIGINT"
+	if unsigned {
+		typ = "BIGINT UNSIGNED"
+	}
+	fits := z.IsInt64() || (unsigned && z.IsUint64())
+	if unsigned && z.Sign() < 0 && op != sqlparse.OpMod {
+		fits = false
+	}
+	if op == sqlparse.OpMod {
+		// A remainder is never larger than its dividend: it always fits.
+		fits = z.IsInt64() || z.IsUint64()
+	}
+	if !fits {
+		return nil, &catalog.Error{Code: catalog.CodeInvalidInput,
+			Message: fmt.Sprintf("%s value is out of range in '(%s %s %s)'", typ, x, op, y), Cause: ErrOutOfRange}
+	}
+	if z.IsInt64() {
+		return z.Int64(), nil
+	}
+	return z.Uint64(), nil
+}
+
+// negate is unary minus on a value that is not a float or a decimal. An
+// integer is negated exactly, not as 0 - x: -9223372036854775808 is the
+// literal 9223372036854775808 (BIGINT UNSIGNED) negated, a BIGINT, and the
+// negation of -9223372036854775808 is 9223372036854775808.
+func negate(v any) (any, error) {
+	iv, ok := intParts(v)
+	if !ok {
+		return arithmetic(sqlparse.OpSub, int64(0), v)
+	}
+	z := iv.big()
+	z.Neg(z)
 	switch {
 	case z.IsInt64():
 		return z.Int64(), nil
 	case z.IsUint64():
 		return z.Uint64(), nil
 	}
-	return nil, errorf(catalog.CodeInvalidInput, "BIGINT value is out of range in %s %s %s", x, op, y)
+	return nil, &catalog.Error{Code: catalog.CodeInvalidInput,
+		Message: fmt.Sprintf("BIGINT value is out of range in '-(%s)'", iv.big()), Cause: ErrOutOfRange}
 }
 
 func (v intVal) big() *big.Int {

@@ -12,8 +12,9 @@ import (
 	"github.com/lancecat/lancecat/sqlparse"
 )
 
-// TestArithmetic: integer results stay exact (int64, uint64 above
-// MaxInt64) and fail on overflow, floats and strings divide as float64,
+// TestArithmetic: integer results stay exact and fail outside their MySQL
+// type (BIGINT for two signed operands, BIGINT UNSIGNED when one is: MariaDB
+// agrees, conformance/mariadb TestReliabilityAnswersMatchMariaDB), floats and strings divide as float64,
 // division and modulo by zero are NULL, NULL propagates.
 func TestArithmetic(t *testing.T) {
 	for _, c := range []struct {
@@ -24,7 +25,9 @@ func TestArithmetic(t *testing.T) {
 		{sqlparse.OpAdd, int64(2), int64(3), int64(5)},
 		{sqlparse.OpSub, int64(2), int64(3), int64(-1)},
 		{sqlparse.OpMul, int64(-4), int64(3), int64(-12)},
-		{sqlparse.OpAdd, int64(math.MaxInt64), int64(1), uint64(math.MaxInt64) + 1},
+		{sqlparse.OpAdd, uint64(math.MaxInt64), int64(1), uint64(math.MaxInt64) + 1},
+		{sqlparse.OpSub, uint64(5), int64(-3), int64(8)},
+		{sqlparse.OpMod, int64(math.MinInt64), int64(-1), int64(0)},
 		{sqlparse.OpSub, uint64(math.MaxUint64), uint64(1), uint64(math.MaxUint64 - 1)},
 		{sqlparse.OpDiv, int64(7), int64(2), 3.5},
 		{sqlparse.OpIntDiv, int64(-7), int64(2), int64(-3)},
@@ -50,6 +53,11 @@ func TestArithmetic(t *testing.T) {
 		{sqlparse.OpMul, int64(math.MaxInt64), int64(3)},
 		{sqlparse.OpSub, int64(math.MinInt64), int64(1)},
 		{sqlparse.OpAdd, uint64(math.MaxUint64), int64(1)},
+		{sqlparse.OpAdd, int64(math.MaxInt64), int64(1)},      // BIGINT + BIGINT stays BIGINT
+		{sqlparse.OpIntDiv, int64(math.MinInt64), int64(-1)},  // -2^63 DIV -1
+		{sqlparse.OpSub, uint64(5), int64(10)},                // BIGINT UNSIGNED below 0
+		{sqlparse.OpMul, uint64(1), int64(-1)},                // likewise
+		{sqlparse.OpSub, int64(0), uint64(math.MaxInt64) + 2}, // 0 - 9223372036854775809
 	} {
 		_, err := arithmetic(c.op, c.l, c.r)
 		var ce *catalog.Error

@@ -290,19 +290,17 @@ func arrayMax(name string, arr arrow.Array) (uint64, error) {
 	return m, nil
 }
 
-// moveCounterPast moves the AUTO_INCREMENT counter of column c past the
-// values an UPDATE writes there (rec holds the new rows), as MySQL 8 and
-// MariaDB's InnoDB do, so a later INSERT never hands out one of them. It
-// commits before the rows do: a crash in between only skips values.
-func moveCounterPast(ctx context.Context, ds *dataset.Dataset, schema *arrow.Schema, c int, rec arrow.RecordBatch) (*dataset.Dataset, error) {
-	f := schema.Field(c)
-	m, err := arrayMax(f.Name, rec.Column(c))
-	if err != nil || m == 0 {
-		return ds, err
+// moveCounterPast moves the AUTO_INCREMENT counter of column f past m, the
+// largest value an UPDATE writes there, as MySQL 8 and MariaDB's InnoDB do,
+// so a later INSERT never hands out one of them. It commits before the rows
+// do: a crash in between only skips values.
+func moveCounterPast(ctx context.Context, ds *dataset.Dataset, f arrow.Field, m uint64) (*dataset.Dataset, error) {
+	if m == 0 {
+		return ds, nil
 	}
 	floor := new(big.Int).SetUint64(m)
 	floor.Add(floor, big.NewInt(1))
-	ds, _, err = reserveIDs(ctx, ds, f, 0, floor)
+	ds, _, err := reserveIDs(ctx, ds, f, 0, floor)
 	return ds, err
 }
 

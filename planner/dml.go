@@ -372,16 +372,105 @@ func (s *Session) updateRows(ctx context.Context, st *sqlparse.Update) (*Result,
 			return true
 		})
 	}
+	// The replacement rows are built and written in chunks of about
+	// updateChunkBytes (a NULL VECTOR(n) still takes 4n bytes), all
+	// committed as one Update version at the end: an UPDATE of a wide table
+	// holds one chunk, not every new row (issue 19: SET v = NULL on 1,000
+	// rows of 2 x VECTOR(65536) took 2 GB).
+	if fill.auto >= 0 && assign[fill.auto] != nil {
+		if _, isDefault := assign[fill.auto].(*sqlparse.Default); isDefault {
+			return nil, errorf(catalog.CodeUnsupported, "not supported: SET %s = DEFAULT on the AUTO_INCREMENT column", sqlparse.QuoteIdent(schema.Field(fill.auto).Name))
+		}
+	}
+	stager, err := ds.NewRowStager()
+	if err != nil {
+		return nil, rowChangeError("update", id, err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			stager.Discard(ctx)
+		}
+	}()
+	fixed := fixedRowBytes(schema)
 	var addrs []uint64
+	var chunkRows int
+	var chunkBytes int64
+	uniqueKeys := map[int]map[string]int{} // changed UNIQUE column -> key -> row number
+	var autoMax uint64
+	flush := func() error {
+		if chunkRows == 0 {
+			return nil
+		}
+		cols := make([]arrow.Array, schema.NumFields())
+		defer func() {
+			for _, c := range cols {
+				if c != nil {
+					c.Release()
+				}
+			}
+		}()
+		for c := range schema.Fields() {
+			if _, ok := assign[c]; ok {
+				cols[c] = builders[c].NewArray()
+				continue
+			}
+			a, err := array.Concatenate(kept[c], memory.DefaultAllocator)
+			if err != nil {
+				return err
+			}
+			cols[c] = a
+			for _, k := range kept[c] {
+				k.Release()
+			}
+			kept[c] = kept[c][:0]
+		}
+		rec := array.NewRecordBatch(schema, cols, int64(chunkRows))
+		defer rec.Release()
+		first := len(addrs) - chunkRows // rows before this chunk
+		for c, f := range schema.Fields() {
+			if _, changed := assign[c]; !changed || !isUnique(f) {
+				continue
+			}
+			keys, err := checkUniqueBatch(rec, c)
+			if err != nil {
+				return err
+			}
+			all := uniqueKeys[c]
+			if all == nil {
+				all = map[string]int{}
+				uniqueKeys[c] = all
+			}
+			for k, i := range keys {
+				if j, dup := all[k]; dup {
+					return errorf(catalog.CodeInvalidInput, "duplicate entry %s for UNIQUE column %s (rows %d and %d)",
+						quoteString(k), sqlparse.QuoteIdent(f.Name), j+1, first+i+1)
+				}
+				all[k] = first + i
+			}
+		}
+		if _, changed := assign[fill.auto]; changed && fill.auto >= 0 {
+			m, err := arrayMax(schema.Field(fill.auto).Name, rec.Column(fill.auto))
+			if err != nil {
+				return err
+			}
+			autoMax = max(autoMax, m)
+		}
+		chunkRows, chunkBytes = 0, 0
+		return stager.Write(ctx, rec)
+	}
 	row := make([]any, schema.NumFields())
 	err = s.matchingRows(ctx, ds, schema, env, st.Where, true, func(addr uint64, rec arrow.RecordBatch, r int) error {
 		if len(addrs) >= s.opts.MaxRows {
 			return errorf(catalog.CodeInvalidInput, "UPDATE of %s changes more than %d rows (the row limit); narrow its WHERE", displayName(id), s.opts.MaxRows)
 		}
 		addrs = append(addrs, addr)
+		chunkRows++
+		chunkBytes += fixed
 		for c := range schema.Fields() {
 			if _, ok := assign[c]; !ok {
 				kept[c] = append(kept[c], array.NewSlice(rec.Column(c), int64(r), int64(r+1)))
+				chunkBytes += variableBytes(rec.Column(c), r)
 				continue
 			}
 		}
@@ -421,57 +510,40 @@ func (s *Session) updateRows(ctx context.Context, st *sqlparse.Update) (*Result,
 			if err := sqltypes.Append(builders[c], f, v); err != nil {
 				return errorf(catalog.CodeInvalidInput, "SET %s (%s): %v", sqlparse.QuoteIdent(f.Name), typeName(f), err)
 			}
+			chunkBytes += valueBytes(v)
+		}
+		if chunkBytes >= updateChunkBytes {
+			return flush()
 		}
 		return nil
 	})
+	if err == nil {
+		err = flush()
+	}
 	if err != nil {
 		return nil, err
 	}
 	if len(addrs) == 0 {
 		return okResult(0), nil
 	}
-	if fill.auto >= 0 && assign[fill.auto] != nil {
-		if _, isDefault := assign[fill.auto].(*sqlparse.Default); isDefault {
-			return nil, errorf(catalog.CodeUnsupported, "not supported: SET %s = DEFAULT on the AUTO_INCREMENT column", sqlparse.QuoteIdent(schema.Field(fill.auto).Name))
-		}
-	}
-	cols := make([]arrow.Array, schema.NumFields())
-	for c := range schema.Fields() {
-		if _, ok := assign[c]; ok {
-			cols[c] = builders[c].NewArray()
-			continue
-		}
-		if cols[c], err = array.Concatenate(kept[c], memory.DefaultAllocator); err != nil {
-			return nil, err
-		}
-	}
-	rec := array.NewRecordBatch(schema, cols, int64(len(addrs)))
-	for _, c := range cols {
-		c.Release()
-	}
-	defer rec.Release()
 	replaced := make(map[uint64]bool, len(addrs))
 	for _, a := range addrs {
 		replaced[a] = true
 	}
 	for c, f := range schema.Fields() {
-		if _, changed := assign[c]; !changed || !isUnique(f) {
-			continue
+		if keys := uniqueKeys[c]; keys != nil {
+			if err := checkUniqueAgainst(ctx, ds, f.Name, keys, func(a uint64) bool { return replaced[a] }); err != nil {
+				return nil, err
+			}
 		}
-		keys, err := checkUniqueBatch(rec, c)
-		if err != nil {
-			return nil, err
-		}
-		if err := checkUniqueAgainst(ctx, ds, f.Name, keys, func(a uint64) bool { return replaced[a] }); err != nil {
+	}
+	if autoMax > 0 {
+		if ds, err = moveCounterPast(ctx, ds, schema.Field(fill.auto), autoMax); err != nil {
 			return nil, err
 		}
 	}
-	if _, changed := assign[fill.auto]; changed && fill.auto >= 0 {
-		if ds, err = moveCounterPast(ctx, ds, schema, fill.auto, rec); err != nil {
-			return nil, err
-		}
-	}
-	if _, err := ds.Update(ctx, []arrow.RecordBatch{rec}, addrs, dataset.RowChangeOptions{}); err != nil {
+	committed = true // UpdateStaged consumes the staged files, on failure too
+	if _, err := ds.UpdateStaged(ctx, stager, addrs, dataset.RowChangeOptions{}); err != nil {
 		return nil, rowChangeError("update", id, err)
 	}
 	return okResult(int64(len(addrs))), nil
@@ -539,4 +611,32 @@ func (s *Session) explainDML(ctx context.Context, st sqlparse.Statement) (*Resul
 		rows[i] = []any{l}
 	}
 	return rowsResult([]Column{varchar("plan")}, rows), nil
+}
+
+// updateChunkBytes is how many bytes of replacement rows an UPDATE builds
+// (fixed-width parts plus variable-width values, as INSERT counts them)
+// before it writes them as data files and starts the next chunk; a
+// variable so tests can force several chunks.
+var updateChunkBytes int64 = 32 << 20
+
+// variableBytes is the variable-width part of row i of arr that a chunk
+// copies (string and binary values; the fixed parts are fixedRowBytes).
+func variableBytes(arr arrow.Array, i int) int64 {
+	switch a := arr.(type) {
+	case *array.String:
+		return int64(a.ValueLen(i))
+	case *array.LargeString:
+		return int64(a.ValueLen(i))
+	case *array.Binary:
+		return int64(a.ValueLen(i))
+	case *array.LargeBinary:
+		return int64(a.ValueLen(i))
+	case *array.List:
+		start, end := a.ValueOffsets(i)
+		return (end - start) * fixedBytes(a.DataType().(*arrow.ListType).Elem())
+	case *array.LargeList:
+		start, end := a.ValueOffsets(i)
+		return (end - start) * fixedBytes(a.DataType().(*arrow.LargeListType).Elem())
+	}
+	return 0
 }

@@ -195,7 +195,7 @@ func (env *rowEnv) eval(e sqlparse.Expr, row []any) (any, error) {
 			if d, ok := env.exactColumn(n.X, v).(sqltypes.Decimal); ok {
 				return negateDecimal(d), nil
 			}
-			return arithmetic(sqlparse.OpSub, int64(0), v)
+			return negate(v)
 		case sqlparse.OpPlus:
 			return v, nil
 		}

@@ -139,6 +139,22 @@ func stressCases() []stressCase {
 			setup: func(f *fixture) { f.exec("CREATE TABLE vv (v VECTOR(65536))") },
 			query: func() string { return "INSERT INTO vv VALUES (NULL)" + strings.Repeat(", (NULL)", 999) },
 			check: func(_ [][]any, err error) error { return err }},
+		// 1,000 rows of 2 x VECTOR(65536) are 512 MiB of new rows (a NULL
+		// vector still takes 4n bytes): the UPDATE writes them in chunks
+		// charged to its row-change budget instead of building them at once.
+		{name: "UPDATE SET v = NULL, 1,000 rows of 2 x VECTOR(65536)", maxMB: 700, cancelWithin: 4 * time.Second,
+			setup: func(f *fixture) {
+				f.exec("CREATE TABLE vv (id INT, v VECTOR(65536), w VECTOR(65536))")
+				for b := range 10 {
+					var rows []string
+					for k := range 100 {
+						rows = append(rows, fmt.Sprintf("(%d, NULL, NULL)", b*100+k))
+					}
+					f.exec("INSERT INTO vv VALUES " + strings.Join(rows, ","))
+				}
+			},
+			query: func() string { return "UPDATE vv SET v = NULL" },
+			check: func(_ [][]any, err error) error { return err }},
 		{name: "1e308 * 10", maxMB: 200,
 			query: func() string { return "SELECT 1e308 * 10" }, check: wantErr(ErrOutOfRange, catalog.CodeInvalidInput)},
 		{name: "exact 64-bit literals", maxMB: 200,

@@ -49,3 +49,38 @@ func TestFailedCommitLeavesNoTable(t *testing.T) {
 	}
 	f.exec(`CREATE TABLE c (id INT)`) // the name is free again
 }
+
+// TestFailedCommitDropsEveryCreatedTable: the post-commit work of COMMIT
+// applies the deferred INSERTs table by table; when a later one fails, the
+// rows already applied to an earlier created table go with it (no table is
+// left holding part of the transaction's rows), while the transaction's
+// other catalog changes stay committed, as the error says.
+func TestFailedCommitDropsEveryCreatedTable(t *testing.T) {
+	f := newDataFixture(t, Options{})
+	f.exec(`BEGIN`)
+	f.exec(`CREATE SCHEMA kept`)
+	f.exec(`CREATE TABLE first (id INT, u VARCHAR(8))`)
+	f.exec(`INSERT INTO first VALUES (1, 'a'), (2, 'b')`)
+	f.exec(`CREATE TABLE second (id INT AUTO_INCREMENT UNIQUE, u VARCHAR(8))`)
+	f.exec(`INSERT INTO second (id, u) VALUES (7, 'a')`)
+	f.exec(`INSERT INTO second (id, u) VALUES (7, 'b')`) // checked at COMMIT: a duplicate
+	_, err := f.try(`COMMIT`)
+	if err == nil {
+		t.Fatal("COMMIT with a duplicate AUTO_INCREMENT value succeeded")
+	}
+	if !strings.Contains(err.Error(), "dropped again") || !strings.Contains(err.Error(), "stay committed") {
+		t.Fatalf("COMMIT: %v, want it to say the created tables were dropped and what stays committed", err)
+	}
+	for _, name := range []string{"first", "second"} {
+		if got := f.rows(`SHOW TABLES LIKE '` + name + `'`); len(got) != 0 {
+			t.Errorf("a failed COMMIT left table %s: %v", name, got)
+		}
+	}
+	if got := f.rows(`SHOW SCHEMAS LIKE 'kept'`); len(got) != 1 {
+		t.Errorf("the transaction's CREATE SCHEMA: %v, want it committed", got)
+	}
+	f.exec(`CREATE TABLE first (id INT)`) // the names are free again
+	if got := f.rows(`SELECT COUNT(*) FROM first`); got[0][0] != int64(0) {
+		t.Errorf("the new table holds %v rows of the failed transaction", got[0][0])
+	}
+}

@@ -550,7 +550,7 @@ func (s *localStore) Sync(ctx context.Context, paths []string) error {
 		}
 		files[i] = s.osPath(p)
 	}
-	return s.syncFiles(ctx, files, nil, nil)
+	return dirRemoved(s.syncFiles(ctx, files, nil, nil))
 }
 
 func (s *localStore) prepareWrite(ctx context.Context, op, path string) (string, error) {
@@ -574,11 +574,11 @@ func (s *localStore) put(ctx context.Context, path string, data []byte, sync boo
 	}
 	tmp, err := s.writeTemp(ctx, final, data, sync)
 	if err != nil {
-		return fmt.Errorf("put %q: %w", path, err)
+		return fmt.Errorf("put %q: %w", path, dirRemoved(err))
 	}
 	if err := os.Rename(tmp, final); err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("put %q: %w", path, err)
+		return fmt.Errorf("put %q: %w", path, dirRemoved(err))
 	}
 	if sync {
 		s.syncDir(filepath.Dir(final))
@@ -610,11 +610,11 @@ func (s *localStore) PutIfAbsentAfterSync(ctx context.Context, path string, data
 	}
 	tmp, err := s.writeTemp(ctx, final, data, false)
 	if err != nil {
-		return fmt.Errorf("put-if-absent %q: %w", path, err)
+		return fmt.Errorf("put-if-absent %q: %w", path, dirRemoved(err))
 	}
 	if err := s.syncFiles(ctx, others, []string{tmp}, nil); err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("put-if-absent %q: %w", path, err)
+		return fmt.Errorf("put-if-absent %q: %w", path, dirRemoved(err))
 	}
 	beforeLink(tmp, final)
 	err = createFromTemp(tmp, final)
@@ -644,7 +644,7 @@ func (s *localStore) PutIfAbsentUnsynced(ctx context.Context, path string, data 
 	}
 	tmp, err := s.writeTemp(ctx, final, data, false)
 	if err != nil {
-		return fmt.Errorf("put-if-absent %q: %w", path, err)
+		return fmt.Errorf("put-if-absent %q: %w", path, dirRemoved(err))
 	}
 	beforeLink(tmp, final)
 	err = createFromTemp(tmp, final)
@@ -661,6 +661,17 @@ func (s *localStore) PutIfAbsentUnsynced(ctx context.Context, path string, data 
 		return fmt.Errorf("put-if-absent %q: %w", path, err)
 	}
 	return nil
+}
+
+// dirRemoved marks a write that failed because a file or directory it
+// needed vanished (a temporary file, a file to sync, the directory itself) as
+// ErrDirRemoved: the writer never deletes its own files, so only a concurrent
+// delete of the directory (a DROP racing the write) can remove them.
+func dirRemoved(err error) error {
+	if err != nil && errors.Is(err, fs.ErrNotExist) && !errors.Is(err, ErrDirRemoved) {
+		return fmt.Errorf("%w: %w", ErrDirRemoved, err)
+	}
+	return err
 }
 
 // beforeLink runs between writing the temporary file and linking it; tests

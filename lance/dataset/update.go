@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/apache/arrow-go/v18/arrow"
@@ -69,6 +70,96 @@ func (d *Dataset) Update(ctx context.Context, records []arrow.RecordBatch, rowAd
 	if err := d.manifest.checkWritable(); err != nil {
 		return nil, err
 	}
+	var rs *RowStager
+	if len(records) > 0 {
+		var err error
+		if rs, err = d.NewRowStager(); err != nil {
+			return nil, err
+		}
+		for _, rec := range records {
+			if err := rs.Write(ctx, rec); err != nil {
+				rs.Discard(ctx)
+				return nil, err
+			}
+		}
+	}
+	return d.UpdateStaged(ctx, rs, rowAddresses, opts)
+}
+
+// RowStager writes the new rows of a later UpdateStaged as data files batch
+// by batch, so that a caller can build and release its rows in bounded
+// chunks instead of holding all of them for one Update.
+type RowStager struct {
+	d      *Dataset
+	frags  []*Fragment
+	staged []string
+	used   bool
+}
+
+// NewRowStager starts staging rows for an UpdateStaged of d (or of a later
+// version of the same table with the same schema).
+func (d *Dataset) NewRowStager() (*RowStager, error) {
+	if err := d.manifest.checkWritable(); err != nil {
+		return nil, err
+	}
+	if err := checkWriteFormat(d.manifest.DataFormat.Version); err != nil {
+		return nil, err
+	}
+	return &RowStager{d: d}, nil
+}
+
+// Write writes rec as data files (one or more fragments); the caller may
+// release rec when it returns. A failed Write leaves the stager's earlier
+// files staged (Discard removes them).
+func (s *RowStager) Write(ctx context.Context, rec arrow.RecordBatch) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	d := s.d
+	frags, staged, err := writeFragments(ctx, d.store, d.dir, d.manifest.Schema, d.manifest.DataFormat.Version, []arrow.RecordBatch{rec})
+	if err != nil {
+		return err
+	}
+	s.frags = append(s.frags, frags...)
+	s.staged = append(s.staged, staged...)
+	return nil
+}
+
+// Discard deletes the files written so far (the rows will not be
+// committed). It is a no-op after UpdateStaged used them.
+func (s *RowStager) Discard(ctx context.Context) {
+	if s == nil || s.used {
+		return
+	}
+	s.used = true
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	for _, p := range s.staged {
+		_ = s.d.store.Delete(cctx, p)
+	}
+}
+
+// UpdateStaged is Update with the new rows already written by rs (nil: no
+// new rows). rs must stage rows of this table's schema; it is consumed: on
+// a failure before the commit its files are deleted.
+func (d *Dataset) UpdateStaged(ctx context.Context, rs *RowStager, rowAddresses []uint64, opts RowChangeOptions) (*Dataset, error) {
+	if err := d.manifest.checkWritable(); err != nil {
+		rs.Discard(ctx)
+		return nil, err
+	}
+	var frags []*Fragment
+	var staged []string
+	if rs != nil {
+		if rs.used {
+			return nil, fmt.Errorf("dataset: row stager used twice")
+		}
+		if rs.d.dir != d.dir {
+			rs.Discard(ctx)
+			return nil, fmt.Errorf("dataset: rows staged for %s, committed to %s", rs.d.dir, d.dir)
+		}
+		rs.used = true
+		frags, staged = rs.frags, rs.staged
+	}
 	byFrag := map[uint64]*roaring.Bitmap{}
 	for _, a := range rowAddresses {
 		id := a >> 32
@@ -79,18 +170,6 @@ func (d *Dataset) Update(ctx context.Context, records []arrow.RecordBatch, rowAd
 		}
 		bm.Add(uint32(a))
 	}
-	var frags []*Fragment
-	var staged []string
-	if len(records) > 0 {
-		if err := checkWriteFormat(d.manifest.DataFormat.Version); err != nil {
-			return nil, err
-		}
-		var err error
-		frags, staged, err = writeFragments(ctx, d.store, d.dir, d.manifest.Schema, d.manifest.DataFormat.Version, records)
-		if err != nil {
-			return nil, err
-		}
-	}
 	remove := map[uint64]bool{}
 	for _, id := range opts.Remove {
 		remove[id] = true
@@ -98,6 +177,10 @@ func (d *Dataset) Update(ctx context.Context, records []arrow.RecordBatch, rowAd
 	for _, ix := range d.manifest.Indices {
 		for id := range remove {
 			if ix.FragmentBitmap == nil || (id <= uint64(^uint32(0)) && ix.FragmentBitmap.Contains(uint32(id))) {
+				if rs != nil {
+					rs.used = false
+					rs.Discard(ctx)
+				}
 				return nil, invalidf("removal of fragment %d: index %q covers it", id, ix.Name)
 			}
 		}
