@@ -426,6 +426,8 @@ func StatementKind(st sqlparse.Statement) string {
 		return "OPTIMIZE TABLE"
 	case *sqlparse.LoadData:
 		return "LOAD DATA"
+	case *sqlparse.ImportInto:
+		return "IMPORT INTO"
 	}
 	return fmt.Sprintf("%T", st)
 }
@@ -456,7 +458,7 @@ func modeOf(st sqlparse.Statement) txMode {
 		return txControl
 	case *sqlparse.Insert, *sqlparse.Delete, *sqlparse.Update:
 		return txImmediate // row changes commit to the table dataset, not to `__manifest`
-	case *sqlparse.TruncateTable, *sqlparse.OptimizeTable, *sqlparse.LoadData:
+	case *sqlparse.TruncateTable, *sqlparse.OptimizeTable, *sqlparse.LoadData, *sqlparse.ImportInto:
 		return txImmediate
 	}
 	return txRead
