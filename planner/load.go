@@ -662,8 +662,12 @@ func (lr *loadReader) skip(n int) {
 	_, _ = lr.r.Discard(n)
 }
 
-// skipLine reads a record and drops it (IGNORE n LINES).
+// skipLine reads a record and drops it (IGNORE n LINES). As in MySQL, a
+// skipped line need not hold the LINES STARTING BY prefix.
 func (lr *loadReader) skipLine() error {
+	starting := lr.starting
+	lr.starting = nil
+	defer func() { lr.starting = starting }()
 	_, err := lr.record()
 	return err
 }
