@@ -598,6 +598,8 @@ func (s *Session) Exec(ctx context.Context, st sqlparse.Statement) (*Result, err
 		return s.optimizeTables(ctx, n)
 	case *sqlparse.LoadData:
 		return s.loadData(ctx, n)
+	case *sqlparse.ImportInto:
+		return s.importInto(ctx, n)
 	}
 	return nil, errorf(catalog.CodeUnsupported, "not supported: %s", StatementKind(st))
 }
