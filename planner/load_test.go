@@ -46,12 +46,18 @@ func TestLoadReader(t *testing.T) {
 }
 
 // FuzzLoadReader: any bytes split into records or fail with an error, never a panic or a
-// record past the length bound.
+// record past the length bound (also with LINES STARTING BY and "\r\n" line ends).
 func FuzzLoadReader(f *testing.F) {
 	f.Add([]byte("a,\"b,\"\"c\"\"\"\n\\N,\"x\ny\"\n"))
 	f.Add([]byte("\"\"\"\n\\"))
+	f.Add([]byte("x\nabq,\"r\"\nab"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		lr := newLoadReader(bytes.NewReader(b), loadOpts())
+		opts := loadOpts()
+		if len(b) > 0 && b[0]&1 == 1 { // LINES STARTING BY and "\r\n" too
+			opts.LinesStarting, opts.LinesStartingSet = "ab", true
+		}
+		lr := newLoadReader(bytes.NewReader(b), opts)
+		lr.crlf = len(b) > 1 && b[1]&1 == 1
 		for i := 0; i <= len(b)+1; i++ {
 			rec, err := lr.record()
 			if err != nil {
