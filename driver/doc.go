@@ -96,7 +96,8 @@
 // in order (Rows.NextResultSet); a script with none returns an empty result.
 //
 // Arguments bind to '?' (in order) and to :name / @name placeholders
-// (sql.Named) as SQL literals (strings quoted and escaped by
+// (sql.Named; with no named argument @name is left as a user variable, which
+// LOAD DATA's column list uses) as SQL literals (strings quoted and escaped by
 // sqlparse.Bind); a bound value can never change the structure of a
 // statement, and identifiers cannot be bound. When a bound value is longer
 // or shorter than its placeholder, column numbers reported for the rest of

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,30 +18,43 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/lancecat/lancecat/catalog"
+	"github.com/lancecat/lancecat/lance/dataset"
 	"github.com/lancecat/lancecat/sqlparse"
 	"github.com/lancecat/lancecat/sqltypes"
 )
 
-// LOAD DATA [LOCAL] INFILE 'file' INTO TABLE t [FIELDS ...] [LINES ...]
-// [IGNORE n LINES] [(cols)] streams a delimited text file into the table
-// as one Lance Append version: rows are parsed into batches of at most
-// loadBatchRows rows / loadBatchBytes bytes of text, each written as data
-// files as soon as it is full, and one commit publishes them all. A bad row
-// fails the statement naming its line and column, and nothing is committed
-// (the files written are deleted).
+// LOAD DATA [LOCAL] INFILE 'file' [REPLACE | IGNORE] INTO TABLE t
+// [FIELDS ...] [LINES [STARTING BY 'p'] [TERMINATED BY 's']] [IGNORE n
+// LINES] [(col_or_@var, ...)] [SET col = expr, ...] streams a delimited
+// text file into the table as one Lance Append version: rows are parsed
+// into batches of at most loadBatchRows rows / loadBatchBytes bytes of
+// text, each written as data files as soon as it is full, and one commit
+// publishes them all. A bad row fails the statement naming its line and
+// column, and nothing is committed (the files written are deleted).
+//
+// Rows are completed as INSERT completes them (insertFill): omitted
+// columns take their DEFAULT, AUTO_INCREMENT columns get ids reserved per
+// batch (an explicit value moves the counter past it, autoinc.go), and
+// UNIQUE columns are checked against the table and against every earlier
+// row of the statement, so a duplicate fails it. REPLACE and IGNORE go
+// through INSERT's upsert (upsert.go: REPLACE deletes the rows holding the
+// key, IGNORE skips the row) and so read the whole file first, bounded by
+// Options.MaxRows rows and MaxInsertBytes of text. IGNORE only concerns
+// duplicate keys: a bad value still fails the statement (MySQL would store
+// a default and warn; lancecat has no warnings to report it with).
 //
 // lancecat runs in the client's process, so LOCAL and server files are the
 // same: both are read only inside Options.LoadDataDir (the driver's
 // load_data_dir option, MySQL's secure_file_priv); without it LOAD DATA is
 // refused. Relative paths are relative to it; no path may leave it, also
-// not through a symbolic link.
+// not through a symbolic link. MySQL treats LOCAL as IGNORE because its
+// server cannot stop the client's upload midway; lancecat can, so LOCAL
+// keeps the strict duplicate handling.
 //
 // MySQL's defaults: FIELDS TERMINATED BY '\t' ENCLOSED BY '' ESCAPED BY
 // '\\', LINES TERMINATED BY '\n'. \N (unquoted) is NULL; escapes \0 \b \n
 // \r \t \Z and \<any> are read; an enclosed field doubles the enclosing
-// character inside. Omitted columns take their DEFAULT (NULL without one);
-// AUTO_INCREMENT, DEFAULT expressions and UNIQUE are not applied by LOAD
-// DATA (as the reference's own appends).
+// character inside.
 
 const (
 	loadBatchRows  = 1 << 20
@@ -51,9 +65,6 @@ const (
 func (s *Session) loadData(ctx context.Context, st *sqlparse.LoadData) (*Result, error) {
 	if s.opts.LoadDataDir == "" {
 		return nil, errorf(catalog.CodePermissionDenied, "LOAD DATA is disabled: set the load_data_dir option to the directory it may read")
-	}
-	if st.LinesStartingSet && st.LinesStarting != "" {
-		return nil, errorf(catalog.CodeUnsupported, "not supported: LINES STARTING BY")
 	}
 	path, err := loadPath(s.opts.LoadDataDir, st.Path)
 	if err != nil {
@@ -67,48 +78,9 @@ func (s *Session) loadData(ctx context.Context, st *sqlparse.LoadData) (*Result,
 	if err != nil {
 		return nil, err
 	}
-	targets := make([]int, 0, schema.NumFields())
-	if len(st.Columns) == 0 {
-		for i := range schema.Fields() {
-			targets = append(targets, i)
-		}
-	} else {
-		env := newRowEnv(columnsOf(schema))
-		seen := map[int]bool{}
-		for _, c := range st.Columns {
-			i, err := env.column(&sqlparse.ColumnRef{Column: c})
-			if err != nil {
-				return nil, err
-			}
-			if seen[i] {
-				return nil, errorf(catalog.CodeInvalidInput, "column %s given twice", sqlparse.QuoteIdent(c))
-			}
-			seen[i] = true
-			targets = append(targets, i)
-		}
-	}
-	defaults := make([]any, schema.NumFields())
-	given := map[int]bool{}
-	for _, i := range targets {
-		given[i] = true
-	}
-	for i, f := range schema.Fields() {
-		if given[i] {
-			continue
-		}
-		d, err := columnDefault(f)
-		if err != nil {
-			return nil, err
-		}
-		if d != nil && d.CurrentTimestamp {
-			return nil, errorf(catalog.CodeUnsupported, "not supported: LOAD DATA leaving out column %s, whose DEFAULT is CURRENT_TIMESTAMP", sqlparse.QuoteIdent(f.Name))
-		}
-		if d != nil {
-			defaults[i] = d.Value
-		}
-		if defaults[i] == nil && !f.Nullable {
-			return nil, errorf(catalog.CodeInvalidInput, "LOAD DATA leaves out column %s, which is NOT NULL without a DEFAULT", sqlparse.QuoteIdent(f.Name))
-		}
+	spec, err := s.newLoadSpec(schema, st.Targets, st.Set, "LOAD DATA")
+	if err != nil {
+		return nil, err
 	}
 	file, err := os.Open(path)
 	if err != nil {
@@ -117,81 +89,437 @@ func (s *Session) loadData(ctx context.Context, st *sqlparse.LoadData) (*Result,
 	defer file.Close()
 	lr := newLoadReader(file, st)
 	for i := uint64(0); i < st.IgnoreLines; i++ {
-		if _, err := lr.record(); err != nil {
+		if err := lr.skipLine(); err != nil {
 			if errors.Is(err, io.EOF) {
 				break
 			}
 			return nil, err
 		}
 	}
-	var total int64
+	src := &textSource{lr: lr}
+	if st.Replace || st.Ignore {
+		return s.loadUpsert(ctx, id, ds, spec, src, &sqlparse.Insert{Table: st.Table, Replace: st.Replace, Ignore: st.Ignore})
+	}
+	return s.loadStream(ctx, id, ds, spec, []loadSource{src})
+}
+
+// loadSource yields the records of one input file.
+type loadSource interface {
+	// next returns the next record's fields: nil (NULL), text (a string
+	// the column's type parses, when textual) or a sqltypes Go value;
+	// io.EOF when there are none left.
+	next(ctx context.Context) ([]any, error)
+	// where names the last record for messages ("line 3").
+	where() string
+	// textual reports whether fields are text to parse.
+	textual() bool
+	close()
+}
+
+// textSource reads a delimited text file.
+type textSource struct {
+	lr   *loadReader
+	name string // the file's name in messages ("" for LOAD DATA's one file)
+}
+
+func (t *textSource) next(context.Context) ([]any, error) {
+	for {
+		fields, err := t.lr.record()
+		if err != nil {
+			return nil, err
+		}
+		if len(fields) == 1 && fields[0].text == "" && !fields[0].null {
+			continue // an empty line
+		}
+		out := make([]any, len(fields))
+		for i, f := range fields {
+			if !f.null {
+				out[i] = f.text
+			}
+		}
+		return out, nil
+	}
+}
+
+func (t *textSource) where() string {
+	if t.name != "" {
+		return fmt.Sprintf("file %s, line %d", quoteString(t.name), t.lr.recLine)
+	}
+	return fmt.Sprintf("line %d", t.lr.recLine)
+}
+
+func (t *textSource) textual() bool { return true }
+func (t *textSource) close()        {}
+
+// loadSlot is where one input field goes: a table column or a variable.
+type loadSlot struct {
+	col int // column index, -1 for a variable
+	v   int // variable index (for col < 0)
+}
+
+// loadSpec is a statement's mapping of input fields to table columns.
+type loadSpec struct {
+	verb   string
+	schema *arrow.Schema
+	slots  []loadSlot
+	names  []string // input field k's column or @variable, for messages
+	nvars  int
+	sets   []loadAssign
+	env    *rowEnv // the table's columns, then the variables
+	given  []bool  // per column: the file or SET gives it
+}
+
+type loadAssign struct {
+	col  int
+	expr sqlparse.Expr
+}
+
+// loadVarColumn names the hidden column a user variable of the column list
+// is read from by SET expressions.
+func loadVarColumn(name string) string { return "\x00var." + name }
+
+// newLoadSpec resolves the column list (nil: every column in order) and
+// the SET assignments against schema.
+func (s *Session) newLoadSpec(schema *arrow.Schema, targets []sqlparse.LoadTarget, set []sqlparse.Assignment, verb string) (*loadSpec, error) {
+	spec := &loadSpec{verb: verb, schema: schema, given: make([]bool, schema.NumFields())}
+	tableEnv := newRowEnv(columnsOf(schema))
+	if len(targets) == 0 {
+		for i, f := range schema.Fields() {
+			targets = append(targets, sqlparse.LoadTarget{Column: f.Name})
+			_ = i
+		}
+	}
+	vars := map[string]int{}
+	for _, t := range targets {
+		if t.Var != "" {
+			v, ok := vars[t.Var]
+			if !ok {
+				v = len(vars)
+				vars[t.Var] = v
+			}
+			spec.slots = append(spec.slots, loadSlot{col: -1, v: v})
+			spec.names = append(spec.names, "@"+t.Var)
+			continue
+		}
+		i, err := tableEnv.column(&sqlparse.ColumnRef{Column: t.Column})
+		if err != nil {
+			return nil, err
+		}
+		if spec.given[i] {
+			return nil, errorf(catalog.CodeInvalidInput, "column %s given twice", sqlparse.QuoteIdent(t.Column))
+		}
+		spec.given[i] = true
+		spec.slots = append(spec.slots, loadSlot{col: i})
+		spec.names = append(spec.names, sqlparse.QuoteIdent(schema.Field(i).Name))
+	}
+	spec.nvars = len(vars)
+	cols := columnsOf(schema)
+	varCols := make([]Column, len(vars))
+	for name, v := range vars {
+		varCols[v] = Column{Name: loadVarColumn(name)}
+	}
+	cols = append(cols, varCols...)
+	spec.env = newRowEnv(cols)
+	spec.env.session = s
+	setSeen := map[int]bool{}
+	for _, a := range set {
+		c, err := tableEnv.column(a.Column)
+		if err != nil {
+			return nil, err
+		}
+		if setSeen[c] {
+			return nil, errorf(catalog.CodeInvalidInput, "%s SET assigns column %s twice", verb, sqlparse.QuoteIdent(schema.Field(c).Name))
+		}
+		setSeen[c] = true
+		var bad error
+		e := sqlparse.Rewrite(a.Value, func(x sqlparse.Expr) sqlparse.Expr {
+			v, ok := x.(*sqlparse.Variable)
+			if !ok || v.Scope != sqlparse.ScopeUser {
+				return x
+			}
+			name := strings.ToLower(v.Name)
+			if _, ok := vars[name]; !ok {
+				// MySQL reads a variable the column list does not set as
+				// the session's; lancecat has no user variables.
+				bad = errorf(catalog.CodeUnsupported, "not supported: %s SET reading @%s, which the column list does not set", verb, v.Name)
+				return x
+			}
+			return &sqlparse.ColumnRef{Column: loadVarColumn(name)}
+		})
+		if bad != nil {
+			return nil, bad
+		}
+		if err := spec.env.check(e); err != nil {
+			return nil, err
+		}
+		spec.given[c] = true
+		spec.sets = append(spec.sets, loadAssign{col: c, expr: e})
+	}
+	for i, f := range schema.Fields() {
+		if spec.given[i] || (isAutoIncrement(f) && isIntegerType(f.Type)) {
+			continue
+		}
+		d, err := columnDefault(f)
+		if err != nil {
+			return nil, err
+		}
+		if d == nil && !f.Nullable {
+			return nil, errorf(catalog.CodeInvalidInput, "%s leaves out column %s, which is NOT NULL without a DEFAULT", verb, sqlparse.QuoteIdent(f.Name))
+		}
+	}
+	return spec, nil
+}
+
+// appendRow converts one record and appends it to b through fill
+// (DEFAULTs and AUTO_INCREMENT as INSERT). It returns the bytes of text
+// the record held.
+func (spec *loadSpec) appendRow(src loadSource, fields []any, fill *insertFill, b *array.RecordBuilder) (int, error) {
+	if len(fields) != len(spec.slots) {
+		return 0, errorf(catalog.CodeInvalidInput, "%s %s: %d fields for %d columns", spec.verb, src.where(), len(fields), len(spec.slots))
+	}
+	ncols := spec.schema.NumFields()
+	row := make([]any, ncols+spec.nvars)
+	size := 0
+	for k, v := range fields {
+		sl := spec.slots[k]
+		if text, ok := v.(string); ok {
+			size += len(text)
+		} else {
+			size += 8
+		}
+		if sl.col < 0 {
+			row[ncols+sl.v] = v
+			continue
+		}
+		if text, ok := v.(string); ok && src.textual() {
+			f := spec.schema.Field(sl.col)
+			x, err := loadValue(f, text)
+			if err != nil {
+				return 0, errorf(catalog.CodeInvalidInput, "%s %s, column %d (%s): %v", spec.verb, src.where(), k+1, spec.names[k], err)
+			}
+			v = x
+		}
+		row[sl.col] = v
+	}
+	for _, a := range spec.sets {
+		v, err := spec.env.eval(a.expr, row)
+		if err != nil {
+			return 0, errorf(catalog.CodeInvalidInput, "%s %s: SET %s: %v", spec.verb, src.where(), sqlparse.QuoteIdent(spec.schema.Field(a.col).Name), err)
+		}
+		if v, err = loadCoerce(spec.schema.Field(a.col), v); err != nil {
+			return 0, errorf(catalog.CodeInvalidInput, "%s %s: SET %s: %v", spec.verb, src.where(), sqlparse.QuoteIdent(spec.schema.Field(a.col).Name), err)
+		}
+		row[a.col] = v
+	}
+	for i, f := range spec.schema.Fields() {
+		if _, err := fill.appendColumn(b.Field(i), f, i, spec.given[i], row[i]); err != nil {
+			col := ""
+			for k, sl := range spec.slots {
+				if sl.col == i {
+					col = fmt.Sprintf(", column %d", k+1)
+				}
+			}
+			if errors.Is(err, errNoValue) {
+				return 0, errorf(catalog.CodeInvalidInput, "%s %s%s: column %s is NOT NULL", spec.verb, src.where(), col, sqlparse.QuoteIdent(f.Name))
+			}
+			return 0, errorf(catalog.CodeInvalidInput, "%s %s%s (%s): %v", spec.verb, src.where(), col, sqlparse.QuoteIdent(f.Name), err)
+		}
+	}
+	return size, nil
+}
+
+// loadKeys tracks the UNIQUE values a streaming load has written so far.
+type loadKeys struct {
+	cols  []int                     // the UNIQUE columns
+	seen  map[int]map[string]string // column -> value -> where it was read
+	fresh [][2]uint64               // AUTO_INCREMENT ranges [lo, hi) assigned
+	max   int
+	n     int
+}
+
+// loadStream reads every source into batches appended by one commit.
+func (s *Session) loadStream(ctx context.Context, id catalog.Ident, ds *dataset.Dataset, spec *loadSpec, srcs []loadSource) (*Result, error) {
+	schema := spec.schema
+	fill, err := newInsertFill(schema)
+	if err != nil {
+		return nil, err
+	}
+	keys := &loadKeys{seen: map[int]map[string]string{}, max: s.opts.MaxRows}
+	if keys.max <= 0 {
+		keys.max = DefaultMaxRows
+	}
+	for i, f := range schema.Fields() {
+		if isUnique(f) {
+			keys.cols = append(keys.cols, i)
+			keys.seen[i] = map[string]string{}
+		}
+	}
 	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
 	defer b.Release()
-	done := false
+	resv := ds // the dataset AUTO_INCREMENT reservations commit on
+	var total int64
+	var firstID uint64
+	var wheres []string // per row of the batch, when there are UNIQUE columns
 	next := func() (arrow.RecordBatch, error) {
-		if done {
-			return nil, nil
-		}
-		rows, bytes := 0, 0
-		for rows < loadBatchRows && bytes < loadBatchBytes {
+		rows, size := 0, 0
+		wheres = wheres[:0]
+		for rows < loadBatchRows && size < loadBatchBytes && len(srcs) > 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			fields, err := lr.record()
+			fields, err := srcs[0].next(ctx)
 			if errors.Is(err, io.EOF) {
-				done = true
-				break
+				srcs[0].close()
+				srcs = srcs[1:]
+				continue
 			}
 			if err != nil {
 				return nil, err
 			}
-			if len(fields) != len(targets) && !(len(fields) == 1 && fields[0].text == "" && !fields[0].null && len(targets) > 1) {
-				return nil, errorf(catalog.CodeInvalidInput, "LOAD DATA line %d: %d fields for %d columns", lr.recLine, len(fields), len(targets))
+			n, err := spec.appendRow(srcs[0], fields, fill, b)
+			if err != nil {
+				return nil, err
 			}
-			if len(fields) != len(targets) {
-				continue // an empty line
+			if len(keys.cols) > 0 {
+				wheres = append(wheres, srcs[0].where())
 			}
-			vals := append([]any(nil), defaults...)
-			for k, fv := range fields {
-				c := targets[k]
-				f := schema.Field(c)
-				if fv.null {
-					vals[c] = nil
-					continue
-				}
-				bytes += len(fv.text)
-				v, err := loadValue(f, fv.text)
-				if err != nil {
-					return nil, errorf(catalog.CodeInvalidInput, "LOAD DATA line %d, column %d (%s): %v", lr.recLine, k+1, sqlparse.QuoteIdent(f.Name), err)
-				}
-				vals[c] = v
-			}
-			for c, f := range schema.Fields() {
-				if vals[c] == nil && !f.Nullable {
-					return nil, errorf(catalog.CodeInvalidInput, "LOAD DATA line %d: column %s is NOT NULL", lr.recLine, sqlparse.QuoteIdent(f.Name))
-				}
-				if err := sqltypes.Append(b.Field(c), f, vals[c]); err != nil {
-					col := 0
-					for k, t := range targets {
-						if t == c {
-							col = k + 1
-						}
-					}
-					return nil, errorf(catalog.CodeInvalidInput, "LOAD DATA line %d, column %d (%s): %v", lr.recLine, col, sqlparse.QuoteIdent(f.Name), err)
-				}
-			}
+			size += n
 			rows++
 		}
 		if rows == 0 {
 			return nil, nil
 		}
+		var first uint64
+		var allAssigned bool
+		var err error
+		resv, first, allAssigned, err = fill.finishAuto(ctx, resv, b, schema)
+		if err != nil {
+			return nil, err
+		}
+		nFresh := 0
+		for _, v := range fill.autoValues {
+			if v == nil {
+				nFresh++
+			}
+		}
+		fill.autoValues = fill.autoValues[:0]
+		if first > 0 && firstID == 0 {
+			firstID = first
+		}
+		rec := b.NewRecordBatch()
+		if err := s.checkLoadUnique(ctx, ds, spec, fill, rec, keys, wheres, first, nFresh, allAssigned); err != nil {
+			rec.Release()
+			return nil, err
+		}
+		if first > 0 {
+			keys.fresh = append(keys.fresh, [2]uint64{first, first + uint64(nFresh)})
+		}
 		total += int64(rows)
-		return b.NewRecordBatch(), nil
+		return rec, nil
 	}
 	if _, err := ds.AppendStream(ctx, next); err != nil {
+		for _, src := range srcs {
+			src.close()
+		}
 		return nil, versionErr(id, err)
 	}
-	return okResult(total), nil
+	res := okResult(total)
+	if firstID > 0 {
+		res.LastInsertID = int64(firstID)
+	}
+	return res, nil
+}
+
+// checkLoadUnique checks the UNIQUE columns of a batch against each other,
+// the statement's earlier batches and the table (ds, the version the load
+// appends to). Ids assigned to the AUTO_INCREMENT column are above every
+// value the counter has seen, so only its explicit values are checked.
+func (s *Session) checkLoadUnique(ctx context.Context, ds *dataset.Dataset, spec *loadSpec, fill *insertFill, rec arrow.RecordBatch, keys *loadKeys, wheres []string, first uint64, nFresh int, allAssigned bool) error {
+	for _, c := range keys.cols {
+		name := spec.schema.Field(c).Name
+		arr := rec.Column(c)
+		seen := keys.seen[c]
+		batch := map[string]int{}
+		for i := 0; i < arr.Len(); i++ {
+			if arr.IsNull(i) {
+				continue
+			}
+			k := valueKey(arr, i)
+			if c == fill.auto {
+				if n, err := strconv.ParseUint(k, 10, 64); err == nil && n >= first && n < first+uint64(nFresh) {
+					continue // assigned here
+				}
+				if n, err := strconv.ParseUint(k, 10, 64); err == nil {
+					for _, r := range keys.fresh {
+						if n >= r[0] && n < r[1] {
+							return errorf(catalog.CodeInvalidInput, "%s %s: duplicate entry %s for UNIQUE column %s (an id this statement assigned)", spec.verb, wheres[i], quoteString(k), sqlparse.QuoteIdent(name))
+						}
+					}
+				}
+			}
+			if w, dup := seen[k]; dup {
+				return errorf(catalog.CodeInvalidInput, "%s %s: duplicate entry %s for UNIQUE column %s (also at %s)", spec.verb, wheres[i], quoteString(k), sqlparse.QuoteIdent(name), w)
+			}
+			if keys.n >= keys.max {
+				return errorf(catalog.CodeInvalidInput, "%s: more than %d values of UNIQUE columns to check (planner.Options.MaxRows): split the file", spec.verb, keys.max)
+			}
+			keys.n++
+			seen[k] = wheres[i]
+			batch[k] = i
+		}
+		if c == fill.auto && allAssigned {
+			continue
+		}
+		if err := checkUniqueAgainst(ctx, ds, name, batch, nil); err != nil {
+			var ce *catalog.Error
+			if errors.As(err, &ce) {
+				ce.Message = spec.verb + ": " + ce.Message
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// loadUpsert reads the whole source (bounded) and applies it as INSERT's
+// REPLACE or IGNORE does.
+func (s *Session) loadUpsert(ctx context.Context, id catalog.Ident, ds *dataset.Dataset, spec *loadSpec, src loadSource, n *sqlparse.Insert) (*Result, error) {
+	fill, err := newInsertFill(spec.schema)
+	if err != nil {
+		return nil, err
+	}
+	maxRows := s.opts.MaxRows
+	if maxRows <= 0 {
+		maxRows = DefaultMaxRows
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, spec.schema)
+	defer b.Release()
+	rows, size := 0, 0
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		fields, err := src.next(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if rows >= maxRows || size > MaxInsertBytes {
+			return nil, errorf(catalog.CodeInvalidInput, "%s REPLACE / IGNORE reads at most %d rows and %d MiB (planner.Options.MaxRows, MaxInsertBytes): split the file", spec.verb, maxRows, MaxInsertBytes>>20)
+		}
+		k, err := spec.appendRow(src, fields, fill, b)
+		if err != nil {
+			return nil, err
+		}
+		size += k
+		rows++
+	}
+	if rows == 0 {
+		return okResult(0), nil
+	}
+	return s.upsertRows(ctx, id, ds, spec.schema, b, fill, n)
 }
 
 // loadPath resolves p inside dir, refusing anything outside it (after
@@ -252,6 +580,31 @@ func loadValue(f arrow.Field, text string) (any, error) {
 	return text, nil
 }
 
+// loadCoerce converts a SET expression's value for column f as MySQL's
+// assignment does where sqltypes.Append would refuse it: text (what a
+// @variable holds) is parsed as the file's text would be, and a DOUBLE
+// stored in an integer column is rounded half away from zero.
+func loadCoerce(f arrow.Field, v any) (any, error) {
+	switch x := v.(type) {
+	case string:
+		if arrow.IsInteger(f.Type.ID()) || arrow.IsFloating(f.Type.ID()) || f.Type.ID() == arrow.BOOL || arrow.IsDecimal(f.Type.ID()) {
+			return loadValue(f, x)
+		}
+	case float64:
+		if arrow.IsInteger(f.Type.ID()) {
+			r := math.Round(x)
+			if math.IsNaN(r) || r < -(1<<63) || r >= 1<<64 {
+				return nil, fmt.Errorf("%v is out of range", x)
+			}
+			if r >= 1<<63 {
+				return uint64(r), nil
+			}
+			return int64(r), nil
+		}
+	}
+	return v, nil
+}
+
 // loadField is one parsed field.
 type loadField struct {
 	text string
@@ -265,6 +618,11 @@ type loadReader struct {
 	encl, esc           byte // 0: none
 	line                int  // current line (1-based)
 	recLine             int  // line the last record started on
+	// starting is LINES STARTING BY: a record starts after it, and a line
+	// without it is skipped (MySQL).
+	starting []byte
+	// crlf: "\r\n" also ends a line (IMPORT INTO's default terminator).
+	crlf bool
 }
 
 func newLoadReader(r io.Reader, st *sqlparse.LoadData) *loadReader {
@@ -274,6 +632,9 @@ func newLoadReader(r io.Reader, st *sqlparse.LoadData) *loadReader {
 	}
 	if st.LinesTermSet {
 		lr.lineTerm = []byte(st.LinesTerminated)
+	}
+	if st.LinesStartingSet && st.LinesStarting != "" {
+		lr.starting = []byte(st.LinesStarting)
 	}
 	if st.EnclosedSet && st.Enclosed != "" {
 		lr.encl = st.Enclosed[0]
@@ -301,10 +662,59 @@ func (lr *loadReader) skip(n int) {
 	_, _ = lr.r.Discard(n)
 }
 
+// skipLine reads a record and drops it (IGNORE n LINES). As in MySQL, a
+// skipped line need not hold the LINES STARTING BY prefix.
+func (lr *loadReader) skipLine() error {
+	starting := lr.starting
+	lr.starting = nil
+	defer func() { lr.starting = starting }()
+	_, err := lr.record()
+	return err
+}
+
+// lineEnd reports the length of the line terminator at the reader, 0 if
+// there is none.
+func (lr *loadReader) lineEnd() int {
+	if lr.crlf && lr.hasPrefix([]byte("\r\n")) {
+		return 2
+	}
+	if lr.hasPrefix(lr.lineTerm) {
+		return len(lr.lineTerm)
+	}
+	return 0
+}
+
+// toStart skips to just after the next LINES STARTING BY prefix, dropping
+// the text before it and lines without it; io.EOF when none is left.
+func (lr *loadReader) toStart() error {
+	for {
+		if lr.hasPrefix(lr.starting) {
+			lr.skip(len(lr.starting))
+			return nil
+		}
+		if n := lr.lineEnd(); n > 0 {
+			lr.skip(n)
+			continue
+		}
+		c, err := lr.r.ReadByte()
+		if err != nil {
+			return io.EOF
+		}
+		if c == '\n' {
+			lr.line++
+		}
+	}
+}
+
 // record reads the next record; io.EOF when the stream has none.
 func (lr *loadReader) record() ([]loadField, error) {
+	if len(lr.starting) > 0 {
+		if err := lr.toStart(); err != nil {
+			return nil, err
+		}
+	}
 	lr.recLine = lr.line
-	if _, err := lr.r.Peek(1); err != nil {
+	if _, err := lr.r.Peek(1); err != nil && len(lr.starting) == 0 {
 		return nil, io.EOF
 	}
 	var fields []loadField
@@ -332,7 +742,7 @@ func (lr *loadReader) record() ([]loadField, error) {
 				if lr.hasPrefix([]byte{lr.encl}) {
 					lr.skip(1)
 					quoted = false
-					if lr.hasPrefix(lr.fieldTerm) || lr.hasPrefix(lr.lineTerm) {
+					if lr.hasPrefix(lr.fieldTerm) || lr.lineEnd() > 0 {
 						continue
 					}
 					if _, err := lr.r.Peek(1); err != nil {
@@ -345,8 +755,8 @@ func (lr *loadReader) record() ([]loadField, error) {
 					lr.skip(len(lr.fieldTerm))
 					break
 				}
-				if lr.hasPrefix(lr.lineTerm) {
-					lr.skip(len(lr.lineTerm))
+				if n := lr.lineEnd(); n > 0 {
+					lr.skip(n)
 					endRecord = true
 					break
 				}

@@ -432,6 +432,8 @@ func StatementKind(st sqlparse.Statement) string {
 		return "OPTIMIZE TABLE"
 	case *sqlparse.LoadData:
 		return "LOAD DATA"
+	case *sqlparse.ImportInto:
+		return "IMPORT INTO"
 	}
 	return fmt.Sprintf("%T", st)
 }
@@ -462,7 +464,7 @@ func modeOf(st sqlparse.Statement) txMode {
 		return txControl
 	case *sqlparse.Insert, *sqlparse.Delete, *sqlparse.Update:
 		return txImmediate // row changes commit to the table dataset, not to `__manifest`
-	case *sqlparse.TruncateTable, *sqlparse.OptimizeTable, *sqlparse.LoadData:
+	case *sqlparse.TruncateTable, *sqlparse.OptimizeTable, *sqlparse.LoadData, *sqlparse.ImportInto:
 		return txImmediate
 	}
 	return txRead
@@ -602,6 +604,8 @@ func (s *Session) Exec(ctx context.Context, st sqlparse.Statement) (*Result, err
 		return s.optimizeTables(ctx, n)
 	case *sqlparse.LoadData:
 		return s.loadData(ctx, n)
+	case *sqlparse.ImportInto:
+		return s.importInto(ctx, n)
 	}
 	return nil, errorf(catalog.CodeUnsupported, "not supported: %s", StatementKind(st))
 }

@@ -15,8 +15,8 @@ import (
 // Bind substitutes placeholders in sql with SQL literals for args, returning text to Parse.
 //
 // Placeholders are `?` (bound, in order, to the arguments without a name, sorted by Ordinal) and
-// `:name` / `@name` (bound by name; one name may be used several times). `@@name` (system
-// variables) and `?`, `:x`, `@x` inside string literals, backquoted identifiers and comments are
+// `:name` / `@name` (bound by name; one name may be used several times; when no argument has a
+// name, `@name` is left alone as a user variable). `@@name` (system variables) and `?`, `:x`, `@x` inside string literals, backquoted identifiers and comments are
 // left alone. Every positional argument must be used exactly once and every named argument at
 // least once; otherwise Bind fails with ErrBind. Values become literals that the lexer reads back
 // as one token (strings are quoted and escaped), so a bound value can never change the structure
@@ -65,6 +65,10 @@ func Bind(sql string, args []driver.NamedValue) (string, error) {
 			}
 			v = positional[nextPos]
 			nextPos++
+		case t.kind == tkVariable && len(named) == 0:
+			// No named arguments: @name is MySQL's user variable (LOAD
+			// DATA's column list and SET read them), not a placeholder.
+			continue
 		case t.kind == tkNamedParam || (t.kind == tkVariable && isIdentByte(sql[t.start+1])):
 			a, ok := named[t.val]
 			if !ok {

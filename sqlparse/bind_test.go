@@ -36,6 +36,7 @@ func TestBind(t *testing.T) {
 		{"mixed", "SELECT ?, :n, ?", []driver.NamedValue{{Ordinal: 1, Value: int64(1)}, {Name: "n", Ordinal: 2, Value: nil}, {Ordinal: 3, Value: int64(3)}}, "SELECT 1, NULL, 3"},
 		{"not placeholders in strings, names, comments", "SELECT '?', \"?:a\", `?`, ? /* ? :a @a */ # ?\n-- ? :a\n", pos(int64(7)), "SELECT '?', \"?:a\", `?`, 7 /* ? :a @a */ # ?\n-- ? :a\n"},
 		{"system variables untouched", "SELECT @@version, ?", pos(int64(1)), "SELECT @@version, 1"},
+		{"user variables untouched without named arguments", "LOAD DATA INFILE 'f' INTO TABLE t (a, @b) SET c = @b + ?", pos(int64(1)), "LOAD DATA INFILE 'f' INTO TABLE t (a, @b) SET c = @b + 1"},
 		{"separated from words", "SELECT * FROM t LIMIT?", pos(int64(5)), "SELECT * FROM t LIMIT 5"},
 		{"negative parenthesized", "SELECT x-?", pos(int64(-5)), "SELECT x-(-5)"},
 		{"string escapes", "SELECT ?", pos("it's a \\ back\nslash\x00\x1a\r"), `SELECT 'it''s a \\ back\nslash\0\Z\r'`},

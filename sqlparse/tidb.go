@@ -283,6 +283,8 @@ func (c *converter) convert(node ast.StmtNode) (Statement, error) {
 		return c.insert(n)
 	case *ast.LoadDataStmt:
 		return c.loadData(n)
+	case *ast.ImportIntoStmt:
+		return c.importInto(n)
 	case *ast.ExplainStmt:
 		return c.convertExplain(n)
 	case *ast.CreateTableStmt:

@@ -264,9 +264,16 @@ func TestClientBehavioursMatchMariaDB(t *testing.T) {
 // diff that every connection starts in.
 func startBoth(t *testing.T) (my, lc *sql.DB) {
 	t.Helper()
+	return startBothWith(t, nil, "")
+}
+
+// startBothWith is startBoth with more mariadbd options and more lancecat
+// DSN options ("&key=value...").
+func startBothWith(t *testing.T, extra []string, lcOpts string) (my, lc *sql.DB) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	s, err := Start(ctx, t.TempDir())
+	s, err := Start(ctx, t.TempDir(), extra...)
 	if err != nil {
 		if Required() {
 			t.Fatalf("MariaDB is required (CI=true or LANCECAT_REQUIRE_MARIADB=1) but cannot run: %v", err)
@@ -306,7 +313,7 @@ func startBoth(t *testing.T) (my, lc *sql.DB) {
 		t.Fatal(err)
 	}
 	root.Close()
-	lc, err = sql.Open("lancecat", "file://"+dir+"?namespace=diff")
+	lc, err = sql.Open("lancecat", "file://"+dir+"?namespace=diff"+lcOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
