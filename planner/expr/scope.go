@@ -244,3 +244,15 @@ func (s *Scope) Star(q sqlparse.Name) ([]int, error) {
 	}
 	return nil, columnError(ErBadFieldError, "unknown table %s", q)
 }
+
+// UnknownColumn is MySQL's 1054 for a reference no relation of the
+// clause's scope provides (a qualifier naming no table in scope included).
+func UnknownColumn(ref *sqlparse.ColumnRef, clause string) error {
+	return columnError(ErBadFieldError, "unknown column %s in %s", ref, clause)
+}
+
+// UnknownTable is the error for `q.*` where q names no relation in scope
+// (the join path's Star gives the same).
+func UnknownTable(q sqlparse.Name) error {
+	return columnError(ErBadFieldError, "unknown table %s", q)
+}
