@@ -30,6 +30,9 @@ const (
 type ColumnError struct {
 	Number int
 	Msg    string
+	// Ref is the reference an unknown-column error is about (nil for
+	// other errors), so a caller can explain why it is unknown.
+	Ref *sqlparse.ColumnRef
 }
 
 func (e *ColumnError) Error() string { return fmt.Sprintf("%s (MySQL error %d)", e.Msg, e.Number) }
@@ -190,7 +193,7 @@ func (s *Scope) Resolve(ref *sqlparse.ColumnRef, clause string, fromRel, toRel i
 		}
 	}
 	if found < 0 {
-		return 0, columnError(ErBadFieldError, "unknown column %s in %s", ref, clause)
+		return 0, UnknownColumn(ref, clause)
 	}
 	return found, nil
 }
@@ -248,7 +251,7 @@ func (s *Scope) Star(q sqlparse.Name) ([]int, error) {
 // UnknownColumn is MySQL's 1054 for a reference no relation of the
 // clause's scope provides (a qualifier naming no table in scope included).
 func UnknownColumn(ref *sqlparse.ColumnRef, clause string) error {
-	return columnError(ErBadFieldError, "unknown column %s in %s", ref, clause)
+	return &catalog.Error{Code: catalog.CodeInvalidInput, Cause: &ColumnError{Number: ErBadFieldError, Msg: fmt.Sprintf("unknown column %s in %s", ref, clause), Ref: ref}}
 }
 
 // UnknownTable is the error for `q.*` where q names no relation in scope
