@@ -20,6 +20,8 @@ const (
 	ErNonUniqError = 1052
 	// ErBadFieldError is MySQL's 1054: a column no relation provides.
 	ErBadFieldError = 1054
+	// ErBadTableError is MySQL's 1051: q.* where q names no relation.
+	ErBadTableError = 1051
 	// ErNonUniqTable is MySQL's 1066: two relations of a FROM clause with
 	// the same name or alias.
 	ErNonUniqTable = 1066
@@ -245,7 +247,7 @@ func (s *Scope) Star(q sqlparse.Name) ([]int, error) {
 			return out, nil
 		}
 	}
-	return nil, columnError(ErBadFieldError, "unknown table %s", q)
+	return nil, UnknownTable(q)
 }
 
 // UnknownColumn is MySQL's 1054 for a reference no relation of the
@@ -254,8 +256,8 @@ func UnknownColumn(ref *sqlparse.ColumnRef, clause string) error {
 	return &catalog.Error{Code: catalog.CodeInvalidInput, Cause: &ColumnError{Number: ErBadFieldError, Msg: fmt.Sprintf("unknown column %s in %s", ref, clause), Ref: ref}}
 }
 
-// UnknownTable is the error for `q.*` where q names no relation in scope
-// (the join path's Star gives the same).
+// UnknownTable is MySQL's 1051 for `q.*` where q names no relation in
+// scope.
 func UnknownTable(q sqlparse.Name) error {
-	return columnError(ErBadFieldError, "unknown table %s", q)
+	return columnError(ErBadTableError, "unknown table %s", q)
 }
