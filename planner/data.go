@@ -96,6 +96,9 @@ func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan
 	if len(st.SetOps) > 0 {
 		return s.planSetOp(ctx, st)
 	}
+	if err := checkQualifiers(st); err != nil {
+		return nil, err
+	}
 	if hasWindows(st) {
 		return s.planWindowed(ctx, st) // window.go
 	}

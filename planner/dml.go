@@ -41,9 +41,24 @@ import (
 // Neither can be part of a transaction.
 
 // dmlTarget opens a DELETE/UPDATE table and checks its WHERE.
-func (s *Session) dmlTarget(ctx context.Context, name sqlparse.Name, where sqlparse.Expr, set ...sqlparse.Assignment) (catalog.Ident, *dataset.Dataset, *arrow.Schema, *rowEnv, error) {
+func (s *Session) dmlTarget(ctx context.Context, name sqlparse.Name, alias string, where sqlparse.Expr, order []sqlparse.OrderItem, set ...sqlparse.Assignment) (catalog.Ident, *dataset.Dataset, *arrow.Schema, *rowEnv, error) {
 	if len(name) >= 2 && strings.EqualFold(name[0], "information_schema") {
 		return nil, nil, nil, nil, errorf(catalog.CodeInvalidInput, "information_schema views are read-only")
+	}
+	// The row operators below resolve a column by its name alone: a
+	// qualifier must name the target (its alias, when it has one), or
+	// DELETE ... WHERE x.a = 1 would delete the rows where a = 1.
+	blk := &sqlparse.Select{From: &sqlparse.TableSource{Table: name, Alias: alias}, Where: where, OrderBy: order}
+	for _, a := range set {
+		blk.Items = append(blk.Items, sqlparse.SelectItem{Expr: a.Column}, sqlparse.SelectItem{Expr: a.Value})
+	}
+	if err := checkQualifiers(blk); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	// A correlated subquery names the target by its alias, else its name.
+	scopeName := alias
+	if scopeName == "" {
+		scopeName = name[len(name)-1]
 	}
 	id, ds, err := s.openTableData(ctx, name)
 	if err != nil {
@@ -61,7 +76,7 @@ func (s *Session) dmlTarget(ctx context.Context, name sqlparse.Name, where sqlpa
 	for _, a := range set {
 		exprs = append(exprs, a.Value)
 	}
-	if err := s.planSubqueries(ctx, func() (*scope, error) { return newScope(name[len(name)-1], cols), nil }, exprs...); err != nil {
+	if err := s.planSubqueries(ctx, func() (*scope, error) { return newScope(scopeName, cols), nil }, exprs...); err != nil {
 		return nil, nil, nil, nil, err
 	}
 	env := newRowEnv(cols)
@@ -185,7 +200,7 @@ func (s *Session) matchingRows(ctx context.Context, ds *dataset.Dataset, schema 
 }
 
 func (s *Session) deleteRows(ctx context.Context, st *sqlparse.Delete) (*Result, error) {
-	id, ds, schema, env, err := s.dmlTarget(ctx, st.Table, st.Where)
+	id, ds, schema, env, err := s.dmlTarget(ctx, st.Table, st.Alias, st.Where, st.OrderBy)
 	if err != nil {
 		return nil, err
 	}
@@ -318,7 +333,7 @@ func rowChangeError(verb string, id catalog.Ident, err error) error {
 }
 
 func (s *Session) updateRows(ctx context.Context, st *sqlparse.Update) (*Result, error) {
-	id, ds, schema, env, err := s.dmlTarget(ctx, st.Table, st.Where, st.Set...)
+	id, ds, schema, env, err := s.dmlTarget(ctx, st.Table, st.Alias, st.Where, nil, st.Set...)
 	if err != nil {
 		return nil, err
 	}
@@ -556,16 +571,18 @@ func errorsIsConflict(err error) bool { return errors.Is(err, dataset.ErrCommitC
 // pushed.
 func (s *Session) explainDML(ctx context.Context, st sqlparse.Statement) (*Result, error) {
 	var name sqlparse.Name
+	var alias string
 	var where sqlparse.Expr
+	var order []sqlparse.OrderItem
 	var set []sqlparse.Assignment
 	verb := "Delete"
 	switch x := st.(type) {
 	case *sqlparse.Delete:
-		name, where = x.Table, x.Where
+		name, alias, where, order = x.Table, x.Alias, x.Where, x.OrderBy
 	case *sqlparse.Update:
-		name, where, verb, set = x.Table, x.Where, "Update", x.Set
+		name, alias, where, verb, set = x.Table, x.Alias, x.Where, "Update", x.Set
 	}
-	id, ds, schema, env, err := s.dmlTarget(ctx, name, where, set...)
+	id, ds, schema, env, err := s.dmlTarget(ctx, name, alias, where, order, set...)
 	if err != nil {
 		return nil, err
 	}

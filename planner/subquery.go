@@ -10,6 +10,7 @@ import (
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/lance/dataset"
+	"github.com/lancecat/lancecat/planner/expr"
 	"github.com/lancecat/lancecat/sqlparse"
 	"github.com/lancecat/lancecat/sqltypes"
 )
@@ -274,6 +275,11 @@ func (s *Session) planSubquery(ctx context.Context, q *sqlparse.Select, kind sub
 	fork := s.fork()
 	p, err := fork.planQuery(ctx, sq.planned)
 	if err != nil {
+		if outer != nil {
+			if herr := outerInDerivedError(err, outer); herr != nil {
+				return nil, herr
+			}
+		}
 		return nil, subqueryError(err)
 	}
 	sq.plan, sq.subs = p, fork.subq
@@ -419,6 +425,25 @@ func (sq *subquery) value(v any) any {
 		return sqltypes.Decimal(s)
 	}
 	return v
+}
+
+// outerInDerivedError explains an unknown qualified column of a subquery
+// that names a column of the query around it: left unknown, it can only
+// sit in a derived table or CTE body of the subquery, whose FROM alone is
+// in scope there (outerRefs does not look into them). MySQL 5.7 and
+// MariaDB 10.11 refuse such a reference with 1054 as well (MySQL 8.0.14+
+// reads it, LATERAL-like). nil when err is another error.
+func outerInDerivedError(err error, outer func() (*scope, error)) error {
+	var ce *expr.ColumnError
+	if !errors.As(err, &ce) || ce.Number != expr.ErBadFieldError || ce.Ref == nil || len(ce.Ref.Qualifier) == 0 {
+		return nil
+	}
+	sc, serr := outer()
+	if serr != nil || !sc.has(ce.Ref) {
+		return nil
+	}
+	return &catalog.Error{Code: catalog.CodeInvalidInput, Cause: ce,
+		Message: fmt.Sprintf("%s names the query around the subquery from inside a derived table or CTE, whose own FROM alone is in scope there (an outer column may be read in the subquery's own expressions)", ce.Ref)}
 }
 
 // subqueryError explains an unknown column inside a subquery.

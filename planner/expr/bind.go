@@ -186,14 +186,12 @@ func (s *Scope) bindOuter(q *sqlparse.Select, shadow []string) (*sqlparse.Select
 	from = func(f sqlparse.FromItem) sqlparse.FromItem {
 		switch n := f.(type) {
 		case *sqlparse.TableSource:
-			t := *n
-			if n.Subquery != nil {
-				var e2 error
-				if t.Subquery, e2 = s.bindOuter(n.Subquery, shadow); e2 != nil && err == nil {
-					err = e2
-				}
-			}
-			return &t
+			// A derived table's body is not entered: only its own FROM
+			// is in scope there (MySQL 5.7's and MariaDB's rule; the
+			// subquery's CTE bodies are likewise left alone), so a
+			// qualified reference to the scope in it stays unknown and
+			// fails when the body is planned.
+			return n
 		case *sqlparse.Join:
 			j := *n
 			j.Left, j.Right = from(n.Left), from(n.Right)

@@ -20,6 +20,8 @@ const (
 	ErNonUniqError = 1052
 	// ErBadFieldError is MySQL's 1054: a column no relation provides.
 	ErBadFieldError = 1054
+	// ErBadTableError is MySQL's 1051: q.* where q names no relation.
+	ErBadTableError = 1051
 	// ErNonUniqTable is MySQL's 1066: two relations of a FROM clause with
 	// the same name or alias.
 	ErNonUniqTable = 1066
@@ -30,6 +32,9 @@ const (
 type ColumnError struct {
 	Number int
 	Msg    string
+	// Ref is the reference an unknown-column error is about (nil for
+	// other errors), so a caller can explain why it is unknown.
+	Ref *sqlparse.ColumnRef
 }
 
 func (e *ColumnError) Error() string { return fmt.Sprintf("%s (MySQL error %d)", e.Msg, e.Number) }
@@ -190,7 +195,7 @@ func (s *Scope) Resolve(ref *sqlparse.ColumnRef, clause string, fromRel, toRel i
 		}
 	}
 	if found < 0 {
-		return 0, columnError(ErBadFieldError, "unknown column %s in %s", ref, clause)
+		return 0, UnknownColumn(ref, clause)
 	}
 	return found, nil
 }
@@ -242,5 +247,17 @@ func (s *Scope) Star(q sqlparse.Name) ([]int, error) {
 			return out, nil
 		}
 	}
-	return nil, columnError(ErBadFieldError, "unknown table %s", q)
+	return nil, UnknownTable(q)
+}
+
+// UnknownColumn is MySQL's 1054 for a reference no relation of the
+// clause's scope provides (a qualifier naming no table in scope included).
+func UnknownColumn(ref *sqlparse.ColumnRef, clause string) error {
+	return &catalog.Error{Code: catalog.CodeInvalidInput, Cause: &ColumnError{Number: ErBadFieldError, Msg: fmt.Sprintf("unknown column %s in %s", ref, clause), Ref: ref}}
+}
+
+// UnknownTable is MySQL's 1051 for `q.*` where q names no relation in
+// scope.
+func UnknownTable(q sqlparse.Name) error {
+	return columnError(ErBadTableError, "unknown table %s", q)
 }
