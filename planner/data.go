@@ -167,18 +167,29 @@ func distinctAsGroupBy(st *sqlparse.Select) (*sqlparse.Select, error) {
 	}
 	q.GroupBy = nil
 	selected := map[string]bool{}
+	// byBare finds a select item by its text without the table's own
+	// qualifier: ORDER BY t.a names the item a, and the reverse.
+	byBare := map[string]sqlparse.Expr{}
 	for _, it := range st.Items {
 		if it.Star {
 			return nil, notSupportedSelect("SELECT DISTINCT * (name the columns)")
 		}
 		q.GroupBy = append(q.GroupBy, it.Expr)
 		selected[it.Expr.String()] = true
+		if _, ok := byBare[unqualify(it.Expr, st.From).String()]; !ok {
+			byBare[unqualify(it.Expr, st.From).String()] = it.Expr
+		}
 		if it.Alias != "" {
 			selected[strings.ToLower(sqlparse.QuoteIdent(it.Alias))] = true
 		}
 	}
-	for _, o := range st.OrderBy {
+	q.OrderBy = append([]sqlparse.OrderItem(nil), st.OrderBy...)
+	for i, o := range st.OrderBy {
 		if _, pos := o.Expr.(*sqlparse.ColumnPosition); pos || selected[o.Expr.String()] {
+			continue
+		}
+		if e, ok := byBare[unqualify(o.Expr, st.From).String()]; ok {
+			q.OrderBy[i].Expr = e
 			continue
 		}
 		if ref, ok := o.Expr.(*sqlparse.ColumnRef); ok && ref.Qualifier == nil && selected[strings.ToLower(sqlparse.QuoteIdent(ref.Column))] {

@@ -350,6 +350,18 @@ func TestSelectOrderLimitCount(t *testing.T) {
 		t.Errorf("SELECT DISTINCT *: %v", got)
 	}
 	f.fails("SELECT DISTINCT name FROM w ORDER BY id", catalog.CodeInvalidInput, "not in the select list")
+	// The table's own qualifier names the same column over the derived
+	// table (DISTINCT *) and in the GROUP BY (DISTINCT columns).
+	if got := f.rows("SELECT DISTINCT * FROM (SELECT score FROM w) AS s ORDER BY s.score DESC LIMIT 2"); fmt.Sprint(got) != "[[100] [3.5]]" {
+		t.Errorf("SELECT DISTINCT * ORDER BY s.score: %v", got)
+	}
+	if got := f.rows("SELECT DISTINCT name FROM w WHERE id <= 2 ORDER BY w.name DESC"); fmt.Sprint(got) != "[[beta] [alpha]]" {
+		t.Errorf("SELECT DISTINCT name ORDER BY w.name: %v", got)
+	}
+	if got := f.rows("SELECT DISTINCT w.name FROM w WHERE id <= 2 ORDER BY name"); fmt.Sprint(got) != "[[alpha] [beta]]" {
+		t.Errorf("SELECT DISTINCT w.name ORDER BY name: %v", got)
+	}
+	f.fails("SELECT DISTINCT name FROM w ORDER BY w.id", catalog.CodeInvalidInput, "not in the select list")
 	if got := f.rows("SELECT DISTINCT name AS n FROM w WHERE id <= 2 ORDER BY n"); fmt.Sprint(got) != "[[alpha] [beta]]" {
 		t.Errorf("SELECT DISTINCT name: %v", got)
 	}

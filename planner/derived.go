@@ -144,9 +144,33 @@ func distinctDerived(st *sqlparse.Select) *sqlparse.Select {
 				break
 			}
 		}
+		o.Expr = unqualify(o.Expr, st.From)
 		outer.OrderBy[i] = o
 	}
 	return &outer
+}
+
+// unqualify drops from e's column references a qualifier that names the
+// single table (or derived table) of from: over the derived table distinctDerived builds, the
+// columns keep their names but not their table (SELECT DISTINCT * FROM t
+// ORDER BY t.a orders by the derived table's a).
+func unqualify(e sqlparse.Expr, from sqlparse.FromItem) sqlparse.Expr {
+	ts, ok := from.(*sqlparse.TableSource)
+	if !ok || (ts.Subquery == nil && len(ts.Table) == 0) {
+		return e
+	}
+	name := ts.Alias
+	if name == "" && ts.Subquery == nil {
+		name = ts.Table[len(ts.Table)-1]
+	}
+	return sqlparse.Rewrite(e, func(x sqlparse.Expr) sqlparse.Expr {
+		if r, ok := x.(*sqlparse.ColumnRef); ok && len(r.Qualifier) > 0 && strings.EqualFold(r.Qualifier[len(r.Qualifier)-1], name) {
+			c := *r
+			c.Qualifier = nil
+			return &c
+		}
+		return x
+	})
 }
 
 // distinctAll turns SELECT DISTINCT <star or columns> over a derived table

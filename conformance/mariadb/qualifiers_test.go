@@ -88,6 +88,13 @@ func TestQualifiersMatchMariaDB(t *testing.T) {
 		"SELECT (SELECT t.b FROM staff u WHERE u.id = t.a) AS x FROM t ORDER BY x",
 		"SELECT e.a FROM (SELECT a FROM t) AS e ORDER BY e.a",
 		"WITH d AS (SELECT a FROM t) SELECT x.a FROM d AS x ORDER BY x.a",
+		// SELECT DISTINCT ordered through the table's own qualifier (it
+		// runs over a derived table or as a GROUP BY: the qualifier once
+		// failed as "neither aggregated nor named in GROUP BY").
+		"SELECT DISTINCT * FROM t ORDER BY t.a DESC",
+		"SELECT DISTINCT * FROM t AS u ORDER BY u.b",
+		"SELECT DISTINCT a FROM t ORDER BY t.a DESC",
+		"SELECT DISTINCT t.a + 1 FROM t ORDER BY a + 1 DESC",
 	} {
 		compareQuery(t, my, lc, q, true)
 	}
