@@ -11,6 +11,7 @@ import (
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/lance/dataset"
 	"github.com/lancecat/lancecat/sqlparse"
+	"github.com/lancecat/lancecat/sqltypes"
 )
 
 // insertChunkBytes is how many bytes of rows an INSERT builds (fixed-width
@@ -51,8 +52,12 @@ func (s *Session) appendInsert(ctx context.Context, id catalog.Ident, ds *datase
 	slot := targetSlots(schema, targets)
 	// The AUTO_INCREMENT values of all rows decide the reservation, which
 	// the first chunk needs: collect them before building any row.
+	// An explicit value out of the column's range is refused here, before
+	// the reservation commits.
 	if fill.auto >= 0 {
 		f := schema.Field(fill.auto)
+		scratch := array.NewBuilder(memory.DefaultAllocator, f.Type)
+		defer scratch.Release()
 		for r := 0; r < nrows; r++ {
 			var v any
 			given := false
@@ -63,6 +68,14 @@ func (s *Session) appendInsert(ctx context.Context, id catalog.Ident, ds *datase
 			}
 			if _, err := fill.appendColumn(nil, f, fill.auto, given, v); err != nil {
 				return nil, errorf(catalog.CodeInvalidInput, "row %d, column %s (%s): %v", r+1, sqlparse.QuoteIdent(f.Name), typeName(f), err)
+			}
+			if v := fill.autoValues[r]; v != nil {
+				if err := sqltypes.AppendInteger(scratch, v); err != nil {
+					return nil, errorf(catalog.CodeInvalidInput, "row %d, column %s (%s): %v", r+1, sqlparse.QuoteIdent(f.Name), typeName(f), err)
+				}
+			}
+			if r&1023 == 1023 {
+				scratch.NewArray().Release()
 			}
 		}
 	}
