@@ -64,16 +64,30 @@ func TestInsertWritesInChunks(t *testing.T) {
 		t.Errorf("refused INSERTs left %d data files and %d versions behind", dataFiles("c")-files1, versions("c")-versions1)
 	}
 
+	// INSERT ... SELECT takes the same path.
+	files2, versions2 := dataFiles("c"), versions("c")
+	f.exec("INSERT INTO c SELECT CONCAT(s, '2'), k + 100, n, v FROM c WHERE k IS NOT NULL")
+	if got, want := dataFiles("c")-files2, 3; got != want {
+		t.Errorf("INSERT ... SELECT of 3 rows with one row per chunk wrote %d data files, want %d", got, want)
+	}
+	if got := fmt.Sprint(ops("c", versions2)); got != "[Append]" {
+		t.Errorf("INSERT ... SELECT committed the versions %s, want one Append", got)
+	}
+	got = fmt.Sprint(f.rows("SELECT s, k, n, v FROM c WHERE k > 100 ORDER BY s"))
+	if want := "[[a2 101 10 [1,0]] [c2 103 30 [3,0]] [d2 104 -40 [4,0]]]"; got != want {
+		t.Errorf("rows of the chunked INSERT ... SELECT:\n got %s\nwant %s", got, want)
+	}
+
 	// AUTO_INCREMENT: ids are reserved once (one UpdateConfig) and handed
 	// out across chunks; a value out of the column's range in a late chunk
 	// is refused before the reservation commits.
 	f.exec("CREATE TABLE a (id TINYINT AUTO_INCREMENT PRIMARY KEY, s VARCHAR(20) NOT NULL)")
-	versions2 := versions("a")
+	versionsA := versions("a")
 	res := f.exec("INSERT INTO a (s) VALUES ('x'), ('y'), ('z')")
 	if res.LastInsertID != 1 {
 		t.Errorf("LastInsertID %d, want 1", res.LastInsertID)
 	}
-	if got := fmt.Sprint(ops("a", versions2)); got != "[UpdateConfig Append]" {
+	if got := fmt.Sprint(ops("a", versionsA)); got != "[UpdateConfig Append]" {
 		t.Errorf("INSERT with ids committed the versions %s, want one UpdateConfig and one Append", got)
 	}
 	if got := fmt.Sprint(f.rows("SELECT id, s FROM a ORDER BY id")); got != "[[1 x] [2 y] [3 z]]" {
