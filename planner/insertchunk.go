@@ -163,9 +163,6 @@ func (s *Session) appendInsert(ctx context.Context, id catalog.Ident, ds *datase
 			return fmt.Errorf("insert into %s: %w", displayName(id), err)
 		}
 		chunkStart, chunkBytes = end, 0
-		if end < nrows {
-			reserve(end)
-		}
 		return nil
 	}
 	for r := 0; r < nrows; r++ {
@@ -181,6 +178,11 @@ func (s *Session) appendInsert(ctx context.Context, id catalog.Ident, ds *datase
 		if chunkBytes += fixed + vb; chunkBytes >= insertChunkBytes {
 			if err := flush(r + 1); err != nil {
 				return nil, err
+			}
+			// After flush released its record: the next chunk's buffers
+			// need not live beside the last one's.
+			if r+1 < nrows {
+				reserve(r + 1)
 			}
 		}
 	}

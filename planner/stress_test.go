@@ -134,10 +134,10 @@ func stressCases() []stressCase {
 			},
 			check: wantErr(ErrValueTooLarge, catalog.CodeInvalidInput)},
 		// 256 MiB of rows (a NULL vector still takes 4n bytes), built and
-		// written in chunks of insertChunkBytes: about 300 MB peak (600 MB
+		// written in chunks of insertChunkBytes: about 235 MB peak (600 MB
 		// when built at once); the cancellation is checked per row batch
 		// and between chunk writes.
-		{name: "1,000 NULL VECTOR(65536) INSERT", maxMB: 450, cancelWithin: 4 * time.Second,
+		{name: "1,000 NULL VECTOR(65536) INSERT", maxMB: 400, cancelWithin: 4 * time.Second,
 			setup: func(f *fixture) { f.exec("CREATE TABLE vv (v VECTOR(65536))") },
 			query: func() string { return "INSERT INTO vv VALUES (NULL)" + strings.Repeat(", (NULL)", 999) },
 			check: func(_ [][]any, err error) error { return err }},
