@@ -121,6 +121,25 @@ func (fill *insertFill) finishAuto(ctx context.Context, ds *dataset.Dataset, b *
 		return ds, 0, false, nil
 	}
 	f := schema.Field(fill.auto)
+	ds, first, need, err := fill.reserveAuto(ctx, ds, f)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	next := first
+	if err := fill.appendAuto(b.Field(fill.auto), f, 0, len(fill.autoValues), &next); err != nil {
+		return nil, 0, false, err
+	}
+	if need == 0 {
+		first = 0
+	}
+	return ds, first, need == len(fill.autoValues), nil
+}
+
+// reserveAuto reserves, in one commit, the ids that fill.autoValues (every
+// row of the statement) need, past the largest explicit value. It returns
+// the dataset after the reservation, the first id and how many rows take
+// one.
+func (fill *insertFill) reserveAuto(ctx context.Context, ds *dataset.Dataset, f arrow.Field) (*dataset.Dataset, uint64, int, error) {
 	need := 0
 	floor := new(big.Int)
 	for _, v := range fill.autoValues {
@@ -135,24 +154,26 @@ func (fill *insertFill) finishAuto(ctx context.Context, ds *dataset.Dataset, b *
 		var err error
 		ds, first, err = reserveIDs(ctx, ds, f, need, floor)
 		if err != nil {
-			return nil, 0, false, err
+			return nil, 0, 0, err
 		}
 	}
-	fb := b.Field(fill.auto)
-	next := first
-	for r, v := range fill.autoValues {
+	return ds, first, need, nil
+}
+
+// appendAuto appends the AUTO_INCREMENT values of rows [from, to) to fb:
+// the explicit ones, and for the others the reserved ids from *next on.
+func (fill *insertFill) appendAuto(fb array.Builder, f arrow.Field, from, to int, next *uint64) error {
+	for r := from; r < to; r++ {
+		v := fill.autoValues[r]
 		if v == nil {
-			v = new(big.Int).SetUint64(next)
-			next++
+			v = new(big.Int).SetUint64(*next)
+			*next++
 		}
 		if err := sqltypes.AppendInteger(fb, v); err != nil {
-			return nil, 0, false, errorf(catalog.CodeInvalidInput, "row %d, column %s (%s): %v", r+1, sqlparse.QuoteIdent(f.Name), typeName(f), err)
+			return errorf(catalog.CodeInvalidInput, "row %d, column %s (%s): %v", r+1, sqlparse.QuoteIdent(f.Name), typeName(f), err)
 		}
 	}
-	if need == 0 {
-		first = 0
-	}
-	return ds, first, need == len(fill.autoValues), nil
+	return nil
 }
 
 // reserveIDs reserves n consecutive values of column f (at least floor)
@@ -302,32 +323,4 @@ func moveCounterPast(ctx context.Context, ds *dataset.Dataset, f arrow.Field, m 
 	floor.Add(floor, big.NewInt(1))
 	ds, _, err := reserveIDs(ctx, ds, f, 0, floor)
 	return ds, err
-}
-
-// appendRows finishes an INSERT's rows (AUTO_INCREMENT ids), enforces the
-// UNIQUE columns and appends them as one Lance version. The result carries
-// RowsAffected and, when ids were assigned, the first one (LastInsertID, as
-// MySQL reports it).
-func (s *Session) appendRows(ctx context.Context, id catalog.Ident, ds *dataset.Dataset, schema *arrow.Schema, b *array.RecordBuilder, fill *insertFill, nrows int64) (*Result, error) {
-	ds, first, allAssigned, err := fill.finishAuto(ctx, ds, b, schema)
-	if err != nil {
-		return nil, err
-	}
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	skip := map[int]bool{}
-	if allAssigned {
-		skip[fill.auto] = true // fresh ids cannot collide
-	}
-	if err := checkUniqueColumns(ctx, ds, schema, rec, skip); err != nil {
-		return nil, err
-	}
-	if _, err := ds.Append(ctx, []arrow.RecordBatch{rec}); err != nil {
-		return nil, fmt.Errorf("insert into %s: %w", displayName(id), err)
-	}
-	res := okResult(nrows)
-	if first > 0 {
-		res.LastInsertID = int64(first)
-	}
-	return res, nil
 }

@@ -47,15 +47,15 @@ func (s *Session) insert(ctx context.Context, n *sqlparse.Insert) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
+	if !n.Replace && !n.Ignore && len(n.OnDuplicate) == 0 {
+		return s.appendInsert(ctx, id, ds, schema, n)
+	}
 	b, fill, err := buildInsertRows(ctx, schema, n)
 	if err != nil {
 		return nil, err
 	}
 	defer b.Release()
-	if n.Replace || n.Ignore || len(n.OnDuplicate) > 0 {
-		return s.upsertRows(ctx, id, ds, schema, b, fill, n)
-	}
-	return s.appendRows(ctx, id, ds, schema, b, fill, int64(len(n.Rows)))
+	return s.upsertRows(ctx, id, ds, schema, b, fill, n)
 }
 
 // buildInsertRows converts the VALUES rows of n to the columns of schema
@@ -63,6 +63,16 @@ func (s *Session) insert(ctx context.Context, n *sqlparse.Insert) (*Result, erro
 // writing anything; the caller releases the builder. Inside a transaction
 // it also checks an INSERT deferred to COMMIT at statement time.
 func buildInsertRows(ctx context.Context, schema *arrow.Schema, n *sqlparse.Insert) (*array.RecordBuilder, *insertFill, error) {
+	targets, value, err := insertValues(schema, n)
+	if err != nil {
+		return nil, nil, err
+	}
+	return buildRows(ctx, schema, targets, len(n.Rows), value)
+}
+
+// insertValues checks the shape of n's VALUES rows and returns the columns
+// they give and their row r's k-th value (given false: DEFAULT).
+func insertValues(schema *arrow.Schema, n *sqlparse.Insert) ([]int, func(r, k int) (any, bool, error), error) {
 	targets, err := insertTargets(schema, n.Columns)
 	if err != nil {
 		return nil, nil, err
@@ -75,14 +85,14 @@ func buildInsertRows(ctx context.Context, schema *arrow.Schema, n *sqlparse.Inse
 			return nil, nil, errorf(catalog.CodeInvalidInput, "row %d has %d values for %d columns", r+1, len(list), len(targets))
 		}
 	}
-	return buildRows(ctx, schema, targets, len(n.Rows), func(r, k int) (any, bool, error) {
+	return targets, func(r, k int) (any, bool, error) {
 		e := n.Rows[r][k]
 		if _, isDefault := e.(*sqlparse.Default); isDefault {
 			return nil, false, nil
 		}
 		v, err := insertLiteral(e)
 		return v, true, err
-	})
+	}, nil
 }
 
 // insertTargets resolves INSERT's column list to positions in schema
@@ -132,41 +142,21 @@ func buildRows(ctx context.Context, schema *arrow.Schema, targets []int, nrows i
 	if err != nil {
 		return nil, nil, err
 	}
-	// Bound the memory of the statement before any row is built: a NULL in
-	// a VECTOR(n) still takes 4n bytes.
-	fixed := fixedRowBytes(schema)
-	if int64(nrows) > MaxInsertBytes/fixed {
-		return nil, nil, errorf(catalog.CodeInvalidInput, "INSERT of %d rows of %d bytes each exceeds the limit of %d MiB per statement: split it into several statements", nrows, fixed, MaxInsertBytes>>20)
+	if err := checkInsertBytes(schema, nrows); err != nil {
+		return nil, nil, err
 	}
 	for _, fb := range b.Fields() {
 		reserveBuilder(fb, nrows)
 	}
-	slot := make([]int, schema.NumFields()) // column -> k+1 (0: not given)
-	for k, i := range targets {
-		slot[i] = k + 1
-	}
+	slot := targetSlots(schema, targets)
 	for r := 0; r < nrows; r++ {
 		if r&63 == 63 {
 			if err := ctx.Err(); err != nil {
 				return nil, nil, err
 			}
 		}
-		for i, f := range schema.Fields() {
-			var v any
-			given := false
-			if k := slot[i]; k > 0 {
-				if v, given, err = value(r, k-1); err != nil {
-					return nil, nil, errorf(catalog.CodeInvalidInput, "row %d, column %s: %v", r+1, sqlparse.QuoteIdent(f.Name), err)
-				}
-			}
-			// Omitted columns and DEFAULT take the column's DEFAULT (NULL
-			// without one); the AUTO_INCREMENT column is filled below.
-			if _, err := fill.appendColumn(b.Field(i), f, i, given, v); err != nil {
-				if errors.Is(err, errNoValue) {
-					return nil, nil, errorf(catalog.CodeInvalidInput, "row %d: column %s is NOT NULL and has no value", r+1, sqlparse.QuoteIdent(f.Name))
-				}
-				return nil, nil, errorf(catalog.CodeInvalidInput, "row %d, column %s (%s): %v", r+1, sqlparse.QuoteIdent(f.Name), typeName(f), err)
-			}
+		if _, err := fill.appendRow(b, schema, slot, r, value, false); err != nil {
+			return nil, nil, err
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -174,6 +164,53 @@ func buildRows(ctx context.Context, schema *arrow.Schema, targets []int, nrows i
 	}
 	ok = true
 	return b, fill, nil
+}
+
+// targetSlots maps each column of schema to k+1, k its position in
+// targets (0: not given).
+func targetSlots(schema *arrow.Schema, targets []int) []int {
+	slot := make([]int, schema.NumFields())
+	for k, i := range targets {
+		slot[i] = k + 1
+	}
+	return slot
+}
+
+// appendRow appends row r (value(r, k) is its k-th given value, for the
+// column slot maps to k+1) to b: omitted columns and DEFAULT take the
+// column's DEFAULT (NULL without one), NOT NULL and each type's range are
+// checked. The AUTO_INCREMENT value goes to fill.autoValues (appended to b
+// later) unless skipAuto (the caller collected them before). It returns the
+// bytes of the row's string and binary values, which fixedRowBytes does not
+// count.
+func (fill *insertFill) appendRow(b *array.RecordBuilder, schema *arrow.Schema, slot []int, r int, value func(r, k int) (any, bool, error), skipAuto bool) (int64, error) {
+	var varBytes int64
+	for i, f := range schema.Fields() {
+		if skipAuto && i == fill.auto {
+			continue
+		}
+		var v any
+		given := false
+		if k := slot[i]; k > 0 {
+			var err error
+			if v, given, err = value(r, k-1); err != nil {
+				return 0, errorf(catalog.CodeInvalidInput, "row %d, column %s: %v", r+1, sqlparse.QuoteIdent(f.Name), err)
+			}
+			switch x := v.(type) {
+			case string:
+				varBytes += int64(len(x))
+			case []byte:
+				varBytes += int64(len(x))
+			}
+		}
+		if _, err := fill.appendColumn(b.Field(i), f, i, given, v); err != nil {
+			if errors.Is(err, errNoValue) {
+				return 0, errorf(catalog.CodeInvalidInput, "row %d: column %s is NOT NULL and has no value", r+1, sqlparse.QuoteIdent(f.Name))
+			}
+			return 0, errorf(catalog.CodeInvalidInput, "row %d, column %s (%s): %v", r+1, sqlparse.QuoteIdent(f.Name), typeName(f), err)
+		}
+	}
+	return varBytes, nil
 }
 
 // reserveBuilder reserves room for rows values in b, and in the items
@@ -198,6 +235,16 @@ func reserveBuilder(b array.Builder, rows int) {
 // not). Variable-width values are bounded by the statement's text
 // (sqlparse.MaxStatementBytes).
 const MaxInsertBytes = 256 << 20
+
+// checkInsertBytes bounds the memory of a statement before any of its
+// nrows rows is built: a NULL in a VECTOR(n) still takes 4n bytes.
+func checkInsertBytes(schema *arrow.Schema, nrows int) error {
+	fixed := fixedRowBytes(schema)
+	if int64(nrows) > MaxInsertBytes/fixed {
+		return errorf(catalog.CodeInvalidInput, "INSERT of %d rows of %d bytes each exceeds the limit of %d MiB per statement: split it into several statements", nrows, fixed, MaxInsertBytes>>20)
+	}
+	return nil
+}
 
 // fixedRowBytes is what one row of schema takes in its fixed-width buffers
 // (at least one byte per leaf: validity and offsets are not free either).

@@ -133,9 +133,11 @@ func stressCases() []stressCase {
 				return "SELECT LENGTH(CONCAT(" + strings.TrimSuffix(strings.Repeat("body, ", 100), ", ") + ")) FROM b"
 			},
 			check: wantErr(ErrValueTooLarge, catalog.CodeInvalidInput)},
-		// The cancellation is checked while the rows are built and before
-		// the write; the 256 MiB Lance file write itself is not interrupted.
-		{name: "1,000 NULL VECTOR(65536) INSERT", maxMB: 700, cancelWithin: 4 * time.Second,
+		// 256 MiB of rows (a NULL vector still takes 4n bytes), built and
+		// written in chunks of insertChunkBytes: about 235 MB peak (600 MB
+		// when built at once); the cancellation is checked per row batch
+		// and between chunk writes.
+		{name: "1,000 NULL VECTOR(65536) INSERT", maxMB: 400, cancelWithin: 4 * time.Second,
 			setup: func(f *fixture) { f.exec("CREATE TABLE vv (v VECTOR(65536))") },
 			query: func() string { return "INSERT INTO vv VALUES (NULL)" + strings.Repeat(", (NULL)", 999) },
 			check: func(_ [][]any, err error) error { return err }},
