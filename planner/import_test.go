@@ -93,7 +93,7 @@ func TestImportIntoCSV(t *testing.T) {
 		t.Fatalf("a failed IMPORT INTO left %d rows, %d versions", n, versionCount(f, "u"))
 	}
 	f.fails(`IMPORT INTO u FROM 'u1.csv' WITH detached`, catalog.CodeUnsupported, "detached")
-	f.fails(`IMPORT INTO u FROM 's3://bucket/u1.csv'`, catalog.CodeUnsupported, "only local files")
+	f.fails(`IMPORT INTO u FROM 's3://bucket/u1.csv'`, catalog.CodePermissionDenied, "set the import_sources option")
 	f.fails(`IMPORT INTO u FROM 'none*.csv'`, catalog.CodeInvalidInput, "no file matches")
 	f.fails(`IMPORT INTO u FROM '../u1.csv'`, catalog.CodeInvalidInput, "")
 	f.fails(`IMPORT INTO u FROM 'u1.csv' FORMAT 'sql'`, catalog.CodeUnsupported, "FORMAT")
