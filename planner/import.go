@@ -29,8 +29,9 @@ import (
 // they fill and one Append version for every file, nothing committed when
 // a row fails. As in TiDB the table must be empty, and the path may be a
 // glob (*, ?, [...] in the file name part) matching several files, read in
-// name order. Files are read only inside Options.LoadDataDir, as LOAD
-// DATA's.
+// name order. Local files are read only inside Options.LoadDataDir, as
+// LOAD DATA's; object-store URIs only under Options.ImportSources
+// (importstore.go).
 //
 // CSV takes TiDB's defaults: fields separated by ',', enclosed by '"',
 // escaped by '\', lines ending in "\n" or "\r\n", \N is NULL; WITH

@@ -161,3 +161,81 @@ func TestLoadProgress(t *testing.T) {
 	f.exec("CREATE TABLE w (id BIGINT, name VARCHAR(20))")
 	f.exec(`LOAD DATA INFILE 'big.csv' INTO TABLE w FIELDS TERMINATED BY ','`)
 }
+
+// rangeLog is a store that records the largest ranged read.
+type rangeLog struct {
+	storage.Store
+	max, reads int64
+}
+
+func (r *rangeLog) ReadRange(ctx context.Context, p string, off, n int64) ([]byte, error) {
+	r.reads++
+	r.max = max(r.max, n)
+	return r.Store.ReadRange(ctx, p, off, n)
+}
+
+// TestParquetObjectRangedReads: a Parquet object whose one column chunk is
+// several MiB is read through ranged reads of at most importParquetBuffer
+// bytes (not whole chunks), and every row arrives.
+func TestParquetObjectRangedReads(t *testing.T) {
+	ctx := context.Background()
+	const rows = 40000
+	ids, names, scores := make([]any, rows), make([]any, rows), make([]any, rows)
+	for i := range ids {
+		ids[i], names[i], scores[i] = int64(i), fmt.Sprintf("%0100d", i), float64(i)
+	}
+	local := filepath.Join(t.TempDir(), "big.parquet")
+	writeParquetGroups(t, local, ids, names, scores, rows)
+	data, err := os.ReadFile(local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem, err := storage.Open(ctx, fmt.Sprintf("memory://import-ranged-%d", dataSeq.Add(1)), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	if err := mem.Put(ctx, "big.parquet", data); err != nil {
+		t.Fatal(err)
+	}
+	log := &rangeLog{Store: mem}
+	f := newDataFixture(t, Options{})
+	f.exec("CREATE TABLE t (id BIGINT, name VARCHAR(200))")
+	spec := func() *loadSpec {
+		_, ds, err := f.s.openTableData(ctx, []string{"t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, err := ds.ArrowSchema()
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec, err := f.s.newLoadSpec(sc, []sqlparse.LoadTarget{{Column: "id"}, {Column: "name"}}, nil, "IMPORT INTO")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return spec
+	}()
+	src, err := openParquetSource(ctx, &objectReader{ctx: ctx, st: log, path: "big.parquet", size: int64(len(data))}, "big.parquet", spec, []sqlparse.LoadTarget{{Column: "id"}, {Column: "name"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.close()
+	n := 0
+	for {
+		rec, err := src.next(ctx)
+		if err != nil {
+			break
+		}
+		if rec[0] != int64(n) {
+			t.Fatalf("row %d: id %v", n, rec[0])
+		}
+		n++
+	}
+	if n != rows {
+		t.Fatalf("read %d rows, want %d", n, rows)
+	}
+	if len(data) < 3*importParquetBuffer || log.max > importParquetBuffer {
+		t.Fatalf("file of %d bytes read with ranges up to %d bytes (%d reads), want at most %d", len(data), log.max, log.reads, importParquetBuffer)
+	}
+}
