@@ -2,6 +2,7 @@ package planner
 
 import (
 	"bytes"
+	"encoding/base64"
 	"context"
 	"fmt"
 	"os"
@@ -100,6 +101,34 @@ func TestImportIntoObjectStore(t *testing.T) {
 			if n := len(f.rows("SELECT id FROM u")); n != 0 {
 				t.Fatalf("failed imports left %d rows", n)
 			}
+
+			// Wrong secrets: the emulator's refusal never echoes them.
+			wrong := map[string]string{}
+			var secrets []string
+			for k, v := range srv.StorageOptions {
+				// Flags named like secrets (google_skip_signature) keep
+				// their value: a non-boolean one fails before any request.
+				if storage.IsSecretOption(k) && k != "google_service_account" && v != "true" && v != "false" {
+					// base64, so that Azure's shared key decodes and
+					// the request is made (and refused).
+					v = base64.StdEncoding.EncodeToString([]byte("WrongSecret " + k))
+					secrets = append(secrets, v)
+				}
+				wrong[k] = v
+			}
+			g := newDataFixture(t, Options{ImportSources: []string{srv.URI(prefix + "/in")}, StorageOptions: wrong})
+			g.exec("CREATE TABLE t (id BIGINT, name VARCHAR(20))")
+			_, err = g.try(fmt.Sprintf(`IMPORT INTO t FROM '%s/in/p*.csv'`, base))
+			// fake-gcs-server checks no credentials.
+			if srv.Name != "gs" && err == nil {
+				t.Fatal("IMPORT INTO with wrong secrets succeeded")
+			}
+			for _, sec := range secrets {
+				if err != nil && strings.Contains(err.Error(), sec) {
+					t.Fatalf("error shows a secret: %v", err)
+				}
+			}
+			t.Logf("wrong secrets: %v", err)
 		})
 	}
 }
