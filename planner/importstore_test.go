@@ -2,8 +2,8 @@ package planner
 
 import (
 	"bytes"
-	"encoding/base64"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"os"
 	"path/filepath"
