@@ -161,7 +161,6 @@ func (s *Session) importObjects(ctx context.Context, raw string) (files []import
 		infos = []storage.ObjectInfo{info}
 	}
 	for _, info := range infos {
-		info := info
 		files = append(files, importFile{name: info.Path, open: func(ctx context.Context) (importReader, error) {
 			return &objectReader{ctx: ctx, st: st, path: info.Path, size: info.Size}, nil
 		}})
