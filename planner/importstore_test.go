@@ -267,4 +267,5 @@ func TestParquetObjectRangedReads(t *testing.T) {
 	if len(data) < 3*importParquetBuffer || log.max > importParquetBuffer {
 		t.Fatalf("file of %d bytes read with ranges up to %d bytes (%d reads), want at most %d", len(data), log.max, log.reads, importParquetBuffer)
 	}
+	t.Logf("%d bytes of Parquet read in %d ranged reads of at most %d bytes", len(data), log.reads, log.max)
 }
