@@ -45,6 +45,12 @@ type Config struct {
 	// LoadDataDir is the local directory LOAD DATA [LOCAL] INFILE may read
 	// (URI: load_data_dir=/path); "" (the default) refuses LOAD DATA.
 	LoadDataDir string
+	// ImportSources are the object-store URI prefixes IMPORT INTO may
+	// read (URI: import_sources=s3://bucket/dir,gs://bucket2; default none:
+	// an IMPORT INTO from a URI is refused with PermissionDenied). They are
+	// opened with StorageOptions, the catalog's credentials, which is why
+	// SQL text alone may not choose them.
+	ImportSources []string
 	// AutoVacuumEvery vacuums the `__manifest` table after every that many
 	// catalog commits of the handle (URI: auto_vacuum_every=K), deleting
 	// the files of versions superseded more than a minute ago (version
@@ -163,6 +169,13 @@ func ParseDSN(dsn string) (Config, error) {
 			cfg.Durability = d
 		case "load_data_dir":
 			cfg.LoadDataDir = v
+		case "import_sources":
+			cfg.ImportSources = nil
+			for _, e := range strings.Split(v, ",") {
+				if e = strings.TrimSpace(e); e != "" {
+					cfg.ImportSources = append(cfg.ImportSources, e)
+				}
+			}
 		case "read_only":
 			b, err := strconv.ParseBool(v)
 			if err != nil {
@@ -231,8 +244,14 @@ func (c Config) validate() error {
 	default:
 		return invalidf("unknown catalog mode %d", int(c.Mode))
 	}
-	if len(c.StorageOptions) > 0 && !isObjectStore(scheme(c.URI)) {
-		return invalidf("storage options only apply to s3://, gs:// and az:// catalogs, not %q", c.URI)
+	// A local catalog takes storage options only for its import sources.
+	if len(c.StorageOptions) > 0 && !isObjectStore(scheme(c.URI)) && len(c.ImportSources) == 0 {
+		return invalidf("storage options only apply to s3://, gs:// and az:// catalogs (or import_sources), not %q", c.URI)
+	}
+	for _, e := range c.ImportSources {
+		if !isObjectStore(scheme(e)) {
+			return invalidf("import_sources entry %q is not an s3://, gs:// or az:// URI", storage.Redact(e))
+		}
 	}
 	return nil
 }

@@ -37,7 +37,8 @@ var (
 )
 
 func newConn(c *Connector, h *handle) *Conn {
-	return &Conn{connector: c, h: h, sess: planner.NewSession(h.cat, planner.Options{Namespace: catalog.Ident(c.cfg.Namespace), Store: h.store, LockLease: c.cfg.LockLease, LoadDataDir: c.cfg.LoadDataDir})}
+	return &Conn{connector: c, h: h, sess: planner.NewSession(h.cat, planner.Options{Namespace: catalog.Ident(c.cfg.Namespace), Store: h.store, LockLease: c.cfg.LockLease, LoadDataDir: c.cfg.LoadDataDir,
+		ImportSources: c.cfg.ImportSources, StorageOptions: c.cfg.StorageOptions})}
 }
 
 func (c *Conn) usable() error {

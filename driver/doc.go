@@ -62,6 +62,12 @@
 //	        the local directory LOAD DATA [LOCAL] INFILE may read files from
 //	        (as MySQL's secure_file_priv; default none: LOAD DATA is refused
 //	        with PermissionDenied).
+//	import_sources=s3://bucket/dir,gs://bucket2
+//	        the object-store URI prefixes (comma-separated, whole path
+//	        segments) IMPORT INTO may read, opened with the storage options
+//	        below (default none: IMPORT INTO from a URI is refused with
+//	        PermissionDenied). A local catalog takes storage.* options for
+//	        them.
 //	namespace=a.b
 //	        the current namespace a connection starts in (default the root).
 //	storage.KEY=VALUE

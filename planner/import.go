@@ -12,12 +12,14 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/sqlparse"
 	"github.com/lancecat/lancecat/sqltypes"
+	"github.com/lancecat/lancecat/storage"
 )
 
 // IMPORT INTO t [(col_or_@var, ...)] [SET col = expr, ...] FROM 'path'
@@ -27,8 +29,9 @@ import (
 // they fill and one Append version for every file, nothing committed when
 // a row fails. As in TiDB the table must be empty, and the path may be a
 // glob (*, ?, [...] in the file name part) matching several files, read in
-// name order. Files are read only inside Options.LoadDataDir, as LOAD
-// DATA's.
+// name order. Local files are read only inside Options.LoadDataDir, as
+// LOAD DATA's; object-store URIs only under Options.ImportSources
+// (importstore.go).
 //
 // CSV takes TiDB's defaults: fields separated by ',', enclosed by '"',
 // escaped by '\', lines ending in "\n" or "\r\n", \N is NULL; WITH
@@ -44,12 +47,6 @@ import (
 const importParquetBatch = 8192
 
 func (s *Session) importInto(ctx context.Context, st *sqlparse.ImportInto) (*Result, error) {
-	if s.opts.LoadDataDir == "" {
-		return nil, errorf(catalog.CodePermissionDenied, "IMPORT INTO is disabled: set the load_data_dir option to the directory it may read")
-	}
-	if strings.Contains(st.Path, "://") {
-		return nil, errorf(catalog.CodeUnsupported, "not supported: IMPORT INTO from %s: only local files inside load_data_dir", quoteString(st.Path))
-	}
 	load := &sqlparse.LoadData{FieldsTerminated: ",", FieldsTerminatedSet: true, Enclosed: `"`, EnclosedSet: true}
 	var skip int64
 	for name, v := range st.Options {
@@ -111,10 +108,47 @@ func (s *Session) importInto(ctx context.Context, st *sqlparse.ImportInto) (*Res
 	if st.Format == "parquet" && skip > 0 {
 		return nil, errorf(catalog.CodeInvalidInput, "IMPORT INTO option skip_rows is for CSV, not parquet")
 	}
+	var files []importFile
+	if strings.Contains(st.Path, "://") {
+		files, done, err := s.importObjects(ctx, st.Path)
+		if err != nil {
+			return nil, err
+		}
+		defer done()
+		return s.importFiles(ctx, st, load, skip, files)
+	}
+	if s.opts.LoadDataDir == "" {
+		return nil, errorf(catalog.CodePermissionDenied, "IMPORT INTO is disabled: set the load_data_dir option to the directory it may read")
+	}
 	paths, err := importPaths(s.opts.LoadDataDir, st.Path)
 	if err != nil {
 		return nil, err
 	}
+	for _, p := range paths {
+		files = append(files, localImportFile(p))
+	}
+	return s.importFiles(ctx, st, load, skip, files)
+}
+
+// importFile is one input of IMPORT INTO: a local file or an object.
+type importFile struct {
+	name string // for messages: the file's base name
+	open func(context.Context) (importReader, error)
+}
+
+func localImportFile(path string) importFile {
+	name := filepath.Base(path)
+	return importFile{name: name, open: func(context.Context) (importReader, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, errorf(catalog.CodeInvalidInput, "IMPORT INTO: cannot open %s: %v", quoteString(name), errors.Unwrap(err))
+		}
+		return f, nil
+	}}
+}
+
+// importFiles loads files (at least one) into the empty table.
+func (s *Session) importFiles(ctx context.Context, st *sqlparse.ImportInto, load *sqlparse.LoadData, skip int64, files []importFile) (*Result, error) {
 	id, ds, err := s.openTableData(ctx, st.Table)
 	if err != nil {
 		return nil, err
@@ -132,7 +166,7 @@ func (s *Session) importInto(ctx context.Context, st *sqlparse.ImportInto) (*Res
 	if st.Format == "parquet" && len(targets) == 0 {
 		// The table's columns the first file holds; the others take their
 		// DEFAULT (and every file must hold the same ones).
-		if targets, err = parquetTargets(paths[0], schema); err != nil {
+		if targets, err = parquetTargets(ctx, files[0], schema); err != nil {
 			return nil, err
 		}
 	}
@@ -140,18 +174,25 @@ func (s *Session) importInto(ctx context.Context, st *sqlparse.ImportInto) (*Res
 	if err != nil {
 		return nil, err
 	}
-	srcs := make([]loadSource, 0, len(paths))
+	pt := newLoadTracker(ctx)
+	srcs := make([]loadSource, 0, len(files))
 	closeAll := func() {
 		for _, src := range srcs {
 			src.close()
 		}
 	}
-	for _, p := range paths {
+	for _, f := range files {
+		r, err := f.open(ctx)
+		if err != nil {
+			closeAll()
+			return nil, err
+		}
+		r = pt.reader(r)
 		var src loadSource
 		if st.Format == "parquet" {
-			src, err = openParquetSource(ctx, p, spec, targets)
+			src, err = openParquetSource(ctx, r, f.name, spec, targets)
 		} else {
-			src, err = openCSVSource(p, load, skip)
+			src, err = openCSVSource(r, f.name, load, skip)
 		}
 		if err != nil {
 			closeAll()
@@ -159,7 +200,7 @@ func (s *Session) importInto(ctx context.Context, st *sqlparse.ImportInto) (*Res
 		}
 		srcs = append(srcs, src)
 	}
-	return s.loadStream(ctx, id, ds, spec, srcs)
+	return s.loadStream(ctx, id, ds, spec, srcs, pt)
 }
 
 // importPaths resolves IMPORT INTO's path, a file or a glob of files,
@@ -203,16 +244,12 @@ func importPaths(dir, p string) ([]string, error) {
 // csvSource is a textSource that owns its file.
 type csvSource struct {
 	textSource
-	f *os.File
+	f io.Closer
 }
 
 func (c *csvSource) close() { c.f.Close() }
 
-func openCSVSource(path string, load *sqlparse.LoadData, skip int64) (loadSource, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, errorf(catalog.CodeInvalidInput, "IMPORT INTO: cannot open %s: %v", quoteString(filepath.Base(path)), errors.Unwrap(err))
-	}
+func openCSVSource(f importReader, name string, load *sqlparse.LoadData, skip int64) (loadSource, error) {
 	lr := newLoadReader(f, load)
 	lr.crlf = !load.LinesTermSet
 	for i := int64(0); i < skip; i++ {
@@ -224,7 +261,7 @@ func openCSVSource(path string, load *sqlparse.LoadData, skip int64) (loadSource
 			return nil, err
 		}
 	}
-	return &csvSource{textSource: textSource{lr: lr, name: filepath.Base(path)}, f: f}, nil
+	return &csvSource{textSource: textSource{lr: lr, name: name}, f: f}, nil
 }
 
 // parquetSource reads the matched columns of a Parquet file batch by batch.
@@ -239,11 +276,29 @@ type parquetSource struct {
 	row     int64 // rows read so far
 }
 
-func openParquetSource(ctx context.Context, path string, spec *loadSpec, targets []sqlparse.LoadTarget) (loadSource, error) {
-	name := filepath.Base(path)
-	pf, err := file.OpenParquetFile(path, false)
+// openParquetReader reads the Parquet file r; the *file.Reader owns r.
+func openParquetReader(r importReader, name string) (*file.Reader, error) {
+	// A buffered stream reads a column chunk importParquetBuffer bytes at
+	// a time instead of whole, which bounds memory (and, on an object
+	// store, the size of each ranged GET).
+	props := parquet.NewReaderProperties(memory.DefaultAllocator)
+	props.BufferedStreamEnabled = true
+	props.BufferSize = importParquetBuffer
+	pf, err := file.NewParquetReader(r, file.WithReadProps(props))
 	if err != nil {
-		return nil, errorf(catalog.CodeInvalidInput, "IMPORT INTO: %s is not a Parquet file: %v", quoteString(name), err)
+		r.Close()
+		return nil, errorf(catalog.CodeInvalidInput, "IMPORT INTO: %s is not a Parquet file: %v", quoteString(name), storage.RedactError(err))
+	}
+	return pf, nil
+}
+
+// importParquetBuffer is the read size of a Parquet column chunk stream.
+const importParquetBuffer = 1 << 20
+
+func openParquetSource(ctx context.Context, r importReader, name string, spec *loadSpec, targets []sqlparse.LoadTarget) (loadSource, error) {
+	pf, err := openParquetReader(r, name)
+	if err != nil {
+		return nil, err
 	}
 	fail := func(err error) (loadSource, error) {
 		pf.Close()
@@ -304,11 +359,15 @@ func openParquetSource(ctx context.Context, path string, spec *loadSpec, targets
 
 // parquetTargets lists the columns of schema a Parquet file holds (by
 // name, case-insensitively).
-func parquetTargets(path string, schema *arrow.Schema) ([]sqlparse.LoadTarget, error) {
-	name := filepath.Base(path)
-	pf, err := file.OpenParquetFile(path, false)
+func parquetTargets(ctx context.Context, f importFile, schema *arrow.Schema) ([]sqlparse.LoadTarget, error) {
+	name := f.name
+	r, err := f.open(ctx)
 	if err != nil {
-		return nil, errorf(catalog.CodeInvalidInput, "IMPORT INTO: %s is not a Parquet file: %v", quoteString(name), err)
+		return nil, err
+	}
+	pf, err := openParquetReader(r, name)
+	if err != nil {
+		return nil, err
 	}
 	defer pf.Close()
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
@@ -353,7 +412,7 @@ func (p *parquetSource) next(ctx context.Context) ([]any, error) {
 		}
 		if !p.rr.Next() {
 			if err := p.rr.Err(); err != nil && !errors.Is(err, io.EOF) {
-				return nil, errorf(catalog.CodeInvalidInput, "IMPORT INTO: Parquet file %s after row %d: %v", quoteString(p.name), p.row, err)
+				return nil, errorf(catalog.CodeInvalidInput, "IMPORT INTO: Parquet file %s after row %d: %v", quoteString(p.name), p.row, storage.RedactError(err))
 			}
 			return nil, io.EOF
 		}

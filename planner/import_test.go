@@ -19,6 +19,12 @@ import (
 // NULL) as a Parquet file with row groups of two rows.
 func writeParquet(t *testing.T, path string, ids []any, names []any, scores []any) {
 	t.Helper()
+	writeParquetGroups(t, path, ids, names, scores, 2)
+}
+
+// writeParquetGroups is writeParquet with row groups of groupRows rows.
+func writeParquetGroups(t *testing.T, path string, ids []any, names []any, scores []any, groupRows int64) {
+	t.Helper()
 	schema := arrow.NewSchema([]arrow.Field{
 		{Name: "ID", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 		{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true},
@@ -51,7 +57,7 @@ func writeParquet(t *testing.T, path string, ids []any, names []any, scores []an
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := pqarrow.NewFileWriter(schema, f, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(2)), pqarrow.DefaultWriterProps())
+	w, err := pqarrow.NewFileWriter(schema, f, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(groupRows)), pqarrow.DefaultWriterProps())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +99,7 @@ func TestImportIntoCSV(t *testing.T) {
 		t.Fatalf("a failed IMPORT INTO left %d rows, %d versions", n, versionCount(f, "u"))
 	}
 	f.fails(`IMPORT INTO u FROM 'u1.csv' WITH detached`, catalog.CodeUnsupported, "detached")
-	f.fails(`IMPORT INTO u FROM 's3://bucket/u1.csv'`, catalog.CodeUnsupported, "only local files")
+	f.fails(`IMPORT INTO u FROM 's3://bucket/u1.csv'`, catalog.CodePermissionDenied, "set the import_sources option")
 	f.fails(`IMPORT INTO u FROM 'none*.csv'`, catalog.CodeInvalidInput, "no file matches")
 	f.fails(`IMPORT INTO u FROM '../u1.csv'`, catalog.CodeInvalidInput, "")
 	f.fails(`IMPORT INTO u FROM 'u1.csv' FORMAT 'sql'`, catalog.CodeUnsupported, "FORMAT")

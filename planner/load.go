@@ -87,7 +87,8 @@ func (s *Session) loadData(ctx context.Context, st *sqlparse.LoadData) (*Result,
 		return nil, errorf(catalog.CodeInvalidInput, "LOAD DATA: cannot open %s: %v", quoteString(st.Path), errors.Unwrap(err))
 	}
 	defer file.Close()
-	lr := newLoadReader(file, st)
+	pt := newLoadTracker(ctx)
+	lr := newLoadReader(pt.reader(file), st)
 	for i := uint64(0); i < st.IgnoreLines; i++ {
 		if err := lr.skipLine(); err != nil {
 			if errors.Is(err, io.EOF) {
@@ -98,9 +99,9 @@ func (s *Session) loadData(ctx context.Context, st *sqlparse.LoadData) (*Result,
 	}
 	src := &textSource{lr: lr}
 	if st.Replace || st.Ignore {
-		return s.loadUpsert(ctx, id, ds, spec, src, &sqlparse.Insert{Table: st.Table, Replace: st.Replace, Ignore: st.Ignore})
+		return s.loadUpsert(ctx, id, ds, spec, src, &sqlparse.Insert{Table: st.Table, Replace: st.Replace, Ignore: st.Ignore}, pt)
 	}
-	return s.loadStream(ctx, id, ds, spec, []loadSource{src})
+	return s.loadStream(ctx, id, ds, spec, []loadSource{src}, pt)
 }
 
 // loadSource yields the records of one input file.
@@ -338,7 +339,7 @@ type loadKeys struct {
 }
 
 // loadStream reads every source into batches appended by one commit.
-func (s *Session) loadStream(ctx context.Context, id catalog.Ident, ds *dataset.Dataset, spec *loadSpec, srcs []loadSource) (*Result, error) {
+func (s *Session) loadStream(ctx context.Context, id catalog.Ident, ds *dataset.Dataset, spec *loadSpec, srcs []loadSource, pt *loadTracker) (*Result, error) {
 	schema := spec.schema
 	fill, err := newInsertFill(schema)
 	if err != nil {
@@ -371,11 +372,15 @@ func (s *Session) loadStream(ctx context.Context, id catalog.Ident, ds *dataset.
 			if errors.Is(err, io.EOF) {
 				srcs[0].close()
 				srcs = srcs[1:]
+				if len(srcs) == 0 {
+					pt.report()
+				}
 				continue
 			}
 			if err != nil {
 				return nil, err
 			}
+			pt.row()
 			n, err := spec.appendRow(srcs[0], fields, fill, b)
 			if err != nil {
 				return nil, err
@@ -483,7 +488,7 @@ func (s *Session) checkLoadUnique(ctx context.Context, ds *dataset.Dataset, spec
 
 // loadUpsert reads the whole source (bounded) and applies it as INSERT's
 // REPLACE or IGNORE does.
-func (s *Session) loadUpsert(ctx context.Context, id catalog.Ident, ds *dataset.Dataset, spec *loadSpec, src loadSource, n *sqlparse.Insert) (*Result, error) {
+func (s *Session) loadUpsert(ctx context.Context, id catalog.Ident, ds *dataset.Dataset, spec *loadSpec, src loadSource, n *sqlparse.Insert, pt *loadTracker) (*Result, error) {
 	fill, err := newInsertFill(spec.schema)
 	if err != nil {
 		return nil, err
@@ -501,11 +506,13 @@ func (s *Session) loadUpsert(ctx context.Context, id catalog.Ident, ds *dataset.
 		}
 		fields, err := src.next(ctx)
 		if errors.Is(err, io.EOF) {
+			pt.report()
 			break
 		}
 		if err != nil {
 			return nil, err
 		}
+		pt.row()
 		if rows >= maxRows || size > MaxInsertBytes {
 			return nil, errorf(catalog.CodeInvalidInput, "%s REPLACE / IGNORE reads at most %d rows and %d MiB (planner.Options.MaxRows, MaxInsertBytes): split the file", spec.verb, maxRows, MaxInsertBytes>>20)
 		}

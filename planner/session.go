@@ -58,6 +58,12 @@ type Options struct {
 	// LoadDataDir is the directory LOAD DATA [LOCAL] INFILE may read files
 	// from (MySQL's secure_file_priv); "" refuses LOAD DATA (load.go).
 	LoadDataDir string
+	// ImportSources are the object-store URI prefixes (s3://bucket/prefix,
+	// gs://..., az://...) IMPORT INTO may read from; nil refuses every
+	// URI (importstore.go). StorageOptions are the storage.Options keys
+	// (credentials, endpoints) those stores are opened with.
+	ImportSources  []string
+	StorageOptions map[string]string
 }
 
 // DefaultMaxValueBytes is the default of Options.MaxValueBytes: 64 MiB,

@@ -89,9 +89,12 @@ func main() {
 
 const usageText = `usage:
   lancecat [--uri URI] [-c SQL]... [-f FILE]... [--format table|csv|jsonl]
+           [--progress | --no-progress]
       run SQL scripts (-f - reads stdin); with neither -c nor -f: an
       interactive shell on a terminal, else the script on stdin.
       --uri defaults to ./lancecat-data (created on first write).
+      LOAD DATA and IMPORT INTO show rows and bytes read on stderr when
+      it is a terminal or with --progress.
   lancecat dataset inspect <dataset-uri> [--version N]
   lancecat dataset cat <dataset-uri> [--columns a,b] [--limit N] [--version N]
   lancecat dataset lookup <dataset-uri> --index NAME (--eq V | --prefix V | --in V1,V2) [--version N]

@@ -49,7 +49,7 @@ func runShell(db *sql.DB, f sqlFlags, in, out *os.File, stderr io.Writer) int {
 	signal.Notify(sigs, os.Interrupt)
 	defer signal.Stop(sigs)
 
-	ex := &executor{conn: conn, out: newFormatter(f.format, out)}
+	ex := &executor{conn: conn, out: newFormatter(f.format, out), progress: newProgressPrinter(f.progress, stderr)}
 	fmt.Fprintf(out, "lancecat SQL shell on %s. End statements with ';'. %s leaves.\n", storage.Redact(f.uri), shellQuitCommandsD)
 
 	var pending strings.Builder // the statement typed so far (lines joined by "\n")

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/lancecat/lancecat/planner"
 )
 
 // openPTY allocates a pseudo-terminal (Linux /dev/ptmx) of 200x50.
@@ -227,5 +229,30 @@ func TestShellOnTerminal(t *testing.T) {
 	c.typeText("\x04")
 	if code := c.wait(); code != 0 {
 		t.Fatalf("Ctrl-D: exit status %d", code)
+	}
+}
+
+// TestProgressOnTerminal: a terminal stderr turns load progress on without
+// a flag and redraws one line in place ('\r'), ending it with a newline;
+// --no-progress turns it off.
+func TestProgressOnTerminal(t *testing.T) {
+	master, slave := openPTY(t)
+	p := newProgressPrinter(0, slave)
+	if p == nil || !p.tty {
+		t.Fatalf("terminal stderr: printer %+v, want one drawing in place", p)
+	}
+	if newProgressPrinter(-1, slave) != nil {
+		t.Fatal("--no-progress on a terminal still prints")
+	}
+	p.start("IMPORT INTO")
+	p.report(planner.LoadProgress{Rows: 8192, Bytes: 100000})
+	p.finish()
+	buf := make([]byte, 256)
+	n, err := master.Read(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(buf[:n]); !strings.HasPrefix(got, "\rIMPORT INTO: 8192 rows, 97.7 KiB read") || !strings.Contains(got, "\n") {
+		t.Fatalf("terminal got %q", got)
 	}
 }

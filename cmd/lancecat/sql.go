@@ -15,6 +15,7 @@ import (
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/driver"
+	"github.com/lancecat/lancecat/planner"
 	"github.com/lancecat/lancecat/sqlparse"
 	"github.com/lancecat/lancecat/storage"
 )
@@ -37,6 +38,9 @@ type sqlFlags struct {
 	uri     string
 	format  string
 	scripts []sqlScript
+	// progress: 1 is --progress, -1 --no-progress, 0 on when stderr is
+	// a terminal.
+	progress int
 }
 
 func parseSQLFlags(args []string) (sqlFlags, error) {
@@ -75,6 +79,10 @@ func parseSQLFlags(args []string) (sqlFlags, error) {
 			var text string
 			text, err = value()
 			f.scripts = append(f.scripts, sqlScript{text: text})
+		case "--progress":
+			f.progress = 1
+		case "--no-progress":
+			f.progress = -1
 		case "-h", "--help":
 			return f, errHelp
 		case "-f", "--file":
@@ -130,7 +138,7 @@ func runSQL(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer conn.Close()
-	ex := &executor{conn: conn, out: newFormatter(f.format, stdout)}
+	ex := &executor{conn: conn, out: newFormatter(f.format, stdout), progress: newProgressPrinter(f.progress, stderr)}
 	for _, s := range f.scripts {
 		text := s.text
 		if s.file {
@@ -161,8 +169,9 @@ func runSQL(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // executor runs scripts statement by statement on one connection, so that
 // USE and BEGIN ... COMMIT last across statements and scripts.
 type executor struct {
-	conn *sql.Conn
-	out  formatter
+	conn     *sql.Conn
+	out      formatter
+	progress *progressPrinter // nil: no load progress shown
 }
 
 // dmlKinds are the statements lancecat does not run yet (sqlparse.Unsupported
@@ -213,6 +222,11 @@ func (e *executor) runScript(ctx context.Context, text string) error {
 func (e *executor) runStatement(ctx context.Context, st sqlparse.Statement) error {
 	stmtCtx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	if verb := loadVerb(st); verb != "" && e.progress != nil {
+		e.progress.start(verb)
+		stmtCtx = planner.WithLoadProgress(stmtCtx, e.progress.report)
+		defer e.progress.finish()
+	}
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
 	return e.conn.Raw(func(dc any) error {
