@@ -95,9 +95,10 @@ func IsSecretOption(name string) bool {
 
 var (
 	// key=value after a start of parameter (also percent-encoded: %26, %3F,
-	// %3D), up to the next separator. Group 1 is everything before the
+	// %3D), up to the next separator, or a quoted value whole
+	// (key="value" must not leave the value after the mark). Group 1 is everything before the
 	// value, group 2 the name, group 3 the value.
-	param = regexp.MustCompile(`((?:^|[?&;\s"'(,]|%26|%3[Ff])([A-Za-z0-9_.\-]+)(?:=|%3[Dd]))([^&\s"',;)]*)`)
+	param = regexp.MustCompile(`((?:^|[?&;\s"'(,]|%26|%3[Ff])([A-Za-z0-9_.\-]+)(?:=|%3[Dd]))("[^"]*"|'[^']*'|[^&\s"',;)]*)`)
 	// the password of URL user info: scheme://user:password@host
 	userPassword = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://[^/@\s:"']*):[^/@\s"']*@`)
 )

@@ -17,6 +17,8 @@ func TestRedact(t *testing.T) {
 		{"storage.azure_storage_sas_token=sv=2022&sig=S3CR3T", "S3CR3T", "storage.azure_storage_sas_token="},
 		{"url%3Fx%3D1%26sig%3DS3CR3T%26a%3Db", "S3CR3T", "url"},
 		{"aws_session_token=TOKEN123 expired", "TOKEN123", "expired"},
+		{`option aws_secret_access_key="S3CR3T VALUE" refused`, "S3CR3T", "refused"},
+		{`google_service_account_key='{"k": "S3CR3T"}', region=x`, "S3CR3T", "region=x"},
 		{"https://s3.amazonaws.com/b/k?X-Amz-Credential=AKIA%2F20250101&X-Amz-Signature=f00d", "f00d", "X-Amz-Signature=REDACTED"},
 	} {
 		got := Redact(c.in)
