@@ -13,10 +13,9 @@ import (
 )
 
 // This file converts TiDB's query and expression AST into lancecat's types (expr.go, query.go).
-// Statement-level features lancecat has no type for (WITH, window functions, SELECT ... INTO,
-// FOR UPDATE, TABLE/VALUES statements) are refused at the statement start, with the messages the
-// planner gave before the conversion moved here; expression kinds without a type (CASE, CAST,
-// variables, REGEXP, ...) are refused at the expression.
+// Statement-level features lancecat has no type for (SELECT ... INTO, FOR UPDATE / SHARE,
+// TABLE/VALUES statements, WITH ROLLUP, LATERAL) are refused at the statement start; expression
+// kinds without a type are refused at the expression, with its position.
 
 // pos maps an offset of the text given to TiDB to a position in the original script.
 func (c *converter) pos(tidbOffset int) Pos {
