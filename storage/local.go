@@ -400,8 +400,21 @@ func (s *localStore) mkdirs(dir string) error {
 			break
 		}
 	}
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return err
+	// MkdirAll reports "file exists" when a directory it found existing
+	// (mkdir's EEXIST) is gone by the time it checks it again: a concurrent
+	// delete pruned it. Creating it again is the answer, a few times; past
+	// that the directory keeps vanishing, which is the caller's conflict.
+	for attempt := 0; ; attempt++ {
+		err := os.MkdirAll(dir, 0o777)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) || attempt >= 4 {
+			if errors.Is(err, fs.ErrExist) {
+				return fmt.Errorf("%w: %w", ErrDirRemoved, err)
+			}
+			return err
+		}
 	}
 	if !s.noSync && len(created) > 0 {
 		s.mu.Lock()
