@@ -58,10 +58,13 @@ func ftsVocabulary() []string {
 	syll := []string{"ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "ze", "pa", "qui", "dor", "fen", "gal", "hix", "jur", "bel", "cor"}
 	r := rand.New(rand.NewSource(7))
 	seen := map[string]bool{}
+	var words []string
 	for _, w := range common {
-		seen[w] = true
+		if !seen[w] {
+			seen[w] = true
+			words = append(words, w)
+		}
 	}
-	words := append([]string(nil), common...)
 	for len(words) < 20000 {
 		n := 2 + r.Intn(3)
 		var b strings.Builder
