@@ -3,7 +3,7 @@
 // machine, and prints one table per suite: operation | size | lancecat |
 // peer | ratio (lancecat / peer, medians; below 1 lancecat is faster).
 //
-//	go run ./conformance/bench [flags] catalog|dataset|all
+//	go run ./conformance/bench [flags] catalog|dataset|fts|all
 //
 // Suite catalog: per-operation times (median, p90, p99) of CREATE TABLE,
 // CREATE SCHEMA, list a whole namespace, describe, table exists, RENAME
@@ -15,6 +15,16 @@
 //
 // Suite dataset: full scan, one column and a 1,000-row range of the
 // 100,000-row `__manifest` fixture (time, bytes read, rows).
+//
+// Suite fts (not part of all: it loads up to a million documents): a
+// deterministic Zipf-distributed corpus of -docs documents (default 10,000
+// and 1,000,000), loaded on both sides; the FTS index build (with positions)
+// time and bytes on disk; median and p99 latency of -queries one-word,
+// three-word and two-word phrase top-10 queries. lancecat runs through
+// database/sql (CREATE FULLTEXT INDEX, MATCH ... AGAINST), the peer through
+// createIndex(Index.fts({withPosition: true})) and search(MatchQuery |
+// PhraseQuery) in one node process per size; both sides must return the
+// same number of rows per query.
 //
 // The peer's side runs in one node process per size (bench-peer.mjs in
 // conformance/peer) and times each operation inside node, so node's start-up
@@ -71,6 +81,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	creates := fl.Int("creates", 5000, "catalog suite: one-by-one table creates for the bytes-on-disk part, default settings (0: skip)")
 	batch := fl.Int("batch", 1000, "catalog suite: tables created one by one and in one transaction (0: skip)")
 	batchSize := fl.Int("batchsize", 500, "catalog suite: table entries of the catalog the batch part starts from")
+	docs := fl.String("docs", "10000,1000000", "fts suite: corpus sizes (documents)")
+	ftsQueries := fl.Int("queries", 100, "fts suite: queries of each kind per size")
 	repeat := fl.Int("repeat", 5, "dataset suite: timed reads per operation")
 	fixture := fl.String("fixture", "", "dataset suite: catalog root whose __manifest is read (default: the catalog-100000 fixture, generated with the peer if missing)")
 	jsonOut := fl.String("json", "", "also write the results as JSON to this file (\"-\": stdout, instead of the table)")
@@ -80,7 +92,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	cpuProfile := fl.String("cpuprofile", "", "write a CPU profile of the run (lancecat's side; the peer is another process)")
 	quiet := fl.Bool("q", false, "no progress lines on stderr")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: go run ./conformance/bench [flags] catalog|dataset|all\n       go run ./conformance/bench tpch [-sf 0.1] [-no-duckdb] [-no-mariadb] (conformance/tpch/cmd/tpchbench)")
+		fmt.Fprintln(stderr, "usage: go run ./conformance/bench [flags] catalog|dataset|fts|all\n       go run ./conformance/bench tpch [-sf 0.1] [-no-duckdb] [-no-mariadb] (conformance/tpch/cmd/tpchbench)")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
@@ -91,7 +103,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		switch a {
 		case "all":
 			suites = append(suites, "catalog", "dataset")
-		case "catalog", "dataset":
+		case "catalog", "dataset", "fts":
 			suites = append(suites, a)
 		default:
 			fl.Usage()
@@ -156,6 +168,15 @@ func run(args []string, stdout, stderr io.Writer) error {
 				Sizes: sz, Ops: *ops, Creates: *creates, Batch: *batch, BatchSize: *batchSize,
 				WorkDir: wd, Peer: usePeer, Log: logf,
 			})
+		case "fts":
+			var d []int
+			if d, err = parseSizes(*docs); err != nil {
+				return err
+			}
+			if *ftsQueries < 1 {
+				return fmt.Errorf("-queries %d: want at least 1", *ftsQueries)
+			}
+			r, err = runFTS(ctx, ftsConfig{Docs: d, Queries: *ftsQueries, WorkDir: wd, Peer: usePeer, Log: logf})
 		case "dataset":
 			root := *fixture
 			if root == "" {

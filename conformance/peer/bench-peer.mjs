@@ -26,6 +26,12 @@
 //   dataset {"path", "repeat", "offset", "limit", "column"}
 //     Reads the Lance dataset at path through the query API: full scan, one column, a row range
 //     (offset/limit). Result: {"ns": {op: [...]}, "rows": {op: n}}.
+//   fts {"dir", "rows", "queries": {"one": [q...], "multi": [...], "phrase": [...]}}
+//     Creates table docs in dir from the JSONL rows ({"id", "text"}), times
+//     createIndex("text", Index.fts({withPosition: true})), sums the bytes under _indices, then
+//     times each query (one, multi: MatchQuery; phrase: PhraseQuery; top 10) after one untimed
+//     warm-up per kind. Result: {"loadNs", "buildNs", "indexBytes", "ns": {kind: [...]},
+//     "hits": {kind: [rows...]}}.
 import * as lancedb from "@lancedb/lancedb";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -241,7 +247,48 @@ async function datasetSuite(a) {
   }
 }
 
-const SUITES = { catalog: catalogSuite, bytes: bytesSuite, batch: batchSuite, dataset: datasetSuite };
+async function ftsSuite(a) {
+  const { dir, rows: rowsPath, queries } = a;
+  fs.mkdirSync(dir, { recursive: true });
+  const db = await lancedb.connect(dir);
+  const lines = fs.readFileSync(rowsPath, "utf8").split("\n").filter((l) => l.length > 0);
+  const schema = schemaFromJSON({ fields: [
+    { name: "id", type: "int64", nullable: false },
+    { name: "text", type: "utf8", nullable: true },
+  ] });
+  let t0 = now();
+  const data = lancedb.makeArrowTable(lines.map((l) => JSON.parse(l)), { schema });
+  const tbl = await db.createTable("docs", data, { mode: "overwrite" });
+  const loadNs = since(t0);
+  t0 = now();
+  await tbl.createIndex("text", { config: lancedb.Index.fts({ withPosition: true }) });
+  const buildNs = since(t0);
+  let indexBytes = 0;
+  const walk = (d) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (p.split(path.sep).includes("_indices")) indexBytes += fs.statSync(p).size;
+    }
+  };
+  walk(dir);
+  const mk = (kind, q) => kind === "phrase"
+    ? new lancedb.PhraseQuery(q, "text", { slop: 0 })
+    : new lancedb.MatchQuery(q, "text");
+  const search = async (kind, q) => (await tbl.search(mk(kind, q), "fts").select(["id", "_score"]).limit(10).toArray()).length;
+  const ns = {}, hits = {};
+  for (const kind of ["one", "multi", "phrase"]) {
+    ns[kind] = []; hits[kind] = [];
+    await search(kind, queries[kind][0]); // warm-up: opens the index
+    for (const q of queries[kind]) {
+      hits[kind].push(await timed(ns[kind], () => search(kind, q)));
+    }
+  }
+  db.close();
+  return { loadNs, buildNs, indexBytes, ns, hits };
+}
+
+const SUITES = { catalog: catalogSuite, bytes: bytesSuite, batch: batchSuite, dataset: datasetSuite, fts: ftsSuite };
 
 async function main() {
   const [suite, raw = "{}"] = process.argv.slice(2);
