@@ -683,11 +683,7 @@ func (b *builder) graphFile(typ string, cent []float32, loss float64, p *parts) 
 	offsets := make([]uint64, b.np)
 	lengths := make([]uint64, b.np)
 	var recs []arrow.Record
-	defer func() {
-		for _, r := range recs {
-			r.Release()
-		}
-	}()
+	defer releaseRecords(&recs)
 	var off uint64
 	for c := range b.np {
 		g := p.graphs[c]
@@ -781,11 +777,7 @@ func (b *builder) files(typ string, cent []float32, loss float64, codebook []flo
 	offsets := make([]uint64, b.np)
 	lengths := make([]uint64, b.np)
 	var recs []arrow.Record
-	defer func() {
-		for _, r := range recs {
-			r.Release()
-		}
-	}()
+	defer releaseRecords(&recs)
 	var off uint64
 	for c := range b.np {
 		n := len(p.rows[c])
@@ -979,4 +971,12 @@ func (b *builder) details() []byte {
 		d = protowire.AppendBytes(d, nil)
 	}
 	return d
+}
+
+// releaseRecords releases the records *recs holds (deferred by the writers
+// of index files, which build one record per partition).
+func releaseRecords(recs *[]arrow.Record) {
+	for _, r := range *recs {
+		r.Release()
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lancecat/lancecat/conformance/peer"
+	"github.com/lancecat/lancecat/lance/dataset"
 	"github.com/lancecat/lancecat/lance/vector"
 )
 
@@ -56,24 +57,9 @@ func TestPeerSearchesLancecatIndex(t *testing.T) {
 	defer cancel()
 	const n, dim, fragRows, k = 20000, 64, 5000, 10
 	root := t.TempDir()
-	run := func(args ...string) []byte {
-		t.Helper()
-		out, err := peer.Run(ctx, t, "vector.mjs", args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
+	run := vectorScript(ctx, t)
 	data := genRows(n, dim, 21)
-	// queries: data rows nudged off the data
-	var queries [][]float32
-	for i := 0; i < 100; i++ {
-		q := append([]float32(nil), data[(i*977)%n]...)
-		for j := range q {
-			q[j] += float32((i+j)%5-2) * 0.3
-		}
-		queries = append(queries, q)
-	}
+	queries := nudgedQueries(data, 100)
 	cases := []struct {
 		typ, metric string
 		np, m       int
@@ -121,15 +107,7 @@ func TestPeerSearchesLancecatIndex(t *testing.T) {
 				t.Fatal(err)
 			}
 			ourBuild := time.Since(t0)
-			// exact ground truth
-			var truth [][]int64
-			for _, q := range queries {
-				hits, err := vector.Exact(ctx, ds, vector.ExactQuery{Column: "v", Vector: q, K: k, Metric: m})
-				if err != nil {
-					t.Fatal(err)
-				}
-				truth = append(truth, hitIDs(hits, fragRows))
-			}
+			truth := exactTruth(ctx, t, ds, queries, k, m, fragRows)
 			var reqs []map[string]any
 			for _, q := range queries {
 				reqs = append(reqs, map[string]any{"q": q, "k": k, "metric": c.metric, "nprobes": c.nprobes, "refine": c.refine})
@@ -246,4 +224,46 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// vectorScript runs conformance/peer's vector.mjs with args and returns its
+// output, failing the test on an error.
+func vectorScript(ctx context.Context, t *testing.T) func(args ...string) []byte {
+	return func(args ...string) []byte {
+		t.Helper()
+		out, err := peer.Run(ctx, t, "vector.mjs", args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+}
+
+// nudgedQueries returns count query vectors: rows of data nudged off the
+// data, so that no query is a row's exact copy.
+func nudgedQueries(data [][]float32, count int) [][]float32 {
+	var queries [][]float32
+	for i := 0; i < count; i++ {
+		q := append([]float32(nil), data[(i*977)%len(data)]...)
+		for j := range q {
+			q[j] += float32((i+j)%5-2) * 0.3
+		}
+		queries = append(queries, q)
+	}
+	return queries
+}
+
+// exactTruth is each query's exact top-k over ds (the ground truth of the
+// recall figures), as row ids.
+func exactTruth(ctx context.Context, t *testing.T, ds *dataset.Dataset, queries [][]float32, k int, m vector.Metric, fragRows int) [][]int64 {
+	t.Helper()
+	var truth [][]int64
+	for _, q := range queries {
+		hits, err := vector.Exact(ctx, ds, vector.ExactQuery{Column: "v", Vector: q, K: k, Metric: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		truth = append(truth, hitIDs(hits, fragRows))
+	}
+	return truth
 }

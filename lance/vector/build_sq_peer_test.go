@@ -36,23 +36,9 @@ func TestPeerSearchesLancecatSQHNSW(t *testing.T) {
 	defer cancel()
 	const n, dim, fragRows, k = 10000, 32, 2500, 10
 	root := t.TempDir()
-	run := func(args ...string) []byte {
-		t.Helper()
-		out, err := peer.Run(ctx, t, "vector.mjs", args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
+	run := vectorScript(ctx, t)
 	data := genRows(n, dim, 21)
-	var queries [][]float32
-	for i := 0; i < 100; i++ {
-		q := append([]float32(nil), data[(i*977)%n]...)
-		for j := range q {
-			q[j] += float32((i+j)%5-2) * 0.3
-		}
-		queries = append(queries, q)
-	}
+	queries := nudgedQueries(data, 100)
 	cases := []struct {
 		typ, metric, yardstick string
 		np, m, nprobes         int
@@ -110,14 +96,7 @@ func TestPeerSearchesLancecatSQHNSW(t *testing.T) {
 				t.Fatal(err)
 			}
 			ourBuild := time.Since(t0)
-			var truth [][]int64
-			for _, q := range queries {
-				hits, err := vector.Exact(ctx, ds, vector.ExactQuery{Column: "v", Vector: q, K: k, Metric: m})
-				if err != nil {
-					t.Fatal(err)
-				}
-				truth = append(truth, hitIDs(hits, fragRows))
-			}
+			truth := exactTruth(ctx, t, ds, queries, k, m, fragRows)
 			var reqs []map[string]any
 			for _, q := range queries {
 				reqs = append(reqs, map[string]any{"q": q, "k": k, "metric": c.metric, "nprobes": c.nprobes})
