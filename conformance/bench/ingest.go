@@ -29,7 +29,10 @@ type ingestConfig struct {
 	WorkDir   string
 	Peer      bool
 	DuckDB    bool
-	Log       func(format string, args ...any)
+	// Keep keeps every table, database and input file (-keep), to look
+	// at; otherwise each goes once measured, to bound the disk used.
+	Keep bool
+	Log  func(format string, args ...any)
 }
 
 // ingestPeerAdd is the rows of one table.add of the peer's load: Lance's
@@ -328,6 +331,12 @@ func runIngest(ctx context.Context, cfg ingestConfig) ([]Row, error) {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
+	drop := func(p string) error {
+		if cfg.Keep {
+			return nil
+		}
+		return removeAll(p)
+	}
 	data := filepath.Join(cfg.WorkDir, "ingest-data")
 	if err := os.MkdirAll(data, 0o755); err != nil {
 		return nil, err
@@ -359,7 +368,7 @@ func runIngest(ctx context.Context, cfg ingestConfig) ([]Row, error) {
 			return nil, err
 		}
 		lc[format] = &ingestSide{Ns: res.Ns, RSS: rss, Stats: st}
-		if err := removeAll(root); err != nil {
+		if err := drop(root); err != nil {
 			return nil, err
 		}
 	}
@@ -378,7 +387,7 @@ func runIngest(ctx context.Context, cfg ingestConfig) ([]Row, error) {
 			return nil, err
 		}
 		pr = &ingestSide{Ns: res.Ns, RSS: rss, Stats: st}
-		if err := removeAll(dir); err != nil {
+		if err := drop(dir); err != nil {
 			return nil, err
 		}
 	}
@@ -402,15 +411,15 @@ func runIngest(ctx context.Context, cfg ingestConfig) ([]Row, error) {
 				return nil, err
 			}
 			duck[format] = &ingestSide{Ns: res.Ns, RSS: rss, Bytes: n}
-			if err := removeAll(db); err != nil {
+			if err := drop(db); err != nil {
 				return nil, err
 			}
-			if err := removeAll(db + ".wal"); err != nil {
+			if err := drop(db + ".wal"); err != nil {
 				return nil, err
 			}
 		}
 	}
-	if err := removeAll(data); err != nil {
+	if err := drop(data); err != nil {
 		return nil, err
 	}
 
@@ -472,6 +481,12 @@ func runIngest(ctx context.Context, cfg ingestConfig) ([]Row, error) {
 // OPTIMIZE TABLE against the peer's table.optimize().
 func runIngestOptimize(ctx context.Context, cfg ingestConfig, logf func(string, ...any)) ([]Row, error) {
 	want := int64(cfg.Fragments) * int64(cfg.FragRows)
+	drop := func(p string) error {
+		if cfg.Keep {
+			return nil
+		}
+		return removeAll(p)
+	}
 	type sides struct {
 		build, opt    *ingestResult
 		rss           int64
@@ -519,7 +534,7 @@ func runIngestOptimize(ctx context.Context, cfg ingestConfig, logf func(string, 
 	if err != nil {
 		return nil, err
 	}
-	if err := removeAll(root); err != nil {
+	if err := drop(root); err != nil {
 		return nil, err
 	}
 	var p *sides
@@ -540,10 +555,10 @@ func runIngestOptimize(ctx context.Context, cfg ingestConfig, logf func(string, 
 		if err != nil {
 			return nil, err
 		}
-		if err := removeAll(dir); err != nil {
+		if err := drop(dir); err != nil {
 			return nil, err
 		}
-		if err := os.Remove(arrows); err != nil {
+		if err := drop(arrows); err != nil {
 			return nil, err
 		}
 	}

@@ -204,7 +204,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 				return fmt.Errorf("-rows %d, -fragments %d, -fragrows %d: want rows and fragment rows of at least 1", *ingestRows, *fragments, *fragRows)
 			}
 			r, err = runIngest(ctx, ingestConfig{Rows: *ingestRows, Fragments: *fragments, FragRows: *fragRows,
-				WorkDir: wd, Peer: usePeer, DuckDB: useDuckDB, Log: logf})
+				WorkDir: wd, Peer: usePeer, DuckDB: useDuckDB, Keep: *keep, Log: logf})
 		case "dataset":
 			root := *fixture
 			if root == "" {
