@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -32,7 +33,10 @@ type ingestConfig struct {
 	// Keep keeps every table, database and input file (-keep), to look
 	// at; otherwise each goes once measured, to bound the disk used.
 	Keep bool
-	Log  func(format string, args ...any)
+	// CPUProfile is -cpuprofile: each lancecat child writes its own profile
+	// to CPUProfile + "." + its operation.
+	CPUProfile string
+	Log        func(format string, args ...any)
 }
 
 // ingestPeerAdd is the rows of one table.add of the peer's load: Lance's
@@ -52,6 +56,10 @@ type ingestChildArgs struct {
 	Data      string `json:"data,omitempty"` // load_data_dir: where the input files are
 	Fragments int    `json:"fragments,omitempty"`
 	FragRows  int    `json:"fragRows,omitempty"`
+	// CPUProfile, when set, is where the child writes a CPU profile of its
+	// run (-cpuprofile P writes P.csv, P.parquet, ...: the loads happen in
+	// the children, not in the process -cpuprofile profiles).
+	CPUProfile string `json:"cpuProfile,omitempty"`
 }
 
 // ingestResult is what each side's process reports: the timed operation's
@@ -94,6 +102,17 @@ func ingestChild(ctx context.Context, spec string) (*ingestResult, error) {
 	}
 	if err := os.MkdirAll(a.Root, 0o755); err != nil {
 		return nil, err
+	}
+	if a.CPUProfile != "" {
+		f, err := os.Create(a.CPUProfile)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return nil, err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	db, err := sql.Open("lancecat", dsn)
 	if err != nil {
@@ -325,6 +344,13 @@ func checkRows(what string, want int64, res *ingestResult, st *lanceStats) error
 	return nil
 }
 
+func childProfile(cfg ingestConfig, op string) string {
+	if cfg.CPUProfile == "" {
+		return ""
+	}
+	return cfg.CPUProfile + "." + op
+}
+
 // runIngest runs the ingest suite and returns its rows.
 func runIngest(ctx context.Context, cfg ingestConfig) ([]Row, error) {
 	logf := cfg.Log
@@ -356,7 +382,7 @@ func runIngest(ctx context.Context, cfg ingestConfig) ([]Row, error) {
 	for _, format := range formats {
 		logf("ingest: lancecat from %s", format)
 		root := filepath.Join(cfg.WorkDir, "lancecat-"+format)
-		res, rss, err := runLancecatChild(ctx, ingestChildArgs{Op: format, Root: root, Data: data})
+		res, rss, err := runLancecatChild(ctx, ingestChildArgs{Op: format, Root: root, Data: data, CPUProfile: childProfile(cfg, format)})
 		if err != nil {
 			return nil, err
 		}
@@ -529,7 +555,7 @@ func runIngestOptimize(ctx context.Context, cfg ingestConfig, logf func(string, 
 			return res, err
 		},
 		func() (*ingestResult, int64, error) {
-			return runLancecatChild(ctx, ingestChildArgs{Op: "optimize", Root: root})
+			return runLancecatChild(ctx, ingestChildArgs{Op: "optimize", Root: root, CPUProfile: childProfile(cfg, "optimize")})
 		}, filepath.Join(root, "t.lance"))
 	if err != nil {
 		return nil, err

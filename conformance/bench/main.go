@@ -104,7 +104,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	noPeer := fl.Bool("no-peer", false, "measure lancecat only")
 	workDir := fl.String("workdir", "", "directory for the catalogs the suite builds (default: a new temporary directory)")
 	keep := fl.Bool("keep", false, "keep the work directory")
-	cpuProfile := fl.String("cpuprofile", "", "write a CPU profile of the run (lancecat's side; the peer is another process)")
+	cpuProfile := fl.String("cpuprofile", "", "write a CPU profile of the run (lancecat's side; the peer is another process; the ingest suite's lancecat children write FILE.csv, FILE.parquet, FILE.optimize)")
 	quiet := fl.Bool("q", false, "no progress lines on stderr")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "usage: go run ./conformance/bench [flags] catalog|dataset|fts|ingest|all\n       go run ./conformance/bench tpch [-sf 0.1] [-no-duckdb] [-no-mariadb] (conformance/tpch/cmd/tpchbench)")
@@ -204,7 +204,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 				return fmt.Errorf("-rows %d, -fragments %d, -fragrows %d: want rows and fragment rows of at least 1", *ingestRows, *fragments, *fragRows)
 			}
 			r, err = runIngest(ctx, ingestConfig{Rows: *ingestRows, Fragments: *fragments, FragRows: *fragRows,
-				WorkDir: wd, Peer: usePeer, DuckDB: useDuckDB, Keep: *keep, Log: logf})
+				WorkDir: wd, Peer: usePeer, DuckDB: useDuckDB, Keep: *keep, CPUProfile: *cpuProfile, Log: logf})
 		case "dataset":
 			root := *fixture
 			if root == "" {
