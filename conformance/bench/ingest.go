@@ -65,7 +65,11 @@ type ingestChildArgs struct {
 // ingestResult is what each side's process reports: the timed operation's
 // nanoseconds and the table's row count afterwards, counted by that side.
 type ingestResult struct {
-	Ns    int64  `json:"ns"`
+	Ns int64 `json:"ns"`
+	// CPUNs is the process's user + system CPU time over the timed
+	// operation (all threads): on a shared machine the wall time also
+	// counts waiting for a core, this does not.
+	CPUNs int64  `json:"cpuNs"`
 	Rows  int64  `json:"rows"`
 	Adds  int    `json:"adds,omitempty"`
 	Error string `json:"error,omitempty"`
@@ -163,11 +167,11 @@ func ingestChild(ctx context.Context, spec string) (*ingestResult, error) {
 	default:
 		return nil, fmt.Errorf("unknown child op %q", a.Op)
 	}
-	t0 := time.Now()
+	t0, c0 := time.Now(), selfCPU()
 	if err := timed(); err != nil {
 		return nil, fmt.Errorf("%s: %w", a.Op, err)
 	}
-	res := &ingestResult{Ns: time.Since(t0).Nanoseconds()}
+	res := &ingestResult{Ns: time.Since(t0).Nanoseconds(), CPUNs: selfCPU() - c0}
 	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM t").Scan(&res.Rows); err != nil {
 		return nil, err
 	}
@@ -327,9 +331,9 @@ func fileBytes(paths ...string) (int64, error) {
 
 // ingestSide is one side's measurements of one operation.
 type ingestSide struct {
-	Ns, RSS int64
-	Stats   *lanceStats // Lance tables
-	Bytes   int64       // DuckDB's database file
+	Ns, CPUNs, RSS int64
+	Stats          *lanceStats // Lance tables
+	Bytes          int64       // DuckDB's database file
 }
 
 // checkRows fails the run when a side's own count or the manifest's row
@@ -393,7 +397,7 @@ func runIngest(ctx context.Context, cfg ingestConfig) ([]Row, error) {
 		if err := checkRows("lancecat from "+format, want, res, st); err != nil {
 			return nil, err
 		}
-		lc[format] = &ingestSide{Ns: res.Ns, RSS: rss, Stats: st}
+		lc[format] = &ingestSide{Ns: res.Ns, CPUNs: res.CPUNs, RSS: rss, Stats: st}
 		if err := drop(root); err != nil {
 			return nil, err
 		}
@@ -412,7 +416,7 @@ func runIngest(ctx context.Context, cfg ingestConfig) ([]Row, error) {
 		if err := checkRows("peer add", want, res, st); err != nil {
 			return nil, err
 		}
-		pr = &ingestSide{Ns: res.Ns, RSS: rss, Stats: st}
+		pr = &ingestSide{Ns: res.Ns, CPUNs: res.CPUNs, RSS: rss, Stats: st}
 		if err := drop(dir); err != nil {
 			return nil, err
 		}
@@ -436,7 +440,7 @@ func runIngest(ctx context.Context, cfg ingestConfig) ([]Row, error) {
 			if err != nil {
 				return nil, err
 			}
-			duck[format] = &ingestSide{Ns: res.Ns, RSS: rss, Bytes: n}
+			duck[format] = &ingestSide{Ns: res.Ns, CPUNs: res.CPUNs, RSS: rss, Bytes: n}
 			if err := drop(db); err != nil {
 				return nil, err
 			}
@@ -485,6 +489,7 @@ func runIngest(ctx context.Context, cfg ingestConfig) ([]Row, error) {
 			row("time", UnitNanos, func(s *ingestSide) float64 { return float64(s.Ns) },
 				"lancecat "+stmt+"; peer table.add from Arrow (the same run in both loads); DuckDB COPY + CHECKPOINT"),
 			row("rows/s", UnitRate, func(s *ingestSide) float64 { return rate(s.Ns) }, "higher is better"),
+			row("CPU time (user+sys)", UnitNanos, func(s *ingestSide) float64 { return float64(s.CPUNs) }, "all threads, over the timed part"),
 			row("peak RSS", UnitBytes, func(s *ingestSide) float64 { return float64(s.RSS) }, "of the loading process"),
 			row("bytes on disk (data files)", UnitBytes, lanceOr(func(s *lanceStats) int64 { return s.DataBytes }), "DuckDB: its database file"),
 			row("bytes on disk (total)", UnitBytes, lanceOr(func(s *lanceStats) int64 { return s.TotalBytes }), ""),
@@ -601,6 +606,7 @@ func runIngestOptimize(ctx context.Context, cfg ingestConfig, logf func(string, 
 			"lancecat: one INSERT of each; peer: table.add of each"),
 		row("fragments before OPTIMIZE", UnitCount, func(s *sides) float64 { return float64(s.before.Fragments) }, ""),
 		row("OPTIMIZE: time", UnitNanos, func(s *sides) float64 { return float64(s.opt.Ns) }, "lancecat OPTIMIZE TABLE; peer table.optimize()"),
+		row("OPTIMIZE: CPU time (user+sys)", UnitNanos, func(s *sides) float64 { return float64(s.opt.CPUNs) }, "all threads"),
 		row("OPTIMIZE: peak RSS", UnitBytes, func(s *sides) float64 { return float64(s.rss) }, "of the optimizing process"),
 		row("fragments after OPTIMIZE", UnitCount, func(s *sides) float64 { return float64(s.after.Fragments) }, ""),
 		row("bytes after OPTIMIZE (live data files)", UnitBytes, func(s *sides) float64 { return float64(s.after.LiveBytes) }, "what the latest version references"),

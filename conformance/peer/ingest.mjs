@@ -13,13 +13,14 @@
 //     `per` rows (the batches read so far, as one Arrow table). add of lancedb 0.31 takes an
 //     in-memory table (it serializes it to one IPC buffer), so adding the whole file at once
 //     would hold every row in node twice; `per` rows at a time is its streaming form. Timed:
-//     reading the file and every add. Result: {"ns", "rows" (countRows), "adds"}.
+//     reading the file and every add. Result: {"ns", "cpuNs" (process.cpuUsage over the same
+//     span, all threads), "rows" (countRows), "adds"}.
 //   fragments {"dir", "arrows"}
 //     createEmptyTable, then one add per record batch of the file (one fragment each), untimed
 //     by the caller's reckoning but reported. Result: {"ns", "rows", "adds"}.
 //   optimize {"dir"}
 //     table.optimize() with its defaults (compaction, index optimize, prune of versions older
-//     than 7 days: none here). Timed. Result: {"ns", "rows", "compaction": {...}}.
+//     than 7 days: none here). Timed. Result: {"ns", "cpuNs", "rows", "compaction": {...}}.
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import * as lancedb from "@lancedb/lancedb";
@@ -29,6 +30,13 @@ import * as lancedb from "@lancedb/lancedb";
 const arrow = createRequire(import.meta.url)("apache-arrow");
 
 const [op, argJSON] = process.argv.slice(2);
+
+// cpuSince is the process's user + system CPU nanoseconds since c0 (every thread: Lance's
+// tokio workers included).
+function cpuSince(c0) {
+  const d = process.cpuUsage(c0);
+  return (d.user + d.system) * 1000;
+}
 
 async function openReader(path) {
   const reader = await arrow.RecordBatchReader.from(fs.createReadStream(path));
@@ -42,7 +50,7 @@ async function main() {
   switch (op) {
     case "load":
     case "fragments": {
-      const t0 = process.hrtime.bigint();
+      const t0 = process.hrtime.bigint(), c0 = process.cpuUsage();
       const reader = await openReader(args.arrows);
       const tbl = await db.createEmptyTable("t", reader.schema, { mode: "overwrite" });
       const per = op === "load" ? args.per : 1;
@@ -60,15 +68,15 @@ async function main() {
         if (rows >= per) await flush();
       }
       await flush();
-      const ns = Number(process.hrtime.bigint() - t0);
-      return { ns, rows: await tbl.countRows(), adds };
+      const ns = Number(process.hrtime.bigint() - t0), cpuNs = cpuSince(c0);
+      return { ns, cpuNs, rows: await tbl.countRows(), adds };
     }
     case "optimize": {
       const tbl = await db.openTable("t");
-      const t0 = process.hrtime.bigint();
+      const t0 = process.hrtime.bigint(), c0 = process.cpuUsage();
       const stats = await tbl.optimize();
-      const ns = Number(process.hrtime.bigint() - t0);
-      return { ns, rows: await tbl.countRows(), compaction: stats.compaction };
+      const ns = Number(process.hrtime.bigint() - t0), cpuNs = cpuSince(c0);
+      return { ns, cpuNs, rows: await tbl.countRows(), compaction: stats.compaction };
     }
     default:
       throw new Error(`unknown op ${op}`);
