@@ -244,6 +244,23 @@ func duckdbDir() (string, error) {
 	return filepath.Abs(dir)
 }
 
+// duckdbLabel names the DuckDB the suite drives, from its installed
+// package's version.
+func duckdbLabel() string {
+	dir, err := duckdbDir()
+	if err != nil {
+		return "DuckDB ?"
+	}
+	var pkg struct {
+		Version string `json:"version"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "node_modules", "@duckdb", "node-api", "package.json"))
+	if err != nil || json.Unmarshal(b, &pkg) != nil {
+		return "DuckDB ?"
+	}
+	return "DuckDB @duckdb/node-api " + pkg.Version
+}
+
 // runIngestDuckDB loads file (csv or parquet) into a new DuckDB database
 // file db with COPY.
 func runIngestDuckDB(ctx context.Context, db, file, format string) (*ingestResult, int64, error) {

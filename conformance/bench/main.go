@@ -231,10 +231,15 @@ func run(args []string, stdout, stderr io.Writer) error {
 		},
 		Rows: rows,
 	}
+	label := peerLabel(usePeer)
+	if useDuckDB {
+		rep.Machine["duckdb"] = duckdbLabel()
+		label += ", " + rep.Machine["duckdb"]
+	}
 	if *jsonOut == "-" {
 		return writeJSON(stdout, rep)
 	}
-	fmt.Fprintf(stdout, "lancecat vs peer (%s), %s, %s/%s, %d CPUs, load %s\n\n", peerLabel(usePeer), rep.Date, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), rep.Machine["load"])
+	fmt.Fprintf(stdout, "lancecat vs peer (%s), %s, %s/%s, %d CPUs, load %s\n\n", label, rep.Date, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), rep.Machine["load"])
 	if err := printTable(stdout, rows); err != nil {
 		return err
 	}
