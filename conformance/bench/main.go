@@ -13,6 +13,15 @@
 // CREATE TABLE one by one and in one transaction; then the `__manifest`
 // bytes on disk after 5,000 one-by-one creates with default settings.
 //
+// Suite ingest (not part of all: it loads 10,000,000 rows by default):
+// -rows deterministic rows (id, name, score, category, date) loaded from
+// CSV with LOAD DATA INFILE and from Parquet with IMPORT INTO, each in a
+// child process of its own (the bench re-executes itself) so its peak RSS
+// is the load's, against the peer's table.add of the same rows from Arrow
+// and DuckDB's COPY from the same files (node processes); rows/s, peak RSS,
+// bytes on disk; then OPTIMIZE of a table of -fragments appends against
+// the peer's optimize(). Every side's row count is checked.
+//
 // Suite dataset: full scan, one column and a 1,000-row range of the
 // 100,000-row `__manifest` fixture (time, bytes read, rows).
 //
@@ -40,6 +49,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -48,6 +58,7 @@ import (
 )
 
 func main() {
+	maybeIngestChild() // ingest.go: the suite's lancecat side re-executes this binary
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -84,16 +95,20 @@ func run(args []string, stdout, stderr io.Writer) error {
 	docs := fl.String("docs", "10000,1000000", "fts suite: corpus sizes (documents)")
 	ftsQueries := fl.Int("queries", 100, "fts suite: queries of each kind per size")
 	ftsNoPositions := fl.Bool("fts-no-positions", false, "fts suite: build both indices without positions and skip phrase queries (the peer's build with positions stalls past ~7,000 documents of the corpus)")
+	ingestRows := fl.Int("rows", 10_000_000, "ingest suite: rows loaded from CSV and from Parquet")
+	fragments := fl.Int("fragments", 1000, "ingest suite: appends (fragments) of the table OPTIMIZE compacts (0: skip)")
+	fragRows := fl.Int("fragrows", 1000, "ingest suite: rows of each of those appends")
+	noDuckDB := fl.Bool("no-duckdb", false, "ingest suite: without DuckDB (conformance/tpch/duckdb)")
 	repeat := fl.Int("repeat", 5, "dataset suite: timed reads per operation")
 	fixture := fl.String("fixture", "", "dataset suite: catalog root whose __manifest is read (default: the catalog-100000 fixture, generated with the peer if missing)")
 	jsonOut := fl.String("json", "", "also write the results as JSON to this file (\"-\": stdout, instead of the table)")
 	noPeer := fl.Bool("no-peer", false, "measure lancecat only")
 	workDir := fl.String("workdir", "", "directory for the catalogs the suite builds (default: a new temporary directory)")
 	keep := fl.Bool("keep", false, "keep the work directory")
-	cpuProfile := fl.String("cpuprofile", "", "write a CPU profile of the run (lancecat's side; the peer is another process)")
+	cpuProfile := fl.String("cpuprofile", "", "write a CPU profile of the run (lancecat's side; the peer is another process; the ingest suite's lancecat children write FILE.csv, FILE.parquet, FILE.optimize)")
 	quiet := fl.Bool("q", false, "no progress lines on stderr")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: go run ./conformance/bench [flags] catalog|dataset|fts|all\n       go run ./conformance/bench tpch [-sf 0.1] [-no-duckdb] [-no-mariadb] (conformance/tpch/cmd/tpchbench)")
+		fmt.Fprintln(stderr, "usage: go run ./conformance/bench [flags] catalog|dataset|fts|ingest|all\n       go run ./conformance/bench tpch [-sf 0.1] [-no-duckdb] [-no-mariadb] (conformance/tpch/cmd/tpchbench)")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
@@ -104,7 +119,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		switch a {
 		case "all":
 			suites = append(suites, "catalog", "dataset")
-		case "catalog", "dataset", "fts":
+		case "catalog", "dataset", "fts", "ingest":
 			suites = append(suites, a)
 		default:
 			fl.Usage()
@@ -128,6 +143,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if usePeer {
 		if err := peer.Available(); err != nil {
 			return fmt.Errorf("%w (use -no-peer to measure lancecat alone)", err)
+		}
+	}
+
+	useDuckDB := !*noDuckDB && slices.Contains(suites, "ingest")
+	if useDuckDB {
+		if _, err := duckdbDir(); err != nil {
+			return fmt.Errorf("%w (use -no-duckdb to leave DuckDB out)", err)
 		}
 	}
 
@@ -178,6 +200,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 				return fmt.Errorf("-queries %d: want at least 1", *ftsQueries)
 			}
 			r, err = runFTS(ctx, ftsConfig{Docs: d, Queries: *ftsQueries, WorkDir: wd, Peer: usePeer, NoPositions: *ftsNoPositions, Log: logf})
+		case "ingest":
+			if *ingestRows < 1 || *fragments < 0 || (*fragments > 0 && *fragRows < 1) {
+				return fmt.Errorf("-rows %d, -fragments %d, -fragrows %d: want rows and fragment rows of at least 1", *ingestRows, *fragments, *fragRows)
+			}
+			r, err = runIngest(ctx, ingestConfig{Rows: *ingestRows, Fragments: *fragments, FragRows: *fragRows,
+				WorkDir: wd, Peer: usePeer, DuckDB: useDuckDB, Keep: *keep, CPUProfile: *cpuProfile, Log: logf})
 		case "dataset":
 			root := *fixture
 			if root == "" {
@@ -204,10 +232,15 @@ func run(args []string, stdout, stderr io.Writer) error {
 		},
 		Rows: rows,
 	}
+	label := peerLabel(usePeer)
+	if useDuckDB {
+		rep.Machine["duckdb"] = duckdbLabel()
+		label += ", " + rep.Machine["duckdb"]
+	}
 	if *jsonOut == "-" {
 		return writeJSON(stdout, rep)
 	}
-	fmt.Fprintf(stdout, "lancecat vs peer (%s), %s, %s/%s, %d CPUs, load %s\n\n", peerLabel(usePeer), rep.Date, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), rep.Machine["load"])
+	fmt.Fprintf(stdout, "lancecat vs peer (%s), %s, %s/%s, %d CPUs, load %s\n\n", label, rep.Date, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), rep.Machine["load"])
 	if err := printTable(stdout, rows); err != nil {
 		return err
 	}

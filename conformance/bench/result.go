@@ -16,10 +16,11 @@ import (
 type Unit string
 
 const (
-	UnitNanos Unit = "ns"    // per-operation time
-	UnitBytes Unit = "bytes" // bytes (on disk or read)
-	UnitRows  Unit = "rows"  // rows returned
-	UnitCount Unit = "count" // files, versions, ...
+	UnitNanos Unit = "ns"     // per-operation time
+	UnitBytes Unit = "bytes"  // bytes (on disk or read)
+	UnitRows  Unit = "rows"   // rows returned
+	UnitCount Unit = "count"  // files, versions, ...
+	UnitRate  Unit = "rows/s" // throughput (higher is better)
 )
 
 // Stat summarizes one side's measurements of one operation. For one-shot
@@ -43,11 +44,15 @@ type Row struct {
 	// Durable is lancecat with the durable default (catalog suite only).
 	Durable *Stat `json:"lancecat_durable,omitempty"`
 	Peer    *Stat `json:"peer"` // nil: not measured (no peer, or the peer has no such number)
+	// DuckDB is DuckDB's number (ingest suite only).
+	DuckDB *Stat `json:"duckdb,omitempty"`
 	// Ratio is lancecat / peer (medians); 0 when either side is missing.
 	Ratio float64 `json:"ratio,omitempty"`
 	// DurableRatio is durable / peer (medians).
 	DurableRatio float64 `json:"durable_ratio,omitempty"`
-	Note         string  `json:"note,omitempty"`
+	// DuckDBRatio is lancecat / DuckDB (medians).
+	DuckDBRatio float64 `json:"duckdb_ratio,omitempty"`
+	Note        string  `json:"note,omitempty"`
 }
 
 // Report is what -json writes.
@@ -95,6 +100,9 @@ func finish(rows []Row) []Row {
 		if r.Durable != nil && r.Peer != nil && r.Peer.Median > 0 {
 			r.DurableRatio = r.Durable.Median / r.Peer.Median
 		}
+		if r.Lancecat != nil && r.DuckDB != nil && r.DuckDB.Median > 0 {
+			r.DuckDBRatio = r.Lancecat.Median / r.DuckDB.Median
+		}
 	}
 	return rows
 }
@@ -114,6 +122,8 @@ func formatStat(u Unit, s *Stat) string {
 			return fmt.Sprintf("%s (p90 %s)", fmtBytes(s.Median), fmtBytes(s.P90))
 		}
 		return fmtBytes(s.Median)
+	case UnitRate:
+		return fmtRate(s.Median)
 	default:
 		return fmt.Sprintf("%.0f", s.Median)
 	}
@@ -131,6 +141,17 @@ func fmtDur(ns float64) string {
 		return fmt.Sprintf("%.2f ms", ns/1e6)
 	default:
 		return fmt.Sprintf("%.0f us", ns/1e3)
+	}
+}
+
+func fmtRate(r float64) string {
+	switch {
+	case r >= 1e6:
+		return fmt.Sprintf("%.2f M rows/s", r/1e6)
+	case r >= 1e3:
+		return fmt.Sprintf("%.1f k rows/s", r/1e3)
+	default:
+		return fmt.Sprintf("%.0f rows/s", r)
 	}
 }
 
@@ -165,21 +186,30 @@ func printTable(w io.Writer, rows []Row) error {
 		var buf bytes.Buffer
 		tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
 		durable := slices.ContainsFunc(bySuite[s], func(r Row) bool { return r.Durable != nil })
+		duck := slices.ContainsFunc(bySuite[s], func(r Row) bool { return r.DuckDB != nil })
 		ratio := func(x float64) string {
 			if x > 0 {
 				return fmt.Sprintf("%.2fx", x)
 			}
 			return "-"
 		}
-		if durable {
+		switch {
+		case durable:
 			fmt.Fprintln(tw, "operation\tsize\tlancecat durability=none\tpeer\tratio\tlancecat durable (default)\tdurable/peer\tnote")
-		} else {
+		case duck:
+			fmt.Fprintln(tw, "operation\tsize\tlancecat\tpeer\tDuckDB\tratio\tlancecat/DuckDB\tnote")
+		default:
 			fmt.Fprintln(tw, "operation\tsize\tlancecat\tpeer\tratio\tnote")
 		}
 		for _, r := range bySuite[s] {
 			if durable {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Operation, r.Size, formatStat(r.Unit, r.Lancecat), formatStat(r.Unit, r.Peer), ratio(r.Ratio),
 					formatStat(r.Unit, r.Durable), ratio(r.DurableRatio), r.Note)
+				continue
+			}
+			if duck {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Operation, r.Size, formatStat(r.Unit, r.Lancecat), formatStat(r.Unit, r.Peer),
+					formatStat(r.Unit, r.DuckDB), ratio(r.Ratio), ratio(r.DuckDBRatio), r.Note)
 				continue
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Operation, r.Size, formatStat(r.Unit, r.Lancecat), formatStat(r.Unit, r.Peer), ratio(r.Ratio), r.Note)
