@@ -3,7 +3,7 @@
 // machine, and prints one table per suite: operation | size | lancecat |
 // peer | ratio (lancecat / peer, medians; below 1 lancecat is faster).
 //
-//	go run ./conformance/bench [flags] catalog|dataset|fts|all
+//	go run ./conformance/bench [flags] catalog|dataset|fts|vector|all
 //
 // Suite catalog: per-operation times (median, p90, p99) of CREATE TABLE,
 // CREATE SCHEMA, list a whole namespace, describe, table exists, RENAME
@@ -25,6 +25,15 @@
 // createIndex(Index.fts({withPosition: true})) and search(MatchQuery |
 // PhraseQuery) in one node process per size; both sides must return the
 // same number of rows per query.
+//
+// Suite vector (not part of all): seeded clustered float32 vectors
+// (-vectors, default 1,000,000 x 128 and 100,000 x 768) that lancecat
+// inserts through database/sql and the peer searches a copy of; exact search
+// and, per index type (-types), the build time, index bytes, recall@10
+// against the exact top 10 computed in Go, and median / p99 latency of
+// -queries top-10 queries at the same -nprobes / -refine / -ef on both
+// sides, without and with a 10% prefilter. Every query must return 10 rows
+// on both sides.
 //
 // The peer's side runs in one node process per size (bench-peer.mjs in
 // conformance/peer) and times each operation inside node, so node's start-up
@@ -82,7 +91,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	batch := fl.Int("batch", 1000, "catalog suite: tables created one by one and in one transaction (0: skip)")
 	batchSize := fl.Int("batchsize", 500, "catalog suite: table entries of the catalog the batch part starts from")
 	docs := fl.String("docs", "10000,1000000", "fts suite: corpus sizes (documents)")
-	ftsQueries := fl.Int("queries", 100, "fts suite: queries of each kind per size")
+	ftsQueries := fl.Int("queries", 100, "fts and vector suites: queries of each kind per size")
+	vectors := fl.String("vectors", "1000000x128,100000x768", "vector suite: data sets, ROWSxDIM")
+	vecTypesFlag := fl.String("types", "IVF_FLAT,IVF_PQ,IVF_SQ,IVF_HNSW_SQ,IVF_HNSW_PQ,IVF_HNSW_FLAT", "vector suite: index types (IVF_SQ and IVF_HNSW_FLAT are lancecat only)")
+	nprobes := fl.Int("nprobes", 20, "vector suite: IVF partitions probed, both sides")
+	refine := fl.Int("refine", 0, "vector suite: refine factor, both sides (0: none)")
+	ef := fl.Int("ef", 0, "vector suite: HNSW search beam width, both sides (0: the default, 1.5 x k x refine as the reference)")
 	repeat := fl.Int("repeat", 5, "dataset suite: timed reads per operation")
 	fixture := fl.String("fixture", "", "dataset suite: catalog root whose __manifest is read (default: the catalog-100000 fixture, generated with the peer if missing)")
 	jsonOut := fl.String("json", "", "also write the results as JSON to this file (\"-\": stdout, instead of the table)")
@@ -92,7 +106,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	cpuProfile := fl.String("cpuprofile", "", "write a CPU profile of the run (lancecat's side; the peer is another process)")
 	quiet := fl.Bool("q", false, "no progress lines on stderr")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: go run ./conformance/bench [flags] catalog|dataset|fts|all\n       go run ./conformance/bench tpch [-sf 0.1] [-no-duckdb] [-no-mariadb] (conformance/tpch/cmd/tpchbench)")
+		fmt.Fprintln(stderr, "usage: go run ./conformance/bench [flags] catalog|dataset|fts|vector|all\n       go run ./conformance/bench tpch [-sf 0.1] [-no-duckdb] [-no-mariadb] (conformance/tpch/cmd/tpchbench)")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
@@ -103,7 +117,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		switch a {
 		case "all":
 			suites = append(suites, "catalog", "dataset")
-		case "catalog", "dataset", "fts":
+		case "catalog", "dataset", "fts", "vector":
 			suites = append(suites, a)
 		default:
 			fl.Usage()
@@ -177,6 +191,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 				return fmt.Errorf("-queries %d: want at least 1", *ftsQueries)
 			}
 			r, err = runFTS(ctx, ftsConfig{Docs: d, Queries: *ftsQueries, WorkDir: wd, Peer: usePeer, Log: logf})
+		case "vector":
+			var cfg vectorConfig
+			if cfg, err = vectorFlags(*vectors, *vecTypesFlag, *ftsQueries, *nprobes, *refine, *ef); err != nil {
+				return err
+			}
+			cfg.WorkDir, cfg.Peer, cfg.Log = wd, usePeer, logf
+			r, err = runVector(ctx, cfg)
 		case "dataset":
 			root := *fixture
 			if root == "" {

@@ -20,6 +20,8 @@ const (
 	UnitBytes Unit = "bytes" // bytes (on disk or read)
 	UnitRows  Unit = "rows"  // rows returned
 	UnitCount Unit = "count" // files, versions, ...
+	// UnitRecall is a fraction of the exact answer found (recall@k).
+	UnitRecall Unit = "recall"
 )
 
 // Stat summarizes one side's measurements of one operation. For one-shot
@@ -114,6 +116,8 @@ func formatStat(u Unit, s *Stat) string {
 			return fmt.Sprintf("%s (p90 %s)", fmtBytes(s.Median), fmtBytes(s.P90))
 		}
 		return fmtBytes(s.Median)
+	case UnitRecall:
+		return fmt.Sprintf("%.3f", s.Median)
 	default:
 		return fmt.Sprintf("%.0f", s.Median)
 	}
