@@ -108,7 +108,7 @@ func vecSubVectors(dim int) int {
 // centre plus N(0, vecNoise) noise. Row i does not depend on n (a larger
 // set extends a smaller one), and every run draws the same rows.
 func vecData(n, dim int) []float32 {
-	r := rand.New(rand.NewPCG(vecSeed, uint64(dim)))
+	r := vecRand(dim)
 	centres := vecCentres(r, dim)
 	out := make([]float32, n*dim)
 	for i := 0; i < n; i++ {
@@ -121,6 +121,10 @@ func vecData(n, dim int) []float32 {
 	return out
 }
 
+// vecRand is the data's generator: the centres, then the rows.
+func vecRand(dim int) *rand.Rand { return rand.New(rand.NewPCG(vecSeed, uint64(dim))) }
+
+// vecCentres draws the cluster centres, the first values of vecRand.
 func vecCentres(r *rand.Rand, dim int) [][]float64 {
 	centres := make([][]float64, vecClusters)
 	for c := range centres {
@@ -135,7 +139,7 @@ func vecCentres(r *rand.Rand, dim int) [][]float64 {
 // vecQueries returns q seeded query vectors drawn from the data's
 // distribution (the same centres, fresh noise): near the data, not in it.
 func vecQueries(q, dim int) [][]float32 {
-	centres := vecCentres(rand.New(rand.NewPCG(vecSeed, uint64(dim))), dim)
+	centres := vecCentres(vecRand(dim), dim)
 	r := rand.New(rand.NewPCG(vecSeed+1, uint64(dim)))
 	out := make([][]float32, q)
 	for i := range out {
