@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -275,11 +276,16 @@ func recall(got, truth [][]int64) float64 {
 type vecSearch struct {
 	Ns  []int64   `json:"ns"`
 	IDs [][]int64 `json:"ids"`
+	// CPUNs is the process's CPU time (user + system, every thread) over
+	// the timed queries: on a shared machine wall-clock latency is mostly
+	// waiting for a core, CPU time is the work.
+	CPUNs int64 `json:"cpuNs"`
 }
 
 // vecIndexRun is one side's results for one index type.
 type vecIndexRun struct {
 	BuildNs    int64     `json:"buildNs"`
+	BuildCPUNs int64     `json:"buildCpuNs"` // the process's CPU time over the build`
 	IndexBytes int64     `json:"indexBytes"`
 	ANN        vecSearch `json:"ann"`
 	Filtered   vecSearch `json:"filtered"`
@@ -406,6 +412,7 @@ func lancecatVecSearches(ctx context.Context, db *sql.DB, qs [][]float32, where,
 	if _, err := one(qs[0]); err != nil {
 		return s, fmt.Errorf("%s: %w", what, err)
 	}
+	cpu0 := processCPU()
 	for i, q := range qs {
 		t0 := time.Now()
 		ids, err := one(q)
@@ -418,6 +425,7 @@ func lancecatVecSearches(ctx context.Context, db *sql.DB, qs [][]float32, where,
 		}
 		s.IDs = append(s.IDs, ids)
 	}
+	s.CPUNs = processCPU() - cpu0
 	return s, nil
 }
 
@@ -469,11 +477,11 @@ func lancecatVector(ctx context.Context, db *sql.DB, dir string, cfg vectorConfi
 		if err != nil {
 			return nil, err
 		}
-		t0 := time.Now()
+		t0, cpu0 := time.Now(), processCPU()
 		if _, err := db.ExecContext(ctx, "CREATE VECTOR INDEX v_idx ON vec (v) USING "+typ+" WITH PROPERTIES ("+vecProps(typ, sh)+")"); err != nil {
 			return nil, fmt.Errorf("build %s: %w", typ, err)
 		}
-		ir := &vecIndexRun{BuildNs: time.Since(t0).Nanoseconds()}
+		ir := &vecIndexRun{BuildNs: time.Since(t0).Nanoseconds(), BuildCPUNs: processCPU() - cpu0}
 		after, err := indexDirSizes(dir)
 		if err != nil {
 			return nil, err
@@ -679,13 +687,15 @@ func vecRows(cfg vectorConfig, sh vecShape, lc, pr *vecRun, truth, truthF [][]in
 	}
 	rows := []Row{row("load table (setup)", UnitNanos, one(float64(lc.LoadNs)), nil,
 		"lancecat: INSERT + OPTIMIZE TABLE through database/sql; the peer searches a copy")}
+	perQuery := func(s *vecSearch) *Stat { return one(float64(s.CPUNs) / float64(len(s.Ns))) }
 	searchRows := func(what string, l, p *vecSearch, t [][]int64, note string) {
-		var pl, pre *Stat
+		var pl, pc, pre *Stat
 		if p != nil {
-			pl, pre = summarize(nanos(p.Ns)), one(recall(p.IDs, t))
+			pl, pc, pre = summarize(nanos(p.Ns)), perQuery(p), one(recall(p.IDs, t))
 		}
 		rows = append(rows,
 			row(what+", top 10", UnitNanos, summarize(nanos(l.Ns)), pl, note),
+			row(what+", CPU per query", UnitNanos, perQuery(l), pc, ""),
 			row(what+", recall@10", UnitRecall, one(recall(l.IDs, t)), pre, ""))
 	}
 	var pe, pef *vecSearch
@@ -716,6 +726,7 @@ func vecRows(cfg vectorConfig, sh vecShape, lc, pr *vecRun, truth, truthF [][]in
 		}
 		rows = append(rows,
 			row("build "+typ+" ("+shape+")", UnitNanos, one(float64(l.BuildNs)), peerOne(func(r *vecIndexRun) float64 { return float64(r.BuildNs) }), note),
+			row("build "+typ+", CPU time", UnitNanos, one(float64(l.BuildCPUNs)), peerOne(func(r *vecIndexRun) float64 { return float64(r.BuildCPUNs) }), ""),
 			row(typ+" index bytes", UnitBytes, one(float64(l.IndexBytes)), peerOne(func(r *vecIndexRun) float64 { return float64(r.IndexBytes) }), ""))
 		var pa, pf *vecSearch
 		if p != nil {
@@ -725,6 +736,16 @@ func vecRows(cfg vectorConfig, sh vecShape, lc, pr *vecRun, truth, truthF [][]in
 		searchRows(typ+", "+filt, &l.Filtered, pf, truthF, "")
 	}
 	return rows
+}
+
+// processCPU is this process's user + system CPU time so far, in
+// nanoseconds (0 where getrusage fails).
+func processCPU() int64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
 // vectorFlags checks the vector suite's flags.

@@ -40,8 +40,9 @@
 //     where(...); then per index createIndex("v", Index[factory](...)) (replacing the previous
 //     one), the bytes of the _indices directories it added, and the ANN searches at nprobes /
 //     refineFactor / ef, without and with the prefilter. One untimed warm-up query per pass.
-//     Result: {"exact": {ns, ids}, "exactFiltered": {...}, "indices": {type: {buildNs,
-//     indexBytes, ann: {ns, ids}, filtered: {ns, ids}}}}.
+//     The process's CPU time (process.cpuUsage: user + system of every thread) is measured over
+//     each pass and each build. Result: {"exact": {ns, ids, cpuNs}, "exactFiltered": {...},
+//     "indices": {type: {buildNs, buildCpuNs, indexBytes, ann: {ns, ids, cpuNs}, filtered}}}.
 import * as lancedb from "@lancedb/lancedb";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -314,6 +315,12 @@ function indexDirSizes(root) {
   return out;
 }
 
+/** The process's user + system CPU time (every thread, lance's included) since cpu0, in ns. */
+function cpuNsSince(cpu0) {
+  const d = process.cpuUsage(cpu0);
+  return (d.user + d.system) * 1000;
+}
+
 async function vectorSuite(a) {
   const { dir, table, k, where, nprobes, refine, ef } = a;
   const queries = JSON.parse(fs.readFileSync(a.queries, "utf8"));
@@ -333,20 +340,21 @@ async function vectorSuite(a) {
   const pass = async (o) => {
     await search(queries[0], o); // warm-up: opens the files and the index
     const ns = [], ids = [];
+    const cpu0 = process.cpuUsage();
     for (const q of queries) ids.push(await timed(ns, () => search(q, o)));
-    return { ns, ids };
+    return { ns, ids, cpuNs: cpuNsSince(cpu0) };
   };
   const out = { exact: await pass({ exact: true }), exactFiltered: await pass({ exact: true, where }), indices: {} };
   for (const ix of a.indices) {
     const opts = { distanceType: "l2", numPartitions: ix.numPartitions };
     for (const key of ["numSubVectors", "m", "efConstruction"]) if (ix[key] !== undefined) opts[key] = ix[key];
     const before = indexDirSizes(dir);
-    const t0 = now();
+    const t0 = now(), cpu0 = process.cpuUsage();
     await tbl.createIndex("v", { config: lancedb.Index[ix.factory](opts), name: "v_idx", replace: true });
-    const buildNs = since(t0);
+    const buildNs = since(t0), buildCpuNs = cpuNsSince(cpu0);
     let indexBytes = 0;
     for (const [d, b] of indexDirSizes(dir)) if (!before.has(d)) indexBytes += b;
-    out.indices[ix.type] = { buildNs, indexBytes, ann: await pass({}), filtered: await pass({ where }) };
+    out.indices[ix.type] = { buildNs, buildCpuNs, indexBytes, ann: await pass({}), filtered: await pass({ where }) };
   }
   db.close();
   return out;
