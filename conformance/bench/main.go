@@ -3,7 +3,7 @@
 // machine, and prints one table per suite: operation | size | lancecat |
 // peer | ratio (lancecat / peer, medians; below 1 lancecat is faster).
 //
-//	go run ./conformance/bench [flags] catalog|dataset|fts|all
+//	go run ./conformance/bench [flags] catalog|dataset|fts|vector|all
 //
 // Suite catalog: per-operation times (median, p90, p99) of CREATE TABLE,
 // CREATE SCHEMA, list a whole namespace, describe, table exists, RENAME
@@ -34,6 +34,15 @@
 // createIndex(Index.fts({withPosition: true})) and search(MatchQuery |
 // PhraseQuery) in one node process per size; both sides must return the
 // same number of rows per query.
+//
+// Suite vector (not part of all): seeded clustered float32 vectors
+// (-vectors, default 1,000,000 x 128 and 100,000 x 768) that lancecat
+// inserts through database/sql and the peer searches a copy of; exact search
+// and, per index type (-types), the build time, index bytes, recall@10
+// against the exact top 10 computed in Go, and median / p99 latency of
+// -queries top-10 queries at the same -nprobes / -refine / -ef on both
+// sides, without and with a 10% prefilter. Every query must return 10 rows
+// on both sides.
 //
 // The peer's side runs in one node process per size (bench-peer.mjs in
 // conformance/peer) and times each operation inside node, so node's start-up
@@ -93,7 +102,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	batch := fl.Int("batch", 1000, "catalog suite: tables created one by one and in one transaction (0: skip)")
 	batchSize := fl.Int("batchsize", 500, "catalog suite: table entries of the catalog the batch part starts from")
 	docs := fl.String("docs", "10000,1000000", "fts suite: corpus sizes (documents)")
-	ftsQueries := fl.Int("queries", 100, "fts suite: queries of each kind per size")
+	ftsQueries := fl.Int("queries", 100, "fts and vector suites: queries of each kind per size")
+	vectors := fl.String("vectors", "1000000x128,100000x768", "vector suite: data sets, ROWSxDIM")
+	vecTypesFlag := fl.String("types", "IVF_FLAT,IVF_PQ,IVF_SQ,IVF_HNSW_SQ,IVF_HNSW_PQ,IVF_HNSW_FLAT", "vector suite: index types (IVF_SQ and IVF_HNSW_FLAT are lancecat only)")
+	nprobes := fl.Int("nprobes", 20, "vector suite: IVF partitions probed, both sides")
+	refine := fl.Int("refine", 0, "vector suite: refine factor, both sides (0: none)")
+	ef := fl.Int("ef", 0, "vector suite: HNSW search beam width, both sides (0: the default, 1.5 x k x refine as the reference)")
 	ftsNoPositions := fl.Bool("fts-no-positions", false, "fts suite: build both indices without positions and skip phrase queries (the peer's build with positions stalls past ~7,000 documents of the corpus)")
 	ingestRows := fl.Int("rows", 10_000_000, "ingest suite: rows loaded from CSV and from Parquet")
 	fragments := fl.Int("fragments", 1000, "ingest suite: appends (fragments) of the table OPTIMIZE compacts (0: skip)")
@@ -108,7 +122,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	cpuProfile := fl.String("cpuprofile", "", "write a CPU profile of the run (lancecat's side; the peer is another process; the ingest suite's lancecat children write FILE.csv, FILE.parquet, FILE.optimize)")
 	quiet := fl.Bool("q", false, "no progress lines on stderr")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: go run ./conformance/bench [flags] catalog|dataset|fts|ingest|all\n       go run ./conformance/bench tpch [-sf 0.1] [-no-duckdb] [-no-mariadb] (conformance/tpch/cmd/tpchbench)")
+		fmt.Fprintln(stderr, "usage: go run ./conformance/bench [flags] catalog|dataset|fts|ingest|vector|all\n       go run ./conformance/bench tpch [-sf 0.1] [-no-duckdb] [-no-mariadb] (conformance/tpch/cmd/tpchbench)")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
@@ -119,7 +133,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		switch a {
 		case "all":
 			suites = append(suites, "catalog", "dataset")
-		case "catalog", "dataset", "fts", "ingest":
+		case "catalog", "dataset", "fts", "ingest", "vector":
 			suites = append(suites, a)
 		default:
 			fl.Usage()
@@ -206,6 +220,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 			}
 			r, err = runIngest(ctx, ingestConfig{Rows: *ingestRows, Fragments: *fragments, FragRows: *fragRows,
 				WorkDir: wd, Peer: usePeer, DuckDB: useDuckDB, Keep: *keep, CPUProfile: *cpuProfile, Log: logf})
+		case "vector":
+			var cfg vectorConfig
+			if cfg, err = vectorFlags(*vectors, *vecTypesFlag, *ftsQueries, *nprobes, *refine, *ef); err != nil {
+				return err
+			}
+			cfg.WorkDir, cfg.Peer, cfg.Log = wd, usePeer, logf
+			r, err = runVector(ctx, cfg)
 		case "dataset":
 			root := *fixture
 			if root == "" {

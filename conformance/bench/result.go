@@ -21,6 +21,8 @@ const (
 	UnitRows  Unit = "rows"   // rows returned
 	UnitCount Unit = "count"  // files, versions, ...
 	UnitRate  Unit = "rows/s" // throughput (higher is better)
+	// UnitRecall is a fraction of the exact answer found (recall@k).
+	UnitRecall Unit = "recall"
 )
 
 // Stat summarizes one side's measurements of one operation. For one-shot
@@ -124,6 +126,8 @@ func formatStat(u Unit, s *Stat) string {
 		return fmtBytes(s.Median)
 	case UnitRate:
 		return fmtRate(s.Median)
+	case UnitRecall:
+		return fmt.Sprintf("%.3f", s.Median)
 	default:
 		return fmt.Sprintf("%.0f", s.Median)
 	}

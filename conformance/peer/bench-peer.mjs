@@ -32,6 +32,17 @@
 //     times each query (one, multi: MatchQuery; phrase: PhraseQuery; top 10) after one untimed
 //     warm-up per kind. Result: {"loadNs", "buildNs", "indexBytes", "ns": {kind: [...]},
 //     "hits": {kind: [rows...]}}.
+//   vector {"dir", "table", "k", "queries" (a JSON file of query vectors), "where", "nprobes",
+//           "refine", "ef", "indices": [{"type", "factory", "numPartitions", "numSubVectors",
+//           "m", "efConstruction"}]}
+//     Opens table in the catalog dir (a copy of the one lancecat loaded) and times the top-k
+//     searches of every query: exact (bypassVectorIndex) without and with the prefilter
+//     where(...); then per index createIndex("v", Index[factory](...)) (replacing the previous
+//     one), the bytes of the _indices directories it added, and the ANN searches at nprobes /
+//     refineFactor / ef, without and with the prefilter. One untimed warm-up query per pass.
+//     The process's CPU time (process.cpuUsage: user + system of every thread) is measured over
+//     each pass and each build. Result: {"exact": {ns, ids, cpuNs}, "exactFiltered": {...},
+//     "indices": {type: {buildNs, buildCpuNs, indexBytes, ann: {ns, ids, cpuNs}, filtered}}}.
 import * as lancedb from "@lancedb/lancedb";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -289,7 +300,68 @@ async function ftsSuite(a) {
   return { loadNs, buildNs, indexBytes, ns, hits };
 }
 
-const SUITES = { catalog: catalogSuite, bytes: bytesSuite, batch: batchSuite, dataset: datasetSuite, fts: ftsSuite };
+/** Bytes per index directory (dir/.../_indices/<uuid>) below root. */
+function indexDirSizes(root) {
+  const out = new Map();
+  const walk = (d) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (path.basename(path.dirname(path.dirname(p))) === "_indices") {
+        out.set(path.dirname(p), (out.get(path.dirname(p)) ?? 0) + fs.statSync(p).size);
+      }
+    }
+  };
+  walk(root);
+  return out;
+}
+
+/** The process's user + system CPU time (every thread, lance's included) since cpu0, in ns. */
+function cpuNsSince(cpu0) {
+  const d = process.cpuUsage(cpu0);
+  return (d.user + d.system) * 1000;
+}
+
+async function vectorSuite(a) {
+  const { dir, table, k, where, nprobes, refine, ef } = a;
+  const queries = JSON.parse(fs.readFileSync(a.queries, "utf8"));
+  const db = await lancedb.connect(dir);
+  const tbl = await db.openTable(table);
+  const search = async (q, o) => {
+    let s = tbl.search(q).limit(k).select(["id"]);
+    if (o.exact) s = s.bypassVectorIndex();
+    else {
+      if (nprobes) s = s.nprobes(nprobes);
+      if (refine) s = s.refineFactor(refine);
+      if (ef) s = s.ef(ef);
+    }
+    if (o.where) s = s.where(o.where);
+    return (await s.toArray()).map((r) => Number(r.id));
+  };
+  const pass = async (o) => {
+    await search(queries[0], o); // warm-up: opens the files and the index
+    const ns = [], ids = [];
+    const cpu0 = process.cpuUsage();
+    for (const q of queries) ids.push(await timed(ns, () => search(q, o)));
+    return { ns, ids, cpuNs: cpuNsSince(cpu0) };
+  };
+  const out = { exact: await pass({ exact: true }), exactFiltered: await pass({ exact: true, where }), indices: {} };
+  for (const ix of a.indices) {
+    const opts = { distanceType: "l2", numPartitions: ix.numPartitions };
+    for (const key of ["numSubVectors", "m", "efConstruction"]) if (ix[key] !== undefined) opts[key] = ix[key];
+    const before = indexDirSizes(dir);
+    const t0 = now(), cpu0 = process.cpuUsage();
+    await tbl.createIndex("v", { config: lancedb.Index[ix.factory](opts), name: "v_idx", replace: true });
+    const buildNs = since(t0), buildCpuNs = cpuNsSince(cpu0);
+    let indexBytes = 0;
+    for (const [d, b] of indexDirSizes(dir)) if (!before.has(d)) indexBytes += b;
+    out.indices[ix.type] = { buildNs, buildCpuNs, indexBytes, ann: await pass({}), filtered: await pass({ where }) };
+  }
+  db.close();
+  return out;
+}
+
+const SUITES = { vector: vectorSuite, catalog: catalogSuite, bytes: bytesSuite, batch: batchSuite, dataset: datasetSuite, fts: ftsSuite };
 
 async function main() {
   const [suite, raw = "{}"] = process.argv.slice(2);
