@@ -182,6 +182,7 @@ func (c *Conn) run(ctx context.Context, query string, args []driver.NamedValue) 
 	}
 	for st, perr := range sqlparse.Statements(text) {
 		if perr != nil {
+			c.sess.RecordError(perr, true) // a statement that never ran: SHOW ERRORS lists it
 			return fail(newError(perr, sqlparse.Pos{}, ""))
 		}
 		if err := ctx.Err(); err != nil {
@@ -238,7 +239,9 @@ func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 	if err != nil {
 		return nil, err
 	}
-	return newRows(sets, stmts, c.connector.logger()), nil
+	rows := newRows(sets, stmts, c.connector.logger())
+	rows.failed = func(err error) { c.sess.RecordError(err, false) }
+	return rows, nil
 }
 
 // Prepare prepares a statement (legacy interface).
