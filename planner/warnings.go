@@ -151,7 +151,7 @@ func (s *Session) showWarnings(_ context.Context, st *sqlparse.ShowWarnings) (*R
 		off := min(st.Offset, int64(len(rows)))
 		rows = rows[off:min(off+st.Limit, int64(len(rows)))]
 	}
-	return rowsResult([]Column{varchar("Level"), {Name: "Code", DatabaseType: "INT UNSIGNED"}, varchar("Message")}, rows), nil
+	return rowsResult([]Column{varchar("Level"), bigint("Code"), varchar("Message")}, rows), nil
 }
 
 // diagVariable answers @@warning_count and @@error_count (ok false for other
@@ -227,6 +227,8 @@ func mysqlErrorCode(err error) int {
 		return n
 	}
 	switch {
+	case strings.Contains(err.Error(), "unknown column"):
+		return 1054 // ER_BAD_FIELD_ERROR
 	case errors.Is(err, sqlparse.ErrSyntax):
 		return 1064 // ER_PARSE_ERROR
 	case errors.Is(err, ErrOutOfRange):
