@@ -302,7 +302,7 @@ func (s *Session) checkDeferredInsert(ctx context.Context, id catalog.Ident, ins
 	if schema == nil {
 		return nil
 	}
-	b, fill, err := buildInsertRows(ctx, schema, ins)
+	b, fill, err := buildInsertRows(ctx, schema, ins, nil)
 	if err != nil {
 		return err
 	}

@@ -73,6 +73,12 @@ func (s *Session) warn(level expr.Level, code int, format string, args ...any) {
 	s.statement(max).Raise(level, code, format, args...)
 }
 
+// warnf is warn with a Warning's message format, for the lenient values
+// of INSERT IGNORE (ignore.go).
+func (s *Session) warnf(level expr.Level, code int, format string, args ...any) {
+	s.warn(level, code, format, args...)
+}
+
 // maxErrorCount is @@max_error_count: how many conditions a statement
 // keeps (MariaDB's range is 0 to 65535; its default 64).
 func (s *Session) maxErrorCount() int {
