@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/planner/expr"
 	"github.com/lancecat/lancecat/sqltypes"
 )
@@ -32,6 +33,12 @@ type lenientValues struct {
 	warn  func(level expr.Level, code int, format string, args ...any)
 	table string // `schema`.`table`
 	row   int    // the 1-based row being appended ("at row N")
+	load  bool   // LOAD DATA: a NULL into NOT NULL is its 1263
+}
+
+// lenientFor is the lenientValues of an IGNORE statement on table id.
+func (s *Session) lenientFor(id catalog.Ident) *lenientValues {
+	return &lenientValues{warn: s.warnf, table: backquoted(schemaName(id[:len(id)-1])) + "." + backquoted(id[len(id)-1])}
 }
 
 // appendValue appends v to column i as appendColumn does; under IGNORE
@@ -62,9 +69,12 @@ func (l *lenientValues) adjust(f arrow.Field, given bool, v any, err error) (any
 		if !ok {
 			return nil, false
 		}
-		if given {
+		switch {
+		case given && l.load:
+			l.warn(expr.LevelWarning, 1263, "Column set to default value; NULL supplied to NOT NULL column '%s' at row %d", f.Name, l.row)
+		case given:
 			l.warn(expr.LevelWarning, 1048, "Column '%s' cannot be null", f.Name)
-		} else {
+		default:
 			l.warn(expr.LevelWarning, 1364, "Field '%s' doesn't have a default value", f.Name)
 		}
 		return zero, true
@@ -94,6 +104,18 @@ func (l *lenientValues) adjust(f arrow.Field, given bool, v any, err error) (any
 		return l.leadingNumber(f, text, "double"), true
 	}
 	return nil, false
+}
+
+// spacedNumber raises MariaDB's Note 1265 for a number with trailing
+// spaces that LOAD DATA read into a numeric column (which takes it).
+func (l *lenientValues) spacedNumber(f arrow.Field, text string) {
+	id := f.Type.ID()
+	if !isIntegerID(id) && id != arrow.FLOAT32 && id != arrow.FLOAT64 {
+		return
+	}
+	if level, bad := numericTextLevel(text); bad && level == expr.LevelNote {
+		l.warn(expr.LevelNote, 1265, "Data truncated for column '%s' at row %d", f.Name, l.row)
+	}
 }
 
 // integerOf reads v as an integer for column f: numbers rounded half away

@@ -52,7 +52,7 @@ func (s *Session) insert(ctx context.Context, n *sqlparse.Insert) (*Result, erro
 	}
 	var lenient *lenientValues
 	if n.Ignore {
-		lenient = &lenientValues{warn: s.warnf, table: backquoted(schemaName(id[:len(id)-1])) + "." + backquoted(id[len(id)-1])}
+		lenient = s.lenientFor(id)
 	}
 	b, fill, err := buildInsertRows(ctx, schema, n, lenient)
 	if err != nil {

@@ -278,6 +278,9 @@ func (spec *loadSpec) appendRow(src loadSource, fields []any, fill *insertFill, 
 	if len(fields) != len(spec.slots) {
 		return 0, errorf(catalog.CodeInvalidInput, "%s %s: %d fields for %d columns", spec.verb, src.where(), len(fields), len(spec.slots))
 	}
+	if fill.lenient != nil {
+		fill.lenient.row++
+	}
 	ncols := spec.schema.NumFields()
 	row := make([]any, ncols+spec.nvars)
 	size := 0
@@ -295,6 +298,13 @@ func (spec *loadSpec) appendRow(src loadSource, fields []any, fill *insertFill, 
 		if text, ok := v.(string); ok && src.textual() {
 			f := spec.schema.Field(sl.col)
 			x, err := loadValue(f, text)
+			if fill.lenient != nil {
+				if err != nil {
+					x, err = text, nil // IGNORE: the column's adjusted value (appendValue)
+				} else {
+					fill.lenient.spacedNumber(f, text)
+				}
+			}
 			if err != nil {
 				return 0, errorf(catalog.CodeInvalidInput, "%s %s, column %d (%s): %v", spec.verb, src.where(), k+1, spec.names[k], err)
 			}
@@ -313,7 +323,7 @@ func (spec *loadSpec) appendRow(src loadSource, fields []any, fill *insertFill, 
 		row[a.col] = v
 	}
 	for i, f := range spec.schema.Fields() {
-		if _, err := fill.appendColumn(b.Field(i), f, i, spec.given[i], row[i]); err != nil {
+		if _, err := fill.appendValue(b.Field(i), f, i, spec.given[i], row[i]); err != nil {
 			col := ""
 			for k, sl := range spec.slots {
 				if sl.col == i {
@@ -492,6 +502,10 @@ func (s *Session) loadUpsert(ctx context.Context, id catalog.Ident, ds *dataset.
 	fill, err := newInsertFill(spec.schema)
 	if err != nil {
 		return nil, err
+	}
+	if n.Ignore {
+		fill.lenient = s.lenientFor(id)
+		fill.lenient.load = true
 	}
 	maxRows := s.opts.MaxRows
 	if maxRows <= 0 {

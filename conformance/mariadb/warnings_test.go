@@ -4,6 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -165,6 +168,100 @@ func TestWarningsMatchMariaDB(t *testing.T) {
 		got := readDiag(ctx, t, lcc, show, st.codesOnly)
 		if want.String() != got.String() {
 			t.Errorf("%s; %s\n  MariaDB  %s\n  lancecat %s", st.sql, show, want, got)
+		}
+	}
+}
+
+// TestIgnoreWarningsMatchMariaDB runs INSERT IGNORE and LOAD DATA ...
+// IGNORE with values the columns refuse and duplicate keys in both
+// engines and compares the affected rows, the rows stored and SHOW
+// WARNINGS: each bad value becomes the column's adjusted value with
+// MariaDB's warning, each duplicate is skipped with 1062. lancecat raises
+// a statement's value warnings before its duplicate warnings (it checks
+// keys once all rows are built); MariaDB goes row by row, so where a
+// duplicate comes before a bad value the warnings are compared as a set.
+// Without IGNORE, in MariaDB's default STRICT_TRANS_TABLES, both fail and
+// store nothing.
+func TestIgnoreWarningsMatchMariaDB(t *testing.T) {
+	ctx := context.Background()
+	files := t.TempDir()
+	my, lc := startBothWith(t, []string{"--secure-file-priv=" + files}, "&load_data_dir="+files)
+	myc, err := my.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer myc.Close()
+	lcc, err := lc.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lcc.Close()
+	// MariaDB's default sql_mode, strict for transactional tables.
+	if _, err := myc.ExecContext(ctx, "SET sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION'"); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{
+		"CREATE TABLE tj (id BIGINT PRIMARY KEY, a TINYINT, b INT NOT NULL, u INT UNSIGNED, s VARCHAR(10) NOT NULL, f DOUBLE NOT NULL)",
+		"CREATE TABLE lt (id INT PRIMARY KEY, a TINYINT, b INT NOT NULL, c VARCHAR(10) UNIQUE)",
+	} {
+		if _, err := myc.ExecContext(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := lcc.ExecContext(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(name, text string) string {
+		t.Helper()
+		p := filepath.Join(files, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	type step struct {
+		sql   string
+		fails bool
+		asSet bool // compare the warnings as a set (see above)
+		check string
+	}
+	steps := []step{
+		{sql: "INSERT IGNORE INTO tj VALUES (1, '12abc', NULL, -5, NULL, NULL), (2, '1.5', 1, 1, 'a', 'x'), (3, ' 7 ', 1, 99999999999, 'b', '1.5x'), (2, 1, 1, 1, 'c', 1)", check: "SELECT * FROM tj ORDER BY id"},
+		{sql: "INSERT IGNORE INTO tj VALUES (3, 5, 5, 5, 'z', 5), (9, 'q', -1e10, 3.7, 'y', '-'), (10, -129, 1, 1, 'w', ' 2 ')", asSet: true, check: "SELECT * FROM tj ORDER BY id"},
+		{sql: "INSERT IGNORE INTO tj (id, a) VALUES (11, 1)", check: "SELECT * FROM tj ORDER BY id"},
+		{sql: "INSERT INTO tj VALUES (20, 300, 1, 1, 'a', 1)", fails: true, check: "SELECT * FROM tj ORDER BY id"},
+		{sql: "INSERT INTO tj VALUES (21, 'x', 1, 1, 'a', 1)", fails: true, check: "SELECT * FROM tj ORDER BY id"},
+		{sql: fmt.Sprintf("LOAD DATA INFILE '%s' IGNORE INTO TABLE lt FIELDS TERMINATED BY ','", write("i1.csv", "1,x,\\N,a\n2,300,5,b\n3,12abc,4,c\n4, 7 ,1,d\n")), check: "SELECT * FROM lt ORDER BY id"},
+		{sql: fmt.Sprintf("LOAD DATA INFILE '%s' IGNORE INTO TABLE lt FIELDS TERMINATED BY ','", write("i2.csv", "5,1,1,e\n1,2,2,f\n6,3,3,a\n")), check: "SELECT * FROM lt ORDER BY id"},
+		{sql: fmt.Sprintf("LOAD DATA INFILE '%s' INTO TABLE lt FIELDS TERMINATED BY ','", write("s1.csv", "7,300,1,g\n")), fails: true, check: "SELECT * FROM lt ORDER BY id"},
+		{sql: "INSERT INTO lt VALUES (50, 1, 1, 'a')", fails: true, check: "SELECT * FROM lt ORDER BY id"},
+		{sql: "INSERT IGNORE INTO lt VALUES (50, 1, 1, 'a'), (51, 1, 1, 'z')", check: "SELECT * FROM lt ORDER BY id"},
+	}
+	for _, st := range steps {
+		rMy, errMy := myc.ExecContext(ctx, st.sql)
+		rLc, errLc := lcc.ExecContext(ctx, st.sql)
+		if (errMy != nil) != st.fails || (errLc != nil) != st.fails {
+			t.Errorf("%s: MariaDB %v, lancecat %v (want failure: %v)", st.sql, errMy, errLc, st.fails)
+			continue
+		}
+		if !st.fails {
+			nMy, _ := rMy.RowsAffected()
+			nLc, _ := rLc.RowsAffected()
+			if nMy != nLc {
+				t.Errorf("%s: affected rows MariaDB %d, lancecat %d", st.sql, nMy, nLc)
+			}
+			want := readDiag(ctx, t, myc, "SHOW WARNINGS", false)
+			got := readDiag(ctx, t, lcc, "SHOW WARNINGS", false)
+			if st.asSet {
+				slices.Sort(want.rows)
+				slices.Sort(got.rows)
+			}
+			if want.String() != got.String() {
+				t.Errorf("%s\n  MariaDB  %s\n  lancecat %s", st.sql, want, got)
+			}
+		}
+		if w, g := textRows(ctx, t, my, st.check), textRows(ctx, t, lc, st.check); w != g {
+			t.Errorf("%s: rows differ\nMariaDB:\n%s\nlancecat:\n%s", st.sql, w, g)
 		}
 	}
 }
