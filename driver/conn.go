@@ -212,6 +212,12 @@ func (c *Conn) exec(ctx context.Context, st sqlparse.Statement) (res *planner.Re
 	return c.sess.Exec(ctx, st)
 }
 
+// WarningCount is how many notes, warnings and errors the statement run
+// last on the connection raised so far (its rows read so far included),
+// reached through sql.Conn.Raw; SHOW WARNINGS lists them (see the package
+// documentation, Warnings).
+func (c *Conn) WarningCount() int { return c.sess.StatementWarningCount() }
+
 // result is an Exec's outcome: the rows affected by its statements and the
 // first AUTO_INCREMENT value the last INSERT that assigned any assigned (0:
 // none), as MySQL reports them.

@@ -128,6 +128,14 @@ func (s *Session) WarningCount() int {
 	return all
 }
 
+// StatementWarningCount is how many conditions the statement run last
+// raised so far (its rows read so far included), for a client that prints
+// "N warnings" after each statement as the mysql client does.
+func (s *Session) StatementWarningCount() int {
+	all, _ := s.stmt.Count()
+	return all
+}
+
 // currentDiag is the area as it would be if the next statement started
 // now (the running statement's conditions when it raised some).
 func (s *Session) currentDiag() ([]expr.Warning, int, int) {
