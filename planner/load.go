@@ -39,9 +39,9 @@ import (
 // row of the statement, so a duplicate fails it. REPLACE and IGNORE go
 // through INSERT's upsert (upsert.go: REPLACE deletes the rows holding the
 // key, IGNORE skips the row) and so read the whole file first, bounded by
-// Options.MaxRows rows and MaxInsertBytes of text. IGNORE only concerns
-// duplicate keys: a bad value still fails the statement (MySQL would store
-// a default and warn; lancecat has no warnings to report it with).
+// Options.MaxRows rows and MaxInsertBytes of text. IGNORE also stores a
+// value a column refuses as MariaDB's adjusted value, with its warning
+// (ignore.go); without it a bad value fails the statement.
 //
 // lancecat runs in the client's process, so LOCAL and server files are the
 // same: both are read only inside Options.LoadDataDir (the driver's
