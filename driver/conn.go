@@ -182,6 +182,7 @@ func (c *Conn) run(ctx context.Context, query string, args []driver.NamedValue) 
 	}
 	for st, perr := range sqlparse.Statements(text) {
 		if perr != nil {
+			c.sess.RecordError(perr, true) // a statement that never ran: SHOW ERRORS lists it
 			return fail(newError(perr, sqlparse.Pos{}, ""))
 		}
 		if err := ctx.Err(); err != nil {
@@ -211,6 +212,12 @@ func (c *Conn) exec(ctx context.Context, st sqlparse.Statement) (res *planner.Re
 	return c.sess.Exec(ctx, st)
 }
 
+// WarningCount is how many notes, warnings and errors the statement run
+// last on the connection raised so far (its rows read so far included),
+// reached through sql.Conn.Raw; SHOW WARNINGS lists them (see the package
+// documentation, Warnings).
+func (c *Conn) WarningCount() int { return c.sess.StatementWarningCount() }
+
 // result is an Exec's outcome: the rows affected by its statements and the
 // first AUTO_INCREMENT value the last INSERT that assigned any assigned (0:
 // none), as MySQL reports them.
@@ -238,7 +245,9 @@ func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 	if err != nil {
 		return nil, err
 	}
-	return newRows(sets, stmts, c.connector.logger()), nil
+	rows := newRows(sets, stmts, c.connector.logger())
+	rows.failed = func(err error) { c.sess.RecordError(err, false) }
+	return rows, nil
 }
 
 // Prepare prepares a statement (legacy interface).

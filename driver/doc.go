@@ -160,4 +160,26 @@
 // and the failing statement's position. Match kinds with errors.Is and the
 // exported sentinels (ErrTableNotFound, ErrNamespaceNotFound, ...), which are
 // the catalog's own.
+//
+// # Warnings
+//
+// A statement that does what MySQL does with a warning (1/0 is NULL, 'abc'
+// + 1 is 1, GROUP_CONCAT cuts its result, INSERT IGNORE skips a duplicate
+// key) succeeds, and its notes and warnings, with the error of a statement
+// that failed, are kept on its connection as MySQL's diagnostics area.
+// database/sql has no warnings API: read them with SHOW WARNINGS (SHOW
+// ERRORS, SHOW COUNT(*) WARNINGS, SELECT @@warning_count) on the same
+// connection, which a *sql.DB pool does not promise between two calls, so
+// take a *sql.Conn:
+//
+//	conn, _ := db.Conn(ctx)
+//	defer conn.Close()
+//	conn.ExecContext(ctx, "INSERT IGNORE INTO t VALUES (1), (1)")
+//	rows, _ := conn.QueryContext(ctx, "SHOW WARNINGS") // Level, Code, Message
+//
+// As in MariaDB, the next statement that names a table or raises a
+// condition replaces them (SELECT 1, SET and SHOW WARNINGS itself do not);
+// a statement keeps the first @@max_error_count (64) and counts the rest.
+// The warnings of a query's rows are complete once its rows are read. A
+// connection the pool hands out again starts with none (ResetSession).
 package driver

@@ -22,6 +22,9 @@ type Rows struct {
 	next   int               // next row of batch
 	err    error             // sticky error of the cursor (io.EOF at its end)
 	log    *slog.Logger      // for panics recovered while streaming
+	// failed records an error met while streaming as the statement's
+	// error condition (SHOW ERRORS); nil: not recorded.
+	failed func(error)
 }
 
 var (
@@ -102,6 +105,9 @@ func (r *Rows) fill() error {
 	if r.err != nil {
 		r.batch = nil
 		if r.err != io.EOF {
+			if r.failed != nil {
+				r.failed(r.err)
+			}
 			if st := r.stmts[r.cur]; st != nil {
 				r.err = newError(r.err, st.Position(), st.Text())
 			} else {

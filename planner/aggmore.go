@@ -21,8 +21,7 @@ import (
 //     each row's arguments as text, concatenated, the rows joined by s; a
 //     row with a NULL argument is skipped, no row at all is NULL. The
 //     result is cut at group_concat_max_len bytes (on a character
-//     boundary) with warning 1260, which lancecat records but, having no
-//     SHOW WARNINGS, does not report.
+//     boundary) with warning 1260 (SHOW WARNINGS).
 //   - COUNT(DISTINCT a, b, ...): the distinct tuples without a NULL.
 //   - BIT_AND, BIT_OR, BIT_XOR: BIGINT UNSIGNED over the arguments as
 //     64-bit integers; over no row BIT_AND is 18446744073709551615 and the

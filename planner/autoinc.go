@@ -63,6 +63,8 @@ type insertFill struct {
 	// For the AUTO_INCREMENT column, per row: the explicit value or nil
 	// (assign one).
 	autoValues []*big.Int
+	// lenient adjusts refused values under IGNORE (ignore.go); nil fails.
+	lenient *lenientValues
 }
 
 func newInsertFill(schema *arrow.Schema) (*insertFill, error) {

@@ -67,7 +67,7 @@ func (s *Session) createTableAsSelect(ctx context.Context, st *sqlparse.CreateTa
 	}
 	b, _, err := buildRows(ctx, schema, targets, len(rows), func(r, k int) (any, bool, error) {
 		return rows[r][k], true, nil
-	})
+	}, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -44,6 +44,9 @@ type rowEnv struct {
 	// sets of long IN lists (inlist.go).
 	likeCache
 	inSetCache
+	// warnedConsts are the constant strings whose conversion warning the
+	// statement raised (warnings.go).
+	warnedConsts map[sqlparse.Expr]bool
 }
 
 // cancelled reports whether the statement's context has ended.
@@ -439,6 +442,9 @@ func (env *rowEnv) evalBinary(n *sqlparse.Binary, row []any) (any, error) {
 		if l == nil || r == nil {
 			return nil, nil
 		}
+		if isText(l) != isText(r) {
+			env.compareWarnings(n, l, r) // warnings.go
+		}
 		c := compare(l, r)
 		switch n.Op {
 		case sqlparse.OpEQ:
@@ -456,7 +462,12 @@ func (env *rowEnv) evalBinary(n *sqlparse.Binary, row []any) (any, error) {
 		}
 	}
 	if isArithmetic(n.Op) {
-		return arithmetic(n.Op, env.exactColumn(n.L, l), env.exactColumn(n.R, r))
+		l, r = env.exactColumn(n.L, l), env.exactColumn(n.R, r)
+		v, err := arithmetic(n.Op, l, r)
+		if err == nil && l != nil && r != nil && (v == nil || isText(l) || isText(r)) {
+			env.arithWarnings(l, r, v) // warnings.go
+		}
+		return v, err
 	}
 	return nil, errorf(catalog.CodeUnsupported, "not supported: operator %s", n.Op)
 }

@@ -27,12 +27,7 @@ import (
 // per statement (the session's, reset by Exec), DATABASE().
 func (env *rowEnv) statement() *expr.Statement {
 	if env.session != nil {
-		if env.session.stmt == nil {
-			env.session.stmt = expr.NewStatement(time.Now())
-			env.session.stmt.MaxValueBytes = int(env.maxValueBytes())
-			env.session.stmt.Database = schemaName(env.session.ns) // $root at the root
-		}
-		return env.session.stmt
+		return env.session.statement(env.maxValueBytes())
 	}
 	if env.stmt == nil {
 		env.stmt = expr.NewStatement(time.Now())
@@ -152,6 +147,13 @@ func literalArg(l *sqlparse.Literal) any {
 
 // evalCall evaluates a scalar function call through the registry.
 func (env *rowEnv) evalCall(n *sqlparse.FuncCall, row []any) (any, error) {
+	if env.checking {
+		return env.evalCallChecking(n, row) // warnings.go
+	}
+	return env.evalCallNow(n, row)
+}
+
+func (env *rowEnv) evalCallNow(n *sqlparse.FuncCall, row []any) (any, error) {
 	c, err := env.boundCall(n)
 	if err != nil {
 		return nil, err

@@ -50,7 +50,11 @@ func (s *Session) insert(ctx context.Context, n *sqlparse.Insert) (*Result, erro
 	if !n.Replace && !n.Ignore && len(n.OnDuplicate) == 0 {
 		return s.appendInsert(ctx, id, ds, schema, n)
 	}
-	b, fill, err := buildInsertRows(ctx, schema, n)
+	var lenient *lenientValues
+	if n.Ignore {
+		lenient = s.lenientFor(id)
+	}
+	b, fill, err := buildInsertRows(ctx, schema, n, lenient)
 	if err != nil {
 		return nil, err
 	}
@@ -62,12 +66,15 @@ func (s *Session) insert(ctx context.Context, n *sqlparse.Insert) (*Result, erro
 // (DEFAULTs filled in, NOT NULL and each type's range checked), without
 // writing anything; the caller releases the builder. Inside a transaction
 // it also checks an INSERT deferred to COMMIT at statement time.
-func buildInsertRows(ctx context.Context, schema *arrow.Schema, n *sqlparse.Insert) (*array.RecordBuilder, *insertFill, error) {
+//
+// lenient (INSERT IGNORE; nil otherwise) adjusts the values a column
+// refuses, with their warnings (ignore.go).
+func buildInsertRows(ctx context.Context, schema *arrow.Schema, n *sqlparse.Insert, lenient *lenientValues) (*array.RecordBuilder, *insertFill, error) {
 	targets, value, err := insertValues(schema, n)
 	if err != nil {
 		return nil, nil, err
 	}
-	return buildRows(ctx, schema, targets, len(n.Rows), value)
+	return buildRows(ctx, schema, targets, len(n.Rows), value, lenient)
 }
 
 // insertValues checks the shape of n's VALUES rows and returns the columns
@@ -130,7 +137,7 @@ func insertTargets(schema *arrow.Schema, list []*sqlparse.ColumnRef) ([]int, err
 // Columns not in targets, and DEFAULT, take the column's DEFAULT (NULL
 // without one); NOT NULL and each type's range are checked and nothing is
 // written. The caller releases the builder.
-func buildRows(ctx context.Context, schema *arrow.Schema, targets []int, nrows int, value func(r, k int) (any, bool, error)) (*array.RecordBuilder, *insertFill, error) {
+func buildRows(ctx context.Context, schema *arrow.Schema, targets []int, nrows int, value func(r, k int) (any, bool, error), lenient *lenientValues) (*array.RecordBuilder, *insertFill, error) {
 	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
 	ok := false
 	defer func() {
@@ -142,6 +149,7 @@ func buildRows(ctx context.Context, schema *arrow.Schema, targets []int, nrows i
 	if err != nil {
 		return nil, nil, err
 	}
+	fill.lenient = lenient
 	if err := checkInsertBytes(schema, nrows); err != nil {
 		return nil, nil, err
 	}
@@ -203,7 +211,10 @@ func (fill *insertFill) appendRow(b *array.RecordBuilder, schema *arrow.Schema, 
 				varBytes += int64(len(x))
 			}
 		}
-		if _, err := fill.appendColumn(b.Field(i), f, i, given, v); err != nil {
+		if fill.lenient != nil {
+			fill.lenient.row = r + 1
+		}
+		if _, err := fill.appendValue(b.Field(i), f, i, given, v); err != nil {
 			if errors.Is(err, errNoValue) {
 				return 0, errorf(catalog.CodeInvalidInput, "row %d: column %s is NOT NULL and has no value", r+1, sqlparse.QuoteIdent(f.Name))
 			}

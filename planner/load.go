@@ -39,9 +39,9 @@ import (
 // row of the statement, so a duplicate fails it. REPLACE and IGNORE go
 // through INSERT's upsert (upsert.go: REPLACE deletes the rows holding the
 // key, IGNORE skips the row) and so read the whole file first, bounded by
-// Options.MaxRows rows and MaxInsertBytes of text. IGNORE only concerns
-// duplicate keys: a bad value still fails the statement (MySQL would store
-// a default and warn; lancecat has no warnings to report it with).
+// Options.MaxRows rows and MaxInsertBytes of text. IGNORE also stores a
+// value a column refuses as MariaDB's adjusted value, with its warning
+// (ignore.go); without it a bad value fails the statement.
 //
 // lancecat runs in the client's process, so LOCAL and server files are the
 // same: both are read only inside Options.LoadDataDir (the driver's
@@ -278,6 +278,9 @@ func (spec *loadSpec) appendRow(src loadSource, fields []any, fill *insertFill, 
 	if len(fields) != len(spec.slots) {
 		return 0, errorf(catalog.CodeInvalidInput, "%s %s: %d fields for %d columns", spec.verb, src.where(), len(fields), len(spec.slots))
 	}
+	if fill.lenient != nil {
+		fill.lenient.row++
+	}
 	ncols := spec.schema.NumFields()
 	row := make([]any, ncols+spec.nvars)
 	size := 0
@@ -295,6 +298,13 @@ func (spec *loadSpec) appendRow(src loadSource, fields []any, fill *insertFill, 
 		if text, ok := v.(string); ok && src.textual() {
 			f := spec.schema.Field(sl.col)
 			x, err := loadValue(f, text)
+			if fill.lenient != nil {
+				if err != nil {
+					x, err = text, nil // IGNORE: the column's adjusted value (appendValue)
+				} else {
+					fill.lenient.spacedNumber(f, text)
+				}
+			}
 			if err != nil {
 				return 0, errorf(catalog.CodeInvalidInput, "%s %s, column %d (%s): %v", spec.verb, src.where(), k+1, spec.names[k], err)
 			}
@@ -313,7 +323,7 @@ func (spec *loadSpec) appendRow(src loadSource, fields []any, fill *insertFill, 
 		row[a.col] = v
 	}
 	for i, f := range spec.schema.Fields() {
-		if _, err := fill.appendColumn(b.Field(i), f, i, spec.given[i], row[i]); err != nil {
+		if _, err := fill.appendValue(b.Field(i), f, i, spec.given[i], row[i]); err != nil {
 			col := ""
 			for k, sl := range spec.slots {
 				if sl.col == i {
@@ -492,6 +502,10 @@ func (s *Session) loadUpsert(ctx context.Context, id catalog.Ident, ds *dataset.
 	fill, err := newInsertFill(spec.schema)
 	if err != nil {
 		return nil, err
+	}
+	if n.Ignore {
+		fill.lenient = s.lenientFor(id)
+		fill.lenient.load = true
 	}
 	maxRows := s.opts.MaxRows
 	if maxRows <= 0 {

@@ -106,6 +106,10 @@ type Session struct {
 	// execCtx is the context of the statement being executed (GET_LOCK
 	// waits under it).
 	execCtx context.Context
+	// diag is the diagnostics area SHOW WARNINGS reads; stmtTables, that
+	// the running statement names a table (warnings.go).
+	diag       diagArea
+	stmtTables bool
 }
 
 // txState is an open transaction: the catalog changes collected so far, to
@@ -176,6 +180,7 @@ func (s *Session) Reset() {
 	}
 	s.ns = append(catalog.Ident{}, s.defaultNS...)
 	s.vars = nil
+	s.stmt, s.stmtTables, s.diag = nil, false, diagArea{} // as COM_RESET_CONNECTION
 }
 
 // Begin opens a transaction. Catalog changes made until Commit are applied
@@ -297,7 +302,7 @@ func (s *Session) checkDeferredInsert(ctx context.Context, id catalog.Ident, ins
 	if schema == nil {
 		return nil
 	}
-	b, fill, err := buildInsertRows(ctx, schema, ins)
+	b, fill, err := buildInsertRows(ctx, schema, ins, nil)
 	if err != nil {
 		return err
 	}
@@ -418,6 +423,16 @@ func StatementKind(st sqlparse.Statement) string {
 		return "SET"
 	case *sqlparse.ShowVariables:
 		return "SHOW VARIABLES"
+	case *sqlparse.ShowWarnings:
+		switch {
+		case n.Count && n.Errors:
+			return "SHOW COUNT(*) ERRORS"
+		case n.Count:
+			return "SHOW COUNT(*) WARNINGS"
+		case n.Errors:
+			return "SHOW ERRORS"
+		}
+		return "SHOW WARNINGS"
 	case *sqlparse.Select:
 		return "SELECT"
 	case *sqlparse.Insert:
@@ -497,12 +512,23 @@ func IsWrite(st sqlparse.Statement) bool {
 // the catalog commit (deferInsert); other such statements on a table the
 // open transaction creates, drops or renames are refused (it does not exist
 // yet for them: COMMIT first), and all of them in a READ ONLY transaction.
+//
+// The statement's notes, warnings and error are what SHOW WARNINGS lists
+// next (warnings.go).
 func (s *Session) Exec(ctx context.Context, st sqlparse.Statement) (*Result, error) {
+	s.beginStatement(st) // a new NOW(), and the previous statement's conditions settled
+	res, err := s.exec(ctx, st)
+	if err != nil {
+		s.warn(expr.LevelError, mysqlErrorCode(err), "%s", errorMessage(err))
+	}
+	return res, err
+}
+
+func (s *Session) exec(ctx context.Context, st sqlparse.Statement) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	s.subq = nil // the previous statement's subqueries (its rowEnvs keep their own)
-	s.stmt = nil // a new statement: a new NOW()
 	s.execCtx = ctx
 	if ins, ok := st.(*sqlparse.Insert); ok && ins.Query != nil && (s.tx == nil || !s.tx.readOnly) {
 		// INSERT ... SELECT: the query's rows become VALUES (insertselect.go).
@@ -586,6 +612,8 @@ func (s *Session) Exec(ctx context.Context, st sqlparse.Statement) (*Result, err
 		return s.set(ctx, n)
 	case *sqlparse.ShowVariables:
 		return s.showVariables(ctx, n)
+	case *sqlparse.ShowWarnings:
+		return s.showWarnings(ctx, n)
 	case *sqlparse.Select:
 		p, err := s.planQuery(ctx, n)
 		if err != nil {

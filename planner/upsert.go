@@ -14,6 +14,7 @@ import (
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/lance/dataset"
+	"github.com/lancecat/lancecat/planner/expr"
 	"github.com/lancecat/lancecat/sqlparse"
 	"github.com/lancecat/lancecat/sqltypes"
 )
@@ -403,7 +404,13 @@ func (s *Session) planUpsert(ctx context.Context, ds *dataset.Dataset, schema *a
 				order = append(order, old)
 			}
 			affected += 2
-		default: // INSERT IGNORE: the row is skipped
+		default: // INSERT IGNORE: the row is skipped, with MariaDB's warning
+			for ki, k := range keys {
+				if ks, ok := keyString(k, ki, in); ok && view[ks] != nil && !view[ks].deleted {
+					s.warn(expr.LevelWarning, 1062, "%s", duplicateKeyMessage(schema, k, ki, in))
+					break
+				}
+			}
 		}
 	}
 	// What to write: stored rows deleted or changed are deleted; changed

@@ -49,6 +49,7 @@ var defaultVariables = map[string]string{
 	"group_concat_max_len":            "1048576",
 	"lower_case_table_names":          "0",
 	"max_allowed_packet":              "67108864",
+	"max_error_count":                 "64",
 	"sql_mode":                        "",
 	"system_time_zone":                "UTC",
 	"time_zone":                       "+00:00",
@@ -87,6 +88,9 @@ func (s *Session) variableValue(v *sqlparse.Variable) (any, error) {
 	}
 	if s == nil {
 		return nil, errorf(catalog.CodeUnsupported, "not supported: %s here", v)
+	}
+	if n, ok := s.diagVariable(v.Name); ok {
+		return n, nil
 	}
 	text, ok := s.variable(v.Name)
 	if !ok {
@@ -164,6 +168,15 @@ func (s *Session) set(_ context.Context, st *sqlparse.Set) (*Result, error) {
 				return nil, errorf(catalog.CodeInvalidInput, "incorrect argument type to variable 'group_concat_max_len' (MySQL error 1232): %s", text)
 			}
 			text = strconv.FormatUint(max(n, 4), 10)
+		case "max_error_count":
+			// MariaDB's range: 0 to 65535 (a value past it is the bound).
+			n, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64)
+			if err != nil {
+				return nil, errorf(catalog.CodeInvalidInput, "incorrect argument type to variable 'max_error_count' (MySQL error 1232): %s", text)
+			}
+			text = strconv.FormatInt(min(max(n, 0), 65535), 10)
+		case "warning_count", "error_count":
+			return nil, errorf(catalog.CodeInvalidInput, "variable %s is read-only", v.Name)
 		case "version", "version_comment", "system_time_zone", "lower_case_table_names", "character_set_system", "default_storage_engine":
 			return nil, errorf(catalog.CodeInvalidInput, "variable %s is read-only", v.Name)
 		}

@@ -405,7 +405,7 @@ func (p *ownParser) parseShow() (Statement, bool, error) {
 			st, err = &ShowCreateSchema{stmtBase: p.base, Name: name}, p.expectEnd()
 		}
 	default:
-		return nil, false, nil
+		return p.parseShowWarnings()
 	}
 	if err != nil {
 		return nil, true, err

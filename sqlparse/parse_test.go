@@ -623,7 +623,6 @@ func TestUnsupported(t *testing.T) {
 		{"SHOW STATUS", "SHOW STATUS"},
 		{"SHOW GLOBAL STATUS", "SHOW STATUS"},
 		{"SHOW CREATE VIEW v", "SHOW CREATE VIEW"},
-		{"SHOW WARNINGS", "SHOW WARNINGS"},
 		{"ANALYZE TABLE t", "ANALYZE"},
 	}
 	for _, tt := range tests {

@@ -5,7 +5,7 @@ import "github.com/lancecat/lancecat/sqltypes"
 // Statement is one parsed SQL statement. Concrete types: *Use, *CreateSchema, *DropSchema,
 // *AlterSchema, *CreateTable, *DropTable, *RenameTable, *AlterTable, *ShowSchemas, *ShowTables,
 // *ShowCreateTable, *ShowCreateSchema, *ShowColumns, *ShowTableStatus, *ShowIndex, *CreateIndex,
-// *DropIndex, *Call, *Begin, *Commit, *Rollback, *Set, *ShowVariables, *Select, *Insert, *Delete, *Update, *Explain,
+// *DropIndex, *Call, *Begin, *Commit, *Rollback, *Set, *ShowVariables, *ShowWarnings, *Select, *Insert, *Delete, *Update, *Explain,
 // *Unsupported.
 type Statement interface {
 	// Position is where the statement starts in the original script.

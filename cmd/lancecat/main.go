@@ -27,7 +27,9 @@
 //	        columns under a header and a rule, then "(N rows)"; NULL prints
 //	        as NULL; numbers are right-aligned; result sets are separated by
 //	        an empty line. A statement without a result set prints "OK"
-//	        ("OK, N rows affected" for INSERT/UPDATE/DELETE/REPLACE).
+//	        ("OK, N rows affected" for INSERT/UPDATE/DELETE/REPLACE). A
+//	        statement that raised warnings adds ", N warnings" to either
+//	        line, as the mysql client does (SHOW WARNINGS lists them).
 //	csv     per result set a header line, then one record per row, quoted as
 //	        RFC 4180 says when a field holds a comma, a quote, CR or LF; NULL
 //	        is an empty field and the empty string is "". Lines end in LF.

@@ -244,6 +244,7 @@ func (e *executor) runStatement(ctx context.Context, st sqlparse.Statement) erro
 			if err != nil {
 				return err
 			}
+			setWarnings(e.out, dc)
 			return e.out.ok(n, true)
 		}
 		queryer, ok := dc.(sqldriver.QueryerContext)
@@ -256,7 +257,7 @@ func (e *executor) runStatement(ctx context.Context, st sqlparse.Statement) erro
 			return err
 		}
 		defer rows.Close()
-		if err := e.writeResults(rows); err != nil {
+		if err := e.writeResults(rows, dc); err != nil {
 			return err
 		}
 		return rows.Close()
@@ -265,11 +266,12 @@ func (e *executor) runStatement(ctx context.Context, st sqlparse.Statement) erro
 
 // writeResults writes every result set of rows (a statement without one
 // gives a single set without columns).
-func (e *executor) writeResults(rows sqldriver.Rows) error {
+func (e *executor) writeResults(rows sqldriver.Rows, dc any) error {
 	typed, _ := rows.(sqldriver.RowsColumnTypeDatabaseTypeName)
 	for {
 		names := rows.Columns()
 		if len(names) == 0 {
+			setWarnings(e.out, dc)
 			if err := e.out.ok(0, false); err != nil {
 				return err
 			}
@@ -301,6 +303,7 @@ func (e *executor) writeResults(rows sqldriver.Rows) error {
 					return err
 				}
 			}
+			setWarnings(e.out, dc) // the rows' warnings are all raised now
 			if err := e.out.end(); err != nil {
 				return err
 			}
@@ -313,6 +316,21 @@ func (e *executor) writeResults(rows sqldriver.Rows) error {
 			return err
 		}
 	}
+}
+
+// setWarnings tells a formatter that prints them how many warnings the
+// statement raised (the lancecat driver's Conn.WarningCount), as the mysql
+// client prints "1 row in set, 1 warning".
+func setWarnings(out formatter, dc any) {
+	wf, ok := out.(interface{ setWarnings(int) })
+	if !ok {
+		return
+	}
+	n := 0
+	if wc, ok := dc.(interface{ WarningCount() int }); ok {
+		n = wc.WarningCount()
+	}
+	wf.setWarnings(n)
 }
 
 // scriptError is an error of a script: the Lance namespace error code name,

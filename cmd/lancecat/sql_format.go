@@ -296,6 +296,21 @@ type tableFormatter struct {
 	anyNum  []bool     // column i holds a number
 	printed bool       // something was printed before
 	table   bool       // the last thing printed was a result set
+	warns   int        // warnings of the statement being printed (setWarnings)
+}
+
+func (f *tableFormatter) setWarnings(n int) { f.warns = n }
+
+// warnings is the ", N warnings" suffix of the statement's summary line
+// ("" without warnings), as the mysql client prints it.
+func (f *tableFormatter) warnings() string {
+	switch f.warns {
+	case 0:
+		return ""
+	case 1:
+		return ", 1 warning"
+	}
+	return fmt.Sprintf(", %d warnings", f.warns)
 }
 
 // sep separates a result set from what was printed before it, and
@@ -365,9 +380,9 @@ func (f *tableFormatter) end() error {
 		f.line(r, widths, f.nums)
 	}
 	if len(f.rows) == 1 {
-		f.w.WriteString("(1 row)\n")
+		fmt.Fprintf(f.w, "(1 row%s)\n", f.warnings())
 	} else {
-		fmt.Fprintf(f.w, "(%d rows)\n", len(f.rows))
+		fmt.Fprintf(f.w, "(%d rows%s)\n", len(f.rows), f.warnings())
 	}
 	f.rows = f.rows[:0]
 	return nil
@@ -417,13 +432,13 @@ func cellWidth(s string) int {
 
 func (f *tableFormatter) ok(affected int64, counted bool) error {
 	f.sep(false)
-	switch {
+	switch w := f.warnings(); {
 	case !counted && affected == 0:
-		f.w.WriteString("OK\n")
+		fmt.Fprintf(f.w, "OK%s\n", w)
 	case affected == 1:
-		f.w.WriteString("OK, 1 row affected\n")
+		fmt.Fprintf(f.w, "OK, 1 row affected%s\n", w)
 	default:
-		fmt.Fprintf(f.w, "OK, %d rows affected\n", affected)
+		fmt.Fprintf(f.w, "OK, %d rows affected%s\n", affected, w)
 	}
 	return nil
 }

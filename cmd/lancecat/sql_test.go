@@ -441,3 +441,21 @@ func TestJSONLNestsNestedValues(t *testing.T) {
 		t.Errorf("csv (exit %d, %s):\n%s", code, errs, out)
 	}
 }
+
+// TestSQLWarningCounts: the table output says how many warnings a
+// statement raised, as the mysql client does, and nothing more without.
+func TestSQLWarningCounts(t *testing.T) {
+	code, out, errOut := runSQLCLI("", "--uri", "memory://", "-c",
+		"SELECT 1/0, 'a' + 1; SELECT 1; CREATE TABLE t (a TINYINT PRIMARY KEY, b TINYINT UNIQUE); INSERT IGNORE INTO t VALUES (1, 300), (2, 7), (3, 7); INSERT INTO t VALUES (4, 4); SET @@session.max_error_count = 5")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"(1 row, 2 warnings)\n", "OK, 2 rows affected, 2 warnings\n", "OK, 1 row affected\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Count(out, "warning") != 2 {
+		t.Errorf("warnings printed for statements without any:\n%s", out)
+	}
+}

@@ -270,6 +270,7 @@ func castInteger(c *Call, v any, from Kind) (*big.Int, bool) {
 		d, _ := decimalOf(s)
 		return d.rescale(0, roundHalfUp).unscaled, true
 	}
+	orig := s
 	s = strings.TrimLeft(s, " \t\n\r")
 	i := 0
 	if i < len(s) && (s[i] == '+' || s[i] == '-') {
@@ -277,6 +278,14 @@ func castInteger(c *Call, v any, from Kind) (*big.Int, bool) {
 	}
 	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
 		i++
+	}
+	if rest := s[i:]; rest != "" {
+		// MariaDB's 1292 for text after the integer: a Note for spaces.
+		level := LevelNote
+		if strings.TrimRight(rest, " \t\n\r") != "" || i == 0 {
+			level = LevelWarning
+		}
+		c.Stmt.Raise(level, 1292, "Truncated incorrect INTEGER value: '%s'", orig)
 	}
 	n, ok := new(big.Int).SetString(strings.TrimPrefix(s[:i], "+"), 10)
 	if !ok {

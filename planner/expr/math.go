@@ -285,7 +285,7 @@ func evalMod(c *Call, a []any) (any, error) {
 	bi, bInt := intOf(a[1])
 	if aInt && bInt {
 		if bi.mag == 0 {
-			return nil, nil
+			return c.divByZero()
 		}
 		x, y := bigOf(ai), bigOf(bi)
 		z := new(big.Int).Rem(x, y)
@@ -299,7 +299,7 @@ func evalMod(c *Call, a []any) (any, error) {
 		x, _ := decimalOf(a[0])
 		y, _ := decimalOf(a[1])
 		if y.unscaled.Sign() == 0 {
-			return nil, nil
+			return c.divByZero()
 		}
 		s := max(x.scale, y.scale)
 		x, y = x.rescale(s, roundTrunc), y.rescale(s, roundTrunc)
@@ -307,9 +307,16 @@ func evalMod(c *Call, a []any) (any, error) {
 	}
 	y := ToFloat(a[1])
 	if y == 0 {
-		return nil, nil
+		return c.divByZero()
 	}
 	return math.Mod(ToFloat(a[0]), y), nil
+}
+
+// divByZero is a zero divisor's result: NULL with MariaDB's warning 1365
+// (its default sql_mode has ERROR_FOR_DIVISION_BY_ZERO).
+func (c *Call) divByZero() (any, error) {
+	c.Stmt.Warn(1365, "Division by 0")
+	return nil, nil
 }
 
 func bigOf(v bigint) *big.Int {

@@ -99,8 +99,14 @@ type Statement struct {
 	MaxValueBytes int
 	// Database is the current database's name for DATABASE() ("": NULL).
 	Database string
-	mu       sync.Mutex
-	warnings []Warning
+	// MaxWarnings is how many conditions the statement keeps (MySQL's
+	// max_error_count; 0: 64, negative: none); past it they are only
+	// counted.
+	MaxWarnings int
+	mu          sync.Mutex
+	warnings    []Warning
+	counts      [3]int // conditions raised, by Level (kept or not)
+	muted       int    // Mute depth: conditions raised meanwhile are dropped
 	// overflowed: a function's result went past MaxValueBytes since the
 	// last TakeOverflow (the planner fails the statement instead of
 	// returning MySQL's NULL, as it has no SHOW WARNINGS).
@@ -123,12 +129,34 @@ func (s *Statement) TakeOverflow() bool {
 // DefaultMaxValueBytes is MySQL's default max_allowed_packet (64 MiB).
 const DefaultMaxValueBytes = 64 << 20
 
-// maxWarnings bounds the warnings one statement keeps (max_error_count).
+// maxWarnings bounds the warnings one statement keeps by default
+// (MariaDB's default max_error_count).
 const maxWarnings = 64
 
-// Warning is a note a function raised instead of failing (MySQL's SHOW
-// WARNINGS): a result beyond the size bound, an invalid date.
+// Level is a condition's severity, as SHOW WARNINGS names it.
+type Level uint8
+
+const (
+	LevelWarning Level = iota // the zero Level: what functions raise
+	LevelNote
+	LevelError
+)
+
+func (l Level) String() string {
+	switch l {
+	case LevelNote:
+		return "Note"
+	case LevelError:
+		return "Error"
+	}
+	return "Warning"
+}
+
+// Warning is a condition of the statement (MySQL's SHOW WARNINGS): what a
+// function raised instead of failing (a result beyond the size bound, an
+// invalid date), a note, or the error that ended the statement.
 type Warning struct {
+	Level   Level
 	Code    int
 	Message string
 }
@@ -138,16 +166,61 @@ func NewStatement(now time.Time) *Statement {
 	return &Statement{Now: now.UTC()}
 }
 
-// Warn records a warning (the first maxWarnings of a statement).
+// Warn records a warning (the first MaxWarnings of a statement are kept,
+// all are counted).
 func (s *Statement) Warn(code int, format string, args ...any) {
+	s.Raise(LevelWarning, code, format, args...)
+}
+
+// Raise records a condition of the given level.
+func (s *Statement) Raise(level Level, code int, format string, args ...any) {
 	if s == nil {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.warnings) < maxWarnings {
-		s.warnings = append(s.warnings, Warning{Code: code, Message: fmt.Sprintf(format, args...)})
+	if s.muted > 0 {
+		return
 	}
+	s.counts[level]++
+	limit := s.MaxWarnings
+	if limit == 0 {
+		limit = maxWarnings
+	}
+	if len(s.warnings) < limit {
+		msg := format
+		if len(args) > 0 {
+			msg = fmt.Sprintf(format, args...)
+		}
+		s.warnings = append(s.warnings, Warning{Level: level, Code: code, Message: msg})
+	}
+}
+
+// Mute drops (on) or again records (off) the conditions raised
+// meanwhile: the planner evaluates a constant expression once more to
+// check or type it, and the statement must warn once.
+func (s *Statement) Mute(on bool) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if on {
+		s.muted++
+	} else if s.muted > 0 {
+		s.muted--
+	}
+}
+
+// Count returns how many conditions the statement raised (kept or not):
+// all of them, and the Error-level ones.
+func (s *Statement) Count() (all, errors int) {
+	if s == nil {
+		return 0, 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.counts[LevelWarning] + s.counts[LevelNote] + s.counts[LevelError], s.counts[LevelError]
 }
 
 // Warnings returns the statement's warnings so far.
