@@ -99,7 +99,7 @@ func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan
 	if len(st.SetOps) > 0 {
 		return s.planSetOp(ctx, st)
 	}
-	if err := checkQualifiers(st); err != nil {
+	if err := s.checkQualifiers(st); err != nil {
 		return nil, err
 	}
 	if hasWindows(st) {

@@ -698,7 +698,11 @@ func (s *Session) buildFrom(ctx context.Context, from sqlparse.FromItem, scope *
 		var table sqlparse.Name
 		if name == "" {
 			name = f.Table[len(f.Table)-1]
-			table = f.Table
+		}
+		if f.Table != nil {
+			// db.t.col (db.alias.col) names the relation when db is the
+			// table's schema (the current one for FROM t).
+			table = sqlparse.Name{s.tableSchema(f.Table), name}
 		}
 		r, err := scope.Add(name, table, t.ColumnNames())
 		if err != nil {
