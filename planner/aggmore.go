@@ -45,10 +45,13 @@ const defaultGroupConcatMaxLen = 1 << 20
 
 // concatSpec is what GROUP_CONCAT adds to a call.
 type concatSpec struct {
-	order  []sqlparse.Expr // ORDER BY keys over the source row
-	desc   []bool
-	sep    string
-	maxLen int // group_concat_max_len when the statement was planned
+	order []sqlparse.Expr // ORDER BY keys over the source row
+	desc  []bool
+	// decimal marks the DECIMAL keys, whose text values sort as numbers
+	// (orderValue).
+	decimal []bool
+	sep     string
+	maxLen  int // group_concat_max_len when the statement was planned
 }
 
 // concatState is a GROUP_CONCAT group: without ORDER BY the text so far,
@@ -113,6 +116,7 @@ func newMoreAggCall(env *rowEnv, n *sqlparse.FuncCall, call aggCall) (aggCall, b
 				o = vals[p.N-1]
 			}
 			spec.order = append(spec.order, o)
+			spec.decimal = append(spec.decimal, decimalExpr(env, o))
 		}
 		if err := checkAggArgs(env, n, append(slices.Clone(vals), spec.order...)); err != nil {
 			return aggCall{}, true, err
@@ -277,6 +281,7 @@ func (c aggCall) addConcat(st *aggState, env *rowEnv, row []any) error {
 			if keys[i], err = env.eval(o, row); err != nil {
 				return err
 			}
+			keys[i] = orderValue(keys[i], c.concat.decimal[i])
 		}
 		keys = cloneValues(keys)
 		cs.rows = append(cs.rows, concatRow{text: string(text), keys: keys, seq: len(cs.rows)})
@@ -487,4 +492,14 @@ func (c aggCall) jsonResult(st *aggState) (any, error) {
 		return nil, registryError(err)
 	}
 	return v, nil
+}
+
+// orderValue is a sort key's value as compare orders it: the exact text
+// of a DECIMAL expression (decimalExpr) as a sqltypes.Decimal, compared as
+// a number ('97.313' before '7934.435'), not byte-wise.
+func orderValue(v any, decimal bool) any {
+	if s, ok := v.(string); ok && decimal && numericText(s) {
+		return sqltypes.Decimal(s)
+	}
+	return v
 }

@@ -19,7 +19,11 @@ import (
 // names a qualifier may use (the alias, else the table's name).
 type scope struct {
 	names []string
-	cols  map[string]bool // lower-case column names
+	// schema, when set, is the schema of the table names[0] names (under
+	// its alias too): a qualifier db.t must name it exactly; without it (a
+	// derived table) only a one-part qualifier names the relation.
+	schema string
+	cols   map[string]bool // lower-case column names
 	// parts are the scopes of a join's relations (then names and cols
 	// are unused): a name resolves when one of them has it.
 	parts []*scope
@@ -42,12 +46,24 @@ func (sc *scope) has(ref *sqlparse.ColumnRef) bool {
 		return true
 	}
 	q := ref.Qualifier[len(ref.Qualifier)-1]
+	switch {
+	case len(ref.Qualifier) > 2:
+		return false
+	case len(ref.Qualifier) == 2 && (sc.schema == "" || ref.Qualifier[0] != sc.schema):
+		return false
+	}
 	for _, n := range sc.names {
 		if strings.EqualFold(n, q) {
 			return true
 		}
 	}
 	return false
+}
+
+// withSchema sets the schema of a table's scope.
+func (sc *scope) withSchema(schema string) *scope {
+	sc.schema = schema
+	return sc
 }
 
 func newScope(name string, cols []Column) *scope {
@@ -99,7 +115,7 @@ func (s *Session) scopeOf(ctx context.Context, from sqlparse.FromItem) (*scope, 
 	}
 	if len(ts.Table) == 2 && strings.EqualFold(ts.Table[0], "information_schema") {
 		if v, ok := infoViews[strings.ToLower(ts.Table[1])]; ok {
-			return newScope(name, v.plainColumns()), nil
+			return newScope(name, v.plainColumns()).withSchema(s.tableSchema(ts.Table)), nil
 		}
 		return &scope{names: []string{name}}, nil // the planner names the bad view
 	}
@@ -115,7 +131,7 @@ func (s *Session) scopeOf(ctx context.Context, from sqlparse.FromItem) (*scope, 
 	for i, f := range schema.Fields() {
 		cols[i] = dataColumn(f, "")
 	}
-	return newScope(name, cols), nil
+	return newScope(name, cols).withSchema(s.tableSchema(ts.Table)), nil
 }
 
 func (sc *scope) partsOrSelf() []*scope {
@@ -137,7 +153,11 @@ func (s *Session) qualifyOuterRefs(ctx context.Context, st *sqlparse.Select, js 
 		for i, c := range r.Columns {
 			cols[i] = Column{Name: c}
 		}
-		outer.parts = append(outer.parts, newScope(r.Name, cols))
+		sc := newScope(r.Name, cols)
+		if len(r.Table) == 2 {
+			sc.schema = r.Table[0] // buildFrom's {schema, name}
+		}
+		outer.parts = append(outer.parts, sc)
 	}
 	get := func() (*scope, error) { return outer, nil }
 	subst := map[*sqlparse.ColumnRef]sqlparse.Expr{}

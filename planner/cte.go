@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"context"
 	"strings"
 
 	"github.com/lancecat/lancecat/catalog"
@@ -51,7 +52,7 @@ func (s *Session) inlineCTEs(q *sqlparse.Select, scope map[string]*sqlparse.CTE)
 				return nil, err
 			}
 			if len(c.Columns) > 0 {
-				if body, err = renameColumns(body, c); err != nil {
+				if body, err = s.renameColumns(body, c); err != nil {
 					return nil, err
 				}
 			}
@@ -157,9 +158,12 @@ func (s *Session) inlineFrom(f sqlparse.FromItem, scope map[string]*sqlparse.CTE
 	return f, nil
 }
 
-// renameColumns applies a CTE's column list to its query: SELECT ... AS
-// col1, ... over the query as a derived table.
-func renameColumns(body *sqlparse.Select, c sqlparse.CTE) (*sqlparse.Select, error) {
+// renameColumns applies a CTE's column list to its query. A plain SELECT
+// takes the names as the aliases of its items; a set operation or a SELECT
+// * has no items to alias before it is planned (the star's columns are the
+// tables'), so it becomes a placeholder (renamedCTE) whose plan is the
+// body's with its result columns renamed, as MariaDB and MySQL 8 accept.
+func (s *Session) renameColumns(body *sqlparse.Select, c sqlparse.CTE) (*sqlparse.Select, error) {
 	if len(body.SetOps) == 0 {
 		star := false
 		for _, it := range body.Items {
@@ -167,7 +171,7 @@ func renameColumns(body *sqlparse.Select, c sqlparse.CTE) (*sqlparse.Select, err
 		}
 		if !star {
 			if len(body.Items) != len(c.Columns) {
-				return nil, errorf(catalog.CodeInvalidInput, "the common table expression %s names %d columns for a query of %d (MySQL error 1353)", sqlparse.QuoteIdent(c.Name), len(c.Columns), len(body.Items))
+				return nil, columnCountError(c.Name, len(c.Columns), len(body.Items))
 			}
 			q := *body
 			q.Items = make([]sqlparse.SelectItem, len(body.Items))
@@ -178,5 +182,62 @@ func renameColumns(body *sqlparse.Select, c sqlparse.CTE) (*sqlparse.Select, err
 			return &q, nil
 		}
 	}
-	return nil, errorf(catalog.CodeUnsupported, "not supported: a column list on the common table expression %s over a set operation or SELECT * (alias the select items instead)", sqlparse.QuoteIdent(c.Name))
+	seen := map[string]bool{}
+	for _, col := range c.Columns {
+		k := strings.ToLower(col)
+		if seen[k] {
+			return nil, errorf(catalog.CodeInvalidInput, "duplicate column name %s in the common table expression %s (MySQL error 1060)", sqlparse.QuoteIdent(col), sqlparse.QuoteIdent(c.Name))
+		}
+		seen[k] = true
+	}
+	marker := s.placeholder("renamed CTE")
+	s.renamed[placeholderKey(marker)] = &renamedCTE{name: c.Name, body: body, columns: c.Columns}
+	return marker, nil
+}
+
+func columnCountError(name string, want, got int) error {
+	return errorf(catalog.CodeInvalidInput, "the common table expression %s names %d columns for a query of %d (MySQL error 1353)", sqlparse.QuoteIdent(name), want, got)
+}
+
+// renamedCTE is a CTE whose column list names the columns of a set
+// operation or a SELECT *: each reference plans body and renames its
+// result columns.
+type renamedCTE struct {
+	name    string
+	body    *sqlparse.Select
+	columns []string
+}
+
+// renamedPlan is the body's plan under the CTE's column names. The rows
+// are the body's, column by column, so only the labels change.
+type renamedPlan struct {
+	queryPlan
+	cols []Column
+}
+
+func (p *renamedPlan) resultColumns() []Column { return p.cols }
+
+func (p *renamedPlan) run(ctx context.Context, s *Session) (*Result, error) {
+	res, err := p.queryPlan.run(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	res.Columns = p.cols
+	return res, nil
+}
+
+// planRenamed plans a reference to a renamedCTE.
+func (s *Session) planRenamed(ctx context.Context, r *renamedCTE) (queryPlan, error) {
+	p, err := s.planQuery(ctx, r.body)
+	if err != nil {
+		return nil, err
+	}
+	cols := append([]Column(nil), p.resultColumns()...)
+	if len(cols) != len(r.columns) {
+		return nil, columnCountError(r.name, len(r.columns), len(cols))
+	}
+	for i := range cols {
+		cols[i].Name = r.columns[i]
+	}
+	return &renamedPlan{queryPlan: p, cols: cols}, nil
 }

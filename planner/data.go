@@ -85,6 +85,9 @@ func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan
 		if w, ok := s.working[k]; ok {
 			return w, nil // the working table of a recursive CTE
 		}
+		if r, ok := s.renamed[k]; ok {
+			return s.planRenamed(ctx, r) // cte.go
+		}
 	}
 	if len(st.With) > 0 {
 		q, err := s.inlineCTEs(st, nil)
@@ -96,7 +99,7 @@ func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan
 	if len(st.SetOps) > 0 {
 		return s.planSetOp(ctx, st)
 	}
-	if err := checkQualifiers(st); err != nil {
+	if err := s.checkQualifiers(st); err != nil {
 		return nil, err
 	}
 	if hasWindows(st) {

@@ -100,6 +100,8 @@ func (s *Session) prepareExplain(ctx context.Context, p queryPlan) error {
 		return s.prepareSetOpExplain(ctx, x)
 	case *recursivePlan:
 		return s.prepareRecursiveExplain(ctx, x)
+	case *renamedPlan:
+		return s.prepareExplain(ctx, x.queryPlan)
 	}
 	return nil
 }

@@ -52,7 +52,7 @@ func (s *Session) dmlTarget(ctx context.Context, name sqlparse.Name, alias strin
 	for _, a := range set {
 		blk.Items = append(blk.Items, sqlparse.SelectItem{Expr: a.Column}, sqlparse.SelectItem{Expr: a.Value})
 	}
-	if err := checkQualifiers(blk); err != nil {
+	if err := s.checkQualifiers(blk); err != nil {
 		return nil, nil, nil, nil, err
 	}
 	// A correlated subquery names the target by its alias, else its name.
@@ -76,7 +76,9 @@ func (s *Session) dmlTarget(ctx context.Context, name sqlparse.Name, alias strin
 	for _, a := range set {
 		exprs = append(exprs, a.Value)
 	}
-	if err := s.planSubqueries(ctx, func() (*scope, error) { return newScope(scopeName, cols), nil }, exprs...); err != nil {
+	if err := s.planSubqueries(ctx, func() (*scope, error) {
+		return newScope(scopeName, cols).withSchema(s.tableSchema(name)), nil
+	}, exprs...); err != nil {
 		return nil, nil, nil, nil, err
 	}
 	env := newRowEnv(cols)

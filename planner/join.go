@@ -251,6 +251,10 @@ type joinPlan struct {
 	budget  int64
 	spill   exec.SpillArea // nil: hash joins fail past the budget (Options.NoSpill)
 	explain []string
+	// subq holds the planned subqueries of the join conditions
+	// (planOnSubqueries).
+	subq subqueryValues
+	s    *Session
 }
 
 // joinSpillArea is the per-process spill directory under base (spilldir.go)
@@ -264,6 +268,9 @@ func (p *joinPlan) resultColumns() []Column { return p.cols }
 func (p *joinPlan) Explain() []string       { return p.explain }
 
 func (p *joinPlan) prepareExplain(ctx context.Context) error {
+	if err := p.s.explainOn(ctx, p.root, p.subq); err != nil {
+		return err
+	}
 	var err error
 	p.explain, err = plan.Explain(ctx, p.root, p.budget)
 	return err
@@ -285,6 +292,9 @@ func (p *joinPlan) build(ctx context.Context, n plan.Node, env *rowEnv, budget *
 	case *plan.Scan:
 		return x.Table.Scan(ctx, x.Spec)
 	case *plan.Join:
+		if env.subq == nil {
+			env.subq = p.subq // the subqueries of the conditions
+		}
 		// An index join opens only its outer side; the inner is looked up.
 		var left, right exec.Operator
 		var err error
@@ -482,7 +492,7 @@ func (s *Session) planJoinQuery(ctx context.Context, st *sqlparse.Select) (query
 		return nil, err
 	}
 	// Columns of the joined row, one per slot.
-	jp := &joinPlan{root: root, scope: scope, budget: s.joinBudget()}
+	jp := &joinPlan{root: root, scope: scope, budget: s.joinBudget(), s: s}
 	if !s.opts.NoSpill {
 		base := s.opts.SpillDir
 		if base == "" {
@@ -623,6 +633,9 @@ func (s *Session) planJoinQuery(ctx context.Context, st *sqlparse.Select) (query
 		})
 	}
 	plan.PruneColumns(root, used)
+	if err := s.planOnSubqueries(ctx, jp); err != nil {
+		return nil, err
+	}
 	if jp.spill != nil {
 		plan.MarkSpill(root)
 	}
@@ -698,7 +711,11 @@ func (s *Session) buildFrom(ctx context.Context, from sqlparse.FromItem, scope *
 		var table sqlparse.Name
 		if name == "" {
 			name = f.Table[len(f.Table)-1]
-			table = f.Table
+		}
+		if f.Table != nil {
+			// db.t.col (db.alias.col) names the relation when db is the
+			// table's schema (the current one for FROM t).
+			table = sqlparse.Name{s.tableSchema(f.Table), name}
 		}
 		r, err := scope.Add(name, table, t.ColumnNames())
 		if err != nil {
@@ -758,18 +775,133 @@ func (s *Session) buildFrom(ctx context.Context, from sqlparse.FromItem, scope *
 			j.Using = nil
 		}
 		if f.On != nil {
-			on, err := b.Bind(f.On, "on clause", firstRel, endRel)
+			on, err := s.bindOn(ctx, f.On, scope, b, firstRel, endRel)
 			if err != nil {
 				return nil, err
-			}
-			if _, ok := scope.SlotsOf(on); !ok {
-				return nil, errorf(catalog.CodeUnsupported, "not supported: subqueries or aggregates in a join's ON (%s)", f.On)
 			}
 			j.On = append(j.On, plan.Conjuncts(on)...)
 		}
 		return j, nil
 	}
 	return nil, errorf(catalog.CodeUnsupported, "not supported: FROM item %T", from)
+}
+
+// bindOn binds a join's ON to the relations [firstRel, endRel) of its two
+// sides. A subquery in it may read those relations' columns (qualified, or
+// unqualified where its own FROM lacks the name: qualifyOuterRefs); the
+// rules keep a conjunct holding one in the join's condition, evaluated on
+// each candidate pair (planOnSubqueries), so an outer join's ON subquery
+// decides the match and never drops the preserved side's rows. An
+// aggregate is MySQL's 1111 there.
+func (s *Session) bindOn(ctx context.Context, on sqlparse.Expr, scope *expr.Scope, b *expr.Binder, firstRel, endRel int) (sqlparse.Expr, error) {
+	if hasSubquery(on) {
+		q, err := s.qualifyOuterRefs(ctx, &sqlparse.Select{Where: on}, scope)
+		if err != nil {
+			return nil, err
+		}
+		on = q.Where
+	}
+	bound, err := b.Bind(on, "on clause", firstRel, endRel)
+	if err != nil {
+		return nil, err
+	}
+	var bad error
+	sqlparse.Inspect(bound, func(n sqlparse.Expr) bool {
+		if f, ok := n.(*sqlparse.FuncCall); ok && f.Aggregate && bad == nil {
+			bad = errorf(catalog.CodeInvalidInput, "invalid use of group function %s in the ON of a join (MySQL error 1111)", f)
+		}
+		return bad == nil
+	})
+	// A subquery's outer references were bound to any relation in scope
+	// (BindOuter); one to a relation outside the two sides would read a
+	// slot the join's rows do not hold.
+	inspectDeep(bound, func(ref *sqlparse.ColumnRef) {
+		if i, ok := scope.SlotOfRef(ref); ok && bad == nil {
+			if r := scope.Slots[i].Rel; r < firstRel || r >= endRel {
+				bad = expr.UnknownColumn(&sqlparse.ColumnRef{Qualifier: sqlparse.Name{scope.Rels[r].Name}, Column: scope.Slots[i].Column}, "on clause")
+			}
+		}
+	})
+	if bad != nil {
+		return nil, bad
+	}
+	return bound, nil
+}
+
+// hasSubquery reports whether e holds a subquery (outside nested bodies).
+func hasSubquery(e sqlparse.Expr) bool {
+	found := false
+	sqlparse.Inspect(e, func(n sqlparse.Expr) bool {
+		switch x := n.(type) {
+		case *sqlparse.Subquery, *sqlparse.Exists, *sqlparse.Quantified:
+			found = true
+		case *sqlparse.InList:
+			found = found || x.Subquery != nil
+		}
+		return !found
+	})
+	return found
+}
+
+// planOnSubqueries plans the subqueries left in the join conditions of the
+// tree (after the rules: none of them moves) over the joined row's slots:
+// a correlated one reads the candidate pair's columns by their bound
+// names, and runs per distinct value of them, cached, as any correlated
+// subquery. Their plans go to p.subq, which the conditions' rowEnv reads.
+func (s *Session) planOnSubqueries(ctx context.Context, p *joinPlan) error {
+	var conds []sqlparse.Expr
+	var walk func(n plan.Node)
+	walk = func(n plan.Node) {
+		if j, ok := n.(*plan.Join); ok {
+			walk(j.Left)
+			walk(j.Right)
+			for _, c := range j.On {
+				if hasSubquery(c) {
+					conds = append(conds, c)
+				}
+			}
+		}
+	}
+	walk(p.root)
+	if len(conds) == 0 {
+		return nil
+	}
+	f := s.fork()
+	outer := func() (*scope, error) { return newScope("", p.cols), nil }
+	if err := f.planSubqueries(ctx, outer, conds...); err != nil {
+		return err
+	}
+	p.subq = f.subq
+	return nil
+}
+
+// explainOn gives each join of the tree whose condition holds subqueries
+// the plans of those subqueries, printed under the join's line.
+func (s *Session) explainOn(ctx context.Context, root plan.Node, subq subqueryValues) error {
+	j, ok := root.(*plan.Join)
+	if !ok || len(subq) == 0 {
+		return nil
+	}
+	if err := s.explainOn(ctx, j.Left, subq); err != nil {
+		return err
+	}
+	if err := s.explainOn(ctx, j.Right, subq); err != nil {
+		return err
+	}
+	j.Notes = nil
+	for _, c := range j.On {
+		lines, err := s.explainSubqueries(ctx, subq, 0, c)
+		if err != nil {
+			return err
+		}
+		if len(lines) > 0 {
+			j.Notes = append(j.Notes, "in the condition "+c.String()+", evaluated per candidate row pair:")
+			for _, l := range lines {
+				j.Notes = append(j.Notes, "  "+l)
+			}
+		}
+	}
+	return nil
 }
 
 // naturalColumns lists the column names a NATURAL JOIN joins on: those

@@ -22,7 +22,7 @@ import (
 // when it is planned, after its references to the queries around it were
 // replaced by their values (subquery.go), so what remains qualified must
 // name its own FROM.
-func checkQualifiers(st *sqlparse.Select) error {
+func (s *Session) checkQualifiers(st *sqlparse.Select) error {
 	var alias string
 	var table sqlparse.Name
 	if ts, ok := st.From.(*sqlparse.TableSource); ok {
@@ -32,24 +32,23 @@ func checkQualifiers(st *sqlparse.Select) error {
 	}
 	names := func(q sqlparse.Name) bool {
 		last := q[len(q)-1]
-		if alias != "" || len(table) == 0 {
-			return alias != "" && len(q) == 1 && strings.EqualFold(last, alias)
-		}
-		if !strings.EqualFold(last, table[len(table)-1]) {
+		switch {
+		case alias != "" && !strings.EqualFold(last, alias):
+			return false
+		case alias == "" && (len(table) == 0 || !strings.EqualFold(last, table[len(table)-1])):
 			return false
 		}
-		// db.t.a over FROM db.t: the written parts must agree. Over an
-		// unqualified FROM t, db is the current schema, which the
-		// planner does not compare here (MySQL's check; lenient).
-		if len(q) > 1 && len(table) >= len(q) {
-			tail := table[len(table)-len(q):]
-			for i := range q {
-				if !strings.EqualFold(q[i], tail[i]) {
-					return false
-				}
-			}
+		// db.t.a: db must be the schema of the table (also under an
+		// alias, db.alias.a, as MariaDB reads it), the current one under
+		// an unqualified FROM t, compared exactly (lower_case_table_names
+		// is 0); a derived table has none. Any other is MySQL's 1054.
+		switch len(q) {
+		case 1:
+			return true
+		case 2:
+			return len(table) > 0 && q[0] == s.tableSchema(table)
 		}
-		return true
+		return false
 	}
 	var err error
 	check := func(e sqlparse.Expr, clause string) {
@@ -85,4 +84,19 @@ func checkQualifiers(st *sqlparse.Select) error {
 		check(o.Expr, "order clause")
 	}
 	return err
+}
+
+// tableSchema is the schema of the table a FROM item names as a column
+// qualifier writes it (db of db.t.col): the namespace the name resolves in
+// (tableIdent), RootSchemaName for the root, a nested namespace's parts
+// joined by dots (one quoted identifier, `+"`a.b`"+`.t.col).
+func (s *Session) tableSchema(table sqlparse.Name) string {
+	ns := s.ns
+	if len(table) > 1 {
+		ns = namespaceIdent(table[:len(table)-1])
+	}
+	if len(ns) == 0 {
+		return RootSchemaName
+	}
+	return strings.Join(ns, ".")
 }

@@ -98,6 +98,9 @@ type Session struct {
 	// table of each one being planned by its placeholder (recursive.go).
 	recursive map[string]*recursiveDef
 	working   map[string]*workTable
+	// renamed holds the CTEs whose column list renames a set operation or
+	// a SELECT *, by their placeholder's key (cte.go).
+	renamed map[string]*renamedCTE
 	// stmt is the function library's context of the statement being run
 	// (one NOW() per statement), made on first use (funcs.go).
 	stmt *expr.Statement
@@ -159,7 +162,8 @@ func NewSession(cat *catalog.Catalog, opts Options) *Session {
 		opts.Indexes = ScalarIndexes{}
 	}
 	return &Session{cat: cat, opts: opts, defaultNS: ns, ns: append(catalog.Ident{}, ns...),
-		recursive: map[string]*recursiveDef{}, working: map[string]*workTable{}}
+		recursive: map[string]*recursiveDef{}, working: map[string]*workTable{},
+		renamed: map[string]*renamedCTE{}}
 }
 
 // Catalog returns the session's catalog.

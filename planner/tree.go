@@ -60,6 +60,11 @@ func (t *treePlan) resultColumns() []Column { return t.cols }
 func (t *treePlan) Explain() []string       { return t.explain }
 
 func (t *treePlan) prepareExplain(ctx context.Context) error {
+	if t.from != nil {
+		if err := t.s.explainOn(ctx, t.from.root, t.from.subq); err != nil {
+			return err
+		}
+	}
 	var err error
 	t.explain, err = plan.Explain(ctx, t.root, t.budget)
 	return err

@@ -448,6 +448,10 @@ type windowStage struct {
 func windowOrder(env *rowEnv, c *sqlparse.FuncCall) exec.WindowOrder {
 	_, part, order := c.WindowArgs()
 	keys := append(append([]sqlparse.Expr(nil), part...), order...)
+	decimal := make([]bool, len(keys))
+	for i, k := range keys {
+		decimal[i] = decimalExpr(env, k) // aggmore.go
+	}
 	return exec.WindowOrder{
 		NPartition: len(part),
 		Desc:       c.Over.Desc,
@@ -457,7 +461,7 @@ func windowOrder(env *rowEnv, c *sqlparse.FuncCall) exec.WindowOrder {
 				if err != nil {
 					return err
 				}
-				dst[i] = v
+				dst[i] = orderValue(v, decimal[i])
 			}
 			return nil
 		},

@@ -18,6 +18,16 @@ var builtDateArith = regexp.MustCompile(`(DATE_ADD|DATE_SUB|ADDDATE|SUBDATE)\((C
 // malformedDateCast is a CAST to DATE/DATETIME of a built string.
 var malformedDateCast = regexp.MustCompile(`CAST\([A-Z_]+\(.* AS DATE(TIME)?\)`)
 
+// avgOfInteger is AVG over an integer column (the generator's).
+var avgOfInteger = regexp.MustCompile(`AVG\((id|i|u)\)`)
+
+// movingFloatFrame is a window aggregate of the DOUBLE column over a frame
+// whose start moves (rows leave it).
+var movingFloatFrame = regexp.MustCompile(`(AVG|SUM|STD|VAR_SAMP)\(f\) OVER \([^)]*ROWS BETWEEN \d+ PRECEDING`)
+
+// movingBitFrame is a window BIT_AND/OR/XOR over a frame whose start moves.
+var movingBitFrame = regexp.MustCompile(`BIT_(AND|OR|XOR)\([^)]*\) OVER \([^)]*ROWS BETWEEN \d+ PRECEDING`)
+
 // knownGaps are the queries the differential test does not compare, each
 // with why: differences lancecat knows about and has not closed yet, or
 // MariaDB behaviour that is not MySQL's. An entry here is a bug to fix (or
@@ -31,6 +41,18 @@ var knownGaps = []struct {
 		match: func(q string) bool {
 			return strings.Contains(q, "SUM(i)")
 		},
+	},
+	{
+		why:   "lancecat: AVG of an integer is a DOUBLE (planner/aggregate.go, documented in README), where MySQL and MariaDB answer a DECIMAL with 4 more decimals (rounded: 4.2857 for 30/7)",
+		match: avgOfInteger.MatchString,
+	},
+	{
+		why:   "MariaDB 10.11: BIT_AND/BIT_OR over a moving window frame answers wrongly (frame 5, 1, 1, 1 gives BIT_AND 0; a frame of 18 and NULLs gives 18446744073709551615; checked with LAG/LEAD, seed 3); lancecat aggregates each frame's rows",
+		match: movingBitFrame.MatchString,
+	},
+	{
+		why:   "MariaDB: a moving window frame's AVG/SUM/STD of DOUBLEs is kept by adding the entering row and subtracting the leaving one, so a 1e10 that left the frame leaves its rounding error in the small values' sum (0.25000595 for 0.25000625); lancecat aggregates each frame's rows",
+		match: movingFloatFrame.MatchString,
 	},
 	{
 		why: "MariaDB 10.11: a comparison with CAST(<non-date string> AS DATE/DATETIME) compares the zero date instead of NULL (ts >= CAST('abc' AS DATE) is 1; MySQL 8 and lancecat give NULL; GREATEST/LEAST alike)",

@@ -228,12 +228,25 @@ type Query struct {
 	// Ordered: the statement orders its rows completely; else the rows
 	// are compared as a multiset.
 	Ordered bool
+	// JSON: its text cells that are JSON arrays or objects compare as
+	// JSON values, an array's elements as a multiset (JSON_ARRAYAGG's
+	// order is unspecified, and MariaDB prints JSON without MySQL's
+	// spaces).
+	JSON bool
 }
 
 // Query generates one statement in one of the shapes.
 func (g *Gen) Query() Query {
 	t := typ(g.r.IntN(int(nTypes)))
-	switch k := g.r.IntN(10); {
+	switch k := g.r.IntN(16); {
+	case k >= 10 && k < 12:
+		return g.aggregateQuery()
+	case k < 14 && k >= 12:
+		return g.windowQuery()
+	case k == 14:
+		return g.recursiveQuery()
+	case k == 15:
+		return g.joinCTEQuery()
 	case k < 4: // projection
 		return Query{SQL: fmt.Sprintf("SELECT id, %s FROM t ORDER BY id", g.Expr(t, 3)), Ordered: true}
 	case k < 5: // ORDER BY columns (NULLs first ascending), LIMIT: a top-k
@@ -258,4 +271,151 @@ func (g *Gen) Query() Query {
 		}
 		return q
 	}
+}
+
+// groupKey is a GROUP BY key of few values.
+func (g *Gen) groupKey() string {
+	return g.pick("dt", "s", "i % 3", "YEAR(dt)", "LEFT(s, 1)", "MONTH(ts)", "u > 100", "SIGN(f)", "id % 4")
+}
+
+// aggregate is one of the aggregates beyond COUNT/SUM/MIN/MAX in a form
+// whose result is deterministic (GROUP_CONCAT ordered by the unique id or
+// by its DISTINCT value); json reports a JSON aggregate (compared as a
+// multiset, Query.JSON).
+func (g *Gen) aggregate() (agg string, json bool) {
+	col := g.pick("id", "i", "u", "f", "d", "s", "dt", "ts")
+	sep := g.pick("", "", " SEPARATOR '|'", " SEPARATOR ''", " SEPARATOR ', '")
+	dir := g.pick("", " DESC", " ASC")
+	switch g.r.IntN(11) {
+	case 0:
+		return "GROUP_CONCAT(" + col + " ORDER BY id" + dir + sep + ")", false
+	case 1:
+		return "GROUP_CONCAT(" + col + ", '-', " + g.pick("id", "i", "s", "d") + " ORDER BY id" + dir + sep + ")", false
+	case 2:
+		return "GROUP_CONCAT(DISTINCT " + col + " ORDER BY " + col + dir + sep + ")", false
+	case 3:
+		return "GROUP_CONCAT(" + g.Expr(tStr, 1) + " ORDER BY id" + dir + sep + ")", false
+	case 4:
+		return "COUNT(DISTINCT " + col + ", " + g.pick("id", "i", "u", "f", "d", "s", "dt", "ts") + ")", false
+	case 5:
+		return "COUNT(DISTINCT " + g.Expr(typ(g.r.IntN(int(tBool))), 1) + ")", false
+	case 6:
+		return g.pick("BIT_AND", "BIT_OR", "BIT_XOR") + "(" + g.pick("id", "i", "u", "i % 16", "CAST(d AS SIGNED)", "LENGTH(s)") + ")", false
+	case 7, 8:
+		return g.pick("STD", "STDDEV", "STDDEV_POP", "STDDEV_SAMP", "VARIANCE", "VAR_POP", "VAR_SAMP") + "(" + g.pick("id", "f", "d", "i % 1000", "LENGTH(s)", "u % 100") + ")", false
+	case 9:
+		return "JSON_ARRAYAGG(" + g.pick("id", "i", "s", "d", "f", "u") + ")", true
+	default:
+		return "JSON_OBJECTAGG(id, " + g.pick("i", "s", "d", "f", "u") + ")", true
+	}
+}
+
+// aggregateQuery is a grouped (or whole-table) query of those aggregates,
+// perhaps filtered, perhaps with HAVING.
+func (g *Gen) aggregateQuery() Query {
+	a1, j1 := g.aggregate()
+	a2, j2 := g.aggregate()
+	where := ""
+	if g.chance(0.3) {
+		where = " WHERE " + g.Expr(tBool, 2)
+	}
+	if g.chance(0.25) {
+		return Query{SQL: fmt.Sprintf("SELECT %s, %s FROM t%s", a1, a2, where), Ordered: true, JSON: j1 || j2}
+	}
+	key := g.groupKey()
+	having := ""
+	if g.chance(0.2) {
+		having = " HAVING " + g.pick("COUNT(DISTINCT s, i) > 1", "BIT_OR(id) > 3", "VAR_POP(id) > 1", "GROUP_CONCAT(s ORDER BY id) LIKE '%a%'")
+	}
+	return Query{SQL: fmt.Sprintf("SELECT %s, %s, %s FROM t%s GROUP BY %s%s", key, a1, a2, where, key, having), JSON: j1 || j2}
+}
+
+// windowQuery is one window function per row, ordered by the unique id:
+// a window's ORDER BY ends with id wherever ties would make the answer
+// depend on the engine's order (ROW_NUMBER, LAG, NTILE, ROWS frames...).
+func (g *Gen) windowQuery() Query {
+	col := g.pick("id", "i", "u", "f", "d", "s", "dt", "ts")
+	ocol := g.pick("i", "u", "f", "d", "s", "dt", "ts", "id")
+	part := ""
+	if g.chance(0.6) {
+		part = "PARTITION BY " + g.groupKey() + " "
+	}
+	total := "ORDER BY " + ocol + g.pick("", " DESC") + ", id" + g.pick("", " DESC")
+	var fn, over string
+	switch g.r.IntN(4) {
+	case 0: // ranking: ties are peers, so ORDER BY one column is enough
+		fn = g.pick("RANK()", "DENSE_RANK()", "PERCENT_RANK()", "CUME_DIST()")
+		over = part + "ORDER BY " + ocol + g.pick("", " DESC")
+	case 1: // order-sensitive
+		// (no LAG/LEAD default: MariaDB 10.11 has no third argument)
+		fn = g.pick("ROW_NUMBER()", "NTILE("+g.pick("1", "2", "3", "7")+")", "LAG("+col+")", "LAG("+col+", "+g.pick("1", "2", "3")+")",
+			"LEAD("+col+", "+g.pick("1", "2")+")", "FIRST_VALUE("+col+")", "LAST_VALUE("+col+")", "NTH_VALUE("+col+", "+g.pick("1", "2", "3")+")")
+		over = part + total
+	default: // aggregates over the partition, a running total, or a frame
+		// (order-independent: FIRST_VALUE over peers is not)
+		fn = g.pick("COUNT(*)", "COUNT("+col+")", "SUM(id)", "SUM(d)", "AVG(f)", "AVG(id)", "MIN("+col+")", "MAX("+col+")",
+			"BIT_OR(u)", "BIT_XOR(id)", "BIT_AND(i)", "STD(f)", "VAR_SAMP(id)")
+		switch g.r.IntN(4) {
+		case 0:
+			over = part
+		case 1:
+			over = part + total
+		case 2:
+			over = part + total + " ROWS BETWEEN " + g.pick("1", "2", "UNBOUNDED") + " PRECEDING AND " + g.pick("CURRENT ROW", "1 FOLLOWING", "UNBOUNDED FOLLOWING")
+		default:
+			over = part + "ORDER BY " + ocol + " RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
+		}
+	}
+	return Query{SQL: fmt.Sprintf("SELECT id, %s OVER (%s) FROM t ORDER BY id", fn, strings.TrimSpace(over)), Ordered: true}
+}
+
+// recursiveQuery is a WITH RECURSIVE query: a counter with an integer
+// expression of the previous row, a walk over t through its ids, or a
+// UNION DISTINCT closure over a finite domain (it ends when no new row
+// appears). Columns stay integers: a string growing past the anchor's
+// width is a documented difference (MariaDB truncates it).
+func (g *Gen) recursiveQuery() Query {
+	switch g.r.IntN(3) {
+	case 0:
+		saved := columns
+		columns = map[typ][]string{tInt: {"v", "n"}}
+		step := g.Expr(tInt, 2)
+		columns = saved
+		q := fmt.Sprintf("WITH RECURSIVE r (n, v) AS (SELECT 1, CAST(%s AS SIGNED) UNION ALL SELECT n + 1, %s FROM r WHERE n < %d) ",
+			g.literal(tInt), step, 2+g.r.IntN(6))
+		if g.chance(0.3) {
+			return Query{SQL: q + "SELECT COUNT(*), MIN(v), MAX(v), COUNT(DISTINCT v) FROM r", Ordered: true}
+		}
+		return Query{SQL: q + "SELECT n, v FROM r ORDER BY n", Ordered: true}
+	case 1:
+		return Query{SQL: fmt.Sprintf("WITH RECURSIVE r (id, depth, acc) AS (SELECT id, 0, id FROM t WHERE %s "+
+			"UNION ALL SELECT t.id, r.depth + 1, r.acc * 2 + t.id FROM r JOIN t ON t.id = r.id * %s + %s WHERE r.depth < %d%s) SELECT id, depth, acc FROM r",
+			g.pick("id <= 3", "id % 7 = 1", "i > 0", "s LIKE 'a%'"), g.pick("2", "3"), g.pick("0", "1"), 2+g.r.IntN(4),
+			g.pick("", " AND t.i IS NOT NULL", " AND t.s <> 'abc'"))}
+	default:
+		m := g.pick("7", "11", "17", "23")
+		return Query{SQL: fmt.Sprintf("WITH RECURSIVE r (v) AS (SELECT %d UNION SELECT (v * %s + %s) %% %s FROM r%s) SELECT v FROM r",
+			g.r.IntN(5), g.pick("2", "3", "5"), g.pick("1", "2", "4"), m, g.pick("", " WHERE v < 9"))}
+	}
+}
+
+// joinCTEQuery is a self join of t with a subquery in its ON (correlated
+// to either side), or a CTE with a column list over a set operation.
+func (g *Gen) joinCTEQuery() Query {
+	if g.chance(0.5) {
+		sub := g.pick(
+			"b.i IN (SELECT i FROM t c WHERE c.dt > a.dt)",
+			"EXISTS (SELECT 1 FROM t c WHERE c.id = a.id + 1 AND c.f > b.f)",
+			"NOT EXISTS (SELECT 1 FROM t c WHERE c.s = b.s AND c.id < b.id)",
+			"b.d > (SELECT AVG(d) FROM t c WHERE c.s = a.s)",
+			"a.u < (SELECT MAX(u) FROM t)",
+			"b.id IN (SELECT id FROM t WHERE "+g.Expr(tBool, 2)+")",
+		)
+		return Query{SQL: fmt.Sprintf("SELECT a.id, b.id FROM t a %s t b ON a.%s = b.%s AND %s",
+			g.pick("JOIN", "LEFT JOIN", "RIGHT JOIN"), g.pick("s", "dt", "i % 3"), g.pick("s", "dt", "i % 3"), sub)}
+	}
+	t1 := typ(g.r.IntN(int(tBool)))
+	t2 := t1 // (the operands' types agree: how each engine unifies two types is not what this checks)
+	return Query{SQL: fmt.Sprintf("WITH c (x, y) AS (SELECT id, %s FROM t WHERE %s %s SELECT id + 100, %s FROM t WHERE %s) SELECT x, y FROM c",
+		g.Expr(t1, 1), g.Expr(tBool, 1), g.pick("UNION", "UNION ALL", "EXCEPT", "INTERSECT"), g.Expr(t2, 1), g.Expr(tBool, 1))}
 }

@@ -117,3 +117,64 @@ func compareTwo(t *testing.T, my, lc querier, mySQL, lcSQL string) {
 		t.Errorf("%s\n  against MariaDB's %s\n  %s", lcSQL, mySQL, msg)
 	}
 }
+
+// TestJoinOnSubqueriesMatchMariaDB compares joins whose ON holds a
+// subquery (uncorrelated, correlated to the left side, the right side or
+// both, IN / EXISTS / NOT EXISTS / scalar / ANY / ALL) under inner, LEFT
+// and RIGHT joins over seeded tables with NULL and duplicate keys: an
+// outer join's ON subquery decides the match and keeps the preserved
+// side's rows. lancecat refused them before.
+func TestJoinOnSubqueriesMatchMariaDB(t *testing.T) {
+	my, lc := startBoth(t)
+	execBoth(t, my, lc,
+		"CREATE TABLE ja (pk BIGINT NOT NULL, k BIGINT, s VARCHAR(8), PRIMARY KEY (pk)) COLLATE=utf8mb4_bin",
+		"CREATE TABLE jb (pk BIGINT NOT NULL, k BIGINT, s VARCHAR(8), PRIMARY KEY (pk)) COLLATE=utf8mb4_bin",
+		"CREATE TABLE jq (k BIGINT, s VARCHAR(8)) COLLATE=utf8mb4_bin")
+	r := rand.New(rand.NewPCG(16, 16))
+	for _, tbl := range []string{"ja", "jb", "jq"} {
+		n := 25 + r.IntN(15)
+		var vals []string
+		for i := 0; i < n; i++ {
+			k := fmt.Sprint(r.IntN(12))
+			if r.IntN(8) == 0 {
+				k = "NULL"
+			}
+			s := fmt.Sprintf("'%c'", 'a'+rune(r.IntN(4)))
+			if r.IntN(10) == 0 {
+				s = "NULL"
+			}
+			if tbl == "jq" {
+				vals = append(vals, fmt.Sprintf("(%s, %s)", k, s))
+				continue
+			}
+			vals = append(vals, fmt.Sprintf("(%d, %s, %s)", i, k, s))
+		}
+		execBoth(t, my, lc, "INSERT INTO "+tbl+" VALUES "+strings.Join(vals, ", "))
+	}
+	subs := []string{
+		"jb.k IN (SELECT k FROM jq WHERE s = 'a')",
+		"ja.k NOT IN (SELECT k FROM jq WHERE k IS NOT NULL AND s = 'b')",
+		"EXISTS (SELECT 1 FROM jq WHERE jq.k = ja.k AND jq.s = 'c')",
+		"NOT EXISTS (SELECT 1 FROM jq WHERE jq.k = jb.k)",
+		"EXISTS (SELECT 1 FROM jq WHERE jq.k = ja.k AND jq.s = jb.s)",
+		"jb.pk > (SELECT MIN(pk) FROM jb AS x WHERE x.k = jb.k)",
+		"ja.pk < (SELECT COUNT(*) FROM jq WHERE jq.s = ja.s)",
+		"jb.k = (SELECT MAX(k) FROM jq)",
+		"jb.k >= ALL (SELECT k FROM jq WHERE jq.s = ja.s AND k IS NOT NULL)",
+		"jb.k < ANY (SELECT k FROM jq WHERE jq.s = 'd')",
+		"EXISTS (SELECT 1 FROM jq WHERE jq.k > 100)",
+		"(SELECT COUNT(*) FROM jq WHERE jq.k = ja.k) = (SELECT COUNT(*) FROM jq WHERE jq.k = jb.k)",
+	}
+	sel := "SELECT ja.pk, ja.k, jb.pk, jb.k FROM "
+	for _, sub := range subs {
+		for _, kind := range []string{"JOIN", "LEFT JOIN", "RIGHT JOIN"} {
+			compareQuery(t, my, lc, sel+"ja "+kind+" jb ON ja.s = jb.s AND "+sub, false)
+			compareQuery(t, my, lc, sel+"ja "+kind+" jb ON ja.k < jb.k AND "+sub, false)
+		}
+		compareQuery(t, my, lc, sel+"ja LEFT JOIN jb ON "+sub, false)
+	}
+	// Over three tables, with aggregates above and a nested join's ON.
+	compareQuery(t, my, lc, "SELECT ja.s, COUNT(jb.pk), COUNT(jq.k) FROM ja LEFT JOIN jb ON jb.k = ja.k AND jb.pk IN (SELECT pk FROM jb AS x WHERE x.s = ja.s) "+
+		"LEFT JOIN jq ON jq.k = jb.k AND EXISTS (SELECT 1 FROM ja AS y WHERE y.s = jq.s AND y.pk < 5) GROUP BY ja.s", false)
+	compareQuery(t, my, lc, "SELECT ja.pk, jb.pk, jq.k FROM ja JOIN (jb LEFT JOIN jq ON jq.k = jb.k AND jq.s NOT IN (SELECT s FROM ja AS z WHERE z.pk = jb.pk AND s IS NOT NULL)) ON jb.s = ja.s WHERE ja.pk < 6", false)
+}

@@ -104,3 +104,59 @@ func TestQualifiersMatchMariaDB(t *testing.T) {
 	compareQuery(t, my, lc, "SELECT id, boss FROM staff ORDER BY id", true)
 	compareQuery(t, my, lc, "SELECT a, b FROM t ORDER BY a", true)
 }
+
+// TestSchemaQualifiersMatchMariaDB: db.t.col where db is not the table's
+// schema (compared case-sensitively; a derived table or CTE has none) is
+// 1054 in MariaDB (db.t.* 1051), in every clause, over a join, in a
+// correlated subquery and in DELETE/UPDATE; lancecat accepted it and read
+// t.col. The table's own schema is accepted by both, also with the
+// table's alias (db.alias.col).
+func TestSchemaQualifiersMatchMariaDB(t *testing.T) {
+	my, lc := startBoth(t)
+	execBoth(t, my, lc, qualifierTables...)
+	for _, q := range []string{
+		"SELECT nope.t.a FROM t",
+		"SELECT a FROM t WHERE nope.t.a = 1",
+		"SELECT a FROM t ORDER BY nope.t.a",
+		"SELECT a FROM t GROUP BY nope.t.a",
+		"SELECT a FROM t GROUP BY a HAVING nope.t.a > 0",
+		"SELECT diff.t.a FROM t AS u",
+		"SELECT DIFF.t.a FROM t",
+		"SELECT diff.d.a FROM (SELECT a FROM t) AS d",
+		"WITH c AS (SELECT a FROM t) SELECT diff.c.a FROM c",
+		"SELECT nope.t.a FROM t JOIN staff ON staff.id = t.a",
+		"SELECT t.a FROM t JOIN staff ON staff.id = nope.t.a",
+		"SELECT t.a FROM t JOIN staff ON staff.id = t.a WHERE nope.staff.boss IS NULL",
+		"SELECT t.a FROM t JOIN staff ON staff.id = t.a ORDER BY nope.staff.boss",
+		"SELECT a, (SELECT COUNT(*) FROM staff WHERE staff.boss = nope.t.a) FROM t",
+		"SELECT a FROM t WHERE EXISTS (SELECT 1 FROM staff WHERE staff.boss = nope.t.a)",
+	} {
+		failBoth(t, my, lc, q, 1054)
+	}
+	failBoth(t, my, lc, "SELECT nope.t.* FROM t", 1051)
+	failBoth(t, my, lc, "SELECT nope.t.* FROM t JOIN staff ON staff.id = t.a", 1051)
+	for _, s := range []string{"DELETE FROM t WHERE nope.t.a = 1", "UPDATE t SET b = 0 WHERE nope.t.a = 1", "UPDATE t SET nope.t.b = 0"} {
+		_, werr := my.Exec(s)
+		_, gerr := lc.Exec(s)
+		var me *mysql.MySQLError
+		if !errors.As(werr, &me) || me.Number != 1054 || gerr == nil || !strings.Contains(gerr.Error(), "MySQL error 1054") {
+			t.Errorf("%s: MariaDB %v, lancecat %v, want 1054 from both", s, werr, gerr)
+		}
+	}
+	for _, q := range []string{
+		"SELECT a, b FROM t ORDER BY a", // the refused DML changed nothing
+		"SELECT diff.t.a, diff.t.b FROM t WHERE diff.t.a > 1 ORDER BY diff.t.a",
+		"SELECT diff.u.a FROM t AS u ORDER BY diff.u.a",
+		"SELECT diff.u.* FROM t AS u ORDER BY a",
+		"SELECT diff.u.a, diff.s.id FROM t u JOIN staff s ON diff.s.boss = diff.u.a ORDER BY 1, 2",
+		"SELECT (SELECT COUNT(*) FROM staff WHERE staff.boss = diff.u.a) AS n FROM t u ORDER BY n",
+		"SELECT diff.t.a FROM diff.t GROUP BY diff.t.a HAVING diff.t.a < 2",
+		"SELECT diff.t.* FROM t ORDER BY a",
+		"SELECT diff.t.a, diff.staff.id FROM t JOIN staff ON diff.staff.boss = diff.t.a ORDER BY 1, 2",
+		"SELECT a, (SELECT COUNT(*) FROM staff WHERE staff.boss = diff.t.a) AS n FROM t ORDER BY a",
+	} {
+		compareQuery(t, my, lc, q, true)
+	}
+	execBoth(t, my, lc, "UPDATE t SET diff.t.b = 7 WHERE diff.t.a = 1", "DELETE FROM t WHERE diff.t.a = 2")
+	compareQuery(t, my, lc, "SELECT a, b FROM t ORDER BY a", true)
+}

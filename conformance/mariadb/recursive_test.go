@@ -172,3 +172,39 @@ func TestRecursiveCTERestrictionsMatchMariaDB(t *testing.T) {
 		}
 	}
 }
+
+// TestCTEColumnListsMatchMariaDB: a CTE's column list over a set
+// operation (UNION, UNION ALL, EXCEPT, INTERSECT) and over SELECT * (of a
+// table, of a join whose star repeats a name) renames the columns, with
+// the labels and rows MariaDB gives; a wrong count is an error in both
+// (MariaDB's 4002, MySQL's 1353, which lancecat gives). lancecat refused
+// these before.
+func TestCTEColumnListsMatchMariaDB(t *testing.T) {
+	my, lc := startBoth(t)
+	execBoth(t, my, lc, qualifierTables...)
+	for _, q := range []string{
+		"WITH c(v) AS (SELECT 1 UNION SELECT 2) SELECT * FROM c ORDER BY v",
+		"WITH c(v, w) AS (SELECT a, b FROM t UNION ALL SELECT id, boss FROM staff) SELECT w, v FROM c WHERE v > 1 ORDER BY v, w",
+		"WITH c(v) AS (SELECT id FROM staff EXCEPT SELECT a FROM t) SELECT v FROM c ORDER BY v",
+		"WITH c(v) AS (SELECT id FROM staff INTERSECT SELECT a FROM t) SELECT c.v FROM c ORDER BY c.v",
+		"WITH c(x, y) AS (SELECT * FROM t) SELECT y, x FROM c ORDER BY x",
+		"WITH c(x, y) AS (SELECT * FROM t) SELECT * FROM c WHERE y > 10",
+		"WITH c(a1, b1, id2, boss2) AS (SELECT * FROM t JOIN staff ON staff.id = t.a) SELECT * FROM c ORDER BY a1",
+		"WITH c(v) AS (SELECT 1 UNION SELECT 2) SELECT p.v, q.v AS v2 FROM c p JOIN c q ON q.v = p.v + 1",
+		"SELECT id FROM staff WHERE id IN (WITH c(v) AS (SELECT a FROM t UNION SELECT 4) SELECT v FROM c) ORDER BY id",
+		"WITH c(v) AS (SELECT 5 UNION SELECT 6), d(w) AS (SELECT * FROM c) SELECT SUM(w) FROM d",
+	} {
+		compareQuery(t, my, lc, q, true)
+	}
+	for _, q := range []string{
+		"WITH c(v, w) AS (SELECT 1 UNION SELECT 2) SELECT * FROM c",
+		"WITH c(v) AS (SELECT * FROM t) SELECT * FROM c",
+	} {
+		_, werr := my.Query(q)
+		_, gerr := lc.Query(q)
+		var me *mysql.MySQLError
+		if !errors.As(werr, &me) || me.Number != 4002 || gerr == nil || !strings.Contains(gerr.Error(), "MySQL error 1353") {
+			t.Errorf("%s: MariaDB %v (want 4002), lancecat %v (want 1353)", q, werr, gerr)
+		}
+	}
+}

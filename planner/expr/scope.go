@@ -64,8 +64,9 @@ type Relation struct {
 	// Name is what a qualifier names: the alias, else the table's last
 	// name part.
 	Name string
-	// Table is the full table name when the relation is a table without
-	// an alias (a qualifier may then be db.table); nil otherwise.
+	// Table is {schema, Name} when the relation is a table, also under an
+	// alias (a qualifier may then be db.table, MariaDB's reading); nil for
+	// a derived table.
 	Table   sqlparse.Name
 	Columns []string
 	Base    int
@@ -214,7 +215,8 @@ func (r *Relation) named(q sqlparse.Name) bool {
 	}
 	tail := r.Table[len(r.Table)-len(q):]
 	for i := range q {
-		if !strings.EqualFold(q[i], tail[i]) {
+		// The schema part compares exactly (lower_case_table_names is 0).
+		if i < len(q)-1 && q[i] != tail[i] || !strings.EqualFold(q[i], tail[i]) {
 			return false
 		}
 	}

@@ -109,6 +109,9 @@ type Join struct {
 	// Lookup, when set, makes the join an index nested-loop join
 	// (ChooseIndexJoins).
 	Lookup *IndexJoin
+	// Notes are lines EXPLAIN prints under the join's (the plans of the
+	// subqueries its condition holds).
+	Notes []string
 }
 
 // MarkSpill marks the hash joins under n as spilling past the budget.
@@ -206,6 +209,9 @@ func Explain(ctx context.Context, root Node, budget int64) ([]string, error) {
 				fmt.Fprintf(&b, " (outer: %s, %d rows; inner: %s, %d rows, looked up by %s IN (the keys of each %d outer rows) through %s)",
 					sideName(x, outer), lk.OuterRows, sideName(x, inner), lk.InnerRows, sqlparse.QuoteIdent(col), IndexJoinBatch, lk.Index)
 				lines = append(lines, b.String())
+				for _, l := range x.Notes {
+					lines = append(lines, ind+"  "+l)
+				}
 				for _, side := range []Node{x.Left, x.Right} {
 					if side != inner {
 						if err := walk(side, depth+1); err != nil {
@@ -233,6 +239,9 @@ func Explain(ctx context.Context, root Node, budget int64) ([]string, error) {
 				fmt.Fprintf(&b, " (build: %s, in memory within %d bytes)", build, budget)
 			}
 			lines = append(lines, b.String())
+			for _, l := range x.Notes {
+				lines = append(lines, ind+"  "+l)
+			}
 			if err := walk(x.Left, depth+1); err != nil {
 				return err
 			}
