@@ -357,8 +357,12 @@ func encodeMiniBlock(leaf *leafSpec, acc *leafAccum, pl *pageLevels) (encodedPag
 	if leaf.kind == valuesFixed && leaf.bitsPerValue == 1 {
 		minPer = 8
 	}
+	acc, fsst := fsstMiniBlockValues(leaf, acc)
 	for {
 		p, err := tryMiniBlock(leaf, acc, pl, maxPer)
+		if err == nil {
+			fsst.wrap(&p)
+		}
 		if err == nil || !errors.Is(err, errChunkTooLarge) || maxPer/2 < minPer {
 			return p, err
 		}
