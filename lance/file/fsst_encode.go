@@ -304,6 +304,10 @@ func trainFSST(sample [][]byte) *fsstEncoder {
 	return best
 }
 
+// writerFSST switches FSST compression on; the size measurement and the
+// write benchmark turn it off for their baseline figures.
+var writerFSST = true
+
 // fsstPage is the FSST layer of one page: its serialized symbol table.
 type fsstPage struct{ table []byte }
 
@@ -314,7 +318,7 @@ type fsstPage struct{ table []byte }
 // shrink the page (values without repeats, random bytes) is dropped, which
 // Lance does not do: it only ever makes a file smaller.
 func fsstMiniBlockValues(leaf *leafSpec, acc *leafAccum) (*leafAccum, *fsstPage) {
-	if leaf.kind != valuesVariable || leaf.binary || acc.maxLen < fsstMinMaxLen || len(acc.data) < fsstMinPageData {
+	if !writerFSST || leaf.kind != valuesVariable || leaf.binary || acc.maxLen < fsstMinMaxLen || len(acc.data) < fsstMinPageData {
 		return acc, nil
 	}
 	n := acc.numValues

@@ -4,9 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,6 +19,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/lancecat/lancecat/conformance/peer"
+	lanceschema "github.com/lancecat/lancecat/lance/schema"
 )
 
 // fsstWords is a vocabulary for text-like values (TPC-H comment style).
@@ -520,4 +528,172 @@ func columnBytes(t testing.TB, data []byte) []int {
 		}
 	}
 	return out
+}
+
+// ---------------------------------------------------------------- size against the peer
+
+// fsstStringFileBytes writes values as a one-column NOT NULL utf8 file, 100,000
+// rows a Write (as tpch-load.mjs hands them to the peer), and returns the
+// column's bytes.
+func fsstStringFileBytes(t testing.TB, values []string) int {
+	t.Helper()
+	as := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String}}, nil)
+	s, err := lanceschema.FromArrow(as)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.AssignIDs()
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, s, WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for lo := 0; lo < len(values); lo += 100000 {
+		b := array.NewStringBuilder(memory.DefaultAllocator)
+		b.AppendValues(values[lo:min(lo+100000, len(values))], nil)
+		col := b.NewArray()
+		rec := array.NewRecord(as, []arrow.Array{col}, int64(col.Len()))
+		if err := w.Write(context.Background(), rec); err != nil {
+			t.Fatal(err)
+		}
+		rec.Release()
+		col.Release()
+		b.Release()
+	}
+	if _, err := w.Finish(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return columnBytes(t, buf.Bytes())[0]
+}
+
+// fsstPeerStringBytes has the peer write values as a one-column NOT NULL utf8
+// table (tpch-load.mjs: 100,000 rows a batch) and returns the column's bytes
+// over its data files.
+func fsstPeerStringBytes(t *testing.T, values []string) int {
+	t.Helper()
+	dir := t.TempDir()
+	tsv := filepath.Join(dir, "s.tsv")
+	if err := os.WriteFile(tsv, []byte(strings.Join(values, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec, _ := json.Marshal([]any{map[string]any{"name": "t", "file": tsv,
+		"schema": map[string]any{"fields": []any{map[string]any{"name": "s", "type": "utf8", "nullable": false}}}}})
+	specFile := filepath.Join(dir, "spec.json")
+	if err := os.WriteFile(specFile, spec, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := peer.Run(context.Background(), t, "tpch-load.mjs", filepath.Join(dir, "cat"), specFile); err != nil {
+		t.Fatalf("tpch-load.mjs: %v (%s)", err, out)
+	}
+	total := 0
+	for _, f := range rdDataFiles(t, filepath.Join(dir, "cat", "t.lance")) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += columnBytes(t, data)[0]
+	}
+	return total
+}
+
+// TestWriterFSSTSizeVsPeer: a string column of 200,000 names ("name_<i>", the
+// issue's table) takes at most 1.05x the bytes the peer's FSST pages take, and
+// clearly less than without FSST. LANCECAT_FSST_TSV=file:col[,file:col...]
+// adds columns of tab-separated files (e.g. TPC-H lineitem's l_comment, column
+// 15 of the conformance/tpch generator's lineitem.tsv) to the logged figures.
+func TestWriterFSSTSizeVsPeer(t *testing.T) {
+	peer.Require(t)
+	if testing.Short() {
+		t.Skip("heavy peer case skipped in -short mode")
+	}
+	type column struct {
+		name   string
+		values []string
+		check  bool
+	}
+	names := make([]string, 200000)
+	for i := range names {
+		names[i] = fmt.Sprintf("name_%d", i)
+	}
+	cols := []column{{"name (200,000 rows)", names, true}}
+	if env := os.Getenv("LANCECAT_FSST_TSV"); env != "" {
+		for _, spec := range strings.Split(env, ",") {
+			path, colText, _ := strings.Cut(spec, ":")
+			c, err := strconv.Atoi(colText)
+			if err != nil {
+				t.Fatalf("LANCECAT_FSST_TSV %q: %v", spec, err)
+			}
+			raw, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var vals []string
+			for _, line := range strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n") {
+				vals = append(vals, strings.Split(line, "\t")[c])
+			}
+			cols = append(cols, column{fmt.Sprintf("%s col %d (%d rows)", filepath.Base(path), c, len(vals)), vals, false})
+		}
+	}
+	for _, c := range cols {
+		raw := 0
+		for _, v := range c.values {
+			raw += len(v)
+		}
+		writerFSST = false
+		before := fsstStringFileBytes(t, c.values)
+		writerFSST = true
+		after := fsstStringFileBytes(t, c.values)
+		theirs := fsstPeerStringBytes(t, c.values)
+		t.Logf("%s: %d value bytes; lancecat without FSST %d, with FSST %d; peer %d (%.3fx)",
+			c.name, raw, before, after, theirs, float64(after)/float64(theirs))
+		if c.check && (float64(after) > 1.05*float64(theirs) || after >= before) {
+			t.Errorf("%s: %d bytes with FSST (%d without), peer %d", c.name, after, before, theirs)
+		}
+	}
+}
+
+// BenchmarkWriterStrings writes 200,000 names and 200,000 text values (two
+// utf8 columns) per iteration, with and without FSST.
+func BenchmarkWriterStrings(b *testing.B) {
+	r := rand.New(rand.NewPCG(7, 8))
+	as := arrow.NewSchema([]arrow.Field{{Name: "name", Type: arrow.BinaryTypes.String}, {Name: "txt", Type: arrow.BinaryTypes.String}}, nil)
+	s, err := lanceschema.FromArrow(as)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.AssignIDs()
+	nb, tb := array.NewStringBuilder(memory.DefaultAllocator), array.NewStringBuilder(memory.DefaultAllocator)
+	raw := 0
+	for i := 0; i < 200000; i++ {
+		v, txt := fmt.Sprintf("name_%d", i), fsstText(r, 10, 43)
+		nb.Append(v)
+		tb.Append(txt)
+		raw += len(v) + len(txt)
+	}
+	nc, tc := nb.NewArray(), tb.NewArray()
+	rec := array.NewRecord(as, []arrow.Array{nc, tc}, 200000)
+	defer rec.Release()
+	for _, on := range []bool{false, true} {
+		b.Run(fmt.Sprintf("fsst=%v", on), func(b *testing.B) {
+			writerFSST = on
+			defer func() { writerFSST = true }()
+			var size int64
+			for i := 0; i < b.N; i++ {
+				w, err := NewWriter(io.Discard, s, WriterOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := w.Write(context.Background(), rec); err != nil {
+					b.Fatal(err)
+				}
+				sum, err := w.Finish(context.Background())
+				if err != nil {
+					b.Fatal(err)
+				}
+				size = sum.Size
+			}
+			b.SetBytes(int64(raw))
+			b.ReportMetric(float64(size), "file-bytes")
+		})
+	}
 }
