@@ -73,40 +73,60 @@ func (a fsstSymbol) concat(b fsstSymbol) fsstSymbol {
 type fsstEncoder struct {
 	syms  []fsstSymbol // the code of a symbol is its index
 	byte1 [256]int16   // code of the 1-byte symbol b, -1 if none
-	// byte2 maps a 2-byte prefix (little endian) to the code of its 2-byte
-	// symbol, -1 if none.
-	byte2 []int16
-	// long holds the codes of the symbols of 3+ bytes by a hash of their first
-	// three bytes, longest first, so the first that matches is the longest.
-	long [fsstLongBuckets][]uint8
+	// short maps a 2-byte prefix (little endian) to the best symbol of at
+	// most 2 bytes it starts with: code | length<<8, or fsstNoShort when its
+	// first byte has to be escaped.
+	short []uint16
+	// long holds the symbols of 3+ bytes by a hash of their first three
+	// bytes, longest first, so the first that matches is the longest.
+	long [fsstLongBuckets][]fsstLong
 }
+
+// fsstLong is a symbol of 3+ bytes in a long bucket, with what matching it
+// needs in one place.
+type fsstLong struct {
+	val, mask uint64
+	n, code   uint8
+}
+
+const fsstNoShort = 0xFFFF
 
 func fsstHash3(w uint64) uint32 {
 	return uint32(((w & 0xFFFFFF) * 2971215073) >> 15 & (fsstLongBuckets - 1))
 }
 
 func newFSSTEncoder(syms []fsstSymbol) *fsstEncoder {
-	e := &fsstEncoder{syms: syms, byte2: make([]int16, 1<<16)}
+	e := &fsstEncoder{syms: syms, short: make([]uint16, 1<<16)}
 	for i := range e.byte1 {
 		e.byte1[i] = -1
 	}
-	for i := range e.byte2 {
-		e.byte2[i] = -1
-	}
+	var byte2 map[uint16]uint8
 	for c, s := range syms {
 		switch {
 		case s.n == 1:
 			e.byte1[s.val] = int16(c)
 		case s.n == 2:
-			e.byte2[s.val] = int16(c)
+			if byte2 == nil {
+				byte2 = map[uint16]uint8{}
+			}
+			byte2[uint16(s.val)] = uint8(c)
 		default:
 			h := fsstHash3(s.val)
-			e.long[h] = append(e.long[h], uint8(c))
+			e.long[h] = append(e.long[h], fsstLong{val: s.val, mask: fsstMask(s.n), n: s.n, code: uint8(c)})
 		}
 	}
+	for x := range e.short {
+		if c := e.byte1[x&0xFF]; c >= 0 {
+			e.short[x] = uint16(c) | 1<<8
+		} else {
+			e.short[x] = fsstNoShort
+		}
+	}
+	for x, c := range byte2 {
+		e.short[x] = uint16(c) | 2<<8
+	}
 	for h := range e.long {
-		b := e.long[h]
-		slices.SortStableFunc(b, func(x, y uint8) int { return int(syms[y].n) - int(syms[x].n) })
+		slices.SortStableFunc(e.long[h], func(x, y fsstLong) int { return int(y.n) - int(x.n) })
 	}
 	return e
 }
@@ -126,21 +146,23 @@ func fsstLoad(s []byte) uint64 {
 // match returns the code of the longest symbol that s (non-empty) starts
 // with and its length; code -1 means s[0] has to be escaped.
 func (e *fsstEncoder) match(s []byte) (int, int) {
+	if len(s) == 1 {
+		return int(e.byte1[s[0]]), 1
+	}
 	w := fsstLoad(s)
 	if len(s) >= 3 {
-		for _, c := range e.long[fsstHash3(w)] {
-			sym := e.syms[c]
-			if int(sym.n) <= len(s) && w&fsstMask(sym.n) == sym.val {
-				return int(c), int(sym.n)
+		for _, l := range e.long[fsstHash3(w)] {
+			// The word is zero padded past the value: the length check keeps
+			// a symbol ending in zero bytes from matching the padding.
+			if w&l.mask == l.val && int(l.n) <= len(s) {
+				return int(l.code), int(l.n)
 			}
 		}
 	}
-	if len(s) >= 2 {
-		if c := e.byte2[w&0xFFFF]; c >= 0 {
-			return int(c), 2
-		}
+	if v := e.short[w&0xFFFF]; v != fsstNoShort {
+		return int(v & 0xFF), int(v >> 8)
 	}
-	return int(e.byte1[s[0]]), 1
+	return -1, 1
 }
 
 // appendCompressed appends the code stream of one value to dst.
@@ -331,7 +353,8 @@ func fsstMiniBlockValues(leaf *leafSpec, acc *leafAccum) (*leafAccum, *fsstPage)
 	}
 	tab := enc.table()
 	budget := len(acc.data) - len(tab)
-	out := make([]byte, 0, len(acc.data)/2)
+	// The budget bounds the output: one allocation, no regrowth.
+	out := make([]byte, 0, len(acc.data))
 	offs := make([]uint64, n+1)
 	for i := 0; i < n; i++ {
 		out = enc.appendCompressed(out, acc.data[acc.offsets[i]:acc.offsets[i+1]])
