@@ -115,12 +115,17 @@ func newFSSTEncoder(syms []fsstSymbol) *fsstEncoder {
 			e.long[h] = append(e.long[h], fsstLong{val: s.val, mask: fsstMask(s.n), n: s.n, code: uint8(c)})
 		}
 	}
-	for x := range e.short {
-		if c := e.byte1[x&0xFF]; c >= 0 {
+	// Without a 2-byte symbol an entry depends on the first byte alone: fill
+	// 256 entries and repeat them.
+	for x := 0; x < 256; x++ {
+		if c := e.byte1[x]; c >= 0 {
 			e.short[x] = uint16(c) | 1<<8
 		} else {
 			e.short[x] = fsstNoShort
 		}
+	}
+	for n := 256; n < len(e.short); n *= 2 {
+		copy(e.short[n:], e.short[:n])
 	}
 	for x, c := range byte2 {
 		e.short[x] = uint16(c) | 2<<8
