@@ -338,13 +338,15 @@ var writerFSST = true
 // fsstPage is the FSST layer of one page: its serialized symbol table.
 type fsstPage struct{ table []byte }
 
-// fsstMiniBlockValues decides, as Lance's default compression strategy does,
-// whether the variable-width values of a mini-block page are FSST-compressed.
-// If so it returns a copy of acc whose values are the compressed ones and the
-// page's FSST layer; otherwise acc itself and nil. A table that would not
-// shrink the page (values without repeats, random bytes) is dropped, which
-// Lance does not do: it only ever makes a file smaller.
-func fsstMiniBlockValues(leaf *leafSpec, acc *leafAccum) (*leafAccum, *fsstPage) {
+// fsstValues decides, as Lance's default compression strategy does, whether
+// the variable-width values of a page are FSST-compressed (mini-block and
+// full-zip pages alike: Lance compresses each value of a full-zip page with
+// one table for the page too). If so it returns a copy of acc whose values
+// are the compressed ones and the page's FSST layer; otherwise acc itself and
+// nil. A table that would not shrink the page (values without repeats,
+// random bytes) is dropped, which Lance does not do: it only ever makes a
+// file smaller.
+func fsstValues(leaf *leafSpec, acc *leafAccum) (*leafAccum, *fsstPage) {
 	if !writerFSST || leaf.kind != valuesVariable || leaf.binary || acc.maxLen < fsstMinMaxLen || len(acc.data) < fsstMinPageData {
 		return acc, nil
 	}
@@ -373,14 +375,13 @@ func fsstMiniBlockValues(leaf *leafSpec, acc *leafAccum) (*leafAccum, *fsstPage)
 	return &c, &fsstPage{table: tab}
 }
 
-// wrap puts the FSST layer over the value compression of an encoded
-// mini-block page (nil: the page is not FSST-compressed).
-func (f *fsstPage) wrap(p *encodedPage) {
+// over returns the FSST layer of the page over the value compression e of
+// its compressed values (e itself when the page is not FSST-compressed).
+func (f *fsstPage) over(e *enc21pb.CompressiveEncoding) *enc21pb.CompressiveEncoding {
 	if f == nil {
-		return
+		return e
 	}
-	mb := p.layout.GetMiniBlockLayout()
-	mb.ValueCompression = &enc21pb.CompressiveEncoding{Compression: &enc21pb.CompressiveEncoding_Fsst{
-		Fsst: &enc21pb.Fsst{Values: mb.ValueCompression, SymbolTable: f.table},
+	return &enc21pb.CompressiveEncoding{Compression: &enc21pb.CompressiveEncoding_Fsst{
+		Fsst: &enc21pb.Fsst{Values: e, SymbolTable: f.table},
 	}}
 }

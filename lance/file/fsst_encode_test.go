@@ -252,7 +252,8 @@ func sp(s string) *string { return &s }
 
 // TestWriterFSSTChosen: the writer compresses a string page with FSST exactly
 // where Lance 8.0 does (utf8 and large_utf8, longest value >= 5 bytes, >= 32
-// KiB of values; never binary), and the symbol table is in the page encoding.
+// KiB of values; never binary; mini-block and full-zip pages), and the symbol
+// table is in the page encoding.
 func TestWriterFSSTChosen(t *testing.T) {
 	names := func(n int) []*string { return strPtrs(n, func(i int) *string { return sp(fmt.Sprintf("name_%d", i)) }) }
 	short := strPtrs(20000, func(i int) *string { return sp(fmt.Sprintf("%04d", i%10000)) })
@@ -283,6 +284,11 @@ func TestWriterFSSTChosen(t *testing.T) {
 		{"max_len_4", arrow.BinaryTypes.String, short, "miniblock/variable"},
 		// Incompressible values: a table would only add bytes.
 		{"random", arrow.BinaryTypes.String, random, "miniblock/variable"},
+		// Values of 256 bytes or more go to full-zip pages, compressed value by value.
+		{"long_fullzip", arrow.BinaryTypes.String, strPtrs(100, func(i int) *string { return sp(strings.Repeat(fmt.Sprintf("row %d, ", i), 40+i)) }), "fullzip/fsst(variable)"},
+		{"long_large_fullzip", arrow.BinaryTypes.LargeString, strPtrs(100, func(i int) *string { return sp(strings.Repeat(fmt.Sprintf("row %d, ", i), 40+i)) }), "fullzip/fsst(variable)"},
+		{"long_binary_fullzip", arrow.BinaryTypes.Binary, strPtrs(100, func(i int) *string { return sp(strings.Repeat(fmt.Sprintf("row %d, ", i), 40+i)) }), "fullzip/variable"},
+		{"long_under_32k", arrow.BinaryTypes.String, strPtrs(50, func(i int) *string { return sp(strings.Repeat("ab", 150)) }), "fullzip/variable"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -295,11 +301,15 @@ func TestWriterFSSTChosen(t *testing.T) {
 			}
 			if strings.Contains(tc.want, "fsst") {
 				cols, _ := fileLayouts(t, data)
-				tab := cols[0][0].GetMiniBlockLayout().GetValueCompression().GetFsst().GetSymbolTable()
+				vc := cols[0][0].GetMiniBlockLayout().GetValueCompression()
+				if fz := cols[0][0].GetFullZipLayout(); fz != nil {
+					vc = fz.GetValueCompression()
+				}
+				tab := vc.GetFsst().GetSymbolTable()
 				if _, err := parseFSSTTable(tab); err != nil || binary.LittleEndian.Uint64(tab)>>32 != 0x46535354 {
 					t.Fatalf("symbol table: %v", err)
 				}
-				inner := cols[0][0].GetMiniBlockLayout().GetValueCompression().GetFsst().GetValues()
+				inner := vc.GetFsst().GetValues()
 				wantBits := uint64(32)
 				if tc.dt.ID() == arrow.LARGE_STRING {
 					wantBits = 64
@@ -364,7 +374,8 @@ func fsstReadBack(t *testing.T, data []byte, values []*string, take []uint64) {
 // TestWriterFSSTRoundTrip: FSST pages read back through the package's reader
 // (the decoder that reads the peer's FSST pages): text, names, NULLs and
 // empty strings, multi-byte UTF-8, 100k values in many chunks and several
-// pages (each with its own table), rows on both sides of chunk boundaries.
+// pages (each with its own table), rows on both sides of chunk boundaries,
+// and full-zip pages of long values.
 func TestWriterFSSTRoundTrip(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	cases := []struct {
@@ -392,15 +403,25 @@ func TestWriterFSSTRoundTrip(t *testing.T) {
 		}), WriterOptions{PageBytes: 256 << 10}, 4},
 		// Values just under the full-zip threshold: few per chunk.
 		{"255_byte_values", arrow.BinaryTypes.String, strPtrs(400, func(int) *string { return sp(fsstText(r, 255, 255)) }), WriterOptions{}, 1},
+		// Full-zip pages: long values, NULLs and empty strings among them.
+		{"fullzip", arrow.BinaryTypes.String, strPtrs(3000, func(i int) *string {
+			switch i % 6 {
+			case 0:
+				return nil
+			case 1:
+				return sp("")
+			}
+			return sp(fsstText(r, 256, 3000))
+		}), WriterOptions{PageBytes: 1 << 20}, 2},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			// Written 10,000 rows a Write: pages are cut between writes.
+			// Written 1,000 rows a Write: pages are cut between writes.
 			var recs []arrow.Record
 			var as *arrow.Schema
-			for lo := 0; lo < len(tc.values); lo += 10000 {
+			for lo := 0; lo < len(tc.values); lo += 1000 {
 				var rec arrow.Record
-				as, rec = stringRecord(t, "s", tc.dt, tc.values[lo:min(lo+10000, len(tc.values))])
+				as, rec = stringRecord(t, "s", tc.dt, tc.values[lo:min(lo+1000, len(tc.values))])
 				recs = append(recs, rec)
 			}
 			s := schemaFromArrow(t, as.Fields()...)

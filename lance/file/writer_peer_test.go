@@ -404,7 +404,8 @@ func truncateText(s string, n int) string {
 
 // TestWriterPeerReadsFSST: pages our writer FSST-compresses (utf8 with NULLs
 // and empty strings, text, multi-byte UTF-8 in large_utf8, the items of a
-// list<utf8>, several pages each with its own table) read in the peer exactly
+// list<utf8>, long values in full-zip pages, several pages each with its own
+// table) read in the peer exactly
 // as written: a full dump and a row range from the middle of the pages. The
 // file must really hold FSST pages for every one of those columns.
 func TestWriterPeerReadsFSST(t *testing.T) {
@@ -414,7 +415,7 @@ func TestWriterPeerReadsFSST(t *testing.T) {
 	}
 	list := func(item any) map[string]any { return map[string]any{"list": f{"name": "item", "type": item}} }
 	ds := peerEmptyDataset(t, schemaOf(notNull("id", "int64"), field("s", "utf8"), field("txt", "utf8"),
-		field("ls", "large_utf8"), field("l", list("utf8")), field("bin", "binary")))
+		field("ls", "large_utf8"), field("l", list("utf8")), field("bin", "binary"), field("long", "utf8")))
 	schema := datasetSchema(t, ds, 1)
 	const n, batch = 24000, 6000
 	row := func(i int) string {
@@ -434,17 +435,24 @@ func TestWriterPeerReadsFSST(t *testing.T) {
 		if i%5 == 0 {
 			l = "[]"
 		}
-		return fmt.Sprintf(`{"id": %d, "s": %s, "txt": %q, "ls": "zürich-数据-🦀-%d", "l": %s, "bin": "%s"}`,
-			i, s, strings.Join(txt, " "), i, l, base64.StdEncoding.EncodeToString([]byte(fmt.Sprintf("bin_%d", i))))
+		long := "null"
+		if i%7 != 0 {
+			long = fmt.Sprintf("%q", strings.Repeat(strings.Join(txt, " ")+fmt.Sprintf(" #%d; ", i), 300/len(txt)))
+		}
+		return fmt.Sprintf(`{"id": %d, "s": %s, "txt": %q, "ls": "zürich-数据-🦀-%d", "l": %s, "bin": "%s", "long": %s}`,
+			i, s, strings.Join(txt, " "), i, l, base64.StdEncoding.EncodeToString([]byte(fmt.Sprintf("bin_%d", i))), long)
 	}
 	var recs []arrow.Record
 	for lo := 0; lo < n; lo += batch {
 		recs = append(recs, recordFromJSON(t, schema, manyRows(batch, func(i int) string { return row(lo + i) })))
 	}
 	data, sum := writeFile(t, schema, WriterOptions{PageBytes: 128 << 10}, recs...)
-	// Columns: id, s, txt, ls, l (its item leaf), bin.
+	// Columns: id, s, txt, ls, l (its item leaf), bin, long (full-zip).
 	pages := fsstPages(t, data)
-	for c, name := range []string{"id", "s", "txt", "ls", "l", "bin"} {
+	if !strings.HasPrefix(pages[6][0], "fullzip/") {
+		t.Errorf("column long: pages %v, want full-zip", pages[6])
+	}
+	for c, name := range []string{"id", "s", "txt", "ls", "l", "bin", "long"} {
 		fsst := 0
 		for _, p := range pages[c] {
 			if strings.Contains(p, "fsst") {
