@@ -357,8 +357,12 @@ func encodeMiniBlock(leaf *leafSpec, acc *leafAccum, pl *pageLevels) (encodedPag
 	if leaf.kind == valuesFixed && leaf.bitsPerValue == 1 {
 		minPer = 8
 	}
+	acc, fsst := fsstValues(leaf, acc)
 	for {
 		p, err := tryMiniBlock(leaf, acc, pl, maxPer)
+		if mb := p.layout.GetMiniBlockLayout(); err == nil && mb != nil {
+			mb.ValueCompression = fsst.over(mb.ValueCompression)
+		}
 		if err == nil || !errors.Is(err, errChunkTooLarge) || maxPer/2 < minPer {
 			return p, err
 		}
@@ -638,8 +642,10 @@ func encodeFullZip(leaf *leafSpec, acc *leafAccum, pl *pageLevels) (encodedPage,
 		if leaf.largeOffsets {
 			ow = 8
 		}
+		var fsst *fsstPage
+		acc, fsst = fsstValues(leaf, acc)
 		layout.Details = &enc21pb.FullZipLayout_BitsPerOffset{BitsPerOffset: uint32(ow * 8)}
-		layout.ValueCompression = variableEncoding(uint64(ow * 8))
+		layout.ValueCompression = fsst.over(variableEncoding(uint64(ow * 8)))
 		upperBound = len(acc.data) + wordBytes*numItems + ow*acc.numValues
 		zipped = make([]byte, 0, upperBound)
 		v := 0

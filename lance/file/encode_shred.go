@@ -60,6 +60,7 @@ type leafSpec struct {
 	kind         valueKind
 	bitsPerValue int  // valuesFixed: bits per value; valuesFSL: bits per item
 	largeOffsets bool // valuesVariable: 64-bit offsets (large_utf8 / large_binary)
+	binary       bool // valuesVariable: binary / large_binary (Lance never FSST-compresses these)
 	fslDim       int
 	nullableLeaf bool
 }
@@ -143,10 +144,12 @@ func (l *leafSpec) setValueKind(dt arrow.DataType) error {
 	switch dt.ID() {
 	case arrow.STRING, arrow.BINARY:
 		l.kind = valuesVariable
+		l.binary = dt.ID() == arrow.BINARY
 		return nil
 	case arrow.LARGE_STRING, arrow.LARGE_BINARY:
 		l.kind = valuesVariable
 		l.largeOffsets = true
+		l.binary = dt.ID() == arrow.LARGE_BINARY
 		return nil
 	case arrow.NULL:
 		l.kind = valuesNull

@@ -100,6 +100,8 @@ func compressionName(c *enc21pb.CompressiveEncoding) string {
 		return "variable"
 	case *enc21pb.CompressiveEncoding_FixedSizeList:
 		return "fsl(" + compressionName(x.FixedSizeList.Values) + ")"
+	case *enc21pb.CompressiveEncoding_Fsst:
+		return "fsst(" + compressionName(x.Fsst.Values) + ")"
 	}
 	return "?"
 }
