@@ -407,7 +407,18 @@ func tryMiniBlock(leaf *leafSpec, acc *leafAccum, pl *pageLevels, maxPer int) (e
 		defCodec = chooseLevels(pl.def)
 	}
 
-	var data, meta []byte
+	// Size the chunk data once: growing it chunk by chunk copied it over
+	// and over (a page holds hundreds of chunks).
+	est := 0
+	for _, ch := range chunks {
+		est += 8 + 2*len(ch.buffers) + 8*len(ch.buffers)
+		for _, b := range ch.buffers {
+			est += len(b)
+		}
+	}
+	est += 2*(len(pl.rep)+len(pl.def)) + 24*len(chunks)
+	data := make([]byte, 0, est)
+	meta := make([]byte, 0, 2*len(chunks))
 	var repIndex []uint64
 	item := 0 // next level to slice
 	for ci, ch := range chunks {
