@@ -8,9 +8,10 @@ package lancefile
 //     long runs (estimated pairs of value + u8 run length beat the raw bytes
 //     and the bit-packed estimate), else inline FastLanes bit-packing when the
 //     per-1024-value bit widths make it smaller than the raw bytes, else flat;
-//   - variable-width values: a dictionary when the page has few distinct
-//     values (its indices then go through the fixed-width choice above),
-//     else the variable compression of each chunk (chooseVariableChunks);
+//   - variable-width and 128-bit values: a dictionary when the page has few
+//     distinct values (its indices then go through the fixed-width choice
+//     above), else variable-width values get the compression of each chunk
+//     chosen in chooseVariableChunks;
 //   - rep/def levels of mini-block chunks: one block compressor chosen from
 //     the whole page's levels (inline bit-packing up to 1024 levels,
 //     out-of-line bit-packing at the page's widest width beyond, flat when
@@ -338,20 +339,32 @@ func (lc levelCodec) encode(levels []uint16) []byte {
 
 // ---------------------------------------------------------------- dictionary
 
-// pageDictionary is a dictionary-encoded variable-width page: the distinct
-// values in first-seen order and one index per value slot.
+// pageDictionary is a dictionary-encoded page: the distinct values in
+// first-seen order and one index per value slot.
 type pageDictionary struct {
-	offsets []uint64 // len(distinct)+1
-	data    []byte
-	indices []byte // little-endian, 4 bytes (8 with 64-bit offsets) each
+	fixedBits int      // > 0: fixed-width values of this many bits, in data
+	offsets   []uint64 // variable width: len(distinct)+1
+	data      []byte
+	card      int
+	indices   []byte // little-endian, 4 bytes (8 with 64-bit offsets) each
 }
 
-// tryDictionary dictionary-encodes a variable-width page when it has few
-// distinct values: at least dictMinValues values, fewer distinct ones than
-// min(values/dictDivisor, dictMaxCardinality), and an estimated encoded size
-// (the distinct values with their offsets plus bit-packed indices) below
-// dictSizeRatio of the plain size (values plus offsets). Null slots are
-// empty values and take part like any other.
+// dictionaryFits applies Lance's dictionary rules to a page of n values
+// with card distinct ones: at least dictMinValues values, fewer distinct
+// ones than min(n/dictDivisor, dictMaxCardinality), and an estimated encoded
+// size (distinct values with their offsets, plus an i32 index per value)
+// below dictSizeRatio of the plain size (values with their offsets). The
+// estimate keeps 1-byte strings plain, as the reference does.
+func dictionaryFits(n, card, dictBytes, plainBytes int) bool {
+	if card >= min(n/dictDivisor, dictMaxCardinality) {
+		return false
+	}
+	return float64(dictBytes+4*n) < dictSizeRatio*float64(plainBytes)
+}
+
+// tryDictionary dictionary-encodes a variable-width page when
+// dictionaryFits says so. Null slots are empty values and take part like
+// any other.
 func tryDictionary(leaf *leafSpec, acc *leafAccum) *pageDictionary {
 	n := acc.numValues
 	if n < dictMinValues {
@@ -383,10 +396,39 @@ func tryDictionary(leaf *leafSpec, acc *leafAccum) *pageDictionary {
 			d.indices = binary.LittleEndian.AppendUint64(d.indices, k)
 		}
 	}
-	card := len(seen)
-	plain := len(acc.data) + ow*(n+1)
-	est := len(d.data) + ow*(card+1) + (n*bits.Len(uint(card))+7)/8
-	if float64(est) >= dictSizeRatio*float64(plain) {
+	d.card = len(seen)
+	if !dictionaryFits(n, d.card, len(d.data)+ow*(d.card+1), len(acc.data)+ow*(n+1)) {
+		return nil
+	}
+	return d
+}
+
+// tryFixedDictionary dictionary-encodes a page of 128-bit values (decimals)
+// under the same rules; the reference dictionary-encodes no narrower
+// fixed-width values (it bit-packs them).
+func tryFixedDictionary(leaf *leafSpec, acc *leafAccum) *pageDictionary {
+	n := acc.numValues
+	if leaf.bitsPerValue != 128 || n < dictMinValues {
+		return nil
+	}
+	limit := min(n/dictDivisor, dictMaxCardinality)
+	seen := make(map[[16]byte]uint32, 64)
+	d := &pageDictionary{fixedBits: 128, indices: make([]byte, 0, n*4)}
+	for i := 0; i < n; i++ {
+		v := [16]byte(acc.fixed[16*i : 16*i+16])
+		k, ok := seen[v]
+		if !ok {
+			k = uint32(len(seen))
+			if int(k)+1 >= limit {
+				return nil
+			}
+			seen[v] = k
+			d.data = append(d.data, v[:]...)
+		}
+		d.indices = binary.LittleEndian.AppendUint32(d.indices, k)
+	}
+	d.card = len(seen)
+	if !dictionaryFits(n, d.card, len(d.data), len(acc.fixed)) {
 		return nil
 	}
 	return d
@@ -396,6 +438,9 @@ func tryDictionary(leaf *leafSpec, acc *leafAccum) *pageDictionary {
 // width and the start of the data (4 bytes each for 32-bit offsets, 8 for
 // 64-bit), the offsets, then the data.
 func (d *pageDictionary) block(large bool) []byte {
+	if d.fixedBits > 0 {
+		return d.data
+	}
 	ow := 4
 	if large {
 		ow = 8
@@ -418,11 +463,11 @@ func (d *pageDictionary) block(large bool) []byte {
 	return append(out, d.data...)
 }
 
-// encodeDictionaryPage writes a variable-width page as dictionary indices
+// encodeDictionaryPage writes a page as dictionary indices
 // in a mini-block layout, the dictionary in the page's third buffer.
 func encodeDictionaryPage(leaf *leafSpec, acc *leafAccum, pl *pageLevels, d *pageDictionary) (encodedPage, error) {
 	idxBits := 32
-	if leaf.largeOffsets {
+	if leaf.largeOffsets && d.fixedBits == 0 {
 		idxBits = 64
 	}
 	idxLeaf := *leaf
@@ -434,8 +479,12 @@ func encodeDictionaryPage(leaf *leafSpec, acc *leafAccum, pl *pageLevels, d *pag
 		return p, err
 	}
 	mb := p.layout.GetMiniBlockLayout()
-	mb.Dictionary = variableEncoding(uint64(idxBits))
-	mb.NumDictionaryItems = uint64(len(d.offsets) - 1)
+	if d.fixedBits > 0 {
+		mb.Dictionary = flatEncoding(uint64(d.fixedBits))
+	} else {
+		mb.Dictionary = variableEncoding(uint64(idxBits))
+	}
+	mb.NumDictionaryItems = uint64(d.card)
 	// Buffers: chunk metadata, chunk data, dictionary, [repetition index].
 	bufs := append([][]byte{}, p.buffers[:2]...)
 	bufs = append(bufs, d.block(leaf.largeOffsets))

@@ -154,6 +154,9 @@ func encodePage(leaf *leafSpec, acc *leafAccum) (encodedPage, error) {
 	}
 	switch leaf.kind {
 	case valuesFixed:
+		if d := tryFixedDictionary(leaf, acc); d != nil {
+			return encodeDictionaryPage(leaf, acc, &pl, d)
+		}
 		if leaf.bitsPerValue/8 < fullZipThreshold {
 			p, err := encodeMiniBlock(leaf, acc, &pl)
 			if err == nil || leaf.bitsPerValue%8 != 0 || !errors.Is(err, errChunkTooLarge) {
