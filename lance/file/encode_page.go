@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/lancecat/lancecat/lance/file/internal/codec"
 	"github.com/lancecat/lancecat/lance/internal/pb/enc21pb"
 )
 
@@ -153,6 +154,9 @@ func encodePage(leaf *leafSpec, acc *leafAccum) (encodedPage, error) {
 	}
 	switch leaf.kind {
 	case valuesFixed:
+		if d := tryFixedDictionary(leaf, acc); d != nil {
+			return encodeDictionaryPage(leaf, acc, &pl, d)
+		}
 		if leaf.bitsPerValue/8 < fullZipThreshold {
 			p, err := encodeMiniBlock(leaf, acc, &pl)
 			if err == nil || leaf.bitsPerValue%8 != 0 || !errors.Is(err, errChunkTooLarge) {
@@ -169,6 +173,9 @@ func encodePage(leaf *leafSpec, acc *leafAccum) (encodedPage, error) {
 		}
 		return encodeFullZip(leaf, acc, &pl)
 	case valuesVariable:
+		if d := tryDictionary(leaf, acc); d != nil {
+			return encodeDictionaryPage(leaf, acc, &pl, d)
+		}
 		if acc.maxLen < fullZipThreshold {
 			p, err := encodeMiniBlock(leaf, acc, &pl)
 			if err == nil || !errors.Is(err, errChunkTooLarge) {
@@ -253,6 +260,16 @@ func chunkValues(leaf *leafSpec, acc *leafAccum, maxPerChunk int) ([]valueChunk,
 	total := acc.numValues
 	switch leaf.kind {
 	case valuesFixed:
+		switch chooseFixed(acc.fixed, leaf.bitsPerValue, total) {
+		case fixedBitpack:
+			// Inline bit-packed chunks hold 1024 values each; a retry with
+			// smaller chunks (levels too large) falls back to flat.
+			if maxPerChunk >= codec.FastLanesChunk {
+				return bitpackChunks(acc.fixed, leaf.bitsPerValue, total), inlineBitpackingEncoding(leaf.bitsPerValue)
+			}
+		case fixedRLE:
+			return rleChunks(acc.fixed, leaf.bitsPerValue, total, maxPerChunk), rleEncoding(leaf.bitsPerValue)
+		}
 		per := 0
 		if leaf.bitsPerValue == 1 {
 			per = flatValuesPerChunk(1, 8)
@@ -291,7 +308,22 @@ func chunkValues(leaf *leafSpec, acc *leafAccum, maxPerChunk int) ([]valueChunk,
 		}
 		return chunks, fslEncoding(uint64(leaf.fslDim), acc.fslAnyNull, flatEncoding(uint64(leaf.bitsPerValue)))
 	}
-	// variable
+	return chooseVariableChunks(leaf, acc, maxPerChunk)
+}
+
+// chooseVariableChunks is where the value compression of the chunks of a
+// variable-width (string / binary) page that is not dictionary encoded is
+// chosen. Today every chunk is "variable" (offsets + data); an FSST
+// encoder plugs in here.
+func chooseVariableChunks(leaf *leafSpec, acc *leafAccum, maxPerChunk int) ([]valueChunk, *enc21pb.CompressiveEncoding) {
+	return variableChunks(leaf, acc, maxPerChunk)
+}
+
+// variableChunks cuts a variable-width page into chunks of offsets + data
+// of about miniBlockVariableTarget bytes.
+func variableChunks(leaf *leafSpec, acc *leafAccum, maxPerChunk int) ([]valueChunk, *enc21pb.CompressiveEncoding) {
+	var chunks []valueChunk
+	total := acc.numValues
 	ow := 4
 	if leaf.largeOffsets {
 		ow = 8
@@ -374,8 +406,26 @@ func tryMiniBlock(leaf *leafSpec, acc *leafAccum, pl *pageLevels, maxPer int) (e
 	chunks, valueEnc := chunkValues(leaf, acc, maxPer)
 	numItems := pl.numItems(acc)
 	hasLevels := pl.rep != nil || pl.def != nil
+	var repCodec, defCodec levelCodec
+	if pl.rep != nil {
+		repCodec = chooseLevels(pl.rep)
+	}
+	if pl.def != nil {
+		defCodec = chooseLevels(pl.def)
+	}
 
-	var data, meta []byte
+	// Size the chunk data once: growing it chunk by chunk copied it over
+	// and over (a page holds hundreds of chunks).
+	est := 0
+	for _, ch := range chunks {
+		est += 8 + 2*len(ch.buffers) + 8*len(ch.buffers)
+		for _, b := range ch.buffers {
+			est += len(b)
+		}
+	}
+	est += 2*(len(pl.rep)+len(pl.def)) + 24*len(chunks)
+	data := make([]byte, 0, est)
+	meta := make([]byte, 0, 2*len(chunks))
 	var repIndex []uint64
 	item := 0 // next level to slice
 	for ci, ch := range chunks {
@@ -412,10 +462,10 @@ func tryMiniBlock(leaf *leafSpec, acc *leafAccum, pl *pageLevels, maxPer int) (e
 		data = binary.LittleEndian.AppendUint16(data, uint16(numLevels))
 		var levelBufs [][]byte
 		if pl.rep != nil {
-			levelBufs = append(levelBufs, u16Bytes(pl.rep[lo:hi]))
+			levelBufs = append(levelBufs, repCodec.encode(pl.rep[lo:hi]))
 		}
 		if pl.def != nil {
-			levelBufs = append(levelBufs, u16Bytes(pl.def[lo:hi]))
+			levelBufs = append(levelBufs, defCodec.encode(pl.def[lo:hi]))
 		}
 		for _, b := range append(append([][]byte{}, levelBufs...), ch.buffers...) {
 			if len(b) > 0xFFFF {
@@ -448,11 +498,11 @@ func tryMiniBlock(leaf *leafSpec, acc *leafAccum, pl *pageLevels, maxPer int) (e
 		NumItems:         uint64(acc.numValues),
 	}
 	if pl.rep != nil {
-		layout.RepCompression = flatEncoding(16)
+		layout.RepCompression = repCodec.encoding()
 		layout.RepetitionIndexDepth = 1
 	}
 	if pl.def != nil {
-		layout.DefCompression = flatEncoding(16)
+		layout.DefCompression = defCodec.encoding()
 	}
 	buffers := [][]byte{meta, data}
 	if pl.rep != nil {

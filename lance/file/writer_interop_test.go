@@ -180,17 +180,66 @@ func interopCases() []interopCase {
 				}
 				return fmt.Sprintf(`{"l": [%s], "s": [%s]}`, strings.Join(vals, ","), strings.Join(strs, ","))
 			})}},
-		// Far more empty/null lists than values: a mini-block chunk cannot hold
-		// that many levels, so the writer falls back to full-zip.
+		// Far more empty/null lists than values: the last mini-block chunk
+		// would hold the ~70,000 levels after the only values, more than a
+		// chunk can count (even with bit-packed levels), so the writer falls
+		// back to full-zip.
 		{name: "sparse_lists_fullzip_fallback", heavy: true, schema: schemaOf(field("l", list("int64")), field("s", list("utf8"))),
 			batches: []string{manyRows(70000, func(i int) string {
 				switch {
-				case i%30000 == 7:
+				case i == 7:
 					return fmt.Sprintf(`{"l": [%d, null, 3], "s": ["x%d", null]}`, i, i)
 				case i%2 == 0:
 					return `{"l": [], "s": null}`
 				}
 				return `{"l": null, "s": []}`
+			})}},
+		// Data that makes the writer pick each of Lance's compressions:
+		// bit-packed sequential, small and nullable integers (out-of-line
+		// bit-packed definition levels), RLE runs, flat random negatives,
+		// bit-packed doubles; chunk boundaries at 1024 values (4097 rows).
+		{name: "compressed_fixed", heavy: true, schema: schemaOf(
+			notNull("seq", "int64"), field("small", "uint8"), field("runs", "int32"), field("neg", "int64"),
+			field("dbl", "float64"), field("n16", "int16"), field("b", "bool"), field("d", "date32"), field("ts", "timestamp[us]")),
+			batches: []string{manyRows(4097, func(i int) string {
+				n16 := fmt.Sprint(i % 3000)
+				if i%9 == 4 || i == 4096 {
+					n16 = "null"
+				}
+				return fmt.Sprintf(`{"seq": %d, "small": %d, "runs": %d, "neg": %d, "dbl": %d.5, "n16": %s, "b": %t, "d": %d, "ts": %d}`,
+					i+1000000, i%16, i/700, -int64(i)*7919*104729-1, i%1000, n16, i%5 == 0, 19000+i%30, 1700000000000000+int64(i)*1000)
+			})}},
+		// Low-cardinality strings become dictionary pages (32-bit indices for
+		// utf8 / binary, 64-bit for large_utf8), also under lists and structs
+		// and with nulls; the indices are bit-packed or run-length encoded.
+		{name: "dictionary_strings", heavy: true, schema: schemaOf(
+			field("cat", "utf8"), field("lcat", "large_utf8"), field("bcat", "binary"), field("sorted", "utf8"),
+			field("tags", list("utf8")), field("st", strct(field("k", "utf8"), field("v", "int32"))), field("long", "utf8")),
+			batches: []string{manyRows(3000, func(i int) string {
+				cats := []string{"red", "green", "blue", "", "yellow ✓"}
+				cat := jsonString(cats[i%5])
+				if i%11 == 3 {
+					cat = "null"
+				}
+				tags := fmt.Sprintf(`[%s, %s]`, jsonString(cats[i%3]), jsonString(cats[(i/3)%5]))
+				if i%13 == 0 {
+					tags = "[]"
+				} else if i%17 == 0 {
+					tags = "null"
+				}
+				return fmt.Sprintf(`{"cat": %s, "lcat": "L%d", "bcat": %s, "sorted": "grp-%03d", "tags": %s, "st": {"k": "k%d", "v": %d}, "long": %s}`,
+					cat, i%7, jsonString([]string{"AAEC", "/w==", ""}[i%3]), i/100, tags, i%4, i, jsonString(longString(i%3, 300)))
+			})}},
+		// 100,000 rows: several pages' worth of bit-packed, dictionary and
+		// RLE chunks and bit-packed levels.
+		{name: "hundred_thousand_rows", heavy: true, schema: schemaOf(
+			notNull("id", "int64"), field("cat", "utf8"), field("n", "int32"), field("l", list("int16"))),
+			batches: []string{manyRows(100000, func(i int) string {
+				n := fmt.Sprint(i % 77777)
+				if i%10 == 0 {
+					n = "null"
+				}
+				return fmt.Sprintf(`{"id": %d, "cat": "c%d", "n": %s, "l": [%d, %d]}`, i, i%4, n, i%300, i/1000)
 			})}},
 		{name: "multi_batch_small_pages", opts: WriterOptions{PageBytes: 2000}, schema: schemaOf(
 			field("i", "int32"), field("s", "utf8"), field("l", list("int16")), field("b", "bool")),

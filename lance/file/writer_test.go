@@ -83,6 +83,9 @@ func fileLayouts(t *testing.T, data []byte) ([][]*enc21pb.PageLayout, *tablepb.F
 func layoutName(l *enc21pb.PageLayout) string {
 	switch x := l.Layout.(type) {
 	case *enc21pb.PageLayout_MiniBlockLayout:
+		if x.MiniBlockLayout.Dictionary != nil {
+			return "miniblock/dict[" + compressionName(x.MiniBlockLayout.Dictionary) + "](" + compressionName(x.MiniBlockLayout.ValueCompression) + ")"
+		}
 		return "miniblock/" + compressionName(x.MiniBlockLayout.ValueCompression)
 	case *enc21pb.PageLayout_FullZipLayout:
 		return "fullzip/" + compressionName(x.FullZipLayout.ValueCompression)
@@ -102,6 +105,12 @@ func compressionName(c *enc21pb.CompressiveEncoding) string {
 		return "fsl(" + compressionName(x.FixedSizeList.Values) + ")"
 	case *enc21pb.CompressiveEncoding_Fsst:
 		return "fsst(" + compressionName(x.Fsst.Values) + ")"
+	case *enc21pb.CompressiveEncoding_InlineBitpacking:
+		return "bitpack"
+	case *enc21pb.CompressiveEncoding_OutOfLineBitpacking:
+		return "bitpack-out-of-line"
+	case *enc21pb.CompressiveEncoding_Rle:
+		return "rle"
 	}
 	return "?"
 }

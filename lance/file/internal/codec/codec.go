@@ -161,6 +161,54 @@ func UnpackFastLanesN(t, w uint64, packed []byte, out []uint64, n uint64) {
 	}
 }
 
+// PackFastLanes is the inverse of UnpackFastLanes: it packs the 1024 values
+// of vals (each below 1<<w) at w bits into t-bit little-endian words,
+// appending the 1024*w/8 bytes to dst. Chunks shorter than 1024 values are
+// padded by the caller (Lance pads with zeros).
+func PackFastLanes(dst []byte, t, w uint64, vals []uint64) []byte {
+	if w == 0 {
+		return dst
+	}
+	lanes := FastLanesChunk / t
+	n := FastLanesChunk * w / t // words
+	var words [FastLanesChunk]uint64
+	for row := uint64(0); row < t; row++ {
+		base := flOrder[row/8]*16 + (row%8)*128
+		p := row * w
+		k, s := p/t, p%t
+		spill := s+w > t
+		for lane := uint64(0); lane < lanes; lane++ {
+			v := vals[base+lane]
+			words[k*lanes+lane] |= v << s
+			if spill {
+				words[(k+1)*lanes+lane] |= v >> (t - s)
+			}
+		}
+	}
+	off := len(dst)
+	dst = append(dst, make([]byte, n*(t/8))...)
+	out := dst[off:]
+	switch t {
+	case 8:
+		for i := uint64(0); i < n; i++ {
+			out[i] = byte(words[i])
+		}
+	case 16:
+		for i := uint64(0); i < n; i++ {
+			binary.LittleEndian.PutUint16(out[2*i:], uint16(words[i]))
+		}
+	case 32:
+		for i := uint64(0); i < n; i++ {
+			binary.LittleEndian.PutUint32(out[4*i:], uint32(words[i]))
+		}
+	default:
+		for i := uint64(0); i < n; i++ {
+			binary.LittleEndian.PutUint64(out[8*i:], words[i])
+		}
+	}
+	return dst
+}
+
 // FixedWidthBits is the bit width of a value of a fixed-width Arrow type (1
 // for bool), or 0 for types that are not fixed-width.
 func FixedWidthBits(dt arrow.DataType) int {

@@ -143,3 +143,30 @@ func TestFastLanesPrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestPackFastLanes: the writer's packer produces the same bytes as the
+// reference packer above, and unpacks back to its input.
+func TestPackFastLanes(t *testing.T) {
+	for _, c := range []struct{ t, w uint64 }{{8, 1}, {8, 3}, {8, 8}, {16, 5}, {16, 11}, {16, 16}, {32, 17}, {32, 32}, {64, 33}, {64, 64}, {32, 0}} {
+		vals := make([]uint64, FastLanesChunk)
+		for i := range vals {
+			if c.w > 0 {
+				vals[i] = uint64(i) * 0x9E3779B97F4A7C15
+				if c.w < 64 {
+					vals[i] &= 1<<c.w - 1
+				}
+			}
+		}
+		got := PackFastLanes([]byte{0xAA}, c.t, c.w, vals)
+		if got[0] != 0xAA || string(got[1:]) != string(pack(c.t, c.w, vals)) {
+			t.Fatalf("t=%d w=%d: packed bytes differ from the reference packer", c.t, c.w)
+		}
+		out := make([]uint64, FastLanesChunk)
+		UnpackFastLanes(c.t, c.w, got[1:], out)
+		for i := range vals {
+			if out[i] != vals[i] {
+				t.Fatalf("t=%d w=%d: value %d = %d, want %d", c.t, c.w, i, out[i], vals[i])
+			}
+		}
+	}
+}
