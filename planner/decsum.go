@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -17,10 +18,15 @@ import (
 // mixed expression) drops the call back to the floating sum it always
 // keeps beside (aggregate.go).
 
-// decSum is the exact sum of one aggregate call in one group.
+// decSum is the exact sum of one aggregate call in one group. While the
+// sum and each value fit in an int64 (scaled by 10^scale) it is kept in
+// small, each value parsed without allocating; past that (or a value of
+// more than 18 digits) it moves to the big.Int v for good.
 type decSum struct {
-	v     *big.Int
-	scale int // digits after the point v is scaled by
+	v     *big.Int // the sum once it is big; nil before
+	small int64    // the sum while v is nil
+	any   bool     // a value was added
+	scale int      // digits after the point the sum is scaled by
 	bad   bool
 }
 
@@ -28,6 +34,67 @@ var bigTen = big.NewInt(10)
 
 func pow10(n int) *big.Int {
 	return new(big.Int).Exp(bigTen, big.NewInt(int64(n)), nil)
+}
+
+// pow10s are the powers of ten an int64 holds.
+var pow10s = func() (p [19]int64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()
+
+// mulPow10 is x * 10^n, ok false when it overflows an int64.
+func mulPow10(x int64, n int) (int64, bool) {
+	if n >= len(pow10s) {
+		return 0, x == 0
+	}
+	m := pow10s[n]
+	if x > math.MaxInt64/m || x < math.MinInt64/m {
+		return 0, false
+	}
+	return x * m, true
+}
+
+// parseSmallDecimal reads plain decimal text (numericText's) as an int64
+// mantissa and its scale; ok false when it has more than 18 digits.
+func parseSmallDecimal(text string) (n int64, scale int, ok bool) {
+	neg := false
+	i := 0
+	if i < len(text) && (text[i] == '-' || text[i] == '+') {
+		neg = text[i] == '-'
+		i++
+	}
+	digits, point, any := 0, false, false
+	for ; i < len(text); i++ {
+		c := text[i]
+		if c == '.' {
+			point = true
+			continue
+		}
+		any = true
+		if n == 0 && c == '0' {
+			if point {
+				scale++
+			}
+			continue // leading zeros take no digit
+		}
+		if digits++; digits > 18 {
+			return 0, 0, false
+		}
+		n = n*10 + int64(c-'0')
+		if point {
+			scale++
+		}
+	}
+	if !any {
+		return 0, 0, false // no digit: not a number (the big path says so)
+	}
+	if neg {
+		n = -n
+	}
+	return n, scale, true
 }
 
 // add adds one value.
@@ -42,6 +109,9 @@ func (d *decSum) add(x any) {
 	case sqltypes.Decimal:
 		text = string(v)
 	case int64:
+		if d.v == nil && d.addSmall(v, 0) {
+			return
+		}
 		text = strconv.FormatInt(v, 10)
 	case uint64:
 		text = strconv.FormatUint(v, 10)
@@ -54,6 +124,13 @@ func (d *decSum) add(x any) {
 		d.bad = true
 		return
 	}
+	if d.v == nil {
+		if n, s, ok := parseSmallDecimal(text); ok && d.addSmall(n, s) {
+			return
+		}
+		// Too big for an int64 from here on.
+		d.v = big.NewInt(d.small)
+	}
 	neg := strings.HasPrefix(text, "-")
 	text = strings.TrimLeft(text, "+-")
 	ip, fp, _ := strings.Cut(text, ".")
@@ -65,9 +142,7 @@ func (d *decSum) add(x any) {
 	if neg {
 		n.Neg(n)
 	}
-	if d.v == nil {
-		d.v = new(big.Int)
-	}
+	d.any = true
 	switch s := len(fp); {
 	case s > d.scale:
 		d.v.Mul(d.v, pow10(s-d.scale))
@@ -78,10 +153,39 @@ func (d *decSum) add(x any) {
 	d.v.Add(d.v, n)
 }
 
+// addSmall adds n / 10^scale to the int64 sum; false (nothing changed)
+// when that overflows.
+func (d *decSum) addSmall(n int64, scale int) bool {
+	sum, sumScale := d.small, d.scale
+	if scale > sumScale {
+		var ok bool
+		if sum, ok = mulPow10(sum, scale-sumScale); !ok {
+			return false
+		}
+		sumScale = scale
+	} else if scale < sumScale {
+		var ok bool
+		if n, ok = mulPow10(n, sumScale-scale); !ok {
+			return false
+		}
+	}
+	r := sum + n
+	if (r > sum) != (n > 0) && n != 0 {
+		return false // overflow
+	}
+	d.small, d.scale, d.any = r, sumScale, true
+	return true
+}
+
 // text is v / 10^(d.scale) / div with scale digits, rounded half away from
 // zero.
 func (d *decSum) text(div int64, scale int) sqltypes.Decimal {
-	num := new(big.Int).Set(d.v)
+	var num *big.Int
+	if d.v != nil {
+		num = new(big.Int).Set(d.v)
+	} else {
+		num = big.NewInt(d.small)
+	}
 	// num / (10^d.scale * div) at `scale` digits: num * 10^scale / (10^d.scale * div).
 	num.Mul(num, pow10(scale))
 	den := new(big.Int).Mul(pow10(d.scale), big.NewInt(div))
@@ -132,7 +236,7 @@ func decimalScaleOf(t string) int {
 // exactResult is an exact DECIMAL call's value for a group (ok false: the
 // floating sum answers).
 func (c aggCall) exactResult(st *aggState) (any, bool) {
-	if !c.exact || st.dec == nil || st.dec.bad || st.dec.v == nil || st.count == 0 {
+	if !c.exact || st.dec == nil || st.dec.bad || !st.dec.any || st.count == 0 {
 		return nil, false
 	}
 	scale := c.exactScale

@@ -2,6 +2,9 @@ package planner
 
 import (
 	"context"
+	"encoding/binary"
+	"hash/maphash"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -286,8 +289,33 @@ func (p *joinPlan) run(ctx context.Context, s *Session) (*Result, error) {
 	return streamResult(p.cols, exec.Batches(ctx, op)), nil
 }
 
-// build makes the operator of a node.
+// build makes the operator of the FROM tree at n, its rows in slot order.
 func (p *joinPlan) build(ctx context.Context, n plan.Node, env *rowEnv, budget *exec.Budget) (exec.Operator, error) {
+	op, err := p.buildNode(ctx, n, env, budget)
+	if err != nil {
+		return nil, err
+	}
+	layout := plan.Layout(n)
+	if plan.InOrder(layout) {
+		return op, nil
+	}
+	// ReorderJoins changed the order of the relations: put their values
+	// back in the slots' order.
+	lo, _ := n.Slots()
+	width := plan.Width(layout)
+	return exec.Project(op, func(row []any) ([]any, error) {
+		out := make([]any, width)
+		pos := 0
+		for _, s := range layout {
+			pos += copy(out[s.Lo-lo:s.Hi-lo], row[pos:])
+		}
+		return out, nil
+	}), nil
+}
+
+// buildNode makes the operator of a node; its rows hold the slots of
+// plan.Layout(n).
+func (p *joinPlan) buildNode(ctx context.Context, n plan.Node, env *rowEnv, budget *exec.Budget) (exec.Operator, error) {
 	switch x := n.(type) {
 	case *plan.Scan:
 		return x.Table.Scan(ctx, x.Spec)
@@ -299,38 +327,57 @@ func (p *joinPlan) build(ctx context.Context, n plan.Node, env *rowEnv, budget *
 		var left, right exec.Operator
 		var err error
 		if x.Lookup == nil || x.Kind != plan.Right {
-			if left, err = p.build(ctx, x.Left, env, budget); err != nil {
+			if left, err = p.buildNode(ctx, x.Left, env, budget); err != nil {
 				return nil, err
 			}
 		}
 		if x.Lookup == nil || x.Kind == plan.Right {
-			if right, err = p.build(ctx, x.Right, env, budget); err != nil {
+			if right, err = p.buildNode(ctx, x.Right, env, budget); err != nil {
 				if left != nil {
 					left.Close()
 				}
 				return nil, err
 			}
 		}
-		lo, mid := x.Left.Slots()
-		_, hi := x.Right.Slots()
-		spec := exec.JoinSpec{Kind: x.Kind, LeftWidth: mid - lo, RightWidth: hi - mid, Budget: budget,
+		ll, rl := plan.Layout(x.Left), plan.Layout(x.Right)
+		both := append(append([]plan.Seg(nil), ll...), rl...)
+		spec := exec.JoinSpec{Kind: x.Kind, LeftWidth: plan.Width(ll), RightWidth: plan.Width(rl), Budget: budget,
 			Name: "the " + x.Strategy() + "'s build side"}
 		if len(x.Keys) > 0 {
 			spec.Spill = p.spill
 		}
 		// Conditions are bound to the query's slots; each evaluation
-		// places the node's row at its offset of a scratch full row.
+		// places the node's row (its layout's ranges) in a scratch full
+		// row.
 		scratch := make([]any, len(p.cols))
-		at := func(row []any, off int) []any {
-			copy(scratch[off:], row)
+		at := func(row []any, layout []plan.Seg) []any {
+			pos := 0
+			for _, s := range layout {
+				pos += copy(scratch[s.Lo:s.Hi], row[pos:])
+			}
 			return scratch
 		}
 		if len(x.Keys) > 0 {
-			keyFn := func(off int, side func(plan.EquiKey) sqlparse.Expr) func([]any) ([]any, error) {
+			keyFn := func(layout []plan.Seg, side func(plan.EquiKey) sqlparse.Expr) func([]any) ([]any, error) {
+				// A key that is a column is read from its place in the
+				// row; others are evaluated over the scratch row.
+				direct := make([]int, len(x.Keys))
+				all := true
+				for i, k := range x.Keys {
+					direct[i] = rowPos(p.scope, side(k), layout)
+					all = all && direct[i] >= 0
+				}
 				return func(row []any) ([]any, error) {
-					full := at(row, off)
 					key := make([]any, len(x.Keys))
+					var full []any
+					if !all {
+						full = at(row, layout)
+					}
 					for i, k := range x.Keys {
+						if direct[i] >= 0 {
+							key[i] = row[direct[i]]
+							continue
+						}
 						v, err := env.eval(side(k), full)
 						if err != nil {
 							return nil, err
@@ -340,17 +387,17 @@ func (p *joinPlan) build(ctx context.Context, n plan.Node, env *rowEnv, budget *
 					return key, nil
 				}
 			}
-			spec.LeftKey = keyFn(lo, func(k plan.EquiKey) sqlparse.Expr { return k.L })
-			spec.RightKey = keyFn(mid, func(k plan.EquiKey) sqlparse.Expr { return k.R })
+			spec.LeftKey = keyFn(ll, func(k plan.EquiKey) sqlparse.Expr { return k.L })
+			spec.RightKey = keyFn(rl, func(k plan.EquiKey) sqlparse.Expr { return k.R })
 			nullSafe := make([]bool, len(x.Keys))
 			anySafe := false
 			for i, k := range x.Keys {
 				nullSafe[i] = k.NullSafe
 				anySafe = anySafe || k.NullSafe
 			}
-			spec.Hash = hashKey
+			spec.Hash = func(key []any) (uint64, bool) { return hashKey64(key, nil) }
 			if anySafe {
-				spec.Hash = func(key []any) (string, bool) { return hashKeyNullSafe(key, nullSafe) }
+				spec.Hash = func(key []any) (uint64, bool) { return hashKey64(key, nullSafe) }
 			}
 			spec.KeyEqual = func(l, r []any) bool {
 				for i := range l {
@@ -360,6 +407,16 @@ func (p *joinPlan) build(ctx context.Context, n plan.Node, env *rowEnv, budget *
 						}
 						return false
 					}
+					// The common case first: two integers (compare's
+					// first check, without its type switches).
+					if a, ok := l[i].(int64); ok {
+						if b, ok := r[i].(int64); ok {
+							if a != b {
+								return false
+							}
+							continue
+						}
+					}
 					if compare(l[i], r[i]) != 0 {
 						return false
 					}
@@ -368,7 +425,7 @@ func (p *joinPlan) build(ctx context.Context, n plan.Node, env *rowEnv, budget *
 			}
 		}
 		if cond := plan.And(x.On); cond != nil {
-			spec.Cond = func(row []any) (bool, error) { return env.matches(cond, at(row, lo)) }
+			spec.Cond = func(row []any) (bool, error) { return env.matches(cond, at(row, both)) }
 		}
 		if lk := x.Lookup; lk != nil {
 			innerNode, _ := x.Inner()
@@ -398,8 +455,30 @@ func (p *joinPlan) build(ctx context.Context, n plan.Node, env *rowEnv, budget *
 	return nil, errorf(catalog.CodeInternal, "no operator for plan node %T", n)
 }
 
-// hashKey is the hash-table key of a join key: numbers by their float64
-// value (KeyEqual then compares exactly), strings and bytes as they are,
+// rowPos is where the value of e, when it is a bound column reference,
+// sits in a row of layout (-1: e is not one, or not in the layout).
+func rowPos(scope *expr.Scope, e sqlparse.Expr, layout []plan.Seg) int {
+	ref, ok := sqlparse.StripParens(e).(*sqlparse.ColumnRef)
+	if !ok {
+		return -1
+	}
+	slot, ok := scope.SlotOfRef(ref)
+	if !ok {
+		return -1
+	}
+	pos := 0
+	for _, s := range layout {
+		if slot >= s.Lo && slot < s.Hi {
+			return pos + slot - s.Lo
+		}
+		pos += s.Hi - s.Lo
+	}
+	return -1
+}
+
+// hashKey is the hash-table key of a join key (the decorrelated
+// subqueries' tables): numbers by their float64 value's bits (the exact
+// comparison follows), strings and bytes as they are,
 // times by their instant. A NULL joins nothing.
 func hashKey(key []any) (string, bool) {
 	var b []byte
@@ -409,7 +488,7 @@ func hashKey(key []any) (string, bool) {
 			return "", false
 		case string:
 			if f, err := strconv.ParseFloat(x, 64); err == nil && numericText(x) {
-				b = strconv.AppendFloat(append(b, 'n'), f+0, 'g', -1, 64)
+				b = binary.LittleEndian.AppendUint64(append(b, 'n'), math.Float64bits(f+0))
 			} else {
 				b = append(strconv.AppendInt(append(b, 's'), int64(len(x)), 10), x...)
 			}
@@ -419,7 +498,7 @@ func hashKey(key []any) (string, bool) {
 			b = strconv.AppendInt(append(b, 't'), x.UnixNano(), 10)
 		default:
 			if f, ok := toNumber(v); ok {
-				b = strconv.AppendFloat(append(b, 'n'), f+0, 'g', -1, 64)
+				b = binary.LittleEndian.AppendUint64(append(b, 'n'), math.Float64bits(f+0))
 			} else {
 				s := toString(v)
 				b = append(strconv.AppendInt(append(b, 'o'), int64(len(s)), 10), s...)
@@ -428,6 +507,57 @@ func hashKey(key []any) (string, bool) {
 		b = append(b, 0)
 	}
 	return string(b), true
+}
+
+// joinSeed seeds the hashes of join keys' strings (a process's hash
+// tables and spill partitions only: never stored).
+var joinSeed = maphash.MakeSeed()
+
+// hashKey64 is the 64-bit hash of a join key, alike for keys hashKey
+// encodes alike (numbers by their float64 value, so 1, 1.0 and '1.00'
+// collide and KeyEqual tells them apart exactly): no text is formatted or
+// allocated per row. A NULL joins nothing, except at the positions
+// nullSafe marks (`<=>` keys; nil: none), where it hashes as itself.
+func hashKey64(key []any, nullSafe []bool) (uint64, bool) {
+	h := uint64(len(key))
+	for i, v := range key {
+		var x uint64
+		switch t := v.(type) {
+		case nil:
+			if nullSafe == nil || !nullSafe[i] {
+				return 0, false
+			}
+			x = 0x6e756c6c // "null"
+		case int64:
+			x = numberHash(float64(t))
+		case string:
+			if numericText(t) {
+				if f, err := strconv.ParseFloat(t, 64); err == nil {
+					x = numberHash(f)
+					break
+				}
+			}
+			x = maphash.String(joinSeed, t) ^ 's'
+		case []byte:
+			x = maphash.Bytes(joinSeed, t) ^ 'b'
+		case time.Time:
+			x = uint64(t.UnixNano())*0x9e3779b97f4a7c15 ^ 't'
+		default:
+			if f, ok := toNumber(v); ok {
+				x = numberHash(f)
+			} else {
+				x = maphash.String(joinSeed, toString(v)) ^ 'o'
+			}
+		}
+		h = (h^x)*0x100000001b3 + uint64(i)
+		h ^= h >> 29
+	}
+	return h, true
+}
+
+// numberHash hashes a number by its float64 value (-0 as 0).
+func numberHash(f float64) uint64 {
+	return math.Float64bits(f+0)*0xff51afd7ed558ccd ^ 'n'
 }
 
 // hashKeyNullSafe is hashKey where the positions of `<=>` keys hash a
@@ -590,6 +720,8 @@ func (s *Session) planJoinQuery(ctx context.Context, st *sqlparse.Select) (query
 	// Rules: filters into scans and joins, equi-join keys, projection.
 	rest := plan.PushFilters(root, factorOr(plan.Conjuncts(where)), scope) // orfactor.go
 	q.Where = plan.And(rest)
+	root = plan.ReorderJoins(ctx, root, scope)
+	jp.root = root
 	plan.SplitJoinKeys(root, scope, func(l, r sqlparse.Expr) bool {
 		ls, lok := sqlparse.StripParens(l).(*sqlparse.ColumnRef)
 		rs, rok := sqlparse.StripParens(r).(*sqlparse.ColumnRef)

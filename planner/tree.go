@@ -350,12 +350,12 @@ func (t *treePlan) aggregateOp(in exec.Operator, env *rowEnv, x *plan.Aggregate,
 	var buf []byte
 	spec := exec.AggregateSpec{
 		KeyWidth: len(a.groupBy),
-		Key: func(dst, row []any) (string, error) {
+		Key: func(dst, row []any) ([]byte, error) {
 			buf = buf[:0]
 			for i, g := range a.groupBy {
 				v, err := env.eval(g, row)
 				if err != nil {
-					return "", err
+					return nil, err
 				}
 				if b, ok := v.([]byte); ok {
 					v = slices.Clone(b) // a group keeps its key
@@ -363,7 +363,7 @@ func (t *treePlan) aggregateOp(in exec.Operator, env *rowEnv, x *plan.Aggregate,
 				dst[i] = v
 				buf = appendKey(buf, v)
 			}
-			return string(buf), nil
+			return buf, nil
 		},
 		NewGroup: func() exec.Accumulator {
 			return &aggAccumulator{a: a, env: env, states: make([]aggState, len(a.calls))}

@@ -30,10 +30,10 @@ type JoinSpec struct {
 	// LeftKey and RightKey compute the equi-join keys of a hash join
 	// (nil: a nested-loop join, every pair tested by Cond).
 	LeftKey, RightKey func(row []any) ([]any, error)
-	// Hash turns a key into a hash-table key; ok is false when the key
+	// Hash turns a key into its 64-bit hash; ok is false when the key
 	// holds a NULL that joins nothing (as = does; a `<=>` key hashes its
-	// NULLs).
-	Hash func(key []any) (h string, ok bool)
+	// NULLs). Keys that may be equal must hash alike; KeyEqual decides.
+	Hash func(key []any) (h uint64, ok bool)
 	// KeyEqual confirms two keys of the same hash are equal under the
 	// engine's comparison (hashes normalize numbers, so they may collide).
 	KeyEqual func(l, r []any) bool
@@ -69,7 +69,7 @@ type joinRec struct {
 	Row  []any
 	Key  []any
 	Null bool
-	h    string // Hash(Key), when hashed and not Null (not written to files)
+	h    uint64 // Hash(Key), when hashed and not Null (not written to files)
 }
 
 // recSource yields a join input's records; ok is false at the end.
@@ -78,9 +78,70 @@ type recSource func() (r joinRec, ok bool, err error)
 type buildRow struct {
 	row     []any
 	key     []any
-	h       string
+	h       uint64
 	null    bool
 	matched bool
+}
+
+// hashTable indexes the build rows by key hash: open addressing over the
+// distinct hashes, each slot holding the first row of its hash's chain
+// (next), the chain in build order. It is built once the build side is
+// read, sized from its row count, so it never grows or rehashes, and it
+// holds two small integer arrays instead of a map entry and a slice per
+// key.
+type hashTable struct {
+	mask  uint64
+	slots []int32 // a row index + 1; 0: empty
+	next  []int32 // the next row (index + 1) of the same hash; 0: none
+}
+
+func newHashTable(all []buildRow) *hashTable {
+	size := 2
+	for size < 2*len(all) {
+		size <<= 1
+	}
+	t := &hashTable{mask: uint64(size - 1), slots: make([]int32, size), next: make([]int32, len(all))}
+	// Backwards, so each chain is in build order (a probe row's matches
+	// come out in the build side's order, as before).
+	for i := len(all) - 1; i >= 0; i-- {
+		if all[i].null {
+			continue
+		}
+		h := all[i].h
+		for p := mix64(h) & t.mask; ; p = (p + 1) & t.mask {
+			s := t.slots[p]
+			if s == 0 {
+				t.slots[p] = int32(i + 1)
+				break
+			}
+			if all[s-1].h == h {
+				t.next[i] = s
+				t.slots[p] = int32(i + 1)
+				break
+			}
+		}
+	}
+	return t
+}
+
+// first is the first row (index + 1) of hash h, 0 for none.
+func (t *hashTable) first(all []buildRow, h uint64) int32 {
+	for p := mix64(h) & t.mask; ; p = (p + 1) & t.mask {
+		s := t.slots[p]
+		if s == 0 || all[s-1].h == h {
+			return s
+		}
+	}
+}
+
+// mix64 spreads a hash's bits (the finalizer of SplitMix64), so a weak
+// Hash (small integers) still fills the table evenly.
+func mix64(h uint64) uint64 {
+	h ^= h >> 30
+	h *= 0xbf58476d1ce4e5b9
+	h ^= h >> 27
+	h *= 0x94d049bb133111eb
+	return h ^ h>>31
 }
 
 // errStopped: the consumer stopped reading.
@@ -97,7 +158,11 @@ type joiner struct {
 	probeNulls           []any // the NULLs padding an unmatched probe row
 	buildNulls           []any // those padding an unmatched build row
 	spill                *spillFiles
+	slab                 []any // output rows are cut from it (combine)
 }
+
+// slabRows is how many output rows combine allocates at once.
+const slabRows = 128
 
 func joinRows(ctx context.Context, left, right Operator, spec JoinSpec) iter.Seq2[[]any, error] {
 	return func(yield func([]any, error) bool) {
@@ -166,7 +231,12 @@ func (j *joiner) emit(row []any) error {
 
 // combine makes the output row of a probe row and a build row.
 func (j *joiner) combine(p, b []any) []any {
-	row := make([]any, j.spec.LeftWidth+j.spec.RightWidth)
+	w := j.spec.LeftWidth + j.spec.RightWidth
+	if len(j.slab) < w {
+		j.slab = make([]any, w*slabRows)
+	}
+	row := j.slab[:w:w]
+	j.slab = j.slab[w:]
 	if j.spec.Kind == RightJoin {
 		copy(row, b)
 		copy(row[j.spec.LeftWidth:], p)
@@ -184,7 +254,6 @@ func recBytes(r joinRec) int64 { return RowBytes(r.Row) + RowBytes(r.Key) + 8 }
 // joins the partitions. buildDone is called once the build side is read.
 func (j *joiner) run(build, probe recSource, depth int, buildDone func()) error {
 	var all []buildRow
-	table := map[string][]int{}
 	var charged int64
 	budget := j.spec.Budget
 	defer func() {
@@ -216,9 +285,6 @@ func (j *joiner) run(build, probe recSource, depth int, buildDone func()) error 
 			}
 		}
 		charged += n
-		if j.hashed && !r.Null {
-			table[r.h] = append(table[r.h], len(all))
-		}
 		// Copied: an operator's rows are valid until its next batch.
 		all = append(all, buildRow{row: append([]any(nil), r.Row...), key: r.Key, h: r.h, null: r.Null})
 	}
@@ -228,12 +294,9 @@ func (j *joiner) run(build, probe recSource, depth int, buildDone func()) error 
 	if len(all) == 0 && !j.probeKeep {
 		return nil
 	}
-	var every []int
-	if !j.hashed {
-		every = make([]int, len(all))
-		for i := range every {
-			every[i] = i
-		}
+	var table *hashTable
+	if j.hashed {
+		table = newHashTable(all)
 	}
 	for n := 0; ; n++ {
 		if n%BatchSize == 0 {
@@ -248,16 +311,18 @@ func (j *joiner) run(build, probe recSource, depth int, buildDone func()) error 
 		if !ok {
 			break
 		}
-		cands := every
-		if j.hashed {
-			cands = nil
-			if !p.Null {
-				cands = table[p.h]
-			}
+		// The candidates: the chain of p's hash (hashed), else every
+		// build row. ci is a row index + 1.
+		var ci int32
+		switch {
+		case !j.hashed && len(all) > 0:
+			ci = 1
+		case j.hashed && !p.Null:
+			ci = table.first(all, p.h)
 		}
 		matched := false
-		for _, ci := range cands {
-			b := &all[ci]
+		for ; ci != 0; ci = nextCand(table, ci, len(all)) {
+			b := &all[ci-1]
 			if j.hashed {
 				lk, rk := p.Key, b.key
 				if j.spec.Kind == RightJoin {
@@ -298,6 +363,18 @@ func (j *joiner) run(build, probe recSource, depth int, buildDone func()) error 
 		}
 	}
 	return nil
+}
+
+// nextCand is the candidate after ci (index + 1): the next of its hash's
+// chain, or of every build row (table nil: a nested loop over n rows).
+func nextCand(t *hashTable, ci int32, n int) int32 {
+	if t == nil {
+		if int(ci) >= n {
+			return 0
+		}
+		return ci + 1
+	}
+	return t.next[ci-1]
 }
 
 // partition spills: the build rows read so far (held), the one that did

@@ -18,7 +18,7 @@ func BenchmarkHashJoin(b *testing.B) {
 		probe[i] = []any{int64(i % 10_000), int64(i)}
 	}
 	key := func(row []any) ([]any, error) { return []any{row[0]}, nil }
-	h := func(k []any) (string, bool) { return strconv.FormatInt(k[0].(int64), 10), true }
+	h := func(k []any) (uint64, bool) { return uint64(k[0].(int64)), true }
 	eq := func(l, r []any) bool { return l[0] == r[0] }
 	b.ReportAllocs()
 	for b.Loop() {
@@ -50,7 +50,7 @@ func BenchmarkHashJoinSpilled(b *testing.B) {
 		probe[i] = []any{int64(i % 10_000), int64(i)}
 	}
 	key := func(row []any) ([]any, error) { return []any{row[0]}, nil }
-	h := func(k []any) (string, bool) { return strconv.FormatInt(k[0].(int64), 10), true }
+	h := func(k []any) (uint64, bool) { return uint64(k[0].(int64)), true }
 	eq := func(l, r []any) bool { return l[0] == r[0] }
 	area := &dirArea{dir: b.TempDir()}
 	b.ReportAllocs()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"iter"
 	"os"
 	"slices"
@@ -36,11 +37,13 @@ func rowsOf(closed *bool, rows ...[]any) Operator {
 
 func intKey(row []any) ([]any, error) { return []any{row[0]}, nil }
 
-func hash(k []any) (string, bool) {
+func hash(k []any) (uint64, bool) {
 	if k[0] == nil {
-		return "", false
+		return 0, false
 	}
-	return fmt.Sprint(k[0]), true
+	h := fnv.New64a()
+	fmt.Fprint(h, k[0])
+	return h.Sum64(), true
 }
 
 func eq(l, r []any) bool { return l[0] == r[0] }

@@ -225,8 +225,9 @@ func (o *valuesOp) Close() error { o.done = true; return nil }
 // they, encode alike), and the accumulators of the aggregate calls.
 type AggregateSpec struct {
 	// Key evaluates the group-by values of a row into dst (len = the
-	// number of keys) and returns their encoding.
-	Key func(dst []any, row []any) (string, error)
+	// number of keys) and returns their encoding, valid until the next
+	// call (a group copies it: looking a group up allocates nothing).
+	Key func(dst []any, row []any) ([]byte, error)
 	// KeyWidth is the number of group-by values (0: one group).
 	KeyWidth int
 	// NewGroup returns the accumulators of a new group.
@@ -338,10 +339,10 @@ func (o *aggregateOp) fold(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			g, ok := groups[k]
+			g, ok := groups[string(k)]
 			if !ok {
 				g = &aggGroup{keys: append([]any(nil), keys...), acc: o.spec.NewGroup()}
-				groups[k] = g
+				groups[string(k)] = g
 				order = append(order, g)
 				if err := o.held.charge(o.spec.GroupBytes + RowBytes(g.keys) + int64(len(k))); err != nil {
 					return err

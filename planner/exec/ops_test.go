@@ -94,9 +94,9 @@ func (a *sumAcc) Results() ([]any, error) { return []any{a.n, a.sum}, nil }
 func TestAggregate(t *testing.T) {
 	spec := AggregateSpec{
 		KeyWidth: 1,
-		Key: func(dst, r []any) (string, error) {
+		Key: func(dst, r []any) ([]byte, error) {
 			dst[0] = r[0].(int64) % 3
-			return fmt.Sprint(dst[0]), nil
+			return fmt.Append(nil, dst[0]), nil
 		},
 		NewGroup: func() Accumulator { return &sumAcc{} },
 	}
@@ -106,7 +106,7 @@ func TestAggregate(t *testing.T) {
 		t.Errorf("got %v", got)
 	}
 	// No GROUP BY over no rows: one group.
-	one := AggregateSpec{Key: func([]any, []any) (string, error) { return "", nil }, NewGroup: func() Accumulator { return &sumAcc{} }}
+	one := AggregateSpec{Key: func([]any, []any) ([]byte, error) { return nil, nil }, NewGroup: func() Accumulator { return &sumAcc{} }}
 	if got := drain(t, Aggregate(&countingOp{}, one)); fmt.Sprint(got) != "[[0 0]]" {
 		t.Errorf("empty: %v", got)
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"os"
 	"time"
@@ -46,11 +45,8 @@ func init() {
 
 // partitionOf is the partition of hash h at level depth (each level
 // hashes differently, so a partition re-split spreads).
-func partitionOf(h string, depth int) int {
-	f := fnv.New64a()
-	f.Write([]byte{byte(depth), 0x5c})
-	f.Write([]byte(h))
-	return int(f.Sum64() % spillFanout)
+func partitionOf(h uint64, depth int) int {
+	return int(mix64(h^(uint64(depth+1)*0x9e3779b97f4a7c15)) >> 32 % spillFanout)
 }
 
 type spillFiles struct {
@@ -117,7 +113,7 @@ func (f *spillFile) finish() error {
 }
 
 // source reads the file's records back (hash recomputes their hashes).
-func (f *spillFile) source(ctx context.Context, hash func([]any) (string, bool)) recSource {
+func (f *spillFile) source(ctx context.Context, hash func([]any) (uint64, bool)) recSource {
 	dec := gob.NewDecoder(bufio.NewReaderSize(f.f, spillBuffer))
 	var read int64
 	return func() (joinRec, bool, error) {

@@ -68,21 +68,41 @@ func ChooseIndexJoins(ctx context.Context, n Node, b Binding, usable func(outer,
 	if len(j.Keys) == 0 || j.Kind == Full {
 		return
 	}
+	if chooseIndexJoin(ctx, j, b, usable) || j.Kind != Inner {
+		return
+	}
+	// ReorderJoins puts the bigger relation of an inner join on the left;
+	// an index join looks up its right input, so try the sides swapped
+	// (an inner join's rows are the same either way; Layout follows).
+	sw := *j
+	sw.Left, sw.Right = j.Right, j.Left
+	sw.Keys = make([]EquiKey, len(j.Keys))
+	for i, k := range j.Keys {
+		sw.Keys[i] = EquiKey{L: k.R, R: k.L, NullSafe: k.NullSafe}
+	}
+	if chooseIndexJoin(ctx, &sw, b, usable) {
+		*j = sw
+	}
+}
+
+// chooseIndexJoin makes j an index join if it qualifies (see
+// ChooseIndexJoins), reporting whether it did.
+func chooseIndexJoin(ctx context.Context, j *Join, b Binding, usable func(outer, inner sqlparse.Expr) bool) bool {
 	innerNode, outerNode := j.Inner()
 	is, ok1 := innerNode.(*Scan)
 	os, ok2 := outerNode.(*Scan)
 	if !ok1 || !ok2 || is.Spec.Limit >= 0 {
-		return // a LIMIT on the inner scan would apply per lookup
+		return false // a LIMIT on the inner scan would apply per lookup
 	}
 	ist, ok1 := is.Table.(Stats)
 	ost, ok2 := os.Table.(Stats)
 	if !ok1 || !ok2 {
-		return
+		return false
 	}
 	outerRows, ok1 := ost.RowCount(ctx)
 	innerRows, ok2 := ist.RowCount(ctx)
 	if !ok1 || !ok2 || outerRows > IndexJoinMaxOuter || outerRows*IndexJoinRatio > innerRows {
-		return
+		return false
 	}
 	for i, k := range j.Keys {
 		if k.NullSafe {
@@ -104,14 +124,15 @@ func ChooseIndexJoins(ctx context.Context, n Node, b Binding, usable func(outer,
 		if restricts(is.Spec.Predicates, is.Table.ColumnNames()[col]) {
 			// A pushed predicate on the key column already narrows the
 			// inner scan (through the same index): a lookup adds nothing.
-			return
+			return false
 		}
 		if idx, lit := ist.LookupIndex(col); idx != "" {
 			sample := &sqlparse.InList{X: &sqlparse.ColumnRef{Column: is.Table.ColumnNames()[col]}, List: []sqlparse.Expr{lit}}
 			j.Lookup = &IndexJoin{Key: i, Column: col, Index: idx, Sample: sample, OuterRows: outerRows, InnerRows: innerRows}
-			return
+			return true
 		}
 	}
+	return false
 }
 
 // restricts reports whether a predicate (over the relation's own column

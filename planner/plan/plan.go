@@ -124,10 +124,12 @@ func MarkSpill(n Node) {
 }
 
 // Slots implements Node.
+// The slots of a cluster of inner joins are one range whatever their
+// order (ReorderJoins): the lowest and highest of its inputs'.
 func (j *Join) Slots() (int, int) {
-	lo, _ := j.Left.Slots()
-	_, hi := j.Right.Slots()
-	return lo, hi
+	llo, lhi := j.Left.Slots()
+	rlo, rhi := j.Right.Slots()
+	return min(llo, rlo), max(lhi, rhi)
 }
 
 // Strategy names how the join runs: a hash join on its keys, else a

@@ -39,15 +39,9 @@ func And(cs []sqlparse.Expr) sqlparse.Expr {
 	return out
 }
 
-func within(slots []int, n Node) bool {
-	lo, hi := n.Slots()
-	for _, s := range slots {
-		if s < lo || s >= hi {
-			return false
-		}
-	}
-	return true
-}
+// within reports whether the slots all lie in n's rows (its Layout: after
+// ReorderJoins a join's slots need not be one range).
+func within(slots []int, n Node) bool { return covers(slots, n) }
 
 // PushFilters is the filter-pushdown rule. It moves each conjunct of
 // where (bound) as far down the tree as the join semantics allow: into

@@ -22,8 +22,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/lancecat/lancecat/conformance/mariadb"
@@ -32,10 +34,13 @@ import (
 )
 
 type childResult struct {
-	Ms    float64 `json:"ms"`
-	Rows  int     `json:"rows"`
-	HWM   int64   `json:"hwm_kib"` // VmHWM: the child's own peak RSS
-	Error string  `json:"error,omitempty"`
+	Ms   float64 `json:"ms"`
+	Rows int     `json:"rows"`
+	HWM  int64   `json:"hwm_kib"` // VmHWM: the child's own peak RSS
+	// UserMs is the timed run's user CPU time: on a loaded machine a
+	// steadier measure than the wall time.
+	UserMs float64 `json:"user_ms"`
+	Error  string  `json:"error,omitempty"`
 }
 
 func main() {
@@ -53,9 +58,10 @@ func run() error {
 	noDuck := flag.Bool("no-duckdb", false, "skip DuckDB")
 	noMaria := flag.Bool("no-mariadb", false, "skip MariaDB")
 	child := flag.String("child", "", "internal: run one query in lancecat (catalog,query number)")
+	cpuProfile := flag.String("cpuprofile", "", "with -child: write a CPU profile of the timed run to this file")
 	flag.Parse()
 	if *child != "" {
-		return runChild(*child, *sf)
+		return runChild(*child, *sf, *cpuProfile)
 	}
 	ctx := context.Background()
 	dir := *workDir
@@ -120,7 +126,7 @@ func run() error {
 		// starts from its RSS (Go forks with CLONE_VM until exec), and
 		// this one holds the load's peak.
 		rows[i].rss = rows[i].lc.HWM
-		logf("lancecat Q%d: %.0f ms %s", q.N, rows[i].lc.Ms, rows[i].lc.Error)
+		logf("lancecat Q%d: %.0f ms (user CPU %.0f ms) %s", q.N, rows[i].lc.Ms, rows[i].lc.UserMs, rows[i].lc.Error)
 	}
 
 	if !*noDuck {
@@ -209,9 +215,9 @@ func run() error {
 
 	host, _ := os.Hostname()
 	fmt.Printf("TPC-H SF %g (seed %d), %d CPUs, host %s; times in ms (one warm run), RSS = the lancecat query process's peak\n\n", *sf, *seed, numCPU(), host)
-	fmt.Println("| Q | lancecat | DuckDB | MariaDB | lancecat/DuckDB | lancecat/MariaDB | lancecat peak RSS |")
-	fmt.Println("|---|---:|---:|---:|---:|---:|---:|")
-	var gl, gd, gm []float64
+	fmt.Println("| Q | lancecat | DuckDB | MariaDB | lancecat/DuckDB | lancecat/MariaDB | lancecat peak RSS | lancecat user CPU |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|")
+	var gl, gd, gm, gu []float64
 	for i, q := range queries {
 		r := rows[i]
 		cell := func(ms float64, e string) string {
@@ -229,11 +235,12 @@ func run() error {
 			}
 			return fmt.Sprintf("%.1f", a/b)
 		}
-		fmt.Printf("| Q%d | %s | %s | %s | %s | %s | %d MiB |\n", q.N, cell(r.lc.Ms, r.lc.Error), cell(r.duck, r.duckErr+skip(*noDuck)),
+		fmt.Printf("| Q%d | %s | %s | %s | %s | %s | %d MiB | %s |\n", q.N, cell(r.lc.Ms, r.lc.Error), cell(r.duck, r.duckErr+skip(*noDuck)),
 			cell(r.maria, r.mErr+skip(*noMaria)), ratio(r.lc.Ms, r.duck, r.lc.Error, r.duckErr+skip(*noDuck)),
-			ratio(r.lc.Ms, r.maria, r.lc.Error, r.mErr+skip(*noMaria)), r.rss/1024)
+			ratio(r.lc.Ms, r.maria, r.lc.Error, r.mErr+skip(*noMaria)), r.rss/1024, cell(r.lc.UserMs, r.lc.Error))
 		if r.lc.Error == "" {
 			gl = append(gl, r.lc.Ms)
+			gu = append(gu, r.lc.UserMs)
 		}
 		if r.duckErr == "" && !*noDuck {
 			gd = append(gd, r.duck)
@@ -242,7 +249,7 @@ func run() error {
 			gm = append(gm, r.maria)
 		}
 	}
-	fmt.Printf("| geomean | %.0f | %.0f | %.0f | %.1f | %.1f | |\n", geo(gl), geo(gd), geo(gm), geo(gl)/geo(gd), geo(gl)/geo(gm))
+	fmt.Printf("| geomean | %.0f | %.0f | %.0f | %.1f | %.1f | | %.0f |\n", geo(gl), geo(gd), geo(gm), geo(gl)/geo(gd), geo(gl)/geo(gm), geo(gu))
 	return nil
 }
 
@@ -299,7 +306,7 @@ func timeQuery(ctx context.Context, db *sql.DB, q string) (float64, int, error) 
 
 // runChild runs one query in lancecat (one untimed run, then the timed one)
 // and prints its result as JSON.
-func runChild(arg string, sf float64) error {
+func runChild(arg string, sf float64, cpuProfile string) error {
 	var catalog string
 	var n int
 	for i := len(arg) - 1; i >= 0; i-- {
@@ -324,13 +331,37 @@ func runChild(arg string, sf float64) error {
 			res.Error = err.Error()
 			break
 		}
+		if cpuProfile != "" {
+			f, err := os.Create(cpuProfile)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			if err := pprof.StartCPUProfile(f); err != nil {
+				return err
+			}
+		}
+		u0 := userCPU()
 		res.Ms, res.Rows, err = timeQuery(context.Background(), db, q.SQL)
+		res.UserMs = float64((userCPU() - u0).Microseconds()) / 1000
+		if cpuProfile != "" {
+			pprof.StopCPUProfile()
+		}
 		if err != nil {
 			res.Error = err.Error()
 		}
 	}
 	res.HWM = vmHWM()
 	return json.NewEncoder(os.Stdout).Encode(res)
+}
+
+// userCPU is this process's user CPU time so far.
+func userCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano())
 }
 
 // vmHWM is this process's peak resident set (KiB) from /proc/self/status.
