@@ -141,6 +141,12 @@ func truth(v any) int {
 		}
 		return 0
 	case sqltypes.Decimal:
+		if u, _, ok := parseSmallDecimal(string(x)); ok {
+			if u == 0 {
+				return 0
+			}
+			return 1
+		}
 		if d, ok := parseDecimalText(string(x)); ok && d.unscaled.Sign() == 0 {
 			return 0
 		}
@@ -635,6 +641,14 @@ func compareDecimal(a, b any) (int, bool) {
 	if !hasDecimal(a, b) && !(as && exactNumber(b)) && !(bs && exactNumber(a)) {
 		return 0, false
 	}
+	if c, ok := compareSmallDecimal(a, b); ok {
+		return c, true
+	}
+	return compareBigDecimal(a, b)
+}
+
+// compareBigDecimal is compareDecimal's order over big.Int.
+func compareBigDecimal(a, b any) (int, bool) {
 	x, ok := exactOf(a, true)
 	if !ok {
 		return 0, false
