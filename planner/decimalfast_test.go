@@ -2,6 +2,8 @@ package planner
 
 import (
 	"math"
+	"math/big"
+	"strings"
 	"testing"
 
 	"github.com/lancecat/lancecat/sqlparse"
@@ -89,6 +91,46 @@ func BenchmarkDecimalArithmeticBig(b *testing.B) {
 		d, _, _ := bigDecimalArithmetic(sqlparse.OpSub, int64(1), disc)
 		if _, _, err := bigDecimalArithmetic(sqlparse.OpMul, price, d); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestDecSumSmallMatchesBig: a decimal sum through the int64 accumulator
+// (scales that grow, values of 18 and 19 digits, sums past the int64
+// range, integers) is the exact sum big.Int gives.
+func TestDecSumSmallMatchesBig(t *testing.T) {
+	values := []any{"1.5", "-0.25", int64(7), "999999999999999999", "999999999999999999", "0.000001",
+		"-123456789012345678.9", "1234567890123456789", "+.5", uint64(math.MaxUint64), "922337203685477580.7",
+		"922337203685477580.7", sqltypes.Decimal("-0.10"), "0", "5."}
+	for n := 1; n <= len(values); n++ {
+		var d decSum
+		want, scale := new(big.Rat), 0
+		for _, v := range values[:n] {
+			d.add(v)
+			r, ok := new(big.Rat).SetString(strings.TrimPrefix(toString(v), "+"))
+			if !ok {
+				t.Fatalf("bad test value %v", v)
+			}
+			want.Add(want, r)
+			if _, fp, ok := strings.Cut(toString(v), "."); ok {
+				scale = max(scale, len(fp))
+			}
+		}
+		if d.bad {
+			t.Fatalf("%d values: bad", n)
+		}
+		if got := string(d.text(1, scale)); got != want.FloatString(scale) {
+			t.Errorf("sum of %v: %s, want %s", values[:n], got, want.FloatString(scale))
+		}
+	}
+}
+
+func BenchmarkDecSum(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		var d decSum
+		for i := range 1024 {
+			d.add([]string{"901.25", "17.00", "-3.5"}[i%3])
 		}
 	}
 }

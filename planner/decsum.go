@@ -19,8 +19,12 @@ import (
 
 // decSum is the exact sum of one aggregate call in one group.
 type decSum struct {
-	v     *big.Int
-	scale int // digits after the point v is scaled by
+	v *big.Int
+	// acc is the part of the sum not yet in v: values of up to 18 digits
+	// are summed in it (decimalfast.go) until it would overflow, rather
+	// than parsed into a big.Int each.
+	acc   int64
+	scale int // digits after the point v and acc are scaled by
 	bad   bool
 }
 
@@ -54,6 +58,10 @@ func (d *decSum) add(x any) {
 		d.bad = true
 		return
 	}
+	if d.addSmall(text) {
+		return
+	}
+	d.flush()
 	neg := strings.HasPrefix(text, "-")
 	text = strings.TrimLeft(text, "+-")
 	ip, fp, _ := strings.Cut(text, ".")
@@ -78,9 +86,51 @@ func (d *decSum) add(x any) {
 	d.v.Add(d.v, n)
 }
 
+// addSmall adds text through acc when it has at most 18 digits and the
+// sum fits (false: add it through big.Int).
+func (d *decSum) addSmall(text string) bool {
+	u, s, ok := parseSmallDecimal(text)
+	if !ok {
+		return false
+	}
+	if s > d.scale {
+		acc, ok := rescaleSmall(d.acc, d.scale, s)
+		if !ok {
+			return false
+		}
+		if d.v != nil && d.v.Sign() != 0 {
+			d.v.Mul(d.v, pow10(s-d.scale))
+		}
+		d.acc, d.scale = acc, s
+	} else if u, ok = rescaleSmall(u, s, d.scale); !ok {
+		return false
+	}
+	sum := d.acc + u
+	if (d.acc >= 0) == (u >= 0) && (sum >= 0) != (u >= 0) {
+		return false // overflow
+	}
+	d.acc = sum
+	if d.v == nil {
+		d.v = new(big.Int)
+	}
+	return true
+}
+
+// flush moves acc into v.
+func (d *decSum) flush() {
+	if d.acc != 0 {
+		if d.v == nil {
+			d.v = new(big.Int)
+		}
+		d.v.Add(d.v, big.NewInt(d.acc))
+		d.acc = 0
+	}
+}
+
 // text is v / 10^(d.scale) / div with scale digits, rounded half away from
 // zero.
 func (d *decSum) text(div int64, scale int) sqltypes.Decimal {
+	d.flush()
 	num := new(big.Int).Set(d.v)
 	// num / (10^d.scale * div) at `scale` digits: num * 10^scale / (10^d.scale * div).
 	num.Mul(num, pow10(scale))

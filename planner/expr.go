@@ -37,6 +37,8 @@ type rowEnv struct {
 	stmt    *expr.Statement
 	// jsonExprs caches which operands are JSON-typed (jsonOperand).
 	jsonExprs map[sqlparse.Expr]bool
+	// compiled holds the expressions compiled so far (compile.go).
+	compiled map[sqlparse.Expr]evalFn
 	// ctx is the running statement's context, for checks inside long
 	// per-row work (LIKE over a huge value, sorts); nil outside execution.
 	ctx context.Context
@@ -165,7 +167,10 @@ func boolOrNull(t int) any {
 	return nil
 }
 
-func (env *rowEnv) eval(e sqlparse.Expr, row []any) (any, error) {
+// evalNode evaluates e by walking its tree (its operands through eval):
+// the nodes compile (compile.go) leaves to it, and the meaning of those
+// it compiles.
+func (env *rowEnv) evalNode(e sqlparse.Expr, row []any) (any, error) {
 	switch n := e.(type) {
 	case *sqlparse.Paren:
 		return env.eval(n.X, row)
@@ -543,6 +548,25 @@ func toNumber(v any) (float64, bool) {
 // compare orders two non-NULL values: numerically when either side is a
 // number (MySQL converts the string side), else byte-wise.
 func compare(a, b any) int {
+	// The pairs of one type the rules below order the same way, first.
+	switch x := a.(type) {
+	case string:
+		if y, ok := b.(string); ok {
+			return strings.Compare(x, y)
+		}
+	case int64:
+		if y, ok := b.(int64); ok {
+			return cmp.Compare(x, y)
+		}
+	case time.Time:
+		if y, ok := b.(time.Time); ok {
+			return x.Compare(y)
+		}
+	case float64:
+		if y, ok := b.(float64); ok {
+			return compareFloat(x, y)
+		}
+	}
 	if c, ok := compareExact(a, b); ok {
 		return c
 	}
