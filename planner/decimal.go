@@ -147,6 +147,14 @@ func hasDecimal(l, r any) bool {
 // decimalArithmetic computes op exactly when both operands are exact
 // (ok false otherwise: the caller computes in float64).
 func decimalArithmetic(op sqlparse.BinaryOp, l, r any) (v any, ok bool, err error) {
+	if v, ok := smallDecimalArithmetic(op, l, r); ok {
+		return v, true, nil
+	}
+	return bigDecimalArithmetic(op, l, r)
+}
+
+// bigDecimalArithmetic is decimalArithmetic over big.Int.
+func bigDecimalArithmetic(op sqlparse.BinaryOp, l, r any) (v any, ok bool, err error) {
 	a, aok := exactOf(l, false)
 	b, bok := exactOf(r, false)
 	if !aok || !bok {

@@ -33,7 +33,7 @@ func (env *rowEnv) exactColumn(e sqlparse.Expr, v any) any {
 	if !ok || !decimalColumn(env, e) {
 		return v
 	}
-	if _, ok := parseDecimalText(s); !ok {
+	if !isDecimalText(s) {
 		return v
 	}
 	return sqltypes.Decimal(s)

@@ -36,15 +36,6 @@ func pow10(n int) *big.Int {
 	return new(big.Int).Exp(bigTen, big.NewInt(int64(n)), nil)
 }
 
-// pow10s are the powers of ten an int64 holds.
-var pow10s = func() (p [19]int64) {
-	p[0] = 1
-	for i := 1; i < len(p); i++ {
-		p[i] = p[i-1] * 10
-	}
-	return p
-}()
-
 // mulPow10 is x * 10^n, ok false when it overflows an int64.
 func mulPow10(x int64, n int) (int64, bool) {
 	if n >= len(pow10s) {
@@ -55,46 +46,6 @@ func mulPow10(x int64, n int) (int64, bool) {
 		return 0, false
 	}
 	return x * m, true
-}
-
-// parseSmallDecimal reads plain decimal text (numericText's) as an int64
-// mantissa and its scale; ok false when it has more than 18 digits.
-func parseSmallDecimal(text string) (n int64, scale int, ok bool) {
-	neg := false
-	i := 0
-	if i < len(text) && (text[i] == '-' || text[i] == '+') {
-		neg = text[i] == '-'
-		i++
-	}
-	digits, point, any := 0, false, false
-	for ; i < len(text); i++ {
-		c := text[i]
-		if c == '.' {
-			point = true
-			continue
-		}
-		any = true
-		if n == 0 && c == '0' {
-			if point {
-				scale++
-			}
-			continue // leading zeros take no digit
-		}
-		if digits++; digits > 18 {
-			return 0, 0, false
-		}
-		n = n*10 + int64(c-'0')
-		if point {
-			scale++
-		}
-	}
-	if !any {
-		return 0, 0, false // no digit: not a number (the big path says so)
-	}
-	if neg {
-		n = -n
-	}
-	return n, scale, true
 }
 
 // add adds one value.

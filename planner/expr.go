@@ -37,6 +37,8 @@ type rowEnv struct {
 	stmt    *expr.Statement
 	// jsonExprs caches which operands are JSON-typed (jsonOperand).
 	jsonExprs map[sqlparse.Expr]bool
+	// compiled holds the expressions compiled so far (compile.go).
+	compiled map[sqlparse.Expr]evalFn
 	// ctx is the running statement's context, for checks inside long
 	// per-row work (LIKE over a huge value, sorts); nil outside execution.
 	ctx context.Context
@@ -144,6 +146,12 @@ func truth(v any) int {
 		}
 		return 0
 	case sqltypes.Decimal:
+		if u, _, ok := parseSmallDecimal(string(x)); ok {
+			if u == 0 {
+				return 0
+			}
+			return 1
+		}
 		if d, ok := parseDecimalText(string(x)); ok && d.unscaled.Sign() == 0 {
 			return 0
 		}
@@ -162,7 +170,10 @@ func boolOrNull(t int) any {
 	return nil
 }
 
-func (env *rowEnv) eval(e sqlparse.Expr, row []any) (any, error) {
+// evalNode evaluates e by walking its tree (its operands through eval):
+// the nodes compile (compile.go) leaves to it, and the meaning of those
+// it compiles.
+func (env *rowEnv) evalNode(e sqlparse.Expr, row []any) (any, error) {
 	switch n := e.(type) {
 	case *sqlparse.Paren:
 		return env.eval(n.X, row)
@@ -548,6 +559,25 @@ func toNumber(v any) (float64, bool) {
 // compare orders two non-NULL values: numerically when either side is a
 // number (MySQL converts the string side), else byte-wise.
 func compare(a, b any) int {
+	// The pairs of one type the rules below order the same way, first.
+	switch x := a.(type) {
+	case string:
+		if y, ok := b.(string); ok {
+			return strings.Compare(x, y)
+		}
+	case int64:
+		if y, ok := b.(int64); ok {
+			return cmp.Compare(x, y)
+		}
+	case time.Time:
+		if y, ok := b.(time.Time); ok {
+			return x.Compare(y)
+		}
+	case float64:
+		if y, ok := b.(float64); ok {
+			return compareFloat(x, y)
+		}
+	}
 	if c, ok := compareExact(a, b); ok {
 		return c
 	}
@@ -646,6 +676,14 @@ func compareDecimal(a, b any) (int, bool) {
 	if !hasDecimal(a, b) && !(as && exactNumber(b)) && !(bs && exactNumber(a)) {
 		return 0, false
 	}
+	if c, ok := compareSmallDecimal(a, b); ok {
+		return c, true
+	}
+	return compareBigDecimal(a, b)
+}
+
+// compareBigDecimal is compareDecimal's order over big.Int.
+func compareBigDecimal(a, b any) (int, bool) {
 	x, ok := exactOf(a, true)
 	if !ok {
 		return 0, false

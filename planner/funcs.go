@@ -312,6 +312,12 @@ func (env *rowEnv) jsonOperand(e sqlparse.Expr, v any) any {
 	if !isJSON {
 		return v
 	}
+	return jsonScalar(s, v)
+}
+
+// jsonScalar is the scalar a JSON operand's text s holds (v, its value,
+// when it holds none).
+func jsonScalar(s string, v any) any {
 	d, err := jsonb.Parse(s)
 	if err != nil {
 		return v

@@ -152,7 +152,7 @@ func exactKey(v any, plainText bool) (string, bool) {
 // normDecimalText normalises plain decimal text: no '+', no leading zeros
 // of the integer part, no trailing zeros of the fraction, no "-0".
 func normDecimalText(s string) (string, bool) {
-	if _, ok := parseDecimalText(s); !ok {
+	if !isDecimalText(s) {
 		return "", false
 	}
 	neg := strings.HasPrefix(s, "-")

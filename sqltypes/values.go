@@ -166,31 +166,30 @@ func Reader(f arrow.Field, arr arrow.Array) (ValueReader, error) {
 		return null(func(i int) any { return timeOfDayText(int64(a.Value(i)), unit) }), nil
 	case *array.Duration:
 		return null(func(i int) any { return int64(a.Value(i)) }), nil
-	case *array.Decimal128, *array.Decimal256, *array.Struct, *array.Map, array.ListLike:
+	case *array.Decimal128:
+		if t := a.DataType().(*arrow.Decimal128Type); t.Scale >= 0 && t.Scale <= t.Precision && t.Precision <= 38 {
+			// Most DECIMAL values fit an int64 unscaled: their text is
+			// printed directly, not through big.Int and quoted JSON.
+			scale := int(t.Scale)
+			var buf []byte
+			return func(i int) (any, error) {
+				if a.IsNull(i) {
+					return nil, nil
+				}
+				v := a.Value(i)
+				if hi, lo := v.HighBits(), v.LowBits(); (hi == 0 && lo <= math.MaxInt64) || (hi == -1 && lo > math.MaxInt64) {
+					buf = AppendDecimalText(buf[:0], int64(lo), scale)
+					return string(buf), nil
+				}
+				return decimalBigText(v.BigInt(), scale), nil
+			}, nil
+		}
+		return jsonTextReader(f, arr, true), nil
+	case *array.Decimal256, *array.Struct, *array.Map, array.ListLike:
 		// Decimals: the plain decimal text; nested values: JSON text. Both
 		// follow the JSONL.md conventions of internal/arrowjson.
-		_, isDec128 := a.(*array.Decimal128)
 		_, isDec256 := a.(*array.Decimal256)
-		unquote := isDec128 || isDec256
-		var buf []byte
-		return func(i int) (any, error) {
-			if arr.IsNull(i) {
-				return nil, nil
-			}
-			var err error
-			buf, err = arrowjson.AppendValue(buf[:0], arr, i)
-			if err != nil {
-				return nil, fmt.Errorf("%w: reading column %s: %v", ErrUnsupportedValue, f.Name, err)
-			}
-			if unquote {
-				s, err := strconv.Unquote(string(buf))
-				if err != nil {
-					return nil, fmt.Errorf("sqltypes: decimal text %s: %w", buf, err)
-				}
-				return s, nil
-			}
-			return string(buf), nil
-		}, nil
+		return jsonTextReader(f, arr, isDec256), nil
 	case *array.Dictionary:
 		dict, err := Reader(arrow.Field{Name: f.Name, Type: a.Dictionary().DataType(), Nullable: true}, a.Dictionary())
 		if err != nil {
@@ -208,6 +207,72 @@ func Reader(f arrow.Field, arr arrow.Array) (ValueReader, error) {
 		return Reader(arrow.Field{Name: f.Name, Type: a.Storage().DataType(), Nullable: f.Nullable}, a.Storage())
 	}
 	return nil, fmt.Errorf("%w: reading column %s of Arrow type %s", ErrUnsupportedValue, f.Name, arr.DataType())
+}
+
+// jsonTextReader reads values as internal/arrowjson's text of them,
+// unquoted for decimals (their plain decimal text).
+func jsonTextReader(f arrow.Field, arr arrow.Array, unquote bool) ValueReader {
+	var buf []byte
+	return func(i int) (any, error) {
+		if arr.IsNull(i) {
+			return nil, nil
+		}
+		var err error
+		buf, err = arrowjson.AppendValue(buf[:0], arr, i)
+		if err != nil {
+			return nil, fmt.Errorf("%w: reading column %s: %v", ErrUnsupportedValue, f.Name, err)
+		}
+		if unquote {
+			s, err := strconv.Unquote(string(buf))
+			if err != nil {
+				return nil, fmt.Errorf("sqltypes: decimal text %s: %w", buf, err)
+			}
+			return s, nil
+		}
+		return string(buf), nil
+	}
+}
+
+// AppendDecimalText appends the plain decimal text of unscaled / 10^scale
+// (scale >= 0): exactly scale fraction digits, a leading "0" before the
+// point, "-" only for a value below zero. It is internal/arrowjson's
+// decimal text, without big.Int.
+func AppendDecimalText(dst []byte, unscaled int64, scale int) []byte {
+	var tmp [64]byte
+	mag := uint64(unscaled)
+	if unscaled < 0 {
+		dst = append(dst, '-')
+		mag = -mag
+	}
+	d := strconv.AppendUint(tmp[:0], mag, 10)
+	if scale <= 0 {
+		return append(dst, d...)
+	}
+	if len(d) <= scale { // 0.00ddd
+		dst = append(dst, '0', '.')
+		for n := len(d); n < scale; n++ {
+			dst = append(dst, '0')
+		}
+		return append(dst, d...)
+	}
+	dst = append(dst, d[:len(d)-scale]...)
+	return append(append(dst, '.'), d[len(d)-scale:]...)
+}
+
+// decimalBigText is the plain decimal text of unscaled / 10^scale.
+func decimalBigText(n *big.Int, scale int) string {
+	neg := n.Sign() < 0
+	s := new(big.Int).Abs(n).String()
+	if len(s) <= scale {
+		s = strings.Repeat("0", scale-len(s)+1) + s
+	}
+	if scale > 0 {
+		s = s[:len(s)-scale] + "." + s[len(s)-scale:]
+	}
+	if neg {
+		return "-" + s
+	}
+	return s
 }
 
 // float32Value is the float64 whose shortest decimal is the float32's, so

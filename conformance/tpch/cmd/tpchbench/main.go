@@ -34,12 +34,12 @@ import (
 )
 
 type childResult struct {
-	Ms   float64 `json:"ms"`
-	Rows int     `json:"rows"`
-	HWM  int64   `json:"hwm_kib"` // VmHWM: the child's own peak RSS
-	// UserMs is the timed run's user CPU time: on a loaded machine a
-	// steadier measure than the wall time.
+	Ms float64 `json:"ms"`
+	// UserMs is the timed run's user CPU time: on a loaded machine it
+	// is steadier than the wall time.
 	UserMs float64 `json:"user_ms"`
+	Rows   int     `json:"rows"`
+	HWM    int64   `json:"hwm_kib"` // VmHWM: the child's own peak RSS
 	Error  string  `json:"error,omitempty"`
 }
 
@@ -58,7 +58,9 @@ func run() error {
 	noDuck := flag.Bool("no-duckdb", false, "skip DuckDB")
 	noMaria := flag.Bool("no-mariadb", false, "skip MariaDB")
 	child := flag.String("child", "", "internal: run one query in lancecat (catalog,query number)")
-	cpuProfile := flag.String("cpuprofile", "", "with -child: write a CPU profile of the timed run to this file")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of each lancecat query's timed run to this directory (qN.pprof)")
+	reuse := flag.Bool("reuse", false, "reuse the data and lancecat catalog already in -workdir (skip generating and loading)")
+	only := flag.String("q", "", "run only these queries (comma-separated numbers)")
 	flag.Parse()
 	if *child != "" {
 		return runChild(*child, *sf, *cpuProfile)
@@ -81,25 +83,42 @@ func run() error {
 		fmt.Fprintf(os.Stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, a...)...)
 	}
 	start := time.Now()
-	counts, err := tpch.Generate(data, *sf, *seed)
-	if err != nil {
-		return err
-	}
-	logf("SF %g seed %d: generated %v in %v", *sf, *seed, counts, time.Since(start).Round(time.Millisecond))
-
 	catalog := filepath.Join(dir, "lancecat")
-	lc, err := sql.Open("lancecat", catalog+"?durability=none&load_data_dir="+data)
-	if err != nil {
-		return err
+	if !*reuse {
+		counts, err := tpch.Generate(data, *sf, *seed)
+		if err != nil {
+			return err
+		}
+		logf("SF %g seed %d: generated %v in %v", *sf, *seed, counts, time.Since(start).Round(time.Millisecond))
+
+		lc, err := sql.Open("lancecat", catalog+"?durability=none&load_data_dir="+data)
+		if err != nil {
+			return err
+		}
+		start = time.Now()
+		if err := tpch.Load(ctx, lc, data, false); err != nil {
+			return err
+		}
+		lc.Close()
+		logf("lancecat loaded in %v", time.Since(start).Round(time.Millisecond))
 	}
-	start = time.Now()
-	if err := tpch.Load(ctx, lc, data, false); err != nil {
-		return err
-	}
-	lc.Close()
-	logf("lancecat loaded in %v", time.Since(start).Round(time.Millisecond))
 
 	queries := tpch.Queries(*sf)
+	if *only != "" {
+		var keep []tpch.Query
+		for _, f := range strings.Split(*only, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil {
+				return fmt.Errorf("-q: %w", err)
+			}
+			for _, q := range queries {
+				if q.N == n {
+					keep = append(keep, q)
+				}
+			}
+		}
+		queries = keep
+	}
 	type row struct {
 		lc      childResult
 		rss     int64 // KiB
@@ -114,7 +133,7 @@ func run() error {
 		return err
 	}
 	for i, q := range queries {
-		cmd := exec.Command(self, "-sf", fmt.Sprint(*sf), "-child", catalog+","+strconv.Itoa(q.N))
+		cmd := exec.Command(self, "-sf", fmt.Sprint(*sf), "-cpuprofile", *cpuProfile, "-child", catalog+","+strconv.Itoa(q.N))
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, os.Stderr
 		if err := cmd.Run(); err != nil {
@@ -126,7 +145,7 @@ func run() error {
 		// starts from its RSS (Go forks with CLONE_VM until exec), and
 		// this one holds the load's peak.
 		rows[i].rss = rows[i].lc.HWM
-		logf("lancecat Q%d: %.0f ms (user CPU %.0f ms) %s", q.N, rows[i].lc.Ms, rows[i].lc.UserMs, rows[i].lc.Error)
+		logf("lancecat Q%d: %.0f ms (user %.0f ms) %s", q.N, rows[i].lc.Ms, rows[i].lc.UserMs, rows[i].lc.Error)
 	}
 
 	if !*noDuck {
@@ -215,9 +234,9 @@ func run() error {
 
 	host, _ := os.Hostname()
 	fmt.Printf("TPC-H SF %g (seed %d), %d CPUs, host %s; times in ms (one warm run), RSS = the lancecat query process's peak\n\n", *sf, *seed, numCPU(), host)
-	fmt.Println("| Q | lancecat | DuckDB | MariaDB | lancecat/DuckDB | lancecat/MariaDB | lancecat peak RSS | lancecat user CPU |")
+	fmt.Println("| Q | lancecat | lancecat user CPU | DuckDB | MariaDB | lancecat/DuckDB | lancecat/MariaDB | lancecat peak RSS |")
 	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|")
-	var gl, gd, gm, gu []float64
+	var gl, gu, gd, gm []float64
 	for i, q := range queries {
 		r := rows[i]
 		cell := func(ms float64, e string) string {
@@ -235,9 +254,9 @@ func run() error {
 			}
 			return fmt.Sprintf("%.1f", a/b)
 		}
-		fmt.Printf("| Q%d | %s | %s | %s | %s | %s | %d MiB | %s |\n", q.N, cell(r.lc.Ms, r.lc.Error), cell(r.duck, r.duckErr+skip(*noDuck)),
+		fmt.Printf("| Q%d | %s | %s | %s | %s | %s | %s | %d MiB |\n", q.N, cell(r.lc.Ms, r.lc.Error), cell(r.lc.UserMs, r.lc.Error), cell(r.duck, r.duckErr+skip(*noDuck)),
 			cell(r.maria, r.mErr+skip(*noMaria)), ratio(r.lc.Ms, r.duck, r.lc.Error, r.duckErr+skip(*noDuck)),
-			ratio(r.lc.Ms, r.maria, r.lc.Error, r.mErr+skip(*noMaria)), r.rss/1024, cell(r.lc.UserMs, r.lc.Error))
+			ratio(r.lc.Ms, r.maria, r.lc.Error, r.mErr+skip(*noMaria)), r.rss/1024)
 		if r.lc.Error == "" {
 			gl = append(gl, r.lc.Ms)
 			gu = append(gu, r.lc.UserMs)
@@ -249,7 +268,7 @@ func run() error {
 			gm = append(gm, r.maria)
 		}
 	}
-	fmt.Printf("| geomean | %.0f | %.0f | %.0f | %.1f | %.1f | | %.0f |\n", geo(gl), geo(gd), geo(gm), geo(gl)/geo(gd), geo(gl)/geo(gm), geo(gu))
+	fmt.Printf("| geomean | %.0f | %.0f | %.0f | %.0f | %.1f | %.1f | |\n", geo(gl), geo(gu), geo(gd), geo(gm), geo(gl)/geo(gd), geo(gl)/geo(gm))
 	return nil
 }
 
@@ -306,7 +325,7 @@ func timeQuery(ctx context.Context, db *sql.DB, q string) (float64, int, error) 
 
 // runChild runs one query in lancecat (one untimed run, then the timed one)
 // and prints its result as JSON.
-func runChild(arg string, sf float64, cpuProfile string) error {
+func runChild(arg string, sf float64, profDir string) error {
 	var catalog string
 	var n int
 	for i := len(arg) - 1; i >= 0; i-- {
@@ -331,20 +350,20 @@ func runChild(arg string, sf float64, cpuProfile string) error {
 			res.Error = err.Error()
 			break
 		}
-		if cpuProfile != "" {
-			f, err := os.Create(cpuProfile)
+		if profDir != "" {
+			f, err := os.Create(filepath.Join(profDir, fmt.Sprintf("q%d.pprof", n)))
 			if err != nil {
 				return err
 			}
-			defer f.Close()
 			if err := pprof.StartCPUProfile(f); err != nil {
 				return err
 			}
+			defer f.Close()
 		}
 		u0 := userCPU()
 		res.Ms, res.Rows, err = timeQuery(context.Background(), db, q.SQL)
 		res.UserMs = float64((userCPU() - u0).Microseconds()) / 1000
-		if cpuProfile != "" {
+		if profDir != "" {
 			pprof.StopCPUProfile()
 		}
 		if err != nil {
