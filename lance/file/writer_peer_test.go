@@ -440,7 +440,7 @@ func TestWriterPeerReadsFSST(t *testing.T) {
 			long = fmt.Sprintf("%q", strings.Repeat(strings.Join(txt, " ")+fmt.Sprintf(" #%d; ", i), 300/len(txt)))
 		}
 		return fmt.Sprintf(`{"id": %d, "s": %s, "txt": %q, "ls": "zürich-数据-🦀-%d", "l": %s, "bin": "%s", "long": %s}`,
-			i, s, strings.Join(txt, " "), i, l, base64.StdEncoding.EncodeToString([]byte(fmt.Sprintf("bin_%d", i))), long)
+			i, s, strings.Join(txt, " ")+fmt.Sprintf(" %d", i), i, l, base64.StdEncoding.EncodeToString([]byte(fmt.Sprintf("bin_%d", i))), long)
 	}
 	var recs []arrow.Record
 	for lo := 0; lo < n; lo += batch {
