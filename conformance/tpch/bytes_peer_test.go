@@ -33,7 +33,8 @@ func dataBytes(t *testing.T, ds string) int64 {
 // TestTPCHBytesVsPeer loads TPC-H (SF 0.01, or LANCECAT_TPCH_BYTES_SF) into
 // lancecat, then lets the peer read lineitem and orders and write the same
 // rows with its own writer (conformance/peer/rewrite.mjs): the peer must
-// read every row of ours, and the test logs both data files' bytes.
+// read every row of ours, and our data files may hold at most 1.05x the
+// peer's bytes (issue #18's bound; measured 0.99x on 2026-12-07).
 func TestTPCHBytesVsPeer(t *testing.T) {
 	peer.Require(t)
 	sf := 0.01
@@ -80,5 +81,8 @@ func TestTPCHBytesVsPeer(t *testing.T) {
 		}
 		ours, theirs := dataBytes(t, matches[0]), dataBytes(t, filepath.Join(dst, "t.lance"))
 		t.Logf("SF %g %s: %d rows, lancecat %d bytes, peer %d bytes (x%.3f)", sf, name, rows, ours, theirs, float64(ours)/float64(theirs))
+		if r := float64(ours) / float64(theirs); r > 1.05 {
+			t.Errorf("%s: lancecat's data files hold %d bytes, x%.3f the peer's %d (more than 1.05x)", name, ours, r, theirs)
+		}
 	}
 }
