@@ -268,7 +268,15 @@ func run() error {
 			gm = append(gm, r.maria)
 		}
 	}
-	fmt.Printf("| geomean | %.0f | %.0f | %.0f | %.0f | %.1f | %.1f | |\n", geo(gl), geo(gu), geo(gd), geo(gm), geo(gl)/geo(gd), geo(gl)/geo(gm))
+	// A skipped engine has no mean: "-", not NaN.
+	num := func(v float64, prec int) string {
+		if math.IsNaN(v) {
+			return "-"
+		}
+		return strconv.FormatFloat(v, 'f', prec, 64)
+	}
+	fmt.Printf("| geomean | %s | %s | %s | %s | %s | %s | |\n", num(geo(gl), 0), num(geo(gu), 0), num(geo(gd), 0), num(geo(gm), 0),
+		num(geo(gl)/geo(gd), 1), num(geo(gl)/geo(gm), 1))
 	return nil
 }
 
