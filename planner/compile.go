@@ -52,6 +52,11 @@ func (env *rowEnv) compile(e sqlparse.Expr) evalFn {
 	var err error
 	return func(row []any) (any, error) {
 		if !done {
+			if env.checking {
+				// Planning's check runs with warnings muted: its value is
+				// not kept, so the statement's own evaluation raises them.
+				return f(row)
+			}
 			v, err = f(row)
 			done = true
 		}
@@ -336,6 +341,9 @@ func (env *rowEnv) compileBinary(n *sqlparse.Binary) evalFn {
 			if lv == nil || rv == nil {
 				return nil, nil
 			}
+			if isText(lv) != isText(rv) {
+				env.compareWarnings(n, lv, rv) // warnings.go
+			}
 			return test(compare(lv, rv)), nil
 		}
 	}
@@ -346,7 +354,12 @@ func (env *rowEnv) compileBinary(n *sqlparse.Binary) evalFn {
 			if err != nil {
 				return nil, err
 			}
-			return arithmetic(op, el(lv), er(rv))
+			lv, rv = el(lv), er(rv)
+			v, err := arithmetic(op, lv, rv)
+			if err == nil && lv != nil && rv != nil && (v == nil || isText(lv) || isText(rv)) {
+				env.arithWarnings(lv, rv, v) // warnings.go
+			}
+			return v, err
 		}
 	}
 	return func(row []any) (any, error) {
@@ -404,6 +417,11 @@ func (env *rowEnv) compileCall(n *sqlparse.FuncCall, generic evalFn) evalFn {
 		}
 	}
 	return func(row []any) (any, error) {
+		if env.checking {
+			// As evalCallChecking: planning's evaluation raises no warnings.
+			c.Stmt.Mute(true)
+			defer c.Stmt.Mute(false)
+		}
 		v, err := c.Eval(func(i int) (any, error) { return args[i](row) })
 		if err != nil {
 			return nil, registryError(err)
