@@ -23,10 +23,10 @@ var avgOfInteger = regexp.MustCompile(`AVG\((id|i|u)\)`)
 
 // movingFloatFrame is a window aggregate of the DOUBLE column over a frame
 // whose start moves (rows leave it).
-var movingFloatFrame = regexp.MustCompile(`(AVG|SUM|STD|VAR_SAMP)\(f\) OVER \([^)]*ROWS BETWEEN \d+ PRECEDING`)
+var movingFloatFrame = regexp.MustCompile(`(AVG|SUM|STD|VAR_SAMP)\(f\) OVER \(.*?ROWS BETWEEN \d+ PRECEDING`)
 
 // movingBitFrame is a window BIT_AND/OR/XOR over a frame whose start moves.
-var movingBitFrame = regexp.MustCompile(`BIT_(AND|OR|XOR)\([^)]*\) OVER \([^)]*ROWS BETWEEN \d+ PRECEDING`)
+var movingBitFrame = regexp.MustCompile(`BIT_(AND|OR|XOR)\([^)]*\) OVER \(.*?ROWS BETWEEN \d+ PRECEDING`)
 
 // knownGaps are the queries the differential test does not compare, each
 // with why: differences lancecat knows about and has not closed yet, or
