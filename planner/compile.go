@@ -341,10 +341,7 @@ func (env *rowEnv) compileBinary(n *sqlparse.Binary) evalFn {
 			if lv == nil || rv == nil {
 				return nil, nil
 			}
-			if isText(lv) != isText(rv) {
-				env.compareWarnings(n, lv, rv) // warnings.go
-			}
-			return test(compare(lv, rv)), nil
+			return test(env.compareWarned(n, lv, rv)), nil
 		}
 	}
 	if isArithmetic(op) {
@@ -354,12 +351,7 @@ func (env *rowEnv) compileBinary(n *sqlparse.Binary) evalFn {
 			if err != nil {
 				return nil, err
 			}
-			lv, rv = el(lv), er(rv)
-			v, err := arithmetic(op, lv, rv)
-			if err == nil && lv != nil && rv != nil && (v == nil || isText(lv) || isText(rv)) {
-				env.arithWarnings(lv, rv, v) // warnings.go
-			}
-			return v, err
+			return env.arithmeticWarned(op, el(lv), er(rv))
 		}
 	}
 	return func(row []any) (any, error) {
@@ -384,17 +376,7 @@ func (env *rowEnv) compileLike(n *sqlparse.Like) evalFn {
 		if v == nil || p == nil {
 			return nil, nil
 		}
-		s, pat := toString(v), toString(p)
-		if n.CaseInsensitive {
-			s, pat = strings.ToLower(s), strings.ToLower(pat)
-		}
-		m := env.like(n, pat).match(s, env.cancelled)
-		if len(s) > 4096 { // match may have stopped early
-			if err := env.ctxErr(); err != nil {
-				return nil, err
-			}
-		}
-		return m != n.Not, nil
+		return env.likeValue(n, v, p)
 	}
 }
 

@@ -244,17 +244,7 @@ func (env *rowEnv) evalNode(e sqlparse.Expr, row []any) (any, error) {
 		if v == nil || p == nil {
 			return nil, nil
 		}
-		s, pat := toString(v), toString(p)
-		if n.CaseInsensitive {
-			s, pat = strings.ToLower(s), strings.ToLower(pat)
-		}
-		m := env.like(n, pat).match(s, env.cancelled)
-		if len(s) > 4096 { // match may have stopped early
-			if err := env.ctxErr(); err != nil {
-				return nil, err
-			}
-		}
-		return m != n.Not, nil
+		return env.likeValue(n, v, p)
 	case *sqlparse.InList:
 		v, err := env.eval(n.X, row)
 		if err != nil {
@@ -453,10 +443,7 @@ func (env *rowEnv) evalBinary(n *sqlparse.Binary, row []any) (any, error) {
 		if l == nil || r == nil {
 			return nil, nil
 		}
-		if isText(l) != isText(r) {
-			env.compareWarnings(n, l, r) // warnings.go
-		}
-		c := compare(l, r)
+		c := env.compareWarned(n, l, r)
 		switch n.Op {
 		case sqlparse.OpEQ:
 			return c == 0, nil
@@ -473,12 +460,7 @@ func (env *rowEnv) evalBinary(n *sqlparse.Binary, row []any) (any, error) {
 		}
 	}
 	if isArithmetic(n.Op) {
-		l, r = env.exactColumn(n.L, l), env.exactColumn(n.R, r)
-		v, err := arithmetic(n.Op, l, r)
-		if err == nil && l != nil && r != nil && (v == nil || isText(l) || isText(r)) {
-			env.arithWarnings(l, r, v) // warnings.go
-		}
-		return v, err
+		return env.arithmeticWarned(n.Op, env.exactColumn(n.L, l), env.exactColumn(n.R, r))
 	}
 	return nil, errorf(catalog.CodeUnsupported, "not supported: operator %s", n.Op)
 }

@@ -254,3 +254,19 @@ type compiledLike struct {
 	text string
 	p    *likePattern
 }
+
+// likeValue is v LIKE p for non-NULL v and p (the tree walk's and the
+// compiled LIKE's one body); a long subject's match checks the context.
+func (env *rowEnv) likeValue(n *sqlparse.Like, v, p any) (any, error) {
+	s, pat := toString(v), toString(p)
+	if n.CaseInsensitive {
+		s, pat = strings.ToLower(s), strings.ToLower(pat)
+	}
+	m := env.like(n, pat).match(s, env.cancelled)
+	if len(s) > 4096 { // match may have stopped early
+		if err := env.ctxErr(); err != nil {
+			return nil, err
+		}
+	}
+	return m != n.Not, nil
+}

@@ -431,3 +431,24 @@ func (env *rowEnv) evalCallChecking(n *sqlparse.FuncCall, row []any) (any, error
 	defer stmt.Mute(false)
 	return env.evalCallNow(n, row)
 }
+
+// compareWarned is compare(l, r) (both non-NULL) with the warnings of
+// comparing a string with a number; the tree walk and compiled comparisons
+// share it so both raise the same warnings.
+func (env *rowEnv) compareWarned(n *sqlparse.Binary, l, r any) int {
+	if isText(l) != isText(r) {
+		env.compareWarnings(n, l, r)
+	}
+	return compare(l, r)
+}
+
+// arithmeticWarned is arithmetic(op, l, r) with its warnings (a NULL
+// result of non-NULL operands, a string operand), for the tree walk and
+// compiled arithmetic alike.
+func (env *rowEnv) arithmeticWarned(op sqlparse.BinaryOp, l, r any) (any, error) {
+	v, err := arithmetic(op, l, r)
+	if err == nil && l != nil && r != nil && (v == nil || isText(l) || isText(r)) {
+		env.arithWarnings(l, r, v)
+	}
+	return v, err
+}
