@@ -157,6 +157,19 @@ func IsCorrupt(err error) bool {
 	return false
 }
 
+// IsUnsupported reports whether err says a table uses a format feature
+// lancecat does not read or write (a newer file version, a write-side
+// feature flag), which is the table's feature, not a bug of lancecat
+// (CodeUnsupported).
+func IsUnsupported(err error) bool {
+	for _, e := range []error{dataset.ErrUnsupported, dataset.ErrReadOnlyFeature, lancefile.ErrUnsupportedEncoding, index.ErrUnsupported} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
 // CodeOf returns the code of the first *Error in err's chain,
 // CodeInvalidTableState for corrupt files (IsCorrupt), CodeInternal for any
 // other non-nil error, and false for nil.

@@ -137,6 +137,10 @@ func newError(err error, pos sqlparse.Pos, stmt string) *Error {
 		// A file of the table does not decode: its state, not a bug.
 		e.Code = catalog.CodeInvalidTableState
 		e.Message = err.Error()
+	case catalog.IsUnsupported(err):
+		// A format feature of the table lancecat cannot handle (yet).
+		e.Code = catalog.CodeUnsupported
+		e.Message = err.Error()
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		e.Code = catalog.CodeServiceUnavailable
 		e.Message = "statement interrupted: " + err.Error()

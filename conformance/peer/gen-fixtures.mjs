@@ -7,7 +7,8 @@
 // the namespace API draws for tables are not.
 //
 // Sets: small = catalog-3, catalog-v1, types-1000, deleted-rows, types-v2.0, indexed
-//       large = catalog-5000, catalog-100000, types-100000
+//       large = catalog-5000, catalog-100000, types-100000, types-v2.2, types-v2.2-100000
+//       (types-v2.2*: Lance 2.2 files, with constant columns that 2.2 writes as inline constants)
 // For each fixture one JSON line goes to stdout: {name, seconds, bytes, files, fileVersions, ...}.
 import * as lancedb from "@lancedb/lancedb";
 import * as fs from "node:fs";
@@ -16,7 +17,7 @@ import { schemaFromJSON, tableFromColumns, halfToNumber, tableSchemaJSON } from 
 
 export const SETS = {
   small: ["catalog-3", "catalog-v1", "types-1000", "deleted-rows", "types-v2.0", "indexed"],
-  large: ["catalog-5000", "catalog-100000", "types-100000"],
+  large: ["catalog-5000", "catalog-100000", "types-100000", "types-v2.2", "types-v2.2-100000"],
 };
 
 // ---------------------------------------------------------------- deterministic PRNG
@@ -176,9 +177,37 @@ function typesColumns(n, seed) {
 const LARGE_LIST_SRC = "large_list_src";
 const LARGE_LIST_SQL = `arrow_cast(${LARGE_LIST_SRC}, 'LargeList(Int64)')`;
 
-async function writeTypes(dir, n, seed, storageVersion) {
-  const schema = schemaFromJSON(TYPES_SCHEMA);
-  const data = tableFromColumns(schema, typesColumns(n, seed), n);
+// Columns the 2.2 fixtures add: Lance 2.2 writes constant pages with an inline value (and
+// compressed levels when the constant has nulls or sits in a list) for them.
+const CONSTANT_FIELDS = [
+  { name: "const_bool", type: "bool" },
+  { name: "const_null_i32", type: "int32" },
+  { name: "const_vec", type: { fixed_size_list: { name: "item", type: "float32", nullable: true }, size: 2 } },
+  { name: "const_list_i64", type: { list: { name: "item", type: "int64", nullable: true } } },
+  { name: "const_null_utf8", type: "utf8" },
+  { name: "const_long_vec", type: { fixed_size_list: { name: "item", type: "float64", nullable: true }, size: 6 } },
+  { name: "const_list_utf8", type: { list: { name: "item", type: "utf8", nullable: true } } },
+];
+
+function constantColumns(n) {
+  const cols = { const_bool: [], const_null_i32: [], const_vec: [], const_list_i64: [], const_null_utf8: [], const_long_vec: [], const_list_utf8: [] };
+  for (let i = 0; i < n; i++) {
+    cols.const_bool.push(true);
+    cols.const_null_i32.push(i % 3 === 1 ? null : 7);
+    cols.const_vec.push([1.5, -2]);
+    cols.const_list_i64.push(i % 5 === 0 ? [] : i % 7 === 0 ? null : [5n, 5n, 5n]);
+    cols.const_null_utf8.push(i % 4 === 2 ? null : "same text");
+    cols.const_long_vec.push([0.25, 0.5, 1, 2, 4, 8]);
+    cols.const_list_utf8.push(i % 6 === 0 ? null : i % 4 === 0 ? [] : ["ab", "ab"]);
+  }
+  return cols;
+}
+
+async function writeTypes(dir, n, seed, storageVersion, constants = false) {
+  const schemaJSON = constants ? { fields: [...TYPES_SCHEMA.fields, ...CONSTANT_FIELDS] } : TYPES_SCHEMA;
+  const schema = schemaFromJSON(schemaJSON);
+  const columns = constants ? { ...typesColumns(n, seed), ...constantColumns(n) } : typesColumns(n, seed);
+  const data = tableFromColumns(schema, columns, n);
   return await withDatasetDir(dir, async (db) => {
     const opts = storageVersion ? { dataStorageVersion: storageVersion } : {};
     const t = await db.createTable("t", data, opts);
@@ -395,6 +424,8 @@ const BUILDERS = {
   "types-1000": (d) => writeTypes(d, 1000, 1000),
   "types-100000": (d) => writeTypes(d, 100000, 100000),
   "types-v2.0": (d) => writeTypes(d, 1000, 1000, "2.0"),
+  "types-v2.2": (d) => writeTypes(d, 1000, 1000, "2.2", true),
+  "types-v2.2-100000": (d) => writeTypes(d, 100000, 100000, "2.2", true),
   "deleted-rows": (d) => deletedRows(d),
   "indexed": (d) => indexed(d),
 };

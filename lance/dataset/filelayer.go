@@ -48,7 +48,7 @@ var formats fileFormat = lancefileFormat{}
 // can be written.
 func checkWriteFormat(version string) error {
 	switch version {
-	case "2.0", "2.1":
+	case "2.0", "2.1", "2.2":
 		return nil
 	}
 	return fmt.Errorf("%w: data storage version %q", ErrReadOnlyFeature, version)

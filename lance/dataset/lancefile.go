@@ -27,6 +27,8 @@ func (lancefileFormat) NewWriter(w io.Writer, schema *lanceschema.Schema, versio
 	switch version {
 	case "2.1":
 		v = lancefile.V2_1
+	case "2.2":
+		v = lancefile.V2_2
 	case "2.0":
 		v = lancefile.V2_0
 	default:

@@ -356,8 +356,19 @@ func decodeBlockBuf(e *enc21pb.CompressiveEncoding, buf []byte, n uint64) (*bloc
 		}
 		return decodeBlockBuf(c.General.Values, raw, n)
 	case *enc21pb.CompressiveEncoding_Rle:
-		// Block RLE: run values then u8 lengths; the split is given by a u64 prefix.
-		return nil, unsupportedf("rle as block compression")
+		// Block RLE (2.2 levels): [u64 size of the run values][run values][u8 run lengths].
+		vf, lf := flatOf(c.Rle.Values), flatOf(c.Rle.RunLengths)
+		if vf == nil || lf == nil || lf.BitsPerValue != 8 {
+			return nil, unsupportedf("rle values %s, run lengths %s", encName(c.Rle.Values), encName(c.Rle.RunLengths))
+		}
+		if len(buf) < 8 {
+			return nil, corruptf("rle block of %d bytes", len(buf))
+		}
+		vs := le64(buf)
+		if vs > uint64(len(buf))-8 {
+			return nil, corruptf("rle block: %d bytes of run values in %d", vs, len(buf)-8)
+		}
+		return decodeRLE(vf.BitsPerValue, buf[8:8+vs], buf[8+vs:], n)
 	}
 	return nil, unsupportedf("block compression %s", encName(e))
 }

@@ -425,7 +425,11 @@ func tryMiniBlock(leaf *leafSpec, acc *leafAccum, pl *pageLevels, maxPer int) (e
 	}
 	est += 2*(len(pl.rep)+len(pl.def)) + 24*len(chunks)
 	data := make([]byte, 0, est)
-	meta := make([]byte, 0, 2*len(chunks))
+	metaWord := 2
+	if leaf.largeChunks {
+		metaWord = 4
+	}
+	meta := make([]byte, 0, metaWord*len(chunks))
 	var repIndex []uint64
 	item := 0 // next level to slice
 	for ci, ch := range chunks {
@@ -467,7 +471,15 @@ func tryMiniBlock(leaf *leafSpec, acc *leafAccum, pl *pageLevels, maxPer int) (e
 		if pl.def != nil {
 			levelBufs = append(levelBufs, defCodec.encode(pl.def[lo:hi]))
 		}
-		for _, b := range append(append([][]byte{}, levelBufs...), ch.buffers...) {
+		for i, b := range append(append([][]byte{}, levelBufs...), ch.buffers...) {
+			if leaf.largeChunks && i >= len(levelBufs) {
+				// 2.2's large chunks: value buffer sizes are u32 (level sizes stay u16).
+				if uint64(len(b)) > 0xFFFFFFFF {
+					return encodedPage{}, fmt.Errorf("%w: buffer of %d bytes", errChunkTooLarge, len(b))
+				}
+				data = binary.LittleEndian.AppendUint32(data, uint32(len(b)))
+				continue
+			}
 			if len(b) > 0xFFFF {
 				return encodedPage{}, fmt.Errorf("%w: buffer of %d bytes", errChunkTooLarge, len(b))
 			}
@@ -488,7 +500,11 @@ func tryMiniBlock(leaf *leafSpec, acc *leafAccum, pl *pageLevels, maxPer int) (e
 		if !last {
 			logN = log2Exact(ch.numValues)
 		}
-		meta = binary.LittleEndian.AppendUint16(meta, uint16((size/8-1)<<4)|logN)
+		if leaf.largeChunks {
+			meta = binary.LittleEndian.AppendUint32(meta, uint32(size/8-1)<<4|uint32(logN))
+		} else {
+			meta = binary.LittleEndian.AppendUint16(meta, uint16((size/8-1)<<4)|logN)
+		}
 	}
 
 	layout := &enc21pb.MiniBlockLayout{
@@ -496,6 +512,7 @@ func tryMiniBlock(leaf *leafSpec, acc *leafAccum, pl *pageLevels, maxPer int) (e
 		Layers:           pl.layers,
 		NumBuffers:       uint64(len(chunks[0].buffers)),
 		NumItems:         uint64(acc.numValues),
+		HasLargeChunk:    leaf.largeChunks,
 	}
 	if pl.rep != nil {
 		layout.RepCompression = repCodec.encoding()

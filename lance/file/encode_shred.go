@@ -63,6 +63,7 @@ type leafSpec struct {
 	binary       bool // valuesVariable: binary / large_binary (Lance never FSST-compresses these)
 	fslDim       int
 	nullableLeaf bool
+	largeChunks  bool // 2.2: mini-block chunks with u32 metadata words and buffer sizes
 }
 
 func (l *leafSpec) numLayers() int { return len(l.layers) }

@@ -203,9 +203,6 @@ func (r *Reader) loadMini(ctx context.Context, pg *pageInfo, spec *readLeaf) (*m
 	if len(pg.bufs) < 2 {
 		return nil, corruptf("mini-block page with %d buffers", len(pg.bufs))
 	}
-	if l.HasLargeChunk {
-		return nil, unsupportedf("mini-block pages with large chunks (2.2)")
-	}
 	dm, err := newDefMapping(l.Layers, spec)
 	if err != nil {
 		return nil, err
@@ -218,16 +215,28 @@ func (r *Reader) loadMini(ctx context.Context, pg *pageInfo, spec *readLeaf) (*m
 	if err != nil {
 		return nil, err
 	}
-	if len(meta)%2 != 0 {
-		return nil, corruptf("mini-block metadata of odd size %d", len(meta))
+	// Lance 2.2 pages with large chunks keep one u32 per chunk (28 bits of
+	// 8-byte words minus one, 4 bits of log2 values) instead of 2.1's u16
+	// (12 + 4 bits), so a chunk may exceed 32 KiB.
+	word := 2
+	if l.HasLargeChunk {
+		word = 4
 	}
-	nch := len(meta) / 2
+	if len(meta)%word != 0 {
+		return nil, corruptf("mini-block metadata of size %d is not a multiple of %d", len(meta), word)
+	}
+	nch := len(meta) / word
 	off := pg.bufs[1].Position
 	end := pg.bufs[1].Position + pg.bufs[1].Size
 	var counted uint64
 	st.chunks = make([]miniChunk, nch)
 	for i := 0; i < nch; i++ {
-		w := le16(meta[2*i:])
+		var w uint32
+		if word == 4 {
+			w = le32(meta[4*i:])
+		} else {
+			w = uint32(le16(meta[2*i:]))
+		}
 		size := (uint64(w>>4) + 1) * MiniBlockAlignment
 		var items uint64
 		if i < nch-1 {
@@ -432,7 +441,13 @@ func (st *miniState) decodeChunk(buf []byte, items uint64) (rep, def []uint16, n
 	if hasDef {
 		hdr += 2
 	}
-	hdr += 2 * nb
+	// The buffer sizes after the level sizes are u16 in 2.1 and u32 in
+	// 2.2's large chunks; the level count and level sizes stay u16.
+	sizeWidth := uint64(2)
+	if st.l.HasLargeChunk {
+		sizeWidth = 4
+	}
+	hdr += sizeWidth * nb
 	if uint64(len(buf)) < hdr {
 		return nil, nil, 0, nil, corruptf("mini-block chunk header truncated")
 	}
@@ -449,8 +464,12 @@ func (st *miniState) decodeChunk(buf []byte, items uint64) (rep, def []uint16, n
 	}
 	sizes := make([]uint64, nb)
 	for i := range sizes {
-		sizes[i] = uint64(le16(buf[p:]))
-		p += 2
+		if sizeWidth == 4 {
+			sizes[i] = uint64(le32(buf[p:]))
+		} else {
+			sizes[i] = uint64(le16(buf[p:]))
+		}
+		p += sizeWidth
 	}
 	pad := func() { p = (p + MiniBlockAlignment - 1) &^ (MiniBlockAlignment - 1) }
 	take := func(n uint64) ([]byte, error) {

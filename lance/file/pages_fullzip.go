@@ -1,6 +1,7 @@
 package lancefile
 
 import (
+	"bytes"
 	"context"
 
 	"github.com/lancecat/lancecat/lance/internal/pb/enc21pb"
@@ -265,35 +266,139 @@ type allNullState struct {
 	dm       *defMapping
 	simple   bool
 	rep, def []uint16
+	// value is Lance 2.2's constant: every visible item of the page holds
+	// these bytes (one fixed-width value, or with variable one string or
+	// binary value); nil for an all-null page.
+	value    []byte
+	variable bool
 }
+
+// maxConstantBytes bounds a constant page's value buffer before it is read.
+const maxConstantBytes = 64 << 20
+
+// constantValue parses a 2.2 constant page's value buffer: [u32 n][u32
+// size]*n followed by the n buffers of a one-element Arrow array.
+func constantValue(b []byte, spec *readLeaf) ([]byte, bool, error) {
+	if len(b) < 4 {
+		return nil, false, corruptf("constant value of %d bytes", len(b))
+	}
+	n := uint64(le32(b))
+	if n == 0 || n > 4 || 4+4*n > uint64(len(b)) {
+		return nil, false, corruptf("constant value with %d buffers in %d bytes", n, len(b))
+	}
+	bufs := make([][]byte, n)
+	p := 4 + 4*n
+	for i := range bufs {
+		sz := uint64(le32(b[4+4*i:]))
+		if sz > uint64(len(b))-p {
+			return nil, false, corruptf("constant value buffer %d of %d bytes runs past the page", i, sz)
+		}
+		bufs[i] = b[p : p+sz]
+		p += sz
+	}
+	if spec.variable {
+		if n != 2 {
+			return nil, false, corruptf("variable-width constant with %d buffers", n)
+		}
+		var lo, hi uint64
+		switch len(bufs[0]) {
+		case 8:
+			lo, hi = uint64(le32(bufs[0])), uint64(le32(bufs[0][4:]))
+		case 16:
+			lo, hi = le64(bufs[0]), le64(bufs[0][8:])
+		default:
+			return nil, false, corruptf("variable-width constant with %d offset bytes", len(bufs[0]))
+		}
+		if lo > hi || hi > uint64(len(bufs[1])) {
+			return nil, false, corruptf("variable-width constant offsets %d..%d of %d bytes", lo, hi, len(bufs[1]))
+		}
+		return bufs[1][lo:hi], true, nil
+	}
+	per := spec.bits * max(spec.dim, 1)
+	if n != 1 || per%8 != 0 || uint64(len(bufs[0])) != per/8 {
+		return nil, false, corruptf("constant value: %d buffers, %d bytes for a %d-bit field", n, len(bufs[0]), per)
+	}
+	return bufs[0], false, nil
+}
+
+// maxInlineValue is the spec's bound on a constant page's inline value.
+const maxInlineValue = 32
 
 func (r *Reader) loadAllNull(ctx context.Context, pg *pageInfo, spec *readLeaf) (*allNullState, error) {
 	l := pg.layout.GetConstantLayout()
-	if l.InlineValue != nil || l.RepCompression != nil || l.DefCompression != nil {
-		return nil, unsupportedf("constant layout with values or compressed levels (2.2)")
-	}
 	dm, err := newDefMapping(l.Layers, spec)
 	if err != nil {
 		return nil, err
 	}
 	st := &allNullState{dm: dm}
-	if len(l.Layers) == 1 && l.Layers[0] == enc21pb.RepDefLayer_REPDEF_NULLABLE_ITEM {
-		st.simple = true
-		return st, nil
-	}
-	if len(pg.bufs) < 2 {
-		return nil, corruptf("all-null page with %d buffers", len(pg.bufs))
-	}
-	read16 := func(ref BufferRef) ([]uint16, error) {
-		if ref.Size == 0 {
-			return nil, nil
+	if l.InlineValue != nil {
+		// 2.2: one non-null value for the whole page, as raw bytes of the
+		// field's fixed width.
+		if len(l.InlineValue) > maxInlineValue {
+			return nil, corruptf("constant page with a %d-byte inline value", len(l.InlineValue))
 		}
-		if ref.Size%2 != 0 {
-			return nil, corruptf("all-null levels of odd size")
+		if spec.variable {
+			return nil, corruptf("constant page with an inline value for a variable-width field")
+		}
+		per := spec.bits * max(spec.dim, 1)
+		if per == 1 && len(l.InlineValue) == 1 {
+			// A boolean: the value is bit 0 of its one byte.
+		} else if per%8 != 0 || per/8 != uint64(len(l.InlineValue)) {
+			return nil, corruptf("constant page: %d-byte inline value for a %d-bit field", len(l.InlineValue), per)
+		}
+		st.value = l.InlineValue
+	}
+	if l.InlineValue == nil && (len(pg.bufs) == 1 || len(pg.bufs) == 3) {
+		// 2.2: a constant too wide or variable for inline_value sits in the
+		// page's first buffer (before the rep and def buffers) as one Arrow
+		// value ([u32 buffer count][u32 size per buffer][buffers]): for
+		// strings/binary its offsets and bytes.
+		ref := pg.bufs[0]
+		if ref.Size > maxConstantBytes {
+			return nil, corruptf("constant page value of %d bytes", ref.Size)
 		}
 		b, err := r.read(ctx, ref.Position, ref.Size)
 		if err != nil {
 			return nil, err
+		}
+		if st.value, st.variable, err = constantValue(b, spec); err != nil {
+			return nil, err
+		}
+	}
+	onlyItem := len(l.Layers) == 1 && (l.Layers[0] == enc21pb.RepDefLayer_REPDEF_NULLABLE_ITEM || l.Layers[0] == enc21pb.RepDefLayer_REPDEF_ALL_VALID_ITEM)
+	if onlyItem && (st.value == nil) == (l.Layers[0] == enc21pb.RepDefLayer_REPDEF_NULLABLE_ITEM) {
+		// All null, or all the inline value: no levels needed.
+		st.simple = true
+		return st, nil
+	}
+	levelBufs := pg.bufs
+	if l.InlineValue == nil && st.value != nil {
+		levelBufs = pg.bufs[1:]
+	}
+	if len(levelBufs) < 2 {
+		return nil, corruptf("constant page with %d buffers", len(pg.bufs))
+	}
+	// Levels are raw u16 values, or (2.2) block-compressed to num_*_values.
+	levels := func(ref BufferRef, enc *enc21pb.CompressiveEncoding, n uint64) ([]uint16, error) {
+		if ref.Size == 0 {
+			return nil, nil
+		}
+		b, err := r.read(ctx, ref.Position, ref.Size)
+		if err != nil {
+			return nil, err
+		}
+		if enc != nil {
+			if n > maxItems {
+				return nil, corruptf("constant page with %d levels", n)
+			}
+			blk, err := decodeBlockBuf(enc, b, n)
+			if err != nil {
+				return nil, err
+			}
+			return blk.levels()
+		}
+		if len(b)%2 != 0 {
+			return nil, corruptf("constant page levels of odd size")
 		}
 		out := make([]uint16, len(b)/2)
 		for i := range out {
@@ -301,24 +406,59 @@ func (r *Reader) loadAllNull(ctx context.Context, pg *pageInfo, spec *readLeaf) 
 		}
 		return out, nil
 	}
-	if st.rep, err = read16(pg.bufs[0]); err != nil {
+	if st.rep, err = levels(levelBufs[0], l.RepCompression, l.NumRepValues); err != nil {
 		return nil, err
 	}
-	if st.def, err = read16(pg.bufs[1]); err != nil {
+	if st.def, err = levels(levelBufs[1], l.DefCompression, l.NumDefValues); err != nil {
 		return nil, err
 	}
 	if st.rep != nil && st.def != nil && len(st.rep) != len(st.def) {
-		return nil, corruptf("all-null page: %d rep and %d def levels", len(st.rep), len(st.def))
+		return nil, corruptf("constant page: %d rep and %d def levels", len(st.rep), len(st.def))
 	}
 	return st, nil
+}
+
+// values returns n items: the inline value repeated, or null placeholders.
+func (st *allNullState) values(spec *readLeaf, n uint64) (*block, error) {
+	vals, err := spec.placeholder(n)
+	if err != nil || st.value == nil {
+		return vals, err
+	}
+	if st.variable {
+		w := uint64(len(st.value))
+		if w > 0 && n > maxItems*4/w {
+			return nil, corruptf("constant page expands to more than %d bytes", maxItems*4)
+		}
+		vals.data = bytes.Repeat(st.value, int(n))
+		for i := range vals.offsets {
+			vals.offsets[i] = uint64(i) * w
+		}
+		return vals, nil
+	}
+	if spec.bits == 1 && max(spec.dim, 1) == 1 {
+		if st.value[0]&1 != 0 {
+			for i := range vals.data {
+				vals.data[i] = 0xff
+			}
+		}
+		return vals, nil
+	}
+	w := uint64(len(st.value))
+	for i := uint64(0); i < n; i++ {
+		copy(vals.data[i*w:], st.value)
+	}
+	return vals, nil
 }
 
 func (st *allNullState) read(pg *pageInfo, spec *readLeaf, a, b uint64) (*leafPiece, error) {
 	if st.simple {
 		n := b - a
-		vals, err := spec.placeholder(n)
+		vals, err := st.values(spec, n)
 		if err != nil {
 			return nil, err
+		}
+		if st.value != nil {
+			return &leafPiece{nLevels: n, vals: vals}, nil
 		}
 		def := make([]uint16, n)
 		for i := range def {
@@ -337,7 +477,7 @@ func (st *allNullState) read(pg *pageInfo, spec *readLeaf, a, b uint64) (*leafPi
 			nVals++
 		}
 	}
-	vals, err := spec.placeholder(nVals)
+	vals, err := st.values(spec, nVals)
 	if err != nil {
 		return nil, err
 	}

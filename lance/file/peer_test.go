@@ -672,8 +672,96 @@ func TestReaderPeerTypes100000(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the 100,000-row comparison takes ~20 s (CI runs it: no -short there)")
 	}
+	rdPeerCompareLarge(t, peer.Fixture(t, "types-100000"))
+}
+
+// TestReaderPeerTypesV22 reads the peer's Lance 2.2 files (data_storage_version "2.2": mini-block
+// chunk metadata and buffer sizes as u32 "large chunks", constant pages holding an inline value,
+// with compressed levels where the constant has nulls or sits in a list) and compares every row and
+// column with the peer's read; the layouts are counted so the test cannot pass on files that
+// stopped using them. Strings and values wider than 32 bytes keep their constant in a value buffer
+// in front of the level buffers.
+func TestReaderPeerTypesV22(t *testing.T) {
+	dir := peer.Fixture(t, "types-v2.2")
+	rdPeerCompare(t, dir, "")
+	got := rdLayoutCounts(t, dir)
+	t.Logf("layouts: %v", got)
+	for _, k := range []string{"mini-block large chunks", "constant inline", "constant inline with levels", "constant value buffer"} {
+		if got[k] == 0 {
+			t.Errorf("no %s page in the 2.2 fixture (layouts %v)", k, got)
+		}
+	}
+}
+
+// TestReaderPeerTypesV22100000: the 2.2 comparison over 100,000 rows (many chunks per page).
+func TestReaderPeerTypesV22100000(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the 100,000-row comparison takes ~20 s (CI runs it: no -short there)")
+	}
+	dir := peer.Fixture(t, "types-v2.2-100000")
+	rdPeerCompareLarge(t, dir)
+	if got := rdLayoutCounts(t, dir); got["mini-block large chunks"] == 0 {
+		t.Errorf("no large-chunk mini-block page (layouts %v)", got)
+	}
+}
+
+// rdLayoutCounts reads every column of the dataset's data files and counts their page layouts.
+func rdLayoutCounts(t *testing.T, dir string) map[string]int {
+	t.Helper()
+	counts := map[string]int{}
+	for _, path := range rdDataFiles(t, dir) {
+		r := rdOpenFile(t, path)
+		var ids []int32
+		for _, f := range r.Schema().Fields {
+			ids = append(ids, f.ID)
+		}
+		rec, err := r.ReadRange(context.Background(), ids, 0, r.NumRows())
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		rec.Release()
+		r.mu.Lock()
+		for _, ci := range r.colMeta {
+			for _, pg := range ci.pages {
+				switch {
+				case pg.layout == nil:
+					counts["2.0"]++
+				case pg.layout.GetMiniBlockLayout() != nil:
+					if pg.layout.GetMiniBlockLayout().HasLargeChunk {
+						counts["mini-block large chunks"]++
+					} else {
+						counts["mini-block"]++
+					}
+				case pg.layout.GetConstantLayout() != nil:
+					l := pg.layout.GetConstantLayout()
+					switch {
+					case l.InlineValue == nil && (len(pg.bufs) == 1 || len(pg.bufs) == 3) && pg.bufs[0].Size > 0:
+						counts["constant value buffer"]++
+					case l.InlineValue != nil && len(pg.bufs) >= 2 && (pg.bufs[0].Size > 0 || pg.bufs[1].Size > 0):
+						counts["constant inline with levels"]++
+					case l.InlineValue != nil:
+						counts["constant inline"]++
+					default:
+						counts["constant null"]++
+					}
+				case pg.layout.GetFullZipLayout() != nil:
+					counts["full-zip"]++
+				default:
+					counts["other"]++
+				}
+			}
+		}
+		r.mu.Unlock()
+	}
+	return counts
+}
+
+// rdPeerCompareLarge compares every row and column of a large dataset with the peer's read. The
+// peer reads the non-float columns with dump.mjs and, in parallel, the columns holding floats with
+// testdata/floatbits.mjs (see TestReaderPeerTypes100000).
+func rdPeerCompareLarge(t *testing.T, dir string) {
+	t.Helper()
 	peer.Require(t)
-	dir := peer.Fixture(t, "types-100000")
 	t0 := time.Now()
 	ours := rdReadDataset(t, dir)
 	t.Logf("our read: %v", time.Since(t0))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -283,6 +284,14 @@ func rdSeeds(f *testing.F) {
 		}
 		files = append(files, m...)
 	}
+	// The peer's Lance 2.2 files (large-chunk mini-blocks, inline and buffered constants) are
+	// generated, so they seed the fuzzers where the peer runs (always in CI).
+	fieldFiles := func(p string) bool { return strings.Contains(p, "types-1000") }
+	if peer.Available() == nil {
+		v22 := rdDataFiles(f, peer.Fixture(f, "types-v2.2"))
+		files = append(files, v22...)
+		fieldFiles = func(p string) bool { return strings.Contains(p, "types-1000") || slices.Contains(v22, p) }
+	}
 	n := 0
 	for _, p := range files {
 		b, err := os.ReadFile(p)
@@ -293,7 +302,7 @@ func rdSeeds(f *testing.F) {
 			f.Add(b)
 			n++
 		}
-		if strings.Contains(p, "types-1000") {
+		if fieldFiles(p) {
 			for _, ff := range rdFieldFiles(f, b) {
 				if len(ff.data) <= 64<<10 {
 					f.Add(ff.data)
@@ -335,7 +344,7 @@ func FuzzDecodePage(f *testing.F) {
 	})
 }
 
-// rdFuzzBase is one field (or one page of a field) of types-1000 as a standalone file, parsed
+// rdFuzzBase is one field (or one page of a field) of types-1000 (and types-v2.2) as a standalone file, parsed
 // back so fuzz targets can rebuild it with one part replaced.
 type rdFuzzBase struct {
 	raw    []byte
@@ -346,7 +355,11 @@ type rdFuzzBase struct {
 
 func rdFuzzBases(f *testing.F) []rdFuzzBase {
 	var out []rdFuzzBase
-	for _, p := range rdDataFiles(f, peer.Fixture(f, "types-1000")) {
+	paths := rdDataFiles(f, peer.Fixture(f, "types-1000"))
+	if peer.Available() == nil { // the generated 2.2 fixture, where the peer runs (see rdSeeds)
+		paths = append(paths, rdDataFiles(f, peer.Fixture(f, "types-v2.2"))...)
+	}
+	for _, p := range paths {
 		raw, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)

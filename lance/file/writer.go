@@ -32,7 +32,9 @@ const (
 // WriterOptions configure a Writer.
 type WriterOptions struct {
 	// Version is the file format version to write: V2_1 (the zero value means
-	// 2.1) or V2_0 (2.0, written with the 0.3 footer Lance uses).
+	// 2.1), V2_2 (2.1's encodings in 2.2's large-chunk mini-block grammar, as
+	// appends to a 2.2 dataset need) or V2_0 (2.0, written with the 0.3
+	// footer Lance uses).
 	Version Version
 	// PageBytes is how many bytes of shredded data a column accumulates
 	// before a page is written (0: DefaultPageBytes). Pages are cut between
@@ -94,7 +96,7 @@ func NewWriter(w io.Writer, schema *lanceschema.Schema, opts WriterOptions) (*Wr
 	if v == (Version{}) {
 		v = V2_1
 	}
-	if v != V2_1 && !v.Is20() {
+	if v != V2_1 && v != V2_2 && !v.Is20() {
 		return nil, fmt.Errorf("%w: writing file format %s", ErrUnsupportedVersion, v)
 	}
 	if opts.PageBytes <= 0 {
@@ -133,7 +135,10 @@ func NewWriter(w io.Writer, schema *lanceschema.Schema, opts WriterOptions) (*Wr
 		opts:    opts,
 		leaves:  leaves,
 	}
-	for range leaves {
+	for _, l := range leaves {
+		// 2.2 readers require the "large chunk" grammar on every mini-block
+		// page (u32 chunk metadata and buffer sizes).
+		l.largeChunks = v == V2_2
 		wr.accums = append(wr.accums, &leafAccum{})
 		wr.columns = append(wr.columns, &file2pb.ColumnMetadata{})
 	}

@@ -211,7 +211,7 @@ func TestWriterRejectsBadInput(t *testing.T) {
 	if err := w.Write(ctx, good); !errors.Is(err, ErrWriterClosed) {
 		t.Errorf("write after finish: %v", err)
 	}
-	for _, v := range []Version{V2_2, {9, 9}, legacyV0_2} {
+	for _, v := range []Version{{2, 3}, {9, 9}, legacyV0_2} {
 		if _, err := NewWriter(&buf, s, WriterOptions{Version: v}); !errors.Is(err, ErrUnsupportedVersion) {
 			t.Errorf("writing version %s: %v, want ErrUnsupportedVersion", v, err)
 		}
