@@ -51,6 +51,7 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 	if err != nil {
 		return nil, err
 	}
+	an = an.Memo()
 	frags := roaring.New()
 	for _, fr := range ds.Fragments() {
 		if fr.HasRowIDs {

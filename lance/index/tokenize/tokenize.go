@@ -78,6 +78,26 @@ type Analyzer struct {
 	p     Params
 	stop  map[string]struct{}
 	limit int // tokens of >= limit bytes are dropped; 0: no limit
+	// memo, when set, remembers what filter made of each word (see Memo).
+	memo map[string]filtered
+}
+
+type filtered struct {
+	text string
+	ok   bool
+}
+
+// maxMemo bounds the words a memoizing analyzer remembers.
+const maxMemo = 1 << 20
+
+// Memo returns a copy of a that remembers the term each distinct word
+// becomes: stemming dominates tokenizing, and a corpus repeats its words
+// (Zipf), so an index build or a scan of many documents stems each word
+// once. The copy is not safe for concurrent use; a stays as it is.
+func (a *Analyzer) Memo() *Analyzer {
+	c := *a
+	c.memo = make(map[string]filtered, 1024)
+	return &c
 }
 
 // New builds the analyzer of p.
@@ -209,6 +229,25 @@ func (a *Analyzer) ngrams(text string, emit func(string)) {
 }
 
 func (a *Analyzer) filter(s string) (string, bool) {
+	if a.memo == nil {
+		return a.filterWord(s)
+	}
+	if f, ok := a.memo[s]; ok {
+		return f.text, f.ok
+	}
+	t, ok := a.filterWord(s)
+	if len(a.memo) < maxMemo {
+		// s may point into a document's buffer: the memo keeps a copy.
+		k := strings.Clone(s)
+		if t == s {
+			t = k
+		}
+		a.memo[k] = filtered{t, ok}
+	}
+	return t, ok
+}
+
+func (a *Analyzer) filterWord(s string) (string, bool) {
 	if a.limit > 0 && len(s) >= a.limit {
 		return "", false
 	}
