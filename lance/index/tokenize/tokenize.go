@@ -147,13 +147,27 @@ var englishStopWords = []string{
 
 // Tokens appends the terms of text to dst.
 func (a *Analyzer) Tokens(dst []Token, text string) []Token {
+	a.Words(text, func(w string, pos int) {
+		if t, ok := a.filter(w); ok {
+			dst = append(dst, Token{Text: t, Position: pos})
+		}
+	})
+	return dst
+}
+
+// Filter is what the filter chain (length limit, lower case, stemming,
+// stop words, folding) makes of one word of Words: its term, or false
+// when the word is dropped.
+func (a *Analyzer) Filter(word string) (string, bool) { return a.filter(word) }
+
+// Words calls fn with each word the base tokenizer cuts text into, before
+// filtering, and its position (filtered words leave gaps; n-grams are all
+// at position 0). Tokens is Words then Filter.
+func (a *Analyzer) Words(text string, fn func(word string, pos int)) {
 	pos := 0
 	emit := func(s string) {
-		p := pos
+		fn(s, pos)
 		pos++
-		if t, ok := a.filter(s); ok {
-			dst = append(dst, Token{Text: t, Position: p})
-		}
 	}
 	switch a.p.BaseTokenizer {
 	case "simple":
@@ -189,13 +203,8 @@ func (a *Analyzer) Tokens(dst []Token, text string) []Token {
 	case "raw":
 		emit(text)
 	case "ngram":
-		a.ngrams(text, func(s string) {
-			if t, ok := a.filter(s); ok {
-				dst = append(dst, Token{Text: t, Position: 0})
-			}
-		})
+		a.ngrams(text, func(s string) { fn(s, 0) })
 	}
-	return dst
 }
 
 // Terms returns the texts of the tokens of text (the query side).
