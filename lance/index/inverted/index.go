@@ -78,6 +78,7 @@ type segment struct {
 	deletedFrags *roaring.Bitmap
 
 	postings postingCache
+	scratch  chan *scoreScratch // accumulators for the next searches
 }
 
 type partition struct {
@@ -90,6 +91,9 @@ type partition struct {
 	lengths   []uint32
 	rowAddrs  []uint64
 	numTokens []uint32
+
+	normsOnce sync.Once
+	norms     []float32 // see segment.norms
 }
 
 type tokenMap interface {
@@ -128,7 +132,7 @@ func loadSegment(ctx context.Context, ds *dataset.Dataset, m *dataset.IndexMetad
 	open := func(name string) (*lancefile.Reader, error) {
 		return openFile(ctx, ds.Store(), path.Join(dir, name), sizes[name])
 	}
-	ix := &segment{postings: newPostingCache(postingCacheBytes)}
+	ix := &segment{postings: newPostingCache(postingCacheBytes), scratch: make(chan *scoreScratch, keptScratch)}
 	md, err := open(metadataFile)
 	if err != nil {
 		if errors.Is(err, storage.ErrNotFound) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"sync"
 )
 
 // BM25 parameters of the reference.
@@ -373,7 +372,6 @@ func (ix *Index) scoreTerms(ctx context.Context, q Query, st *Stats, emit func(a
 			df[ti] += uint64(p.lengths[id])
 		}
 	}
-	avgdl := float32(ix.totalTokens) / float32(ix.numDocs)
 	idf := make([]float32, len(terms))
 	for ti := range terms {
 		if df[ti] > 0 {
@@ -409,18 +407,19 @@ func (ix *Index) scoreTerms(ctx context.Context, q Query, st *Stats, emit func(a
 			weights[k] = idf[ti]
 			st.PostingsRead++
 		}
+		norms := ix.norms(p)
 		var err error
 		switch {
 		case len(lists) == 1 && !phrase:
-			err = scoreOne(p, lists[0], weights[0], avgdl, st, emit)
+			err = scoreOne(p, lists[0], weights[0], norms, st, emit)
 		case q.And || phrase:
 			var qp []uint32
 			if phrase {
 				qp = qpos
 			}
-			err = scoreAll(ctx, p, lists, weights, avgdl, qp, st, emit)
+			err = scoreAll(ctx, p, lists, weights, norms, qp, st, emit)
 		default:
-			err = scoreAny(ctx, p, lists, weights, avgdl, st, emit)
+			err = ix.scoreAny(ctx, p, lists, weights, norms, st, emit)
 		}
 		if err != nil {
 			return err
@@ -430,10 +429,10 @@ func (ix *Index) scoreTerms(ctx context.Context, q Query, st *Stats, emit func(a
 }
 
 // scoreOne emits every document of one term's list.
-func scoreOne(p *partition, pl *posting, idf, avgdl float32, st *Stats, emit func(uint64, float32) error) error {
+func scoreOne(p *partition, pl *posting, idf float32, norms []float32, st *Stats, emit func(uint64, float32) error) error {
 	for i, d := range pl.docs {
 		var s float32 // the sum of one term, as the multi-term paths add it
-		s += idf * docWeight(pl.freqs[i], p.numTokens[d], avgdl)
+		s += idf * weight(pl.freqs[i], norms[d])
 		if err := emit(p.rowAddrs[d], s); err != nil {
 			return err
 		}
@@ -451,14 +450,27 @@ type scoreScratch struct {
 	touched []uint32
 }
 
-var scratchPool = sync.Pool{New: func() any { return &scoreScratch{} }}
+// keptScratch is how many accumulators a segment keeps for its next
+// searches (a sync.Pool would drop them at every GC, and reallocating a
+// million-document accumulator is a millisecond).
+const keptScratch = 2
 
 // scoreAny emits the documents holding any of the lists' terms, each
 // scored by the sum over its terms in list order.
-func scoreAny(ctx context.Context, p *partition, lists []*posting, idf []float32, avgdl float32, st *Stats, emit func(uint64, float32) error) error {
+func (seg *segment) scoreAny(ctx context.Context, p *partition, lists []*posting, idf []float32, norms []float32, st *Stats, emit func(uint64, float32) error) error {
 	nd := len(p.rowAddrs)
-	sc := scratchPool.Get().(*scoreScratch)
-	defer scratchPool.Put(sc)
+	var sc *scoreScratch
+	select {
+	case sc = <-seg.scratch:
+	default:
+		sc = &scoreScratch{}
+	}
+	defer func() {
+		select {
+		case seg.scratch <- sc:
+		default:
+		}
+	}()
 	if len(sc.scores) < nd {
 		sc.scores = make([]float32, nd)
 		sc.seen = make([]bool, nd)
@@ -481,7 +493,7 @@ func scoreAny(ctx context.Context, p *partition, lists []*posting, idf []float32
 				seen[d] = true
 				touched = append(touched, d)
 			}
-			scores[d] += w * docWeight(pl.freqs[i], p.numTokens[d], avgdl)
+			scores[d] += w * weight(pl.freqs[i], norms[d])
 		}
 	}
 	st.DocsScored += len(touched)
@@ -496,7 +508,7 @@ func scoreAny(ctx context.Context, p *partition, lists []*posting, idf []float32
 // scoreAll emits the documents holding every list's term (at the query's
 // relative positions when qpos is set: a phrase), found by advancing a
 // cursor per list in doc-id order.
-func scoreAll(ctx context.Context, p *partition, lists []*posting, idf []float32, avgdl float32, qpos []uint32, st *Stats, emit func(uint64, float32) error) error {
+func scoreAll(ctx context.Context, p *partition, lists []*posting, idf []float32, norms []float32, qpos []uint32, st *Stats, emit func(uint64, float32) error) error {
 	cur := make([]int, len(lists))
 	// The shortest list leads: every match is one of its documents.
 	lead := 0
@@ -542,7 +554,7 @@ func scoreAll(ctx context.Context, p *partition, lists []*posting, idf []float32
 			if k == lead {
 				i = n
 			}
-			s += idf[k] * docWeight(pl.freqs[i], p.numTokens[d], avgdl)
+			s += idf[k] * weight(pl.freqs[i], norms[d])
 		}
 		st.DocsScored++
 		if err := emit(p.rowAddrs[d], s); err != nil {
@@ -618,7 +630,30 @@ func IDF(docsWithTerm, numDocs uint64) float32 {
 }
 
 func docWeight(freq, docTokens uint32, avgdl float32) float32 {
+	return weight(freq, docNorm(docTokens, avgdl))
+}
+
+// docNorm is BM25's length normalization of a document of docTokens
+// tokens.
+func docNorm(docTokens uint32, avgdl float32) float32 {
+	return float32(K1 * (1 - B + B*float32(docTokens)/avgdl))
+}
+
+// weight is BM25's term-frequency part for a document of norm docNorm.
+func weight(freq uint32, norm float32) float32 {
 	f := float32(freq)
-	norm := K1 * (1 - B + B*float32(docTokens)/avgdl)
 	return (K1 + 1) * f / (f + norm)
+}
+
+// norms is partition p's docNorm per document under the index's average
+// document length, computed on first use and kept with the segment.
+func (seg *segment) norms(p *partition) []float32 {
+	p.normsOnce.Do(func() {
+		avgdl := float32(seg.totalTokens) / float32(seg.numDocs)
+		p.norms = make([]float32, len(p.numTokens))
+		for d, n := range p.numTokens {
+			p.norms[d] = docNorm(n, avgdl)
+		}
+	})
+	return p.norms
 }
