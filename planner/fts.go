@@ -445,7 +445,7 @@ func (src *ftsSource) run(ctx context.Context, s *Session) (*Result, error) {
 	scores := make([]map[uint64]float32, len(src.matches))
 	var order []uint64
 	for i, m := range src.matches {
-		ix, err := inverted.Open(ctx, src.ds, m.meta)
+		ix, err := inverted.OpenCached(ctx, src.ds, m.meta)
 		if err != nil {
 			return nil, errorf(catalog.CodeInvalidTableState, "full-text index %s: %v", sqlparse.QuoteIdent(m.meta.Name), err)
 		}

@@ -407,7 +407,7 @@ func (p *hybridPlan) run(ctx context.Context, s *Session) (*Result, error) {
 // best first.
 func (p *hybridPlan) ftsLeg(ctx context.Context, pre *roaring64.Bitmap) ([]uint64, error) {
 	m := p.fts.matches[0]
-	ix, err := inverted.Open(ctx, p.fts.ds, m.meta)
+	ix, err := inverted.OpenCached(ctx, p.fts.ds, m.meta)
 	if err != nil {
 		return nil, errorf(catalog.CodeInvalidTableState, "full-text index %s: %v", sqlparse.QuoteIdent(m.meta.Name), err)
 	}

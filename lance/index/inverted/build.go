@@ -8,6 +8,7 @@ import (
 	"math"
 	"path"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -63,11 +64,15 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 		pos         [][]uint32
 	}
 	tokenID := map[string]uint32{}
+	// wordToken maps a word as the base tokenizer cuts it to its token id
+	// (-1: dropped), so that the filter chain (stemming above all) and the
+	// token lookup run once per distinct word, not once per occurrence.
+	wordToken := map[string]int64{}
+	const maxWords = 1 << 21
 	var tokens []string
 	var posts []*post
 	var rowAddrs []uint64
 	var numTokens []uint32
-	var toks []tokenize.Token
 	err = ds.Scan(ctx, dataset.ScanOptions{Columns: []string{column}, WithRowAddress: true}, func(rec arrow.RecordBatch) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -92,16 +97,31 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 			}
 			doc := uint32(len(rowAddrs))
 			rowAddrs = append(rowAddrs, addrs.Value(i))
-			toks = an.Tokens(toks[:0], s)
-			numTokens = append(numTokens, uint32(len(toks)))
-			for _, t := range toks {
-				id, ok := tokenID[t.Text]
-				if !ok {
-					id = uint32(len(tokens))
-					tokenID[t.Text] = id
-					tokens = append(tokens, t.Text)
-					posts = append(posts, &post{})
+			var kept uint32
+			an.Words(s, func(w string, pos int) {
+				id, known := wordToken[w]
+				if !known {
+					id = -1
+					if t, ok := an.Filter(w); ok {
+						tid, ok := tokenID[t]
+						if !ok {
+							t = strings.Clone(t) // not a view of the batch
+							tid = uint32(len(tokens))
+							tokenID[t] = tid
+							tokens = append(tokens, t)
+							posts = append(posts, &post{})
+						}
+						id = int64(tid)
+					}
+					if len(wordToken) < maxWords {
+						// w may point into the batch's buffer: keep a copy
+						wordToken[strings.Clone(w)] = id
+					}
 				}
+				if id < 0 {
+					return // a stop word, or too long
+				}
+				kept++
 				pl := posts[id]
 				if n := len(pl.docs); n == 0 || pl.docs[n-1] != doc {
 					pl.docs = append(pl.docs, doc)
@@ -112,9 +132,10 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 				}
 				pl.freqs[len(pl.freqs)-1]++
 				if p.WithPosition {
-					pl.pos[len(pl.pos)-1] = append(pl.pos[len(pl.pos)-1], uint32(t.Position))
+					pl.pos[len(pl.pos)-1] = append(pl.pos[len(pl.pos)-1], uint32(pos))
 				}
-			}
+			})
+			numTokens = append(numTokens, kept)
 		}
 		return nil
 	})

@@ -13,4 +13,9 @@
 // phrase and boolean (must / should / must_not) queries, and scores the rows
 // of fragments the index does not cover the way the reference's flat search
 // does. It knows no SQL: lancecat's planner calls it.
+//
+// OpenCached keeps loaded segments (token maps, docs, decoded posting
+// lists) across statements, bound to each dataset version asked for;
+// top-k searches keep a heap and check deletions and the prefilter only
+// for rows that would enter it.
 package inverted

@@ -54,6 +54,7 @@ func (ix *Index) flatScores(ctx context.Context, q Query, docs []Doc) ([]Hit, er
 		tokenDocs[t] = df
 	}
 	toks := make([][]string, len(docs))
+	an := ix.an.Memo() // this scan's own: each distinct word stemmed once
 	for i, d := range docs {
 		if i%1024 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -63,7 +64,7 @@ func (ix *Index) flatScores(ctx context.Context, q Query, docs []Doc) ([]Hit, er
 		if d.Text == nil {
 			continue
 		}
-		toks[i] = ix.an.Terms(*d.Text)
+		toks[i] = an.Terms(*d.Text)
 		n++
 		total += uint64(len(toks[i]))
 		for _, t := range toks[i] {

@@ -50,10 +50,23 @@ func docsFile(id uint64) string   { return fmt.Sprintf("part_%d_docs.lance", id)
 // maxPartitions bounds the partition list of a metadata file.
 const maxPartitions = 1 << 16
 
-// Index is an opened INVERTED index segment. It is safe for concurrent
-// searches.
+// Index is an opened INVERTED index segment bound to one dataset version
+// (for its live rows). It is safe for concurrent searches.
 type Index struct {
-	Meta   *dataset.IndexMetadata
+	Meta *dataset.IndexMetadata
+	*segment
+
+	ds      *dataset.Dataset
+	delMu   sync.Mutex
+	deleted map[uint64]*roaring.Bitmap // per fragment: deleted offsets
+	live    map[uint64]*dataset.Fragment
+}
+
+// segment is what an index's files hold, which never changes once they
+// are written: the tokenizer, each partition's token map, posting lengths
+// and docs, and the posting lists decoded so far. Every version of the
+// dataset the index belongs to shares it.
+type segment struct {
 	Params tokenize.Params
 	// TokenSetFormat is "fst" or "arrow"; TailCodec the posting tail codec.
 	TokenSetFormat, TailCodec string
@@ -64,14 +77,13 @@ type Index struct {
 	totalTokens  uint64
 	deletedFrags *roaring.Bitmap
 
-	ds      *dataset.Dataset
-	delMu   sync.Mutex
-	deleted map[uint64]*roaring.Bitmap // per fragment: deleted offsets
-	live    map[uint64]*dataset.Fragment
+	postings postingCache
+	scratch  chan *scoreScratch // accumulators for the next searches
 }
 
 type partition struct {
 	id        uint64
+	index     int // position in segment.parts (the posting cache's key)
 	tokens    tokenMap
 	invert    *lancefile.Reader
 	postingID int32
@@ -79,6 +91,9 @@ type partition struct {
 	lengths   []uint32
 	rowAddrs  []uint64
 	numTokens []uint32
+
+	normsOnce sync.Once
+	norms     []float32 // see segment.norms
 }
 
 type tokenMap interface {
@@ -89,6 +104,23 @@ type tokenMap interface {
 // Open loads the index segment m of ds: metadata, token maps and docs of
 // every partition (posting lists are read per query term).
 func Open(ctx context.Context, ds *dataset.Dataset, m *dataset.IndexMetadata) (*Index, error) {
+	seg, err := loadSegment(ctx, ds, m)
+	if err != nil {
+		return nil, err
+	}
+	return seg.bind(ds, m), nil
+}
+
+// bind makes the segment an Index of dataset version ds.
+func (seg *segment) bind(ds *dataset.Dataset, m *dataset.IndexMetadata) *Index {
+	ix := &Index{Meta: m, segment: seg, ds: ds, deleted: map[uint64]*roaring.Bitmap{}, live: map[uint64]*dataset.Fragment{}}
+	for _, f := range ds.Fragments() {
+		ix.live[f.ID] = f
+	}
+	return ix
+}
+
+func loadSegment(ctx context.Context, ds *dataset.Dataset, m *dataset.IndexMetadata) (*segment, error) {
 	if m.BaseID != nil {
 		return nil, fmt.Errorf("%w: index %q lives in another base path", ErrUnsupported, m.Name)
 	}
@@ -100,10 +132,7 @@ func Open(ctx context.Context, ds *dataset.Dataset, m *dataset.IndexMetadata) (*
 	open := func(name string) (*lancefile.Reader, error) {
 		return openFile(ctx, ds.Store(), path.Join(dir, name), sizes[name])
 	}
-	ix := &Index{Meta: m, ds: ds, deleted: map[uint64]*roaring.Bitmap{}, live: map[uint64]*dataset.Fragment{}}
-	for _, f := range ds.Fragments() {
-		ix.live[f.ID] = f
-	}
+	ix := &segment{postings: newPostingCache(postingCacheBytes), scratch: make(chan *scoreScratch, keptScratch)}
 	md, err := open(metadataFile)
 	if err != nil {
 		if errors.Is(err, storage.ErrNotFound) {
@@ -147,6 +176,7 @@ func Open(ctx context.Context, ds *dataset.Dataset, m *dataset.IndexMetadata) (*
 		if err != nil {
 			return nil, fmt.Errorf("index %q partition %d: %w", m.Name, id, err)
 		}
+		p.index = len(ix.parts)
 		ix.parts = append(ix.parts, p)
 		ix.numDocs += uint64(len(p.rowAddrs))
 		for _, n := range p.numTokens {
@@ -254,7 +284,7 @@ func decodeRoaring(b []byte) (bm *roaring.Bitmap, err error) {
 	return bm.Clone(), nil
 }
 
-func (ix *Index) openPartition(ctx context.Context, id uint64, open func(string) (*lancefile.Reader, error)) (*partition, error) {
+func (ix *segment) openPartition(ctx context.Context, id uint64, open func(string) (*lancefile.Reader, error)) (*partition, error) {
 	p := &partition{id: id, posID: -1}
 	tr, err := open(tokensFile(id))
 	if err != nil {

@@ -20,6 +20,21 @@ type posting struct {
 // maxPostingBytes bounds one decoded posting list's blocks.
 const maxPostingBytes = 1 << 31
 
+// cachedPosting is p's posting list of token tok, decoded once and then
+// kept in the segment's posting cache. The list is shared: read only.
+func (seg *segment) cachedPosting(ctx context.Context, p *partition, tok uint32, withPos bool) (*posting, error) {
+	k := postingKey{part: p.index, tok: tok, withPos: withPos}
+	if pl := seg.postings.get(k); pl != nil {
+		return pl, nil
+	}
+	pl, err := p.readPosting(ctx, tok, withPos)
+	if err != nil {
+		return nil, err
+	}
+	seg.postings.put(k, pl)
+	return pl, nil
+}
+
 // readPosting reads and decodes token tok's posting list.
 func (p *partition) readPosting(ctx context.Context, tok uint32, withPos bool) (*posting, error) {
 	if int(tok) >= len(p.lengths) {

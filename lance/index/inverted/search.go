@@ -115,23 +115,40 @@ type Stats struct {
 // best first (ties by row address), with the reference's BM25 scores.
 func (ix *Index) Search(ctx context.Context, q Query, opts SearchOptions) ([]Hit, Stats, error) {
 	var st Stats
-	scores, err := ix.eval(ctx, q, &st)
-	if err != nil {
-		return nil, st, err
-	}
-	hits := make([]Hit, 0, len(scores))
-	for addr, s := range scores {
-		if err := ctx.Err(); err != nil {
-			return nil, st, err
+	top := topK{limit: opts.Limit}
+	// offer admits one covered document: only a row that would take a place
+	// in the top k is checked for liveness and the prefilter.
+	offer := func(addr uint64, s float32) error {
+		if !top.wants(addr, s) {
+			return nil
 		}
 		live, err := ix.isLive(ctx, addr)
 		if err != nil {
+			return err
+		}
+		if live && (opts.Allow == nil || opts.Allow(addr)) {
+			top.push(Hit{addr, s})
+		}
+		return nil
+	}
+	if q.Kind == Boolean {
+		scores, err := ix.eval(ctx, q, &st)
+		if err != nil {
 			return nil, st, err
 		}
-		if !live || (opts.Allow != nil && !opts.Allow(addr)) {
-			continue
+		n := 0
+		for addr, s := range scores {
+			if n++; n%4096 == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, st, err
+				}
+			}
+			if err := offer(addr, s); err != nil {
+				return nil, st, err
+			}
 		}
-		hits = append(hits, Hit{addr, s})
+	} else if err := ix.scoreTerms(ctx, q, &st, offer); err != nil {
+		return nil, st, err
 	}
 	if len(opts.Unindexed) > 0 {
 		flat, err := ix.flatScores(ctx, q, opts.Unindexed)
@@ -140,21 +157,80 @@ func (ix *Index) Search(ctx context.Context, q Query, opts SearchOptions) ([]Hit
 		}
 		st.UnindexedScanned = len(opts.Unindexed)
 		for _, h := range flat {
-			if opts.Allow == nil || opts.Allow(h.RowAddr) {
-				hits = append(hits, h)
+			if (opts.Allow == nil || opts.Allow(h.RowAddr)) && top.wants(h.RowAddr, h.Score) {
+				top.push(h)
 			}
 		}
 	}
-	sort.Slice(hits, func(i, j int) bool {
-		if hits[i].Score != hits[j].Score {
-			return hits[i].Score > hits[j].Score
-		}
-		return hits[i].RowAddr < hits[j].RowAddr
-	})
-	if opts.Limit > 0 && len(hits) > opts.Limit {
-		hits = hits[:opts.Limit]
+	return top.sorted(), st, nil
+}
+
+// better is the order of hits: higher score first, then lower row address.
+func better(a, b Hit) bool {
+	if a.Score != b.Score {
+		return a.Score > b.Score
 	}
-	return hits, st, nil
+	return a.RowAddr < b.RowAddr
+}
+
+// topK keeps the best limit hits (all of them when limit is 0) in a heap
+// whose root is the worst kept.
+type topK struct {
+	limit int
+	hits  []Hit
+}
+
+// wants reports whether a hit would be kept.
+func (t *topK) wants(addr uint64, s float32) bool {
+	return t.limit <= 0 || len(t.hits) < t.limit || better(Hit{addr, s}, t.hits[0])
+}
+
+func (t *topK) push(h Hit) {
+	if t.limit <= 0 {
+		t.hits = append(t.hits, h)
+		return
+	}
+	if len(t.hits) < t.limit {
+		t.hits = append(t.hits, h)
+		// sift up
+		i := len(t.hits) - 1
+		for i > 0 {
+			p := (i - 1) / 2
+			if !better(t.hits[p], t.hits[i]) {
+				break
+			}
+			t.hits[p], t.hits[i] = t.hits[i], t.hits[p]
+			i = p
+		}
+		return
+	}
+	t.hits[0] = h
+	// sift down: the root must be the worst
+	i, n := 0, len(t.hits)
+	for {
+		w, l, r := i, 2*i+1, 2*i+2
+		if l < n && better(t.hits[w], t.hits[l]) {
+			w = l
+		}
+		if r < n && better(t.hits[w], t.hits[r]) {
+			w = r
+		}
+		if w == i {
+			return
+		}
+		t.hits[i], t.hits[w] = t.hits[w], t.hits[i]
+		i = w
+	}
+}
+
+// sorted returns the kept hits best first.
+func (t *topK) sorted() []Hit {
+	out := t.hits
+	if out == nil {
+		out = []Hit{}
+	}
+	sort.Slice(out, func(i, j int) bool { return better(out[i], out[j]) })
+	return out
 }
 
 // eval scores the covered documents matching q (deleted ones included).
@@ -229,6 +305,18 @@ type termPosting struct {
 
 // evalTerms scores a match, phrase or prefix query.
 func (ix *Index) evalTerms(ctx context.Context, q Query, st *Stats) (map[uint64]float32, error) {
+	out := map[uint64]float32{}
+	err := ix.scoreTerms(ctx, q, st, func(addr uint64, s float32) error {
+		out[addr] = s
+		return nil
+	})
+	return out, err
+}
+
+// scoreTerms calls emit with the row address and score of every covered
+// document (deleted ones included) matching a match, phrase or prefix
+// query, partition by partition.
+func (ix *Index) scoreTerms(ctx context.Context, q Query, st *Stats, emit func(addr uint64, score float32) error) error {
 	toks := ix.an.Tokens(nil, q.Text)
 	terms := make([]string, len(toks))
 	qpos := make([]uint32, len(toks)) // a phrase's term offsets (stop words leave gaps)
@@ -238,12 +326,12 @@ func (ix *Index) evalTerms(ctx context.Context, q Query, st *Stats) (map[uint64]
 	}
 	phrase := q.Kind == Phrase
 	if phrase && !ix.HasPositions() {
-		return nil, fmt.Errorf("%w: phrase query on an index built without positions (with_position = false)", ErrUnsupported)
+		return fmt.Errorf("%w: phrase query on an index built without positions (with_position = false)", ErrUnsupported)
 	}
 	if q.Kind == Prefix {
 		expanded, err := ix.expandPrefix(terms)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		terms = expanded
 	}
@@ -259,9 +347,8 @@ func (ix *Index) evalTerms(ctx context.Context, q Query, st *Stats) (map[uint64]
 		terms = uniq
 	}
 	st.Terms += len(terms)
-	out := map[uint64]float32{}
 	if len(terms) == 0 {
-		return out, nil
+		return nil
 	}
 	// Document frequencies over every partition (the reference's
 	// IndexBM25Scorer).
@@ -272,20 +359,19 @@ func (ix *Index) evalTerms(ctx context.Context, q Query, st *Stats) (map[uint64]
 		for ti, t := range terms {
 			id, ok, err := p.tokens.get(t)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if !ok {
 				ids[pi][ti] = -1
 				continue
 			}
 			if int(id) >= len(p.lengths) {
-				return nil, corrupt("token %q id %d of %d", t, id, len(p.lengths))
+				return corrupt("token %q id %d of %d", t, id, len(p.lengths))
 			}
 			ids[pi][ti] = int64(id)
 			df[ti] += uint64(p.lengths[id])
 		}
 	}
-	avgdl := float32(ix.totalTokens) / float32(ix.numDocs)
 	idf := make([]float32, len(terms))
 	for ti := range terms {
 		if df[ti] > 0 {
@@ -308,62 +394,186 @@ func (ix *Index) evalTerms(ctx context.Context, q Query, st *Stats) (map[uint64]
 			continue
 		}
 		lists := make([]*posting, len(present))
+		weights := make([]float32, len(present))
 		for k, ti := range present {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return err
 			}
-			pl, err := p.readPosting(ctx, uint32(ids[pi][ti]), phrase)
+			pl, err := ix.cachedPosting(ctx, p, uint32(ids[pi][ti]), phrase)
 			if err != nil {
-				return nil, fmt.Errorf("partition %d token %q: %w", p.id, terms[ti], err)
+				return fmt.Errorf("partition %d token %q: %w", p.id, terms[ti], err)
 			}
 			lists[k] = pl
+			weights[k] = idf[ti]
 			st.PostingsRead++
 		}
-		need := 1
-		if q.And || phrase {
-			need = len(present)
-		}
-		type acc struct {
-			score float32
-			n     int
-		}
-		cand := map[uint32]*acc{}
-		idx := make([]map[uint32]int, len(lists))
-		for k, pl := range lists {
-			ti := present[k]
+		norms := ix.norms(p)
+		var err error
+		switch {
+		case len(lists) == 1 && !phrase:
+			err = scoreOne(p, lists[0], weights[0], norms, st, emit)
+		case q.And || phrase:
+			var qp []uint32
 			if phrase {
-				idx[k] = make(map[uint32]int, len(pl.docs))
+				qp = qpos
 			}
-			for i, d := range pl.docs {
-				a := cand[d]
-				if a == nil {
-					a = &acc{}
-					cand[d] = a
-				}
-				a.n++
-				a.score += idf[ti] * docWeight(pl.freqs[i], p.numTokens[d], avgdl)
-				if phrase {
-					idx[k][d] = i
-				}
-			}
+			err = scoreAll(ctx, p, lists, weights, norms, qp, st, emit)
+		default:
+			err = ix.scoreAny(ctx, p, lists, weights, norms, st, emit)
 		}
-		for d, a := range cand {
-			if a.n < need {
-				continue
-			}
-			if phrase && !phraseAt(lists, idx, d, qpos) {
-				continue
-			}
-			st.DocsScored++
-			out[p.rowAddrs[d]] = a.score
+		if err != nil {
+			return err
 		}
 	}
-	return out, nil
+	return nil
 }
 
-// phraseAt reports whether the terms occur at consecutive positions in doc d.
-func phraseAt(lists []*posting, idx []map[uint32]int, d uint32, qpos []uint32) bool {
-	first := lists[0].positions[idx[0][d]]
+// scoreOne emits every document of one term's list.
+func scoreOne(p *partition, pl *posting, idf float32, norms []float32, st *Stats, emit func(uint64, float32) error) error {
+	for i, d := range pl.docs {
+		var s float32 // the sum of one term, as the multi-term paths add it
+		s += idf * weight(pl.freqs[i], norms[d])
+		if err := emit(p.rowAddrs[d], s); err != nil {
+			return err
+		}
+	}
+	st.DocsScored += len(pl.docs)
+	return nil
+}
+
+// scoreScratch is a partition-sized score accumulator, reused across
+// searches: a term at a time adds into scores (documents first reached
+// listed in touched), and the touched entries are zeroed afterwards.
+type scoreScratch struct {
+	scores  []float32
+	seen    []bool
+	touched []uint32
+}
+
+// keptScratch is how many accumulators a segment keeps for its next
+// searches (a sync.Pool would drop them at every GC, and reallocating a
+// million-document accumulator is a millisecond).
+const keptScratch = 2
+
+// scoreAny emits the documents holding any of the lists' terms, each
+// scored by the sum over its terms in list order.
+func (seg *segment) scoreAny(ctx context.Context, p *partition, lists []*posting, idf []float32, norms []float32, st *Stats, emit func(uint64, float32) error) error {
+	nd := len(p.rowAddrs)
+	var sc *scoreScratch
+	select {
+	case sc = <-seg.scratch:
+	default:
+		sc = &scoreScratch{}
+	}
+	defer func() {
+		select {
+		case seg.scratch <- sc:
+		default:
+		}
+	}()
+	if len(sc.scores) < nd {
+		sc.scores = make([]float32, nd)
+		sc.seen = make([]bool, nd)
+	}
+	scores, seen := sc.scores[:nd], sc.seen[:nd]
+	touched := sc.touched[:0]
+	defer func() {
+		for _, d := range touched {
+			scores[d], seen[d] = 0, false
+		}
+		sc.touched = touched[:0]
+	}()
+	for k, pl := range lists {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		w := idf[k]
+		for i, d := range pl.docs {
+			if !seen[d] {
+				seen[d] = true
+				touched = append(touched, d)
+			}
+			scores[d] += w * weight(pl.freqs[i], norms[d])
+		}
+	}
+	st.DocsScored += len(touched)
+	for _, d := range touched {
+		if err := emit(p.rowAddrs[d], scores[d]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scoreAll emits the documents holding every list's term (at the query's
+// relative positions when qpos is set: a phrase), found by advancing a
+// cursor per list in doc-id order.
+func scoreAll(ctx context.Context, p *partition, lists []*posting, idf []float32, norms []float32, qpos []uint32, st *Stats, emit func(uint64, float32) error) error {
+	cur := make([]int, len(lists))
+	// The shortest list leads: every match is one of its documents.
+	lead := 0
+	for k, pl := range lists {
+		if len(pl.docs) < len(lists[lead].docs) {
+			lead = k
+		}
+	}
+	for n, d := range lists[lead].docs {
+		if n%4096 == 4095 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		all := true
+		for k, pl := range lists {
+			i := cur[k]
+			if k == lead {
+				i = n
+			} else {
+				for i < len(pl.docs) && pl.docs[i] < d {
+					i++
+				}
+				cur[k] = i
+			}
+			if i == len(pl.docs) {
+				return nil // a list ran out: nothing further matches
+			}
+			if pl.docs[i] != d {
+				all = false
+				break
+			}
+		}
+		if !all {
+			continue
+		}
+		if qpos != nil && !phraseAt(lists, cur, n, lead, qpos) {
+			continue
+		}
+		var s float32
+		for k, pl := range lists {
+			i := cur[k]
+			if k == lead {
+				i = n
+			}
+			s += idf[k] * weight(pl.freqs[i], norms[d])
+		}
+		st.DocsScored++
+		if err := emit(p.rowAddrs[d], s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// phraseAt reports whether the terms occur at consecutive positions in
+// the document at cur[k] of each list (at n of the lead list).
+func phraseAt(lists []*posting, cur []int, n, lead int, qpos []uint32) bool {
+	at := func(k int) []uint32 {
+		if k == lead {
+			return lists[k].positions[n]
+		}
+		return lists[k].positions[cur[k]]
+	}
+	first := at(0)
 	for _, p0 := range first {
 		// The reference aligns on the query's own positions: a term must
 		// sit at least as far into the document as into the query.
@@ -372,7 +582,7 @@ func phraseAt(lists []*posting, idx []map[uint32]int, d uint32, qpos []uint32) b
 		}
 		ok := true
 		for k := 1; k < len(lists); k++ {
-			ps := lists[k].positions[idx[k][d]]
+			ps := at(k)
 			want := p0 + qpos[k] - qpos[0]
 			i := sort.Search(len(ps), func(i int) bool { return ps[i] >= want })
 			if i == len(ps) || ps[i] != want {
@@ -420,7 +630,30 @@ func IDF(docsWithTerm, numDocs uint64) float32 {
 }
 
 func docWeight(freq, docTokens uint32, avgdl float32) float32 {
+	return weight(freq, docNorm(docTokens, avgdl))
+}
+
+// docNorm is BM25's length normalization of a document of docTokens
+// tokens.
+func docNorm(docTokens uint32, avgdl float32) float32 {
+	return float32(K1 * (1 - B + B*float32(docTokens)/avgdl))
+}
+
+// weight is BM25's term-frequency part for a document of norm docNorm.
+func weight(freq uint32, norm float32) float32 {
 	f := float32(freq)
-	norm := K1 * (1 - B + B*float32(docTokens)/avgdl)
 	return (K1 + 1) * f / (f + norm)
+}
+
+// norms is partition p's docNorm per document under the index's average
+// document length, computed on first use and kept with the segment.
+func (seg *segment) norms(p *partition) []float32 {
+	p.normsOnce.Do(func() {
+		avgdl := float32(seg.totalTokens) / float32(seg.numDocs)
+		p.norms = make([]float32, len(p.numTokens))
+		for d, n := range p.numTokens {
+			p.norms[d] = docNorm(n, avgdl)
+		}
+	})
+	return p.norms
 }

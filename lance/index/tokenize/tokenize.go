@@ -78,6 +78,26 @@ type Analyzer struct {
 	p     Params
 	stop  map[string]struct{}
 	limit int // tokens of >= limit bytes are dropped; 0: no limit
+	// memo, when set, remembers what filter made of each word (see Memo).
+	memo map[string]filtered
+}
+
+type filtered struct {
+	text string
+	ok   bool
+}
+
+// maxMemo bounds the words a memoizing analyzer remembers.
+const maxMemo = 1 << 20
+
+// Memo returns a copy of a that remembers the term each distinct word
+// becomes: stemming dominates tokenizing, and a corpus repeats its words
+// (Zipf), so an index build or a scan of many documents stems each word
+// once. The copy is not safe for concurrent use; a stays as it is.
+func (a *Analyzer) Memo() *Analyzer {
+	c := *a
+	c.memo = make(map[string]filtered, 1024)
+	return &c
 }
 
 // New builds the analyzer of p.
@@ -127,13 +147,27 @@ var englishStopWords = []string{
 
 // Tokens appends the terms of text to dst.
 func (a *Analyzer) Tokens(dst []Token, text string) []Token {
+	a.Words(text, func(w string, pos int) {
+		if t, ok := a.filter(w); ok {
+			dst = append(dst, Token{Text: t, Position: pos})
+		}
+	})
+	return dst
+}
+
+// Filter is what the filter chain (length limit, lower case, stemming,
+// stop words, folding) makes of one word of Words: its term, or false
+// when the word is dropped.
+func (a *Analyzer) Filter(word string) (string, bool) { return a.filter(word) }
+
+// Words calls fn with each word the base tokenizer cuts text into, before
+// filtering, and its position (filtered words leave gaps; n-grams are all
+// at position 0). Tokens is Words then Filter.
+func (a *Analyzer) Words(text string, fn func(word string, pos int)) {
 	pos := 0
 	emit := func(s string) {
-		p := pos
+		fn(s, pos)
 		pos++
-		if t, ok := a.filter(s); ok {
-			dst = append(dst, Token{Text: t, Position: p})
-		}
 	}
 	switch a.p.BaseTokenizer {
 	case "simple":
@@ -169,13 +203,8 @@ func (a *Analyzer) Tokens(dst []Token, text string) []Token {
 	case "raw":
 		emit(text)
 	case "ngram":
-		a.ngrams(text, func(s string) {
-			if t, ok := a.filter(s); ok {
-				dst = append(dst, Token{Text: t, Position: 0})
-			}
-		})
+		a.ngrams(text, func(s string) { fn(s, 0) })
 	}
-	return dst
 }
 
 // Terms returns the texts of the tokens of text (the query side).
@@ -209,6 +238,25 @@ func (a *Analyzer) ngrams(text string, emit func(string)) {
 }
 
 func (a *Analyzer) filter(s string) (string, bool) {
+	if a.memo == nil {
+		return a.filterWord(s)
+	}
+	if f, ok := a.memo[s]; ok {
+		return f.text, f.ok
+	}
+	t, ok := a.filterWord(s)
+	if len(a.memo) < maxMemo {
+		// s may point into a document's buffer: the memo keeps a copy.
+		k := strings.Clone(s)
+		if t == s {
+			t = k
+		}
+		a.memo[k] = filtered{t, ok}
+	}
+	return t, ok
+}
+
+func (a *Analyzer) filterWord(s string) (string, bool) {
 	if a.limit > 0 && len(s) >= a.limit {
 		return "", false
 	}

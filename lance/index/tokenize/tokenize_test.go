@@ -2,6 +2,7 @@ package tokenize
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -38,6 +39,52 @@ func TestParamsDefaults(t *testing.T) {
 		}
 		if _, err := New(p); err == nil {
 			t.Errorf("%s: accepted", bad)
+		}
+	}
+}
+
+// TestMemoSameTokens: a memoizing analyzer gives exactly the tokens of the
+// plain one, the first time a word is seen and from its memory after, for
+// stemming, stop words, case, folding, the length limit and n-grams.
+func TestMemoSameTokens(t *testing.T) {
+	texts := []string{
+		"The running dogs ran quickly, and the dog RUNS; running again.",
+		"Crème brûlée ÉTÉ straße İstanbul naïve café cafés",
+		"connection connections connected connecting the THE a an",
+		"supercalifragilisticexpialidocious supercalifragilisticexpialidocious x",
+		"",
+	}
+	limit := 12
+	for _, p := range []Params{
+		DefaultParams(),
+		func() Params { p := DefaultParams(); p.Stem, p.RemoveStopWords = false, false; return p }(),
+		func() Params { p := DefaultParams(); p.LowerCase, p.ASCIIFolding = false, false; return p }(),
+		func() Params { p := DefaultParams(); p.MaxTokenLength = &limit; return p }(),
+		func() Params {
+			p := DefaultParams()
+			p.BaseTokenizer, p.MinNgramLength, p.MaxNgramLength = "ngram", 2, 3
+			return p
+		}(),
+	} {
+		a, err := New(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := a.Memo()
+		for round := 0; round < 2; round++ {
+			for _, text := range texts {
+				want := a.Tokens(nil, text)
+				got := m.Tokens(nil, text)
+				if !slices.Equal(got, want) {
+					t.Errorf("%+v round %d %q: memo %v, plain %v", p, round, text, got, want)
+				}
+			}
+		}
+		if a.memo != nil {
+			t.Error("Memo changed the analyzer it copies")
+		}
+		if len(m.memo) == 0 {
+			t.Error("the memoizing analyzer remembered nothing")
 		}
 	}
 }
