@@ -135,7 +135,7 @@ func TestLoadDataAutoIncrementUnique(t *testing.T) {
 	f.fails(`LOAD DATA INFILE 'dup.csv' INTO TABLE t FIELDS TERMINATED BY ',' (code, n)`, catalog.CodeInvalidInput, "line 3: duplicate entry 'p' for UNIQUE column code (also at line 1)")
 	write("dup2.csv", "p,1\nc,2\n")
 	f.fails(`LOAD DATA INFILE 'dup2.csv' INTO TABLE t FIELDS TERMINATED BY ',' (code, n)`, catalog.CodeInvalidInput, "the table already holds it")
-	// PRIMARY KEY alone is Lance's unenforced key (as for INSERT); SERIAL is UNIQUE.
+	// SERIAL is UNIQUE: an explicit id the table holds is refused.
 	f.exec("CREATE TABLE s (id SERIAL, n INT)")
 	write("s.csv", "\\N,1\n\\N,2\n")
 	f.exec(`LOAD DATA INFILE 's.csv' INTO TABLE s FIELDS TERMINATED BY ','`)
