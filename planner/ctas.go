@@ -42,6 +42,7 @@ func (s *Session) createTableAsSelect(ctx context.Context, st *sqlparse.CreateTa
 		if ok, err := s.tableExists(ctx, id); err != nil {
 			return nil, err
 		} else if ok {
+			s.tableExistsNote(id)
 			return okResult(0), nil
 		}
 	}

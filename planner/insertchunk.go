@@ -54,6 +54,7 @@ func (s *Session) appendInsert(ctx context.Context, id catalog.Ident, ds *datase
 	if err != nil {
 		return nil, err
 	}
+	fill.numbering.bulk = n.FromQuery
 	slot := targetSlots(schema, targets)
 	// The AUTO_INCREMENT values of all rows decide the reservation, which
 	// the first chunk needs: collect them before building any row.
@@ -108,7 +109,6 @@ func (s *Session) appendInsert(ctx context.Context, id catalog.Ident, ds *datase
 
 	reserved := false
 	var first uint64 // first assigned id, 0 if none
-	var next uint64  // the next reserved id to hand out
 	allAssigned := false
 	keys := newStatementKeys(enforcedKeys(schema))
 	chunkStart := 0
@@ -131,12 +131,9 @@ func (s *Session) appendInsert(ctx context.Context, id catalog.Ident, ds *datase
 				if ds, first, need, err = fill.reserveAuto(ctx, ds, f); err != nil {
 					return err
 				}
-				reserved, next, allAssigned = true, first, need == nrows
-				if need == 0 {
-					first = 0
-				}
+				reserved, allAssigned = true, need == nrows
 			}
-			if err := fill.appendAuto(b.Field(fill.auto), f, chunkStart, end, &next); err != nil {
+			if err := fill.appendAuto(b.Field(fill.auto), f, chunkStart, end); err != nil {
 				return err
 			}
 		}

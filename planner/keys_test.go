@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/big"
+	"reflect"
 	"sync"
 	"testing"
 
@@ -228,4 +230,41 @@ func mustParse(t *testing.T, sql string) sqlparse.Statement {
 		t.Fatalf("parse %s: %v", sql, err)
 	}
 	return stmts[0]
+}
+
+// TestNumberRowsAsMariaDB: AUTO_INCREMENT numbering of mixed explicit and
+// generated ids, with the ids and counters MariaDB 10.11 gave for the same
+// statements (conformance/mariadb TestKeysMatchMariaDB runs them against
+// the server).
+func TestNumberRowsAsMariaDB(t *testing.T) {
+	const N = -1 // asks for an id
+	for _, tc := range []struct {
+		bulk    bool
+		cur     uint64
+		vals    []int64
+		ids     []uint64 // 0: the explicit value
+		counter uint64
+	}{
+		{false, 1, []int64{N, 10, N}, []uint64{1, 0, 11}, 12},
+		{false, 12, []int64{5, N, N}, []uint64{0, 12, 13}, 15},
+		{false, 15, []int64{N, 13}, []uint64{15, 0}, 17},
+		{false, 17, []int64{N, 100, N, 50, N}, []uint64{17, 0, 101, 0, 102}, 104},
+		{false, 1, []int64{N, N, 10, 5, N, N}, []uint64{1, 2, 0, 0, 11, 12}, 13},
+		{false, 1, []int64{3, N, 2, N}, []uint64{0, 4, 0, 5}, 8},
+		{false, 1, []int64{N, 20, N, 30, N, N}, []uint64{1, 0, 21, 0, 31, 32}, 33},
+		{false, 7, []int64{5, 3}, []uint64{0, 0}, 7},
+		{true, 1, []int64{N, 10, N}, []uint64{1, 0, 11}, 13},
+		{true, 1, []int64{N, N, 10, N}, []uint64{1, 2, 0, 11}, 15},
+	} {
+		vals := make([]*big.Int, len(tc.vals))
+		for i, v := range tc.vals {
+			if v != N {
+				vals[i] = big.NewInt(v)
+			}
+		}
+		ids, counter, _, ok := autoNumbering{bulk: tc.bulk}.numberRows(tc.cur, vals)
+		if !ok || !reflect.DeepEqual(ids, tc.ids) || counter != tc.counter {
+			t.Errorf("bulk %v, counter %d, %v: ids %v, counter %d; want %v, %d", tc.bulk, tc.cur, tc.vals, ids, counter, tc.ids, tc.counter)
+		}
+	}
 }

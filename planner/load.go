@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -356,6 +357,7 @@ func (s *Session) loadStream(ctx context.Context, id catalog.Ident, ds *dataset.
 	if err != nil {
 		return nil, err
 	}
+	fill.numbering.bulk = true // MySQL numbers a load as a bulk insert
 	keys := &loadKeys{keys: enforcedKeys(schema), max: s.opts.MaxRows}
 	if keys.max <= 0 {
 		keys.max = DefaultMaxRows
@@ -409,23 +411,28 @@ func (s *Session) loadStream(ctx context.Context, id catalog.Ident, ds *dataset.
 		if err != nil {
 			return nil, err
 		}
-		nFresh := 0
-		for _, v := range fill.autoValues {
-			if v == nil {
-				nFresh++
-			}
-		}
 		fill.autoValues = fill.autoValues[:0]
 		if first > 0 && firstID == 0 {
 			firstID = first
 		}
 		rec := b.NewRecordBatch()
-		if err := s.checkLoadUnique(ctx, ds, spec, fill, rec, keys, wheres, first, nFresh, allAssigned); err != nil {
+		// The ids assigned, as runs of consecutive values (an explicit
+		// value may move the next id between runs), this batch's included:
+		// an explicit value of the batch may repeat one of them.
+		for r := 0; r < len(fill.assigned); r++ {
+			lo := fill.assigned[r]
+			if lo == 0 {
+				continue
+			}
+			hi := lo + 1
+			for r+1 < len(fill.assigned) && fill.assigned[r+1] == hi {
+				r, hi = r+1, hi+1
+			}
+			keys.fresh = append(keys.fresh, [2]uint64{lo, hi})
+		}
+		if err := s.checkLoadUnique(ctx, ds, spec, fill, rec, keys, wheres, fill.assigned, allAssigned); err != nil {
 			rec.Release()
 			return nil, err
-		}
-		if first > 0 {
-			keys.fresh = append(keys.fresh, [2]uint64{first, first + uint64(nFresh)})
 		}
 		total += int64(rows)
 		return rec, nil
@@ -461,7 +468,7 @@ func (s *Session) loadStream(ctx context.Context, id catalog.Ident, ds *dataset.
 // concurrent commits add). Ids assigned to the AUTO_INCREMENT column are
 // above every value the counter has seen, so only its explicit values are
 // checked.
-func (s *Session) checkLoadUnique(ctx context.Context, ds *dataset.Dataset, spec *loadSpec, fill *insertFill, rec arrow.RecordBatch, keys *loadKeys, wheres []string, first uint64, nFresh int, allAssigned bool) error {
+func (s *Session) checkLoadUnique(ctx context.Context, ds *dataset.Dataset, spec *loadSpec, fill *insertFill, rec arrow.RecordBatch, keys *loadKeys, wheres []string, assigned []uint64, allAssigned bool) error {
 	for ki, k := range keys.keys {
 		autoOnly := len(k.cols) == 1 && k.cols[0] == fill.auto
 		if !autoOnly && allAssigned && k.has(fill.auto) {
@@ -475,14 +482,14 @@ func (s *Session) checkLoadUnique(ctx context.Context, ds *dataset.Dataset, spec
 				continue
 			}
 			if autoOnly {
-				if n, err := strconv.ParseUint(key, 10, 64); err == nil && n >= first && n < first+uint64(nFresh) {
+				if i < len(assigned) && assigned[i] != 0 {
 					continue // assigned here
 				}
 				if n, err := strconv.ParseUint(key, 10, 64); err == nil {
-					for _, r := range keys.fresh {
-						if n >= r[0] && n < r[1] {
-							return loadDupError(spec, k, wheres[i], shown, "an id this statement assigned")
-						}
+					// The runs ascend: each reservation starts past the last.
+					j := sort.Search(len(keys.fresh), func(j int) bool { return keys.fresh[j][1] > n })
+					if j < len(keys.fresh) && n >= keys.fresh[j][0] {
+						return loadDupError(spec, k, wheres[i], shown, "an id this statement assigned")
 					}
 				}
 			}
@@ -530,6 +537,7 @@ func (s *Session) loadUpsert(ctx context.Context, id catalog.Ident, ds *dataset.
 	if err != nil {
 		return nil, err
 	}
+	fill.numbering.bulk = true // MySQL numbers a load as a bulk insert
 	if n.Ignore {
 		fill.lenient = s.lenientFor(id)
 		fill.lenient.load = true
