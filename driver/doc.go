@@ -145,7 +145,8 @@
 //
 // NOT NULL makes the field non-nullable; PRIMARY KEY (columns) sets the field
 // metadata "lance-schema:unenforced-primary-key:position" (0-based key
-// position) and NOT NULL; a column COMMENT is field metadata "comment"; a
+// position) and NOT NULL, and lancecat's writes refuse a duplicate key
+// (MySQL error 1062, as for UNIQUE columns); a column COMMENT is field metadata "comment"; a
 // table COMMENT is the table property "comment". DESCRIBE and SHOW CREATE
 // TABLE print types SQL cannot spell in an Arrow-like spelling (see
 // sqltypes.Name): STRUCT<a BIGINT, b TEXT NOT NULL>, LIST<TEXT>,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"strconv"
 	"time"
@@ -63,6 +64,12 @@ type insertFill struct {
 	// For the AUTO_INCREMENT column, per row: the explicit value or nil
 	// (assign one).
 	autoValues []*big.Int
+	// assigned holds, per row, the id reserveAuto gave it (0 for a row
+	// with an explicit value).
+	assigned []uint64
+	// numbering is how ids are handed out (numberRows): bulk for LOAD DATA,
+	// IMPORT INTO and INSERT ... SELECT, carried across a load's batches.
+	numbering autoNumbering
 	// lenient adjusts refused values under IGNORE (ignore.go); nil fails.
 	lenient *lenientValues
 }
@@ -127,49 +134,55 @@ func (fill *insertFill) finishAuto(ctx context.Context, ds *dataset.Dataset, b *
 	if err != nil {
 		return nil, 0, false, err
 	}
-	next := first
-	if err := fill.appendAuto(b.Field(fill.auto), f, 0, len(fill.autoValues), &next); err != nil {
+	if err := fill.appendAuto(b.Field(fill.auto), f, 0, len(fill.autoValues)); err != nil {
 		return nil, 0, false, err
-	}
-	if need == 0 {
-		first = 0
 	}
 	return ds, first, need == len(fill.autoValues), nil
 }
 
-// reserveAuto reserves, in one commit, the ids that fill.autoValues (every
-// row of the statement) need, past the largest explicit value. It returns
-// the dataset after the reservation, the first id and how many rows take
-// one.
+// reserveAuto assigns, in one commit, the ids of the rows of
+// fill.autoValues (every row of the statement) that asked for one, into
+// fill.assigned. It returns the dataset after the reservation, the first
+// assigned id (0 if none) and how many rows took one.
 func (fill *insertFill) reserveAuto(ctx context.Context, ds *dataset.Dataset, f arrow.Field) (*dataset.Dataset, uint64, int, error) {
 	need := 0
-	floor := new(big.Int)
+	explicit := false
 	for _, v := range fill.autoValues {
 		if v == nil {
 			need++
-		} else if v.Sign() > 0 && v.Cmp(floor) >= 0 {
-			floor.Add(v, big.NewInt(1))
+		} else if v.Sign() > 0 {
+			if !v.IsUint64() {
+				return nil, 0, 0, errorf(catalog.CodeInvalidInput, "AUTO_INCREMENT value %s is out of range", v)
+			}
+			explicit = true
 		}
 	}
+	fill.assigned = fill.assigned[:0]
+	if need == 0 && !explicit {
+		return ds, 0, 0, nil
+	}
+	ds, assigned, err := reserveNumbered(ctx, ds, f, fill.autoValues, &fill.numbering)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	fill.assigned = assigned
 	var first uint64
-	if need > 0 || floor.Sign() > 0 {
-		var err error
-		ds, first, err = reserveIDs(ctx, ds, f, need, floor)
-		if err != nil {
-			return nil, 0, 0, err
+	for r, v := range fill.autoValues {
+		if v == nil {
+			first = assigned[r]
+			break
 		}
 	}
 	return ds, first, need, nil
 }
 
 // appendAuto appends the AUTO_INCREMENT values of rows [from, to) to fb:
-// the explicit ones, and for the others the reserved ids from *next on.
-func (fill *insertFill) appendAuto(fb array.Builder, f arrow.Field, from, to int, next *uint64) error {
+// the explicit ones, and the ids reserveAuto assigned to the others.
+func (fill *insertFill) appendAuto(fb array.Builder, f arrow.Field, from, to int) error {
 	for r := from; r < to; r++ {
 		v := fill.autoValues[r]
 		if v == nil {
-			v = new(big.Int).SetUint64(*next)
-			*next++
+			v = new(big.Int).SetUint64(fill.assigned[r])
 		}
 		if err := sqltypes.AppendInteger(fb, v); err != nil {
 			return errorf(catalog.CodeInvalidInput, "row %d, column %s (%s): %v", r+1, sqlparse.QuoteIdent(f.Name), typeName(f), err)
@@ -178,23 +191,106 @@ func (fill *insertFill) appendAuto(fb array.Builder, f arrow.Field, from, to int
 	return nil
 }
 
-// reserveIDs reserves n consecutive values of column f (at least floor)
-// and returns the first one.
-func reserveIDs(ctx context.Context, ds *dataset.Dataset, f arrow.Field, n int, floor *big.Int) (*dataset.Dataset, uint64, error) {
+// autoNumbering is the state of a statement's AUTO_INCREMENT numbering
+// (numberRows).
+type autoNumbering struct {
+	// bulk: a statement whose row count MySQL does not know up front (LOAD
+	// DATA, INSERT ... SELECT): its ids are reserved in intervals of 1, 2,
+	// 4, ... (at most 65535) instead of one as long as the statement.
+	bulk bool
+	// next and end are the next id and the end of the interval reserved
+	// last; intervals counts them (valid once started).
+	next, end uint64
+	intervals int
+	started   bool
+}
+
+// numberRows assigns the ids of a statement's rows as MariaDB's InnoDB
+// does (innodb_autoinc_lock_mode 1; compared with MariaDB 10.11 in
+// conformance/mariadb TestKeysMatchMariaDB and TestLoadDataMatchesMariaDB):
+// from the counter cur on, rows are taken in order; an explicit value at
+// or above the next id moves the next id past it, so later generated ids
+// of the same statement go past it (NULL, 10, NULL: 1, 10, 11). Ids are
+// reserved in intervals: for a statement of known rows the first as long
+// as the statement and a later one (after an explicit value left the
+// interval) as long as the rows still to come; for a bulk statement 1, 2,
+// 4, ... The counter ends after the last interval, or past the largest
+// explicit value. vals[r] nil asks for an id; a zero entry of the result
+// is an explicit row. A load numbers batch after batch: the state goes
+// on from the last batch when the counter is still where that batch left
+// it. It returns the state after the rows, for the caller to keep once
+// its reservation commits.
+func (a autoNumbering) numberRows(cur uint64, vals []*big.Int) (ids []uint64, counter uint64, after autoNumbering, ok bool) {
+	ids = make([]uint64, len(vals))
+	if !a.started || cur != a.end {
+		a.next, a.end = cur, cur
+	}
+	for r, v := range vals {
+		if v != nil {
+			if v.Sign() > 0 && v.IsUint64() && v.Uint64() >= a.next {
+				if v.Uint64() == math.MaxUint64 {
+					return nil, 0, a, false
+				}
+				a.next = v.Uint64() + 1
+			}
+			continue
+		}
+		if a.next >= a.end {
+			var k uint64
+			switch {
+			case a.bulk:
+				k = uint64(min(1<<min(a.intervals, 16), 65535))
+			case a.intervals == 0:
+				k = uint64(len(vals))
+			default:
+				k = uint64(len(vals) - r) // the rows still to come
+			}
+			a.intervals++
+			if a.next+k < a.next {
+				return nil, 0, a, false
+			}
+			a.end = a.next + k
+		}
+		ids[r] = a.next
+		a.next++
+	}
+	a.started = true
+	a.end = max(a.end, a.next)
+	return ids, a.end, a, true
+}
+
+// reserveIDs assigns the ids of the rows of vals (numberRows) from the
+// counter of the version the reservation commits on, moving the counter
+// past them, and returns those ids (0 for a row with an explicit value).
+func reserveIDs(ctx context.Context, ds *dataset.Dataset, f arrow.Field, vals []*big.Int) (*dataset.Dataset, []uint64, error) {
+	var state autoNumbering
+	return reserveNumbered(ctx, ds, f, vals, &state)
+}
+
+// reserveNumbered is reserveIDs numbering from (and updating) *state.
+func reserveNumbered(ctx context.Context, ds *dataset.Dataset, f arrow.Field, vals []*big.Int, state *autoNumbering) (*dataset.Dataset, []uint64, error) {
 	lf := ds.Schema().Field(f.Name)
 	if lf == nil {
-		return nil, 0, errorf(catalog.CodeTableColumnNotFound, "no column %s", sqlparse.QuoteIdent(f.Name))
+		return nil, nil, errorf(catalog.CodeTableColumnNotFound, "no column %s", sqlparse.QuoteIdent(f.Name))
 	}
 	key := autoIncrementKey(lf.ID)
-	if !floor.IsUint64() {
-		return nil, 0, errorf(catalog.CodeInvalidInput, "AUTO_INCREMENT value %s is out of range", floor)
+	need := false
+	var low uint64 // one past the largest explicit value
+	for _, v := range vals {
+		if v == nil {
+			need = true
+		} else if v.Sign() > 0 {
+			if !v.IsUint64() || v.Uint64() == math.MaxUint64 {
+				return nil, nil, errorf(catalog.CodeInvalidInput, "AUTO_INCREMENT value %s is out of range", v)
+			}
+			low = max(low, v.Uint64()+1)
+		}
 	}
-	low := floor.Uint64()
-	if n == 0 {
+	if !need {
 		// Only explicit values: move the counter past them if needed.
 		if text, ok := ds.Manifest().TableMetadata[key]; ok {
 			if cur, err := strconv.ParseUint(text, 10, 64); err == nil && cur >= low {
-				return ds, 0, nil
+				return ds, make([]uint64, len(vals)), nil
 			}
 		}
 	}
@@ -205,11 +301,12 @@ func reserveIDs(ctx context.Context, ds *dataset.Dataset, f arrow.Field, n int, 
 			// (rows written before, by lancecat or by another writer).
 			m, err := columnMax(ctx, ds, f.Name)
 			if err != nil {
-				return nil, 0, err
+				return nil, nil, err
 			}
 			start = m + 1
 		}
-		var first uint64
+		var ids []uint64
+		var after autoNumbering
 		next, err := ds.UpdateTableMetadataFunc(ctx, func(cur map[string]string) (map[string]string, error) {
 			v := start
 			if text, ok := cur[key]; ok {
@@ -219,21 +316,22 @@ func reserveIDs(ctx context.Context, ds *dataset.Dataset, f arrow.Field, n int, 
 				}
 				v = p
 			}
-			v = max(v, low, 1)
-			if v+uint64(n) < v {
+			var counter uint64
+			var ok bool
+			if ids, counter, after, ok = state.numberRows(max(v, 1), vals); !ok {
 				return nil, errorf(catalog.CodeInvalidInput, "AUTO_INCREMENT column %s is exhausted", sqlparse.QuoteIdent(f.Name))
 			}
-			first = v
-			return map[string]string{key: strconv.FormatUint(v+uint64(n), 10)}, nil
+			return map[string]string{key: strconv.FormatUint(max(counter, v), 10)}, nil
 		})
 		if err == nil {
-			return next, first, nil
+			*state = after
+			return next, ids, nil
 		}
 		if !errors.Is(err, dataset.ErrCommitConflict) || attempt >= maxReserveAttempts {
-			return nil, 0, fmt.Errorf("reserve AUTO_INCREMENT values of %s: %w", sqlparse.QuoteIdent(f.Name), err)
+			return nil, nil, fmt.Errorf("reserve AUTO_INCREMENT values of %s: %w", sqlparse.QuoteIdent(f.Name), err)
 		}
 		if ds, err = ds.Latest(ctx); err != nil {
-			return nil, 0, err
+			return nil, nil, err
 		}
 	}
 }
@@ -321,8 +419,6 @@ func moveCounterPast(ctx context.Context, ds *dataset.Dataset, f arrow.Field, m 
 	if m == 0 {
 		return ds, nil
 	}
-	floor := new(big.Int).SetUint64(m)
-	floor.Add(floor, big.NewInt(1))
-	ds, _, err := reserveIDs(ctx, ds, f, 0, floor)
+	ds, _, err := reserveIDs(ctx, ds, f, []*big.Int{new(big.Int).SetUint64(m)})
 	return ds, err
 }

@@ -42,6 +42,7 @@ func (s *Session) createTableAsSelect(ctx context.Context, st *sqlparse.CreateTa
 		if ok, err := s.tableExists(ctx, id); err != nil {
 			return nil, err
 		} else if ok {
+			s.tableExistsNote(id)
 			return okResult(0), nil
 		}
 	}
@@ -74,7 +75,7 @@ func (s *Session) createTableAsSelect(ctx context.Context, st *sqlparse.CreateTa
 	defer b.Release()
 	rec := b.NewRecordBatch()
 	defer rec.Release()
-	if err := checkUniqueInRows(schema, targets, rows); err != nil {
+	if err := newStatementKeys(enforcedKeys(schema)).add(schema, rec, 0, nil); err != nil {
 		return nil, err
 	}
 	props := map[string]string{}
@@ -291,27 +292,4 @@ func decimalWidthOf(rows [][]any, k int) (int, int) {
 	}
 	scale = min(scale, 30)
 	return min(intDigits+scale, 38), scale
-}
-
-// checkUniqueInRows fails when a UNIQUE column of the new table gets a
-// value twice from the query (NULLs may repeat, as in MySQL).
-func checkUniqueInRows(schema *arrow.Schema, targets []int, rows [][]any) error {
-	for k, i := range targets {
-		f := schema.Field(i)
-		if !isUnique(f) {
-			continue
-		}
-		seen := map[string]bool{}
-		for _, r := range rows {
-			if r[k] == nil {
-				continue
-			}
-			key := toString(r[k])
-			if seen[key] {
-				return errorf(catalog.CodeInvalidInput, "duplicate entry '%s' for UNIQUE column %s", key, sqlparse.QuoteIdent(f.Name))
-			}
-			seen[key] = true
-		}
-	}
-	return nil
 }

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/lance/index"
 	lanceschema "github.com/lancecat/lancecat/lance/schema"
+	"github.com/lancecat/lancecat/planner/expr"
 	"github.com/lancecat/lancecat/sqlparse"
 	"github.com/lancecat/lancecat/sqltypes"
 )
@@ -79,6 +81,7 @@ func (s *Session) createSchema(ctx context.Context, st *sqlparse.CreateSchema) (
 			if ok, err := s.namespaceExists(ctx, ns); err != nil {
 				return nil, err
 			} else if ok {
+				s.databaseExistsNote(ns)
 				return okResult(0), nil
 			}
 		}
@@ -87,6 +90,7 @@ func (s *Session) createSchema(ctx context.Context, st *sqlparse.CreateSchema) (
 	}
 	err = s.cat.CreateNamespace(ctx, ns, props)
 	if err != nil && st.IfNotExists && errors.Is(err, catalog.ErrNamespaceAlreadyExists) {
+		s.databaseExistsNote(ns)
 		err = nil
 	}
 	if err != nil {
@@ -98,6 +102,15 @@ func (s *Session) createSchema(ctx context.Context, st *sqlparse.CreateSchema) (
 func (s *Session) dropSchema(ctx context.Context, st *sqlparse.DropSchema) (*Result, error) {
 	ns := namespaceIdent(st.Name)
 	opts := catalog.DropNamespaceOptions{Cascade: st.Cascade, IfExists: st.IfExists}
+	if st.IfExists {
+		// MariaDB's note for a database that is not there (checked first:
+		// the drop itself says nothing of it).
+		if ok, err := s.namespaceExists(ctx, ns); err != nil {
+			return nil, err
+		} else if !ok {
+			s.warn(expr.LevelNote, 1008, "Can't drop database '%s'; database doesn't exist", displayName(ns))
+		}
+	}
 	if s.tx != nil {
 		s.tx.batch.DropNamespace(ns, opts)
 		return okResult(0), nil
@@ -246,6 +259,7 @@ func (s *Session) createTable(ctx context.Context, st *sqlparse.CreateTable) (*R
 			if ok, err := s.tableExists(ctx, id); err != nil {
 				return nil, err
 			} else if ok {
+				s.tableExistsNote(id)
 				return okResult(0), nil
 			}
 		}
@@ -257,6 +271,7 @@ func (s *Session) createTable(ctx context.Context, st *sqlparse.CreateTable) (*R
 	}
 	_, err = s.cat.CreateTable(ctx, id, schema, opts)
 	if err != nil && st.IfNotExists && errors.Is(err, catalog.ErrTableAlreadyExists) {
+		s.tableExistsNote(id)
 		return okResult(0), nil
 	}
 	if err != nil {
@@ -281,10 +296,22 @@ func (s *Session) dropTable(ctx context.Context, st *sqlparse.DropTable) (*Resul
 	if s.tx != nil {
 		batch = s.tx.batch
 	}
+	var missing []string
 	for _, id := range ids {
-		batch.DropTable(id, st.IfExists)
-		if s.tx != nil {
+		if st.IfExists {
+			ok, err := s.tableExists(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				missing = append(missing, schemaName(id.Namespace())+"."+id.Name())
+			}
 		}
+		batch.DropTable(id, st.IfExists)
+	}
+	if len(missing) > 0 {
+		// One note naming every missing table, as MariaDB's.
+		s.warn(expr.LevelNote, 1051, "Unknown table '%s'", strings.Join(missing, ","))
 	}
 	if s.tx != nil {
 		return okResult(0), nil
@@ -453,4 +480,16 @@ func (s *Session) alterTable(ctx context.Context, st *sqlparse.AlterTable) (*Res
 		}
 	}
 	return okResult(0), nil
+}
+
+// tableExistsNote is MariaDB's note for CREATE TABLE IF NOT EXISTS of a
+// table that is there.
+func (s *Session) tableExistsNote(id catalog.Ident) {
+	s.warn(expr.LevelNote, 1050, "Table '%s' already exists", id.Name())
+}
+
+// databaseExistsNote is MariaDB's note for CREATE DATABASE IF NOT EXISTS of
+// one that is there.
+func (s *Session) databaseExistsNote(ns catalog.Ident) {
+	s.warn(expr.LevelNote, 1007, "Can't create database '%s'; database exists", displayName(ns))
 }

@@ -413,7 +413,17 @@ func (s *Session) updateRows(ctx context.Context, st *sqlparse.Update) (*Result,
 	var addrs []uint64
 	var chunkRows int
 	var chunkBytes int64
-	uniqueKeys := map[int]map[string]int{} // changed UNIQUE column -> key -> row number
+	// The keys (PRIMARY KEY, UNIQUE columns) SET changes a column of.
+	var changedKeys []tableKey
+	for _, k := range enforcedKeys(schema) {
+		for _, c := range k.cols {
+			if _, ok := assign[c]; ok {
+				changedKeys = append(changedKeys, k)
+				break
+			}
+		}
+	}
+	keys := newStatementKeys(changedKeys)
 	var autoMax uint64
 	flush := func() error {
 		if chunkRows == 0 {
@@ -445,26 +455,8 @@ func (s *Session) updateRows(ctx context.Context, st *sqlparse.Update) (*Result,
 		rec := array.NewRecordBatch(schema, cols, int64(chunkRows))
 		defer rec.Release()
 		first := len(addrs) - chunkRows // rows before this chunk
-		for c, f := range schema.Fields() {
-			if _, changed := assign[c]; !changed || !isUnique(f) {
-				continue
-			}
-			keys, err := checkUniqueBatch(rec, c)
-			if err != nil {
-				return err
-			}
-			all := uniqueKeys[c]
-			if all == nil {
-				all = map[string]int{}
-				uniqueKeys[c] = all
-			}
-			for k, i := range keys {
-				if j, dup := all[k]; dup {
-					return errorf(catalog.CodeInvalidInput, "duplicate entry %s for UNIQUE column %s (rows %d and %d)",
-						quoteString(k), sqlparse.QuoteIdent(f.Name), j+1, first+i+1)
-				}
-				all[k] = first + i
-			}
+		if err := keys.add(schema, rec, first, nil); err != nil {
+			return err
 		}
 		if _, changed := assign[fill.auto]; changed && fill.auto >= 0 {
 			m, err := arrayMax(schema.Field(fill.auto).Name, rec.Column(fill.auto))
@@ -547,12 +539,9 @@ func (s *Session) updateRows(ctx context.Context, st *sqlparse.Update) (*Result,
 	for _, a := range addrs {
 		replaced[a] = true
 	}
-	for c, f := range schema.Fields() {
-		if keys := uniqueKeys[c]; keys != nil {
-			if err := checkUniqueAgainst(ctx, ds, f.Name, keys, func(a uint64) bool { return replaced[a] }); err != nil {
-				return nil, err
-			}
-		}
+	isReplaced := func(a uint64) bool { return replaced[a] }
+	if err := s.checkKeysAgainst(ctx, ds, schema, keys, isReplaced, nil); err != nil {
+		return nil, err
 	}
 	if autoMax > 0 {
 		if ds, err = moveCounterPast(ctx, ds, schema.Field(fill.auto), autoMax); err != nil {
@@ -560,7 +549,11 @@ func (s *Session) updateRows(ctx context.Context, st *sqlparse.Update) (*Result,
 		}
 	}
 	committed = true // UpdateStaged consumes the staged files, on failure too
-	if _, err := ds.UpdateStaged(ctx, stager, addrs, dataset.RowChangeOptions{}); err != nil {
+	if _, err := ds.UpdateStaged(ctx, stager, addrs, dataset.RowChangeOptions{Recheck: s.statementRecheck(schema, ds, keys, isReplaced)}); err != nil {
+		var ce *catalog.Error
+		if errors.As(err, &ce) {
+			return nil, err // a key a concurrent commit added
+		}
 		return nil, rowChangeError("update", id, err)
 	}
 	return okResult(int64(len(addrs))), nil

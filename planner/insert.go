@@ -59,6 +59,7 @@ func (s *Session) insert(ctx context.Context, n *sqlparse.Insert) (*Result, erro
 		return nil, err
 	}
 	defer b.Release()
+	fill.numbering.bulk = n.FromQuery
 	return s.upsertRows(ctx, id, ds, schema, b, fill, n)
 }
 

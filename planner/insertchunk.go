@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -19,6 +20,10 @@ import (
 // before it writes them as data files and starts the next chunk; a variable
 // so tests can force several chunks.
 var insertChunkBytes int64 = 32 << 20
+
+// beforeKeyCommit, when set (by tests), runs between an INSERT's key checks
+// and its commit, where a concurrent writer may commit first.
+var beforeKeyCommit func()
 
 // appendInsert is INSERT ... VALUES without REPLACE, IGNORE or ON
 // DUPLICATE KEY UPDATE (INSERT ... SELECT arrives here as VALUES): its rows
@@ -49,6 +54,7 @@ func (s *Session) appendInsert(ctx context.Context, id catalog.Ident, ds *datase
 	if err != nil {
 		return nil, err
 	}
+	fill.numbering.bulk = n.FromQuery
 	slot := targetSlots(schema, targets)
 	// The AUTO_INCREMENT values of all rows decide the reservation, which
 	// the first chunk needs: collect them before building any row.
@@ -103,9 +109,8 @@ func (s *Session) appendInsert(ctx context.Context, id catalog.Ident, ds *datase
 
 	reserved := false
 	var first uint64 // first assigned id, 0 if none
-	var next uint64  // the next reserved id to hand out
 	allAssigned := false
-	uniqueKeys := map[int]map[string]int{} // UNIQUE column -> key -> row number
+	keys := newStatementKeys(enforcedKeys(schema))
 	chunkStart := 0
 	var chunkBytes int64
 	flush := func(end int) error {
@@ -126,38 +131,18 @@ func (s *Session) appendInsert(ctx context.Context, id catalog.Ident, ds *datase
 				if ds, first, need, err = fill.reserveAuto(ctx, ds, f); err != nil {
 					return err
 				}
-				reserved, next, allAssigned = true, first, need == nrows
-				if need == 0 {
-					first = 0
-				}
+				reserved, allAssigned = true, need == nrows
 			}
-			if err := fill.appendAuto(b.Field(fill.auto), f, chunkStart, end, &next); err != nil {
+			if err := fill.appendAuto(b.Field(fill.auto), f, chunkStart, end); err != nil {
 				return err
 			}
 		}
 		rec := b.NewRecordBatch()
 		defer rec.Release()
-		for c, f := range schema.Fields() {
-			if !isUnique(f) || (c == fill.auto && allAssigned) {
-				continue // fresh ids cannot collide
-			}
-			all := uniqueKeys[c]
-			if all == nil {
-				all = map[string]int{}
-				uniqueKeys[c] = all
-			}
-			arr := rec.Column(c)
-			for i := 0; i < arr.Len(); i++ {
-				if arr.IsNull(i) {
-					continue
-				}
-				k := valueKey(arr, i)
-				if j, dup := all[k]; dup {
-					return errorf(catalog.CodeInvalidInput, "duplicate entry %s for UNIQUE column %s (rows %d and %d)",
-						quoteString(k), sqlparse.QuoteIdent(f.Name), j+1, chunkStart+i+1)
-				}
-				all[k] = chunkStart + i
-			}
+		// Fresh ids cannot collide: a key holding the AUTO_INCREMENT column
+		// is left out when every id was assigned here.
+		if err := keys.add(schema, rec, chunkStart, func(ki int) bool { return allAssigned && keys.keys[ki].has(fill.auto) }); err != nil {
+			return err
 		}
 		if err := stager.Write(ctx, rec); err != nil {
 			return fmt.Errorf("insert into %s: %w", displayName(id), err)
@@ -189,13 +174,18 @@ func (s *Session) appendInsert(ctx context.Context, id catalog.Ident, ds *datase
 	if err := flush(nrows); err != nil {
 		return nil, err
 	}
-	for c, f := range schema.Fields() {
-		if err := checkUniqueAgainst(ctx, ds, f.Name, uniqueKeys[c], nil); err != nil {
-			return nil, err
-		}
+	if err := s.checkKeysAgainst(ctx, ds, schema, keys, nil, nil); err != nil {
+		return nil, err
+	}
+	if beforeKeyCommit != nil {
+		beforeKeyCommit()
 	}
 	committed = true // UpdateStaged consumes the staged files, on failure too
-	if _, err := ds.UpdateStaged(ctx, stager, nil, dataset.RowChangeOptions{}); err != nil {
+	if _, err := ds.UpdateStaged(ctx, stager, nil, dataset.RowChangeOptions{Recheck: s.statementRecheck(schema, ds, keys, nil)}); err != nil {
+		var ce *catalog.Error
+		if errors.As(err, &ce) {
+			return nil, err // a key a concurrent commit added
+		}
 		return nil, fmt.Errorf("insert into %s: %w", displayName(id), err)
 	}
 	res := okResult(int64(nrows))

@@ -48,6 +48,7 @@ func (s *Session) insertQueryValues(ctx context.Context, ins *sqlparse.Insert) (
 	}
 	out := *ins
 	out.Query = nil
+	out.FromQuery = true
 	out.Rows = make([][]sqlparse.Expr, len(rows))
 	for r, row := range rows {
 		list := make([]sqlparse.Expr, len(row))

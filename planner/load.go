@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -339,11 +340,12 @@ func (spec *loadSpec) appendRow(src loadSource, fields []any, fill *insertFill, 
 	return size, nil
 }
 
-// loadKeys tracks the UNIQUE values a streaming load has written so far.
+// loadKeys tracks the keys (PRIMARY KEY, UNIQUE columns) a streaming
+// load has written so far.
 type loadKeys struct {
-	cols  []int                     // the UNIQUE columns
-	seen  map[int]map[string]string // column -> value -> where it was read
-	fresh [][2]uint64               // AUTO_INCREMENT ranges [lo, hi) assigned
+	keys  []tableKey
+	seen  []map[string]string // per key: key -> where it was read
+	fresh [][2]uint64         // AUTO_INCREMENT ranges [lo, hi) assigned
 	max   int
 	n     int
 }
@@ -355,22 +357,20 @@ func (s *Session) loadStream(ctx context.Context, id catalog.Ident, ds *dataset.
 	if err != nil {
 		return nil, err
 	}
-	keys := &loadKeys{seen: map[int]map[string]string{}, max: s.opts.MaxRows}
+	fill.numbering.bulk = true // MySQL numbers a load as a bulk insert
+	keys := &loadKeys{keys: enforcedKeys(schema), max: s.opts.MaxRows}
 	if keys.max <= 0 {
 		keys.max = DefaultMaxRows
 	}
-	for i, f := range schema.Fields() {
-		if isUnique(f) {
-			keys.cols = append(keys.cols, i)
-			keys.seen[i] = map[string]string{}
-		}
+	for range keys.keys {
+		keys.seen = append(keys.seen, map[string]string{})
 	}
 	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
 	defer b.Release()
 	resv := ds // the dataset AUTO_INCREMENT reservations commit on
 	var total int64
 	var firstID uint64
-	var wheres []string // per row of the batch, when there are UNIQUE columns
+	var wheres []string // per row of the batch, when there are keys
 	next := func() (arrow.RecordBatch, error) {
 		rows, size := 0, 0
 		wheres = wheres[:0]
@@ -395,7 +395,7 @@ func (s *Session) loadStream(ctx context.Context, id catalog.Ident, ds *dataset.
 			if err != nil {
 				return nil, err
 			}
-			if len(keys.cols) > 0 {
+			if len(keys.keys) > 0 {
 				wheres = append(wheres, srcs[0].where())
 			}
 			size += n
@@ -411,30 +411,47 @@ func (s *Session) loadStream(ctx context.Context, id catalog.Ident, ds *dataset.
 		if err != nil {
 			return nil, err
 		}
-		nFresh := 0
-		for _, v := range fill.autoValues {
-			if v == nil {
-				nFresh++
-			}
-		}
 		fill.autoValues = fill.autoValues[:0]
 		if first > 0 && firstID == 0 {
 			firstID = first
 		}
 		rec := b.NewRecordBatch()
-		if err := s.checkLoadUnique(ctx, ds, spec, fill, rec, keys, wheres, first, nFresh, allAssigned); err != nil {
+		// The ids assigned, as runs of consecutive values (an explicit
+		// value may move the next id between runs), this batch's included:
+		// an explicit value of the batch may repeat one of them.
+		for r := 0; r < len(fill.assigned); r++ {
+			lo := fill.assigned[r]
+			if lo == 0 {
+				continue
+			}
+			hi := lo + 1
+			for r+1 < len(fill.assigned) && fill.assigned[r+1] == hi {
+				r, hi = r+1, hi+1
+			}
+			keys.fresh = append(keys.fresh, [2]uint64{lo, hi})
+		}
+		if err := s.checkLoadUnique(ctx, ds, spec, fill, rec, keys, wheres, fill.assigned, allAssigned); err != nil {
 			rec.Release()
 			return nil, err
-		}
-		if first > 0 {
-			keys.fresh = append(keys.fresh, [2]uint64{first, first + uint64(nFresh)})
 		}
 		total += int64(rows)
 		return rec, nil
 	}
-	if _, err := ds.AppendStream(ctx, next); err != nil {
+	recheck := keyRecheck(ds, func(ctx context.Context, latest *dataset.Dataset, frags []uint64) error {
+		for ki, k := range keys.keys {
+			if err := checkKeyAgainst(ctx, s, latest, schema, k, keys.seen[ki], nil, frags); err != nil {
+				return loadKeyError(spec, err)
+			}
+		}
+		return nil
+	})
+	if _, err := ds.AppendStreamChecked(ctx, next, recheck); err != nil {
 		for _, src := range srcs {
 			src.close()
+		}
+		var ce *catalog.Error
+		if errors.As(err, &ce) {
+			return nil, err
 		}
 		return nil, versionErr(id, err)
 	}
@@ -445,55 +462,72 @@ func (s *Session) loadStream(ctx context.Context, id catalog.Ident, ds *dataset.
 	return res, nil
 }
 
-// checkLoadUnique checks the UNIQUE columns of a batch against each other,
-// the statement's earlier batches and the table (ds, the version the load
-// appends to). Ids assigned to the AUTO_INCREMENT column are above every
-// value the counter has seen, so only its explicit values are checked.
-func (s *Session) checkLoadUnique(ctx context.Context, ds *dataset.Dataset, spec *loadSpec, fill *insertFill, rec arrow.RecordBatch, keys *loadKeys, wheres []string, first uint64, nFresh int, allAssigned bool) error {
-	for _, c := range keys.cols {
-		name := spec.schema.Field(c).Name
-		arr := rec.Column(c)
-		seen := keys.seen[c]
+// checkLoadUnique checks the keys (PRIMARY KEY, UNIQUE columns) of a
+// batch against each other, the statement's earlier batches and the table
+// (ds, the version the load appends to; the commit rechecks what
+// concurrent commits add). Ids assigned to the AUTO_INCREMENT column are
+// above every value the counter has seen, so only its explicit values are
+// checked.
+func (s *Session) checkLoadUnique(ctx context.Context, ds *dataset.Dataset, spec *loadSpec, fill *insertFill, rec arrow.RecordBatch, keys *loadKeys, wheres []string, assigned []uint64, allAssigned bool) error {
+	for ki, k := range keys.keys {
+		autoOnly := len(k.cols) == 1 && k.cols[0] == fill.auto
+		if !autoOnly && allAssigned && k.has(fill.auto) {
+			continue // holds a fresh id in every row
+		}
+		seen := keys.seen[ki]
 		batch := map[string]int{}
-		for i := 0; i < arr.Len(); i++ {
-			if arr.IsNull(i) {
+		for i := 0; i < int(rec.NumRows()); i++ {
+			key, shown, ok := keyAt(rec, k.cols, i)
+			if !ok {
 				continue
 			}
-			k := valueKey(arr, i)
-			if c == fill.auto {
-				if n, err := strconv.ParseUint(k, 10, 64); err == nil && n >= first && n < first+uint64(nFresh) {
+			if autoOnly {
+				if i < len(assigned) && assigned[i] != 0 {
 					continue // assigned here
 				}
-				if n, err := strconv.ParseUint(k, 10, 64); err == nil {
-					for _, r := range keys.fresh {
-						if n >= r[0] && n < r[1] {
-							return errorf(catalog.CodeInvalidInput, "%s %s: duplicate entry %s for UNIQUE column %s (an id this statement assigned)", spec.verb, wheres[i], quoteString(k), sqlparse.QuoteIdent(name))
-						}
+				if n, err := strconv.ParseUint(key, 10, 64); err == nil {
+					// The runs ascend: each reservation starts past the last.
+					j := sort.Search(len(keys.fresh), func(j int) bool { return keys.fresh[j][1] > n })
+					if j < len(keys.fresh) && n >= keys.fresh[j][0] {
+						return loadDupError(spec, k, wheres[i], shown, "an id this statement assigned")
 					}
 				}
 			}
-			if w, dup := seen[k]; dup {
-				return errorf(catalog.CodeInvalidInput, "%s %s: duplicate entry %s for UNIQUE column %s (also at %s)", spec.verb, wheres[i], quoteString(k), sqlparse.QuoteIdent(name), w)
+			if w, dup := seen[key]; dup {
+				return loadDupError(spec, k, wheres[i], shown, "also at "+w)
 			}
 			if keys.n >= keys.max {
-				return errorf(catalog.CodeInvalidInput, "%s: more than %d values of UNIQUE columns to check (planner.Options.MaxRows): split the file", spec.verb, keys.max)
+				return errorf(catalog.CodeInvalidInput, "%s: more than %d keys to check (planner.Options.MaxRows): split the file", spec.verb, keys.max)
 			}
 			keys.n++
-			seen[k] = wheres[i]
-			batch[k] = i
+			seen[key] = wheres[i]
+			batch[key] = i
 		}
-		if c == fill.auto && allAssigned {
+		if autoOnly && allAssigned {
 			continue
 		}
-		if err := checkUniqueAgainst(ctx, ds, name, batch, nil); err != nil {
-			var ce *catalog.Error
-			if errors.As(err, &ce) {
-				ce.Message = spec.verb + ": " + ce.Message
-			}
-			return err
+		if err := checkKeyAgainst(ctx, s, ds, spec.schema, k, batch, nil, nil); err != nil {
+			return loadKeyError(spec, err)
 		}
 	}
 	return nil
+}
+
+// loadDupError is a key a load gives twice, at where.
+func loadDupError(spec *loadSpec, k tableKey, where, shown, detail string) error {
+	if k.primary {
+		return errorf(catalog.CodeInvalidInput, "%s %s: Duplicate entry '%s' for key 'PRIMARY' (%s)", spec.verb, where, shown, detail)
+	}
+	return errorf(catalog.CodeInvalidInput, "%s %s: duplicate entry %s for UNIQUE column %s (%s)", spec.verb, where, quoteString(shown), sqlparse.QuoteIdent(spec.schema.Field(k.cols[0]).Name), detail)
+}
+
+// loadKeyError prefixes a key error of the table side with the statement.
+func loadKeyError(spec *loadSpec, err error) error {
+	var ce *catalog.Error
+	if errors.As(err, &ce) {
+		ce.Message = spec.verb + ": " + ce.Message
+	}
+	return err
 }
 
 // loadUpsert reads the whole source (bounded) and applies it as INSERT's
@@ -503,6 +537,7 @@ func (s *Session) loadUpsert(ctx context.Context, id catalog.Ident, ds *dataset.
 	if err != nil {
 		return nil, err
 	}
+	fill.numbering.bulk = true // MySQL numbers a load as a bulk insert
 	if n.Ignore {
 		fill.lenient = s.lenientFor(id)
 		fill.lenient.load = true

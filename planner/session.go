@@ -6,6 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/lance/dataset"
 	"github.com/lancecat/lancecat/planner/expr"
@@ -314,8 +317,37 @@ func (s *Session) checkDeferredInsert(ctx context.Context, id catalog.Ident, ins
 	if ins.Replace || ins.Ignore || len(ins.OnDuplicate) > 0 {
 		return nil
 	}
-	// The AUTO_INCREMENT column is not filled yet: take the UNIQUE columns
-	// one by one rather than as a record.
+	// The AUTO_INCREMENT column is not filled yet (the keys holding it are
+	// checked at COMMIT): take the other key columns as a record.
+	var keys []tableKey
+	need := map[int]bool{}
+	for _, k := range enforcedKeys(schema) {
+		if k.has(fill.auto) {
+			continue
+		}
+		keys = append(keys, k)
+		for _, c := range k.cols {
+			need[c] = true
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	pos := map[int]int{}
+	var fields []arrow.Field
+	var cols []arrow.Array
+	for c := range schema.Fields() {
+		if need[c] {
+			pos[c] = len(cols)
+			fields = append(fields, schema.Field(c))
+			cols = append(cols, b.Field(c).NewArray())
+		}
+	}
+	rec := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, int64(cols[0].Len()))
+	for _, a := range cols {
+		a.Release()
+	}
+	defer rec.Release()
 	if s.tx.uniqueKeys == nil {
 		s.tx.uniqueKeys = map[string]map[string]map[string]bool{}
 	}
@@ -325,26 +357,28 @@ func (s *Session) checkDeferredInsert(ctx context.Context, id catalog.Ident, ins
 		s.tx.uniqueKeys[id.ObjectID()] = tbl
 	}
 	added := map[string]map[string]bool{}
-	for i, f := range schema.Fields() {
-		if !isUnique(f) || i == fill.auto {
-			continue
+	for _, k := range keys {
+		at := make([]int, len(k.cols))
+		for i, c := range k.cols {
+			at[i] = pos[c]
 		}
-		arr := b.Field(i).NewArray()
-		keys := map[string]bool{}
-		for r := 0; r < arr.Len(); r++ {
-			if arr.IsNull(r) {
+		name := strings.Join(k.names(schema), "\x00")
+		seen := map[string]bool{}
+		for r := 0; r < int(rec.NumRows()); r++ {
+			key, shown, ok := keyAt(rec, at, r)
+			if !ok {
 				continue
 			}
-			k := valueKey(arr, r)
-			if keys[k] || tbl[f.Name][k] {
-				arr.Release()
+			if seen[key] || tbl[name][key] {
+				if k.primary {
+					return errorf(catalog.CodeInvalidInput, "Duplicate entry '%s' for key 'PRIMARY'", shown)
+				}
 				return errorf(catalog.CodeInvalidInput, "duplicate entry %s for UNIQUE column %s (row %d; this transaction already inserts it)",
-					quoteString(k), sqlparse.QuoteIdent(f.Name), r+1)
+					quoteString(shown), sqlparse.QuoteIdent(schema.Field(k.cols[0]).Name), r+1)
 			}
-			keys[k] = true
+			seen[key] = true
 		}
-		arr.Release()
-		added[f.Name] = keys
+		added[name] = seen
 	}
 	// Only a statement that passes every check adds its keys.
 	for name, keys := range added {

@@ -12,80 +12,12 @@ import (
 )
 
 // UNIQUE columns (field metadata lancecat:unique) are enforced by
-// lancecat's own writes: before an INSERT commits, the new values are
-// checked against each other and against the column's live rows in the
-// version the append is based on. NULLs never collide (as in MySQL). Other
-// writers (LanceDB, Lance) do not enforce it, and two lancecat writers
-// appending the same new value at the same moment can both pass the check:
-// Lance appends commute, so neither commit conflicts.
+// lancecat's own writes, as the PRIMARY KEY is (keys.go). Other writers
+// (LanceDB, Lance) do not enforce them.
 
 // valueKey is a comparable key for element i of arr (arrays of one column
 // type only are compared with each other).
 func valueKey(arr arrow.Array, i int) string { return arr.ValueStr(i) }
-
-// checkUniqueBatch checks that the non-null values of column col of rec do
-// not repeat; it returns the set of keys.
-func checkUniqueBatch(rec arrow.RecordBatch, col int) (map[string]int, error) {
-	arr := rec.Column(col)
-	seen := make(map[string]int, arr.Len())
-	for i := 0; i < arr.Len(); i++ {
-		if arr.IsNull(i) {
-			continue
-		}
-		k := valueKey(arr, i)
-		if j, dup := seen[k]; dup {
-			return nil, errorf(catalog.CodeInvalidInput, "duplicate entry %s for UNIQUE column %s (rows %d and %d)",
-				quoteString(k), sqlparse.QuoteIdent(rec.ColumnName(col)), j+1, i+1)
-		}
-		seen[k] = i
-	}
-	return seen, nil
-}
-
-// checkUniqueAgainst scans column name of ds and fails on the first live
-// value that is in keys. skip, if non-nil, says which row addresses not to
-// count (rows an UPDATE replaces).
-func checkUniqueAgainst(ctx context.Context, ds *dataset.Dataset, name string, keys map[string]int, skip func(addr uint64) bool) error {
-	if len(keys) == 0 {
-		return nil
-	}
-	return ds.Scan(ctx, dataset.ScanOptions{Columns: []string{name}, WithRowAddress: skip != nil}, func(rec arrow.RecordBatch) error {
-		arr := rec.Column(0)
-		var addrs []uint64
-		if skip != nil {
-			addrs = rowAddresses(rec)
-		}
-		for i := 0; i < arr.Len(); i++ {
-			if arr.IsNull(i) || (skip != nil && skip(addrs[i])) {
-				continue
-			}
-			if _, dup := keys[valueKey(arr, i)]; dup {
-				return errorf(catalog.CodeInvalidInput, "duplicate entry %s for UNIQUE column %s (the table already holds it)",
-					quoteString(valueKey(arr, i)), sqlparse.QuoteIdent(name))
-			}
-		}
-		return nil
-	})
-}
-
-// checkUniqueColumns enforces every UNIQUE column of schema for the rows
-// of rec about to be appended to ds.
-// skipCols are columns known not to collide (freshly assigned ids).
-func checkUniqueColumns(ctx context.Context, ds *dataset.Dataset, schema *arrow.Schema, rec arrow.RecordBatch, skipCols map[int]bool) error {
-	for i, f := range schema.Fields() {
-		if !isUnique(f) || skipCols[i] {
-			continue
-		}
-		keys, err := checkUniqueBatch(rec, i)
-		if err != nil {
-			return err
-		}
-		if err := checkUniqueAgainst(ctx, ds, f.Name, keys, nil); err != nil {
-			return err
-		}
-	}
-	return nil
-}
 
 // rowAddresses reads the "_rowaddr" column a scan WithRowAddress appends.
 func rowAddresses(rec arrow.RecordBatch) []uint64 {

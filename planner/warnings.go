@@ -241,6 +241,8 @@ func mysqlErrorCode(err error) int {
 		return n
 	}
 	switch {
+	case strings.Contains(err.Error(), "Duplicate entry '") || strings.Contains(err.Error(), "duplicate entry '"):
+		return 1062 // ER_DUP_ENTRY: a PRIMARY KEY or UNIQUE value the table or statement already has
 	case strings.Contains(err.Error(), "unknown column"):
 		return 1054 // ER_BAD_FIELD_ERROR
 	case errors.Is(err, sqlparse.ErrSyntax):

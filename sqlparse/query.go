@@ -158,6 +158,10 @@ type Insert struct {
 	// Replace is REPLACE INTO; Ignore is INSERT IGNORE (upsert.go in the
 	// planner says what each does with a row whose key is taken).
 	Replace, Ignore bool
+	// FromQuery is set by the planner on the VALUES it expands an INSERT
+	// ... SELECT into: MySQL numbers AUTO_INCREMENT ids of such a bulk
+	// insert as it does LOAD DATA's, not as a statement of known rows.
+	FromQuery bool
 }
 
 // Assignment is `column = value` (ON DUPLICATE KEY UPDATE; UPDATE ... SET).

@@ -47,6 +47,12 @@ type commitRequest struct {
 	// (CreateOptions.DeferSync): the Dataset returned lists them all as
 	// Unsynced.
 	deferSync bool
+	// recheck, when set, is called with the version a rebased commit is
+	// about to land on, before it is rebuilt there: a caller whose change
+	// is valid only for what it read (a key not yet in the table) checks
+	// what the concurrent commits added. Its error ends the commit (the
+	// staged files are deleted).
+	recheck func(ctx context.Context, latest *Dataset) error
 }
 
 // rebaseCompatible lists, per operation, the operations a concurrent commit
@@ -161,11 +167,18 @@ func commit(ctx context.Context, store storage.Store, dir string, scheme NamingS
 			cleanup()
 			return nil, fmt.Errorf("%w: version %d of %s was committed by another writer", ErrCommitConflict, next.Version, store.Location(dir))
 		}
-		newBase, err := rebaseTarget(ctx, store, dir, base, allowed, req.modified)
+		latest, err := rebaseTarget(ctx, store, dir, base, allowed, req.modified)
 		if err != nil {
 			cleanup()
 			return nil, err
 		}
+		if req.recheck != nil {
+			if err := req.recheck(ctx, latest); err != nil {
+				cleanup()
+				return nil, err
+			}
+		}
+		newBase := latest.manifest
 		// Files staged by build are rebuilt next time; data files passed in
 		// req.staged are reused.
 		for _, p := range staged[len(req.staged):] {
@@ -203,7 +216,7 @@ func isOurs(ctx context.Context, store storage.Store, path, txUUID string) (bool
 // rebaseTarget loads the latest version and checks that every commit after
 // base did an operation in allowed, touched none of the modified fragments
 // and kept the schema's fields.
-func rebaseTarget(ctx context.Context, store storage.Store, dir string, base *Manifest, allowed []string, modified []uint64) (*Manifest, error) {
+func rebaseTarget(ctx context.Context, store storage.Store, dir string, base *Manifest, allowed []string, modified []uint64) (*Dataset, error) {
 	latest, err := Open(ctx, store, dir, OpenOptions{})
 	if err != nil {
 		return nil, err
@@ -237,7 +250,7 @@ func rebaseTarget(ctx context.Context, store storage.Store, dir string, base *Ma
 	if !sameFields(base, latest.manifest) {
 		return nil, fmt.Errorf("%w: the schema of %s changed concurrently", ErrCommitConflict, store.Location(dir))
 	}
-	return latest.manifest, nil
+	return latest, nil
 }
 
 func sameFields(a, b *Manifest) bool {

@@ -16,6 +16,12 @@ import (
 // write, deletes the files written so far and commits nothing. It rebases
 // over concurrent commits as Append does.
 func (d *Dataset) AppendStream(ctx context.Context, next func() (arrow.RecordBatch, error)) (*Dataset, error) {
+	return d.AppendStreamChecked(ctx, next, nil)
+}
+
+// AppendStreamChecked is AppendStream with a recheck of every version a
+// concurrent commit makes it rebase onto (RowChangeOptions.Recheck).
+func (d *Dataset) AppendStreamChecked(ctx context.Context, next func() (arrow.RecordBatch, error), recheck func(ctx context.Context, latest *Dataset) error) (*Dataset, error) {
 	if err := d.manifest.checkWritable(); err != nil {
 		return nil, err
 	}
@@ -54,7 +60,7 @@ func (d *Dataset) AppendStream(ctx context.Context, next func() (arrow.RecordBat
 	if len(frags) == 0 {
 		return d, nil
 	}
-	req := commitRequest{op: "Append", staged: staged, build: func(ctx context.Context, base *Manifest, stage func(string)) (*Manifest, *tablepb.Transaction, error) {
+	req := commitRequest{op: "Append", staged: staged, recheck: recheck, build: func(ctx context.Context, base *Manifest, stage func(string)) (*Manifest, *tablepb.Transaction, error) {
 		next := nextFrom(base)
 		fresh := make([]*Fragment, len(frags))
 		for i, f := range frags {

@@ -33,6 +33,13 @@ type RowChangeOptions struct {
 	// removed_fragment_ids: rows rewritten into the new fragment). No index
 	// may cover them (their rows would need remapping): ErrInvalidArgument.
 	Remove []uint64
+	// Recheck, when set, is called with the latest version before the
+	// commit is rebased onto it (never for the version the change was
+	// made on, which the caller checked itself): an error ends the commit.
+	// An insert that checked its keys against this version checks the
+	// rows concurrent commits added, so the check always holds for the
+	// version the commit lands on.
+	Recheck func(ctx context.Context, latest *Dataset) error
 }
 
 // Append adds records as new fragments. It rebases over concurrent commits
@@ -200,7 +207,7 @@ func (d *Dataset) UpdateStaged(ctx context.Context, rs *RowStager, rowAddresses 
 	case len(frags) == 0:
 		op = "Delete"
 	}
-	req := commitRequest{op: op, staged: staged, exact: opts.ExactBase, written: opts.Sync, build: func(ctx context.Context, base *Manifest, stage func(string)) (*Manifest, *tablepb.Transaction, error) {
+	req := commitRequest{op: op, staged: staged, exact: opts.ExactBase, written: opts.Sync, recheck: opts.Recheck, build: func(ctx context.Context, base *Manifest, stage func(string)) (*Manifest, *tablepb.Transaction, error) {
 		next := nextFrom(base)
 		var removed []uint64
 		var updated []*Fragment
