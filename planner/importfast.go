@@ -241,8 +241,6 @@ func appendSlice(fb array.Builder, arr arrow.Array, off, n int) {
 		}
 	case *array.String:
 		sb := fb.(*array.StringBuilder)
-		offs := a.ValueOffsets()
-		sb.ReserveData(int(offs[off+n] - offs[off]))
 		for j := 0; j < n; j++ {
 			if valid != nil && !valid[j] {
 				sb.AppendNull()

@@ -8,7 +8,6 @@ import (
 	"math"
 	"strconv"
 	"sync/atomic"
-	"time"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -90,6 +89,7 @@ type fastPlan struct {
 	floats []float64
 	bytes  [][]byte
 	row    []any
+	fields []arrow.Field // the table's (Schema.Fields copies them per call)
 }
 
 // newFastPlan plans the columnar conversion of spec; nil when the
@@ -103,7 +103,7 @@ func newFastPlan(spec *loadSpec) *fastPlan {
 		kinds: make([]fastKind, len(spec.slots)), lo: make([]int64, len(spec.slots)), hi: make([]int64, len(spec.slots)),
 		uhi: make([]uint64, len(spec.slots)), f32: make([]bool, len(spec.slots)),
 		state: make([]fieldState, n), ints: make([]int64, n), uints: make([]uint64, n),
-		floats: make([]float64, n), bytes: make([][]byte, n), row: make([]any, n),
+		floats: make([]float64, n), bytes: make([][]byte, n), row: make([]any, n), fields: spec.schema.Fields(),
 	}
 	for k, sl := range spec.slots {
 		if sl.col < 0 {
@@ -212,7 +212,7 @@ func (p *fastPlan) appendRaw(spec *loadSpec, src loadSource, rec *rawRecord, fil
 		}
 		p.state[i], p.row[i] = stateBoxed, x
 	}
-	for i, f := range spec.schema.Fields() {
+	for i, f := range p.fields {
 		fb := b.Field(i)
 		switch p.state[i] {
 		case stateNull:
@@ -407,11 +407,40 @@ func parseDateBytes(b []byte) (arrow.Date32, bool) {
 	if !ok1 || !ok2 || !ok3 || m < 1 || m > 12 || d < 1 {
 		return 0, false
 	}
-	t := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)
-	if t.Day() != d { // past the month's end
+	if d > daysIn(m, y) {
 		return 0, false
 	}
-	return arrow.Date32FromTime(t), true
+	return arrow.Date32(civilDays(y, m, d)), true
+}
+
+func daysIn(m, y int) int {
+	switch m {
+	case 2:
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
+// civilDays is the days from 1970-01-01 to the proleptic Gregorian date
+// y-m-d (the era arithmetic of Howard Hinnant's days_from_civil).
+func civilDays(y, m, d int) int {
+	if m <= 2 {
+		y--
+	}
+	era := y / 400
+	if y < 0 && y%400 != 0 {
+		era--
+	}
+	yoe := y - era*400
+	mp := (m + 9) % 12
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return era*146097 + doe - 719468
 }
 
 // fastTextSource is a text file read by scanReader and converted by a

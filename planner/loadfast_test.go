@@ -10,6 +10,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/sqlparse"
@@ -378,6 +381,29 @@ func TestImportFastMatchesRowPath(t *testing.T) {
 			if testing.Verbose() {
 				t.Logf("%s, batches of %d: %d fragments, err %q, %d rows", c.name, batch, frags[1], outs[1].err, strings.Count(outs[1].rows, "\n"))
 			}
+		}
+	}
+}
+
+// TestParseDateBytes: every valid YYYY-MM-DD of years 0000-9999 (sampled
+// days of each month, every month end) reads as time.Parse and
+// arrow.Date32FromTime read it, and invalid ones are left to the row path.
+func TestParseDateBytes(t *testing.T) {
+	for y := 0; y <= 9999; y += 7 {
+		for m := 1; m <= 12; m++ {
+			for _, d := range []int{1, 15, 28, 29, 30, 31, 32} {
+				text := fmt.Sprintf("%04d-%02d-%02d", y, m, d)
+				got, ok := parseDateBytes([]byte(text))
+				want, err := time.Parse("2006-01-02", text)
+				if ok != (err == nil) || ok && got != arrow.Date32FromTime(want) {
+					t.Fatalf("%s: got %v %v, time.Parse %v %v", text, got, ok, want, err)
+				}
+			}
+		}
+	}
+	for _, text := range []string{"2024-00-01", "2024-13-01", "2024-01-00", "2024-1-01", "+024-01-01", "2024/01/01", " 2024-01-01"} {
+		if _, ok := parseDateBytes([]byte(text)); ok {
+			t.Fatalf("%q parsed", text)
 		}
 	}
 }

@@ -112,21 +112,33 @@ func (s *scanReader) avail(n int) bool {
 }
 
 func (s *scanReader) hasPrefix(p []byte) bool {
-	return len(p) > 0 && s.avail(len(p)) && bytes.Equal(s.buf[s.pos:s.pos+len(p)], p)
+	if len(p) == 0 {
+		return false
+	}
+	if s.end-s.pos >= len(p) { // the common case: decided by the first byte
+		return s.buf[s.pos] == p[0] && (len(p) == 1 || bytes.Equal(s.buf[s.pos:s.pos+len(p)], p))
+	}
+	return s.avail(len(p)) && bytes.Equal(s.buf[s.pos:s.pos+len(p)], p)
 }
 
 func (s *scanReader) hasByte(c byte) bool {
-	return s.avail(1) && s.buf[s.pos] == c
+	return (s.pos < s.end || s.avail(1)) && s.buf[s.pos] == c
 }
 
 // skip drops n bytes the caller has seen are there, counting lines.
 func (s *scanReader) skip(n int) {
-	s.line += bytes.Count(s.buf[s.pos:s.pos+n], []byte{'\n'})
+	for _, c := range s.buf[s.pos : s.pos+n] {
+		if c == '\n' {
+			s.line++
+		}
+	}
 	s.pos += n
 }
 
+var crlfBytes = []byte("\r\n")
+
 func (s *scanReader) lineEnd() int {
-	if s.crlf && s.hasPrefix([]byte("\r\n")) {
+	if s.crlf && s.hasPrefix(crlfBytes) {
 		return 2
 	}
 	if s.hasPrefix(s.lineTerm) {
