@@ -192,7 +192,7 @@ func (s *Session) importFiles(ctx context.Context, st *sqlparse.ImportInto, load
 		if st.Format == "parquet" {
 			src, err = openParquetSource(ctx, r, f.name, spec, targets)
 		} else {
-			src, err = openCSVSource(r, f.name, load, skip)
+			src, err = openCSVSource(r, f.name, load, spec, skip)
 		}
 		if err != nil {
 			closeAll()
@@ -249,19 +249,15 @@ type csvSource struct {
 
 func (c *csvSource) close() { c.f.Close() }
 
-func openCSVSource(f importReader, name string, load *sqlparse.LoadData, skip int64) (loadSource, error) {
+func openCSVSource(f importReader, name string, load *sqlparse.LoadData, spec *loadSpec, skip int64) (loadSource, error) {
 	lr := newLoadReader(f, load)
 	lr.crlf = !load.LinesTermSet
-	for i := int64(0); i < skip; i++ {
-		if err := lr.skipLine(); err != nil {
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			f.Close()
-			return nil, err
-		}
+	src, err := newTextSource(f, f, lr, name, spec, uint64(skip))
+	if err != nil {
+		f.Close()
+		return nil, err
 	}
-	return &csvSource{textSource: textSource{lr: lr, name: name}, f: f}, nil
+	return src, nil
 }
 
 // parquetSource reads the matched columns of a Parquet file batch by batch.
@@ -271,9 +267,11 @@ type parquetSource struct {
 	rr      pqarrow.RecordReader
 	rec     arrow.RecordBatch
 	readers []sqltypes.ValueReader
-	order   []int // input field k -> column of the record reader
-	i       int   // next row of rec
-	row     int64 // rows read so far
+	order   []int  // input field k -> column of the record reader
+	i       int    // next row of rec
+	row     int64  // rows read so far
+	bulk    []bool // per table column: appendBulk copies this batch's slice
+	vals    []any  // appendRest's values of a row, per table column
 }
 
 // openParquetReader reads the Parquet file r; the *file.Reader owns r.
@@ -402,31 +400,8 @@ func parquetLeaves(f *pqarrow.SchemaField) []int {
 }
 
 func (p *parquetSource) next(ctx context.Context) ([]any, error) {
-	for p.rec == nil || p.i >= int(p.rec.NumRows()) {
-		if p.rec != nil {
-			p.rec.Release()
-			p.rec = nil
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if !p.rr.Next() {
-			if err := p.rr.Err(); err != nil && !errors.Is(err, io.EOF) {
-				return nil, errorf(catalog.CodeInvalidInput, "IMPORT INTO: Parquet file %s after row %d: %v", quoteString(p.name), p.row, storage.RedactError(err))
-			}
-			return nil, io.EOF
-		}
-		rec := p.rr.RecordBatch()
-		rec.Retain()
-		p.rec, p.i = rec, 0
-		p.readers = p.readers[:0]
-		for c := 0; c < int(rec.NumCols()); c++ {
-			r, err := sqltypes.Reader(rec.Schema().Field(c), rec.Column(c))
-			if err != nil {
-				return nil, errorf(catalog.CodeUnsupported, "IMPORT INTO: Parquet file %s, column %s: %v", quoteString(p.name), sqlparse.QuoteIdent(rec.ColumnName(c)), err)
-			}
-			p.readers = append(p.readers, r)
-		}
+	if err := p.nextBatch(ctx); err != nil {
+		return nil, err
 	}
 	out := make([]any, len(p.order))
 	for k, c := range p.order {

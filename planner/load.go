@@ -58,10 +58,12 @@ import (
 // character inside.
 
 const (
-	loadBatchRows  = 1 << 20
 	loadBatchBytes = 64 << 20
 	maxLoadLine    = 16 << 20
 )
+
+// loadBatchRows is a variable so tests can force several batches.
+var loadBatchRows = 1 << 20
 
 func (s *Session) loadData(ctx context.Context, st *sqlparse.LoadData) (*Result, error) {
 	if s.opts.LoadDataDir == "" {
@@ -89,16 +91,11 @@ func (s *Session) loadData(ctx context.Context, st *sqlparse.LoadData) (*Result,
 	}
 	defer file.Close()
 	pt := newLoadTracker(ctx)
-	lr := newLoadReader(pt.reader(file), st)
-	for i := uint64(0); i < st.IgnoreLines; i++ {
-		if err := lr.skipLine(); err != nil {
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			return nil, err
-		}
+	r := pt.reader(file)
+	src, err := newTextSource(r, nil, newLoadReader(r, st), "", spec, st.IgnoreLines)
+	if err != nil {
+		return nil, err
 	}
-	src := &textSource{lr: lr}
 	if st.Replace || st.Ignore {
 		return s.loadUpsert(ctx, id, ds, spec, src, &sqlparse.Insert{Table: st.Table, Replace: st.Replace, Ignore: st.Ignore}, pt)
 	}
@@ -325,16 +322,7 @@ func (spec *loadSpec) appendRow(src loadSource, fields []any, fill *insertFill, 
 	}
 	for i, f := range spec.schema.Fields() {
 		if _, err := fill.appendValue(b.Field(i), f, i, spec.given[i], row[i]); err != nil {
-			col := ""
-			for k, sl := range spec.slots {
-				if sl.col == i {
-					col = fmt.Sprintf(", column %d", k+1)
-				}
-			}
-			if errors.Is(err, errNoValue) {
-				return 0, errorf(catalog.CodeInvalidInput, "%s %s%s: column %s is NOT NULL", spec.verb, src.where(), col, sqlparse.QuoteIdent(f.Name))
-			}
-			return 0, errorf(catalog.CodeInvalidInput, "%s %s%s (%s): %v", spec.verb, src.where(), col, sqlparse.QuoteIdent(f.Name), err)
+			return 0, spec.appendErr(src, i, err)
 		}
 	}
 	return size, nil
@@ -365,6 +353,18 @@ func (s *Session) loadStream(ctx context.Context, id catalog.Ident, ds *dataset.
 	for range keys.keys {
 		keys.seen = append(keys.seen, map[string]string{})
 	}
+	// Whole slices of a Parquet batch go in at once (importfast.go) unless
+	// SET / @variables need each row or UNIQUE checks where each row came
+	// from.
+	bulk := !loadRowPathOnly && len(spec.sets) == 0 && spec.nvars == 0 && len(keys.keys) == 0
+	if bulk {
+		for _, src := range srcs {
+			if _, ok := src.(bulkAppender); ok {
+				loadColumnarStatements.Add(1)
+				break
+			}
+		}
+	}
 	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
 	defer b.Release()
 	resv := ds // the dataset AUTO_INCREMENT reservations commit on
@@ -378,9 +378,31 @@ func (s *Session) loadStream(ctx context.Context, id catalog.Ident, ds *dataset.
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			fields, err := srcs[0].next(ctx)
+			src := srcs[0]
+			var n int
+			var err error
+			if ba, ok := src.(bulkAppender); ok && bulk {
+				var k int
+				k, n, err = ba.appendBulk(ctx, spec, fill, b, loadBatchRows-rows, loadBatchBytes-size, pt)
+				if err == nil {
+					size += n
+					rows += k
+					continue
+				}
+			} else if ra, ok := src.(rowAppender); ok {
+				if err = ra.advance(); err == nil {
+					pt.row()
+					n, err = ra.appendCurrent(spec, fill, b)
+				}
+			} else {
+				var fields []any
+				if fields, err = src.next(ctx); err == nil {
+					pt.row()
+					n, err = spec.appendRow(src, fields, fill, b)
+				}
+			}
 			if errors.Is(err, io.EOF) {
-				srcs[0].close()
+				src.close()
 				srcs = srcs[1:]
 				if len(srcs) == 0 {
 					pt.report()
@@ -390,13 +412,8 @@ func (s *Session) loadStream(ctx context.Context, id catalog.Ident, ds *dataset.
 			if err != nil {
 				return nil, err
 			}
-			pt.row()
-			n, err := spec.appendRow(srcs[0], fields, fill, b)
-			if err != nil {
-				return nil, err
-			}
 			if len(keys.keys) > 0 {
-				wheres = append(wheres, srcs[0].where())
+				wheres = append(wheres, src.where())
 			}
 			size += n
 			rows++
@@ -437,15 +454,25 @@ func (s *Session) loadStream(ctx context.Context, id catalog.Ident, ds *dataset.
 		total += int64(rows)
 		return rec, nil
 	}
-	recheck := keyRecheck(ds, func(ctx context.Context, latest *dataset.Dataset, frags []uint64) error {
-		for ki, k := range keys.keys {
-			if err := checkKeyAgainst(ctx, s, latest, schema, k, keys.seen[ki], nil, frags); err != nil {
-				return loadKeyError(spec, err)
+	// Without AUTO_INCREMENT reservations or keys building a batch
+	// touches no dataset and the commit has nothing to recheck, so the
+	// next batch is built while the last one is written: two cores, two
+	// batches in memory.
+	var werr error
+	if fill.auto < 0 && len(keys.keys) == 0 {
+		_, werr = appendPipelined(ctx, ds, next)
+	} else {
+		recheck := keyRecheck(ds, func(ctx context.Context, latest *dataset.Dataset, frags []uint64) error {
+			for ki, k := range keys.keys {
+				if err := checkKeyAgainst(ctx, s, latest, schema, k, keys.seen[ki], nil, frags); err != nil {
+					return loadKeyError(spec, err)
+				}
 			}
-		}
-		return nil
-	})
-	if _, err := ds.AppendStreamChecked(ctx, next, recheck); err != nil {
+			return nil
+		})
+		_, werr = ds.AppendStreamChecked(ctx, next, recheck)
+	}
+	if err := werr; err != nil {
 		for _, src := range srcs {
 			src.close()
 		}
@@ -553,7 +580,14 @@ func (s *Session) loadUpsert(ctx context.Context, id catalog.Ident, ds *dataset.
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		fields, err := src.next(ctx)
+		ra, fast := src.(rowAppender)
+		var fields []any
+		var err error
+		if fast {
+			err = ra.advance()
+		} else {
+			fields, err = src.next(ctx)
+		}
 		if errors.Is(err, io.EOF) {
 			pt.report()
 			break
@@ -565,7 +599,12 @@ func (s *Session) loadUpsert(ctx context.Context, id catalog.Ident, ds *dataset.
 		if rows >= maxRows || size > MaxInsertBytes {
 			return nil, errorf(catalog.CodeInvalidInput, "%s REPLACE / IGNORE reads at most %d rows and %d MiB (planner.Options.MaxRows, MaxInsertBytes): split the file", spec.verb, maxRows, MaxInsertBytes>>20)
 		}
-		k, err := spec.appendRow(src, fields, fill, b)
+		var k int
+		if fast {
+			k, err = ra.appendCurrent(spec, fill, b)
+		} else {
+			k, err = spec.appendRow(src, fields, fill, b)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -58,6 +58,19 @@ func (t *loadTracker) row() {
 	}
 }
 
+// rowsRead counts n input rows read at once, reporting as row would have
+// at least once when they pass a multiple of progressEveryRows.
+func (t *loadTracker) rowsRead(n int) {
+	if t == nil || n <= 0 {
+		return
+	}
+	before := t.rows
+	t.rows += int64(n)
+	if t.rows/progressEveryRows != before/progressEveryRows {
+		t.report()
+	}
+}
+
 // report calls the callback with the current counts.
 func (t *loadTracker) report() {
 	if t == nil {
