@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/go-sql-driver/mysql"
 )
@@ -23,11 +24,11 @@ import (
 // l_partkey made MariaDB drive Q14 from part through it.
 func Load(ctx context.Context, db *sql.DB, dir string, mariadb bool) error {
 	for _, t := range Tables {
-		if _, err := db.ExecContext(ctx, t.DDL); err != nil {
-			return fmt.Errorf("tpch: creating %s: %w", t.Name, err)
-		}
 		p := Path(dir, t.Name)
 		if mariadb {
+			if _, err := db.ExecContext(ctx, t.DDL); err != nil {
+				return fmt.Errorf("tpch: creating %s: %w", t.Name, err)
+			}
 			mysql.RegisterLocalFile(p)
 			if _, err := db.ExecContext(ctx, fmt.Sprintf("LOAD DATA LOCAL INFILE '%s' INTO TABLE %s", p, t.Name)); err != nil {
 				return fmt.Errorf("tpch: loading %s: %w", t.Name, err)
@@ -37,6 +38,13 @@ func Load(ctx context.Context, db *sql.DB, dir string, mariadb bool) error {
 		parts, err := splitLines(p, loadPartRows)
 		if err != nil {
 			return fmt.Errorf("tpch: loading %s: %w", t.Name, err)
+		}
+		ddl := t.DDL
+		if len(parts) > 1 {
+			ddl = withoutPrimaryKey(ddl)
+		}
+		if _, err := db.ExecContext(ctx, ddl); err != nil {
+			return fmt.Errorf("tpch: creating %s: %w", t.Name, err)
 		}
 		for _, part := range parts {
 			_, err := db.ExecContext(ctx, fmt.Sprintf("LOAD DATA LOCAL INFILE '%s' INTO TABLE %s", part, t.Name))
@@ -64,11 +72,24 @@ func Load(ctx context.Context, db *sql.DB, dir string, mariadb bool) error {
 	return nil
 }
 
-// loadPartRows is the most rows one LOAD DATA reads into lancecat: a table
-// with a primary key checks a file's keys in memory, within the planner's
-// MaxRows (1,000,000), so from SF 1 on orders and lineitem are loaded in
-// parts (files of their own beside the table's, removed once loaded).
+// loadPartRows is the most rows one LOAD DATA reads into lancecat, and the
+// most a table with a primary key may hold: lancecat checks the keys of a
+// load against the table's in memory, within the planner's MaxRows
+// (1,000,000). So from SF 1 on orders and lineitem are created without
+// their primary key (Lance's is unenforced, and no query plan uses it) and
+// loaded in parts (files of their own beside the table's, removed once
+// loaded).
 const loadPartRows = 1_000_000
+
+// withoutPrimaryKey is a CREATE TABLE of Tables without its PRIMARY KEY
+// clause (the last one).
+func withoutPrimaryKey(ddl string) string {
+	i := strings.LastIndex(ddl, ",\n  PRIMARY KEY")
+	if i < 0 {
+		return ddl
+	}
+	return ddl[:i] + ")"
+}
 
 // splitLines returns path itself when it has at most n lines, else the
 // files (path.1, path.2, ...) it split into, of n lines each.
