@@ -833,11 +833,18 @@ func (c aggCall) add(st *aggState, env *rowEnv, row []any) error {
 	case "var_pop", "var_samp", "stddev_pop", "stddev_samp":
 		foldVariance(st, v)
 	case "sum", "avg":
-		if c.exact {
+		if c.exact && (st.dec == nil || !st.dec.bad) {
 			if st.dec == nil {
 				st.dec = &decSum{}
 			}
-			st.dec.add(v)
+			if st.dec.add(v); !st.dec.bad {
+				// The exact sum is the result: no DOUBLE sum beside it
+				// (parsing every value as a float was a fifth of Q1).
+				return nil
+			}
+			// v is no exact number: the DOUBLE sum goes on from the
+			// exact sum of the values before it.
+			st.floating, st.fsum = true, st.dec.float()
 		}
 		if u, ok := v.(uint64); ok && !st.floating {
 			// BIGINT UNSIGNED: an exact sum (MySQL's is a DECIMAL), not a

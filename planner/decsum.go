@@ -15,8 +15,8 @@ import (
 // 48142.119999999995). SUM of DECIMAL(p,s) is a DECIMAL with scale s;
 // AVG one with scale s+4 (div_precision_increment), rounded half away from
 // zero. A value that is not decimal text or an integer (a DOUBLE in a
-// mixed expression) drops the call back to the floating sum it always
-// keeps beside (aggregate.go).
+// mixed expression) drops the call back to a floating sum, which goes on
+// from the exact sum of the values before it (aggregate.go).
 
 // decSum is the exact sum of one aggregate call in one group. While the
 // sum and each value fit in an int64 (scaled by 10^scale) it is kept in
@@ -128,8 +128,18 @@ func (d *decSum) addSmall(n int64, scale int) bool {
 	return true
 }
 
+// float is the sum as a DOUBLE (0 before any value).
+func (d *decSum) float() float64 {
+	if !d.any {
+		return 0
+	}
+	f, _ := strconv.ParseFloat(string(d.text(1, d.scale)), 64)
+	return f
+}
+
 // text is v / 10^(d.scale) / div with scale digits, rounded half away from
 // zero.
+
 func (d *decSum) text(div int64, scale int) sqltypes.Decimal {
 	var num *big.Int
 	if d.v != nil {

@@ -142,12 +142,17 @@ func (t *sourceTable) Scan(ctx context.Context, spec plan.ScanSpec) (exec.Operat
 	width := len(t.cols)
 	rows := cursorRows(res)
 	return exec.FromSeq(func(yield func([]any, error) bool) {
+		var slab []any // rows are cut from it: one allocation per 256
 		for row, err := range rows {
 			if err != nil {
 				yield(nil, err)
 				return
 			}
-			full := make([]any, width)
+			if len(slab) < width {
+				slab = make([]any, width*256)
+			}
+			full := slab[:width:width]
+			slab = slab[width:]
 			for i, c := range cols {
 				full[c] = row[i]
 			}

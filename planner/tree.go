@@ -279,6 +279,15 @@ func (t *treePlan) build(ctx context.Context, n plan.Node, budget *exec.Budget) 
 	case *plan.Values:
 		return exec.Values(x.Rows), nil
 	}
+	if x, ok := n.(*plan.Filter); ok && !x.Having && columnWiseFilter {
+		// A table's scan under its WHERE: filtered column-wise as it is
+		// read (scanfilter.go).
+		if src, ok := x.Input.(*plan.Source); ok {
+			if d, ok := src.Table.(*dataSource); ok && t.envs[n] == d.dp.env && sqlparse.StripParens(x.Cond) == sqlparse.StripParens(d.dp.where) {
+				return d.filteredScan(ctx, x.Cond)
+			}
+		}
+	}
 	inNode := plan.Input(n)
 	if inNode == nil {
 		return nil, errorf(catalog.CodeInternal, "no operator for plan node %T", n)
