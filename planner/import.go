@@ -416,8 +416,10 @@ func (p *parquetSource) next(ctx context.Context) ([]any, error) {
 	return out, nil
 }
 
-func (p *parquetSource) where() string {
-	return fmt.Sprintf("file %s, row %d", quoteString(p.name), p.row)
+func (p *parquetSource) where() string { return p.whereBefore(0) }
+
+func (p *parquetSource) whereBefore(back int) string {
+	return fmt.Sprintf("file %s, row %d", quoteString(p.name), p.row-int64(back))
 }
 
 func (p *parquetSource) textual() bool { return false }

@@ -35,6 +35,9 @@ type bulkAppender interface {
 	// their bytes (as appendRow counts them) reach maxBytes; io.EOF when
 	// the source has no rows left.
 	appendBulk(ctx context.Context, spec *loadSpec, fill *insertFill, b *array.RecordBuilder, maxRows, maxBytes int, pt *loadTracker) (rows, size int, err error)
+	// whereBefore is where() of the row back rows before the last one
+	// appended: key errors name the row a duplicate came from.
+	whereBefore(back int) string
 }
 
 // bulkColumn reports whether column i of the table can take arr's values

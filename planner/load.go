@@ -354,9 +354,8 @@ func (s *Session) loadStream(ctx context.Context, id catalog.Ident, ds *dataset.
 		keys.seen = append(keys.seen, map[string]string{})
 	}
 	// Whole slices of a Parquet batch go in at once (importfast.go) unless
-	// SET / @variables need each row or UNIQUE checks where each row came
-	// from.
-	bulk := !loadRowPathOnly && len(spec.sets) == 0 && spec.nvars == 0 && len(keys.keys) == 0
+	// SET / @variables need each row.
+	bulk := !loadRowPathOnly && len(spec.sets) == 0 && spec.nvars == 0
 	if bulk {
 		for _, src := range srcs {
 			if _, ok := src.(bulkAppender); ok {
@@ -385,6 +384,11 @@ func (s *Session) loadStream(ctx context.Context, id catalog.Ident, ds *dataset.
 				var k int
 				k, n, err = ba.appendBulk(ctx, spec, fill, b, loadBatchRows-rows, loadBatchBytes-size, pt)
 				if err == nil {
+					if len(keys.keys) > 0 {
+						for back := k - 1; back >= 0; back-- {
+							wheres = append(wheres, ba.whereBefore(back))
+						}
+					}
 					size += n
 					rows += k
 					continue

@@ -360,7 +360,7 @@ func TestImportFastMatchesRowPath(t *testing.T) {
 				res, err := f.try(c.stmt)
 				loadRowPathOnly = false
 				ran := loadColumnarStatements.Load() > before
-				if want := !rowOnly && !strings.Contains(c.ddl, "UNIQUE"); ran != want {
+				if want := !rowOnly; ran != want {
 					t.Fatalf("%s: columnar path ran %v (row path only %v)", c.name, ran, rowOnly)
 				}
 				if err != nil {
