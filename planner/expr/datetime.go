@@ -88,23 +88,23 @@ func init() {
 		&Func{Name: "EXTRACT", MinArgs: 2, MaxArgs: 2, Result: resultInt, Eval: evalExtract},
 		&Func{Name: "DATE_ADD", Aliases: []string{"ADDDATE"}, MinArgs: 3, MaxArgs: 3, Result: dateArithResult, Eval: func(c *Call, a []any) (any, error) { return dateArith(c, a, 1) }},
 		&Func{Name: "DATE_SUB", Aliases: []string{"SUBDATE"}, MinArgs: 3, MaxArgs: 3, Result: dateArithResult, Eval: func(c *Call, a []any) (any, error) { return dateArith(c, a, -1) }},
-		&Func{Name: "DATEDIFF", MinArgs: 2, MaxArgs: 2, Result: resultInt, Eval: func(_ *Call, a []any) (any, error) {
+		&Func{Name: "DATEDIFF", MinArgs: 2, MaxArgs: 2, Result: resultInt, Eval: func(c *Call, a []any) (any, error) {
 			if anyNull(a) {
 				return nil, nil
 			}
-			x, ok1 := ToTime(a[0])
-			y, ok2 := ToTime(a[1])
+			x, ok1 := timeArg(c, a[0])
+			y, ok2 := timeArg(c, a[1])
 			if !ok1 || !ok2 {
 				return nil, nil
 			}
 			return toDays(x) - toDays(y), nil
 		}},
 		&Func{Name: "TIMESTAMPDIFF", MinArgs: 3, MaxArgs: 3, Result: resultInt, Eval: evalTimestampDiff},
-		&Func{Name: "DATE_FORMAT", MinArgs: 2, MaxArgs: 2, Result: resultString, Eval: func(_ *Call, a []any) (any, error) {
+		&Func{Name: "DATE_FORMAT", MinArgs: 2, MaxArgs: 2, Result: resultString, Eval: func(c *Call, a []any) (any, error) {
 			if anyNull(a) {
 				return nil, nil
 			}
-			t, ok := ToTime(a[0])
+			t, ok := timeArg(c, a[0])
 			if !ok {
 				return nil, nil
 			}
@@ -118,7 +118,7 @@ func init() {
 			if a[0] == nil {
 				return nil, nil
 			}
-			t, ok := ToTime(a[0])
+			t, ok := timeArg(c, a[0])
 			if !ok {
 				return nil, nil
 			}
@@ -154,13 +154,29 @@ func dateOf(t time.Time) time.Time {
 	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 }
 
+// timeArg is ToTime(v) for an argument of a date function, raising
+// MariaDB's 1292 for text that is no date or datetime (the function's
+// value is then NULL, as in MariaDB).
+func timeArg(c *Call, v any) (time.Time, bool) {
+	t, ok := ToTime(v)
+	if !ok && c != nil {
+		switch x := v.(type) {
+		case string:
+			c.Stmt.Warn(1292, "Incorrect datetime value: '%s'", x)
+		case []byte:
+			c.Stmt.Warn(1292, "Incorrect datetime value: '%s'", x)
+		}
+	}
+	return t, ok
+}
+
 // timeFunc lifts a function of a date (NULL for NULL or a non-date).
 func timeFunc(f func(time.Time) any) func(*Call, []any) (any, error) {
-	return func(_ *Call, a []any) (any, error) {
+	return func(c *Call, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
-		t, ok := ToTime(a[0])
+		t, ok := timeArg(c, a[0])
 		if !ok {
 			return nil, nil
 		}
@@ -343,7 +359,7 @@ func dateArith(c *Call, a []any, sign int64) (any, error) {
 	if a[0] == nil || a[1] == nil {
 		return nil, nil
 	}
-	t, ok := ToTime(a[0])
+	t, ok := timeArg(c, a[0])
 	if !ok {
 		return nil, nil
 	}
