@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/planner/exec"
@@ -165,7 +166,7 @@ func (p *setOpPlan) collect(ctx context.Context, s *Session, q queryPlan, budget
 		r := append([]any(nil), row...)
 		for i, t := range p.text {
 			if t && r[i] != nil {
-				r[i] = toString(r[i])
+				r[i] = columnText(r[i], res.Columns[i].DatabaseType)
 			}
 		}
 		if err := budget.Grow("the set operation", exec.RowBytes(r)); err != nil {
@@ -247,4 +248,21 @@ func combine(left, right [][]any, op sqlparse.SetOpKind) [][]any {
 		return out
 	}
 	return left
+}
+
+// columnText is a value of an operand's column as text: toString, except
+// that a DATETIME or TIMESTAMP keeps its time of day at midnight (a Go
+// time.Time does not say whether it was a DATE; the column's type does).
+func columnText(v any, databaseType string) string {
+	t, ok := v.(time.Time)
+	if !ok {
+		return toString(v)
+	}
+	switch ty := strings.ToUpper(databaseType); {
+	case strings.HasPrefix(ty, "DATETIME"), strings.HasPrefix(ty, "TIMESTAMP"):
+		return t.UTC().Format("2006-01-02 15:04:05.999999999")
+	case ty == "DATE":
+		return t.UTC().Format("2006-01-02")
+	}
+	return toString(v)
 }

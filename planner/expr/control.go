@@ -147,7 +147,7 @@ func evalCoalesce(c *Call, arg func(int) (any, error)) (any, error) {
 			return nil, err
 		}
 		if v != nil {
-			return convertValue(v, c.Args[i].Kind, c.ResultKind()), nil
+			return branchScaled(c, convertValue(v, c.Args[i].Kind, c.ResultKind())), nil
 		}
 	}
 	return nil, nil
@@ -160,7 +160,46 @@ func convertTo(c *Call, i int, arg func(int) (any, error)) (any, error) {
 	if err != nil || v == nil {
 		return v, err
 	}
-	return convertValue(v, c.Args[i].Kind, c.ResultKind()), nil
+	return branchScaled(c, convertValue(v, c.Args[i].Kind, c.ResultKind())), nil
+}
+
+// branchScaled gives a DECIMAL result of a union of branches the scale
+// of the union, the largest of its branches' (COALESCE(d, 2.50) over a
+// DECIMAL(12,3) answers 2.500, as MySQL types the result DECIMAL(12,3));
+// the value as it is when a branch's scale is unknown.
+func branchScaled(c *Call, v any) any {
+	if v == nil || c.ResultKind() != sqltypes.KindDecimal {
+		return v
+	}
+	var branches []Arg
+	switch c.Func.Name {
+	case SearchedCase:
+		branches = caseResults(c.Args, false)
+	case SimpleCase:
+		branches = caseResults(c.Args, true)
+	case "IF":
+		branches = c.Args[1:]
+	default:
+		branches = c.Args
+	}
+	scale := 0
+	for _, a := range branches {
+		switch a.Kind {
+		case sqltypes.KindDecimal:
+			if a.Scale < 0 {
+				return v
+			}
+			scale = max(scale, a.Scale)
+		case KindNull, sqltypes.KindInt, sqltypes.KindUint, sqltypes.KindBool:
+		default:
+			return v
+		}
+	}
+	d, ok := decimalOf(v)
+	if !ok {
+		return v
+	}
+	return d.rescale(scale, roundHalfUp).String()
 }
 
 // convertValue converts a value of kind from to the result kind of a

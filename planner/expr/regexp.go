@@ -21,7 +21,7 @@ import (
 const maxPatternBytes = 64 << 10
 
 func init() {
-	register(
+	registerText(
 		&Func{Name: "REGEXP_LIKE", MinArgs: 2, MaxArgs: 3, Result: fixed(sqltypes.KindInt), Eval: func(c *Call, a []any) (any, error) {
 			if anyNull(a) {
 				return nil, nil

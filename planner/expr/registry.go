@@ -75,6 +75,11 @@ type Func struct {
 	// NeedsStatement marks a function whose value depends on the statement
 	// (NOW, CURDATE): it is not a constant of the plan.
 	NeedsStatement bool
+	// TextArgs marks a function that reads its arguments as text (the
+	// string and regexp functions): a DATETIME or TIMESTAMP argument is
+	// given as its text, midnight included ("2020-01-01 00:00:00"), which
+	// ToString cannot tell from a DATE's once it is a time.Time.
+	TextArgs bool
 }
 
 // Call is one bound call: the function, the static description of its
@@ -266,6 +271,15 @@ var registry = map[string]*Func{}
 
 // register adds functions to the registry (at init; a duplicate name is a
 // programming error).
+// registerText registers functions that read their arguments as text
+// (Func.TextArgs).
+func registerText(fs ...*Func) {
+	for _, f := range fs {
+		f.TextArgs = true
+	}
+	register(fs...)
+}
+
 func register(fs ...*Func) {
 	for _, f := range fs {
 		for _, n := range append([]string{f.Name}, f.Aliases...) {
@@ -339,6 +353,13 @@ func (c *Call) Eval(arg func(i int) (any, error)) (any, error) {
 			return nil, err
 		}
 		vals[i] = v
+	}
+	if c.Func.TextArgs {
+		for i, v := range vals {
+			if t, ok := v.(time.Time); ok && (c.Args[i].Kind == sqltypes.KindDatetime || c.Args[i].Kind == sqltypes.KindTimestamp) {
+				vals[i] = formatDatetime(t)
+			}
+		}
 	}
 	return c.Func.Eval(c, vals)
 }

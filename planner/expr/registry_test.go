@@ -210,3 +210,106 @@ func TestResultKinds(t *testing.T) {
 		}
 	}
 }
+
+// TestTextArgsKeepMidnightOfDatetime: a string function reads a DATETIME
+// or TIMESTAMP argument as its full text, midnight included, and a DATE
+// as the date alone, as MariaDB does (CONCAT(ts) for '2020-01-01
+// 00:00:00' is not '2020-01-01').
+func TestTextArgsKeepMidnightOfDatetime(t *testing.T) {
+	midnight := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		fn   string
+		kind Kind
+		want any
+	}{
+		{"CONCAT", sqltypes.KindDatetime, "2020-01-01 00:00:00"},
+		{"CONCAT", sqltypes.KindTimestamp, "2020-01-01 00:00:00"},
+		{"CONCAT", sqltypes.KindDate, "2020-01-01"},
+		{"LENGTH", sqltypes.KindDatetime, int64(19)},
+		{"LENGTH", sqltypes.KindDate, int64(10)},
+		{"REVERSE", sqltypes.KindDatetime, "00:00:00 10-10-0202"},
+	} {
+		c, err := BindCall(tc.fn, []Arg{{Kind: tc.kind, Scale: -1}}, NewStatement(time.Time{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.EvalValues([]any{midnight})
+		if err != nil || got != tc.want {
+			t.Errorf("%s(%v midnight) = %#v, %v; want %#v", tc.fn, tc.kind, got, err, tc.want)
+		}
+	}
+	// Date functions still receive the time itself.
+	c, err := BindCall("HOUR", []Arg{{Kind: sqltypes.KindDatetime, Scale: -1}}, NewStatement(time.Time{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.EvalValues([]any{midnight.Add(5 * time.Hour)}); err != nil || got != int64(5) {
+		t.Errorf("HOUR = %#v, %v", got, err)
+	}
+}
+
+// TestToTimeCompactYears: compact date strings read their year as
+// written when it has four digits ('00700710' is 0070-07-10), and by
+// MySQL's two-digit rule when it has two ('700710' is 1970-07-10), as
+// MariaDB does (differential seed 11); the number 700710 is YYMMDD.
+func TestToTimeCompactYears(t *testing.T) {
+	for _, tc := range []struct {
+		in   any
+		want string // "" for no time
+	}{
+		{"00700710", "0070-07-10 00:00:00"},
+		{"700710", "1970-07-10 00:00:00"},
+		{"690710", "2069-07-10 00:00:00"},
+		{int64(700710), "1970-07-10 00:00:00"},
+		{"20240229", "2024-02-29 00:00:00"},
+		{"20230229", ""},
+		{"00001231235959", "0000-12-31 23:59:59"},
+		{"991231235959", "1999-12-31 23:59:59"},
+		{"00000000", ""},
+	} {
+		got, ok := ToTime(tc.in)
+		text := ""
+		if ok {
+			text = got.Format("2006-01-02 15:04:05")
+		}
+		if text != tc.want {
+			t.Errorf("ToTime(%#v) = %q, want %q", tc.in, text, tc.want)
+		}
+	}
+}
+
+// TestUnionOfBranchesTakesLargestScale: COALESCE / IFNULL / IF / CASE
+// over a DECIMAL(12,3) and a literal with fewer decimals answer the
+// literal at scale 3, as MySQL types the result (differential seed 19:
+// COUNT(DISTINCT COALESCE(d, 2.50)) counted 2.50 and 2.500 apart).
+func TestUnionOfBranchesTakesLargestScale(t *testing.T) {
+	dec3 := Arg{Kind: sqltypes.KindDecimal, Scale: 3}
+	lit := func(v string, scale int) Arg {
+		return Arg{Kind: sqltypes.KindDecimal, Const: true, Value: sqltypes.Decimal(v), Scale: scale}
+	}
+	for _, tc := range []struct {
+		fn   string
+		args []Arg
+		vals []any
+		want any
+	}{
+		{"COALESCE", []Arg{dec3, lit("2.50", 2)}, []any{nil, sqltypes.Decimal("2.50")}, "2.500"},
+		{"IFNULL", []Arg{dec3, {Kind: sqltypes.KindInt, Scale: -1}}, []any{nil, int64(7)}, "7.000"},
+		{"IF", []Arg{{Kind: sqltypes.KindInt, Scale: -1}, lit("1.5", 1), dec3}, []any{int64(1), sqltypes.Decimal("1.5"), nil}, "1.500"},
+		{"COALESCE", []Arg{dec3, lit("2.50", 2)}, []any{sqltypes.Decimal("1.250"), nil}, "1.250"},
+		// A branch of unknown scale leaves the value as it is.
+		{"COALESCE", []Arg{{Kind: sqltypes.KindDecimal, Scale: -1}, lit("2.50", 2)}, []any{nil, sqltypes.Decimal("2.50")}, "2.50"},
+	} {
+		c, err := BindCall(tc.fn, tc.args, NewStatement(time.Time{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.EvalValues(tc.vals)
+		if s, ok := got.(sqltypes.Decimal); ok {
+			got = string(s)
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("%s%v = %#v, %v; want %#v", tc.fn, tc.vals, got, err, tc.want)
+		}
+	}
+}

@@ -13,7 +13,7 @@ import (
 // MySQL answers past max_allowed_packet.
 
 func init() {
-	register(
+	registerText(
 		&Func{Name: "LOWER", Aliases: []string{"LCASE"}, MinArgs: 1, MaxArgs: 1, Result: resultString, Eval: str1(strings.ToLower)},
 		&Func{Name: "UPPER", Aliases: []string{"UCASE"}, MinArgs: 1, MaxArgs: 1, Result: resultString, Eval: str1(strings.ToUpper)},
 		&Func{Name: "LENGTH", Aliases: []string{"OCTET_LENGTH"}, MinArgs: 1, MaxArgs: 1, Result: resultInt, Eval: func(_ *Call, a []any) (any, error) {

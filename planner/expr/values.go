@@ -265,7 +265,12 @@ func parseTime(s string) (time.Time, bool) {
 		return t, true
 	}
 	if len(s) == 6 || len(s) == 8 || len(s) == 12 || len(s) == 14 {
-		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil && n >= 0 {
+			if len(s) == 8 || len(s) == 14 {
+				// Four digits of year are the year as written: '00700710'
+				// is 0070-07-10, where the number 700710 is 1970-07-10.
+				return compactTime(s)
+			}
 			return numberTime(n)
 		}
 	}
@@ -319,6 +324,15 @@ func numberTime(n int64) (time.Time, bool) {
 		h, mi, sec = n/10000%100, n/100%100, n%100
 	}
 	return mkTime(int(y), int(mo), int(d), int(h), int(mi), int(sec), 0)
+}
+
+// compactTime reads the digits YYYYMMDD or YYYYMMDDhhmmss.
+func compactTime(s string) (time.Time, bool) {
+	n := func(i, j int) int { v, _ := strconv.Atoi(s[i:j]); return v }
+	if len(s) == 8 {
+		return mkTime(n(0, 4), n(4, 6), n(6, 8), 0, 0, 0, 0)
+	}
+	return mkTime(n(0, 4), n(4, 6), n(6, 8), n(8, 10), n(10, 12), n(12, 14), 0)
 }
 
 // mkTime builds a time when every field is in range (no normalisation:
