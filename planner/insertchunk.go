@@ -191,6 +191,13 @@ func (s *Session) appendInsert(ctx context.Context, id catalog.Ident, ds *datase
 	res := okResult(int64(nrows))
 	if first > 0 {
 		res.LastInsertID = int64(first)
+	} else if fill.auto >= 0 && len(fill.autoValues) > 0 {
+		// No id generated: MySQL's insert id of the statement (the OK
+		// packet's, a driver's LastInsertId) is the last row's explicit
+		// value; LAST_INSERT_ID() would keep the last generated one.
+		if v := fill.autoValues[len(fill.autoValues)-1]; v != nil && v.IsInt64() {
+			res.LastInsertID = v.Int64()
+		}
 	}
 	return res, nil
 }

@@ -74,8 +74,9 @@ type Result struct {
 	// for a streamed result until Collect.
 	Rows         [][]any
 	RowsAffected int64
-	// LastInsertID is the first AUTO_INCREMENT value an INSERT assigned (0:
-	// none), as MySQL's LAST_INSERT_ID().
+	// LastInsertID is the first AUTO_INCREMENT value an INSERT assigned,
+	// or when it assigned none the last row's explicit value (0: no
+	// AUTO_INCREMENT column), as MySQL's OK packet carries it.
 	LastInsertID int64
 	// stream is the cursor of a streamed result (nil: materialized).
 	stream RowCursor
