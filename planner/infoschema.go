@@ -149,7 +149,8 @@ var infoViews = map[string]*infoView{
 	},
 	// table_constraints lists each table's PRIMARY KEY, UNIQUE and FOREIGN
 	// KEY constraints; ENFORCED says whether lancecat's writes check them
-	// (UNIQUE yes, the Lance primary key and foreign keys no).
+	// (the primary key and UNIQUE yes, foreign keys no; writers other than
+	// lancecat do not check Lance's "unenforced" primary key).
 	"table_constraints": {
 		name: "table_constraints", schemaCol: "TABLE_SCHEMA", nameCol: "TABLE_NAME", minLevel: describeFull,
 		columns: []viewColumn{
@@ -1067,7 +1068,7 @@ func (p *selectPlan) scan(ctx context.Context, s *Session) ([][]any, error) {
 				continue
 			}
 			if len(primaryKeyOf(d.Schema)) > 0 {
-				rows = append(rows, []any{"def", schema, "PRIMARY", schema, id.Name(), "PRIMARY KEY", "NO"})
+				rows = append(rows, []any{"def", schema, "PRIMARY", schema, id.Name(), "PRIMARY KEY", "YES"})
 			}
 			for _, f := range d.Schema.Fields() {
 				if isUnique(f) {
