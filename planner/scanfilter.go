@@ -60,6 +60,7 @@ const (
 	vecBetween                     // col [NOT] BETWEEN constant AND constant
 	vecCmpCols                     // col op col
 	vecIsNull                      // col IS [NOT] NULL
+	vecIn                          // col [NOT] IN (constant, ...), a short list
 )
 
 // vecTest is a conjunct evaluated on the scan's Arrow arrays.
@@ -69,7 +70,7 @@ type vecTest struct {
 	col      int               // schema positions
 	col2     int
 	consts   []sqlparse.Expr // the constants (one; two for BETWEEN)
-	not      bool            // NOT BETWEEN, IS NOT NULL
+	not      bool            // NOT BETWEEN, IS NOT NULL, NOT IN
 	vals     []any           // the constants' values, once evaluated
 	constErr error
 }
@@ -204,6 +205,22 @@ func (o *filterScanOp) vecTestOf(e sqlparse.Expr) *vecTest {
 		if c, ok := o.readColumn(n.X); ok {
 			return &vecTest{kind: vecIsNull, col: c, not: n.Not}
 		}
+	case *sqlparse.InList:
+		// A long list is a hash set in the row-wise evaluation (inlist.go);
+		// walking it per row here would be slower.
+		if n.Subquery != nil || len(n.List) == 0 || len(n.List) >= inListSetMin {
+			return nil
+		}
+		c, ok := o.readColumn(n.X)
+		if !ok {
+			return nil
+		}
+		for _, item := range n.List {
+			if !o.constant(item) {
+				return nil
+			}
+		}
+		return &vecTest{kind: vecIn, col: c, consts: n.List, not: n.Not}
 	}
 	return nil
 }
@@ -532,6 +549,9 @@ func (o *filterScanOp) bindTest(t *vecTest, rec arrow.RecordBatch, k int) (func(
 	if t.constErr != nil {
 		return nil, nil // the row-wise evaluation reports it, as before
 	}
+	if t.kind == vecIn {
+		return inTest(arr, t.vals, t.not), nil
+	}
 	for _, v := range t.vals {
 		if v == nil {
 			return func(int) (int8, bool) { return -1, true }, nil
@@ -571,6 +591,75 @@ func (o *filterScanOp) bindTest(t *vecTest, rec arrow.RecordBatch, k int) (func(
 		}
 		return boolTruth(test(r)), true
 	}, nil
+}
+
+// inTest is x [NOT] IN (vals) over the column arr, as the row-wise
+// evaluation has it: NULL for a NULL x; TRUE (FALSE for NOT IN) at the
+// first item x equals by compare; else NULL when an item is NULL, FALSE
+// (TRUE) otherwise. nil when some item has no column-wise comparison.
+func inTest(arr arrow.Array, vals []any, not bool) func(i int) (int8, bool) {
+	hit, miss := boolTruth(!not), boolTruth(not)
+	sawNull := false
+	var items []any
+	for _, v := range vals {
+		if v == nil {
+			sawNull = true
+			continue
+		}
+		items = append(items, v)
+	}
+	if sawNull {
+		miss = -1
+	}
+	// Strings against string items, the common case (TPC-H's l_shipmode
+	// IN ('MAIL', 'SHIP')): one read of the value, byte-wise equality
+	// (compare's order of two strings, so = 0 exactly when equal).
+	if get := stringGetter(arr); get != nil {
+		strs := make([]string, 0, len(items))
+		for _, v := range items {
+			s, ok := v.(string)
+			if !ok {
+				strs = nil
+				break
+			}
+			strs = append(strs, s)
+		}
+		if len(strs) == len(items) {
+			return func(i int) (int8, bool) {
+				if arr.IsNull(i) {
+					return -1, true
+				}
+				s := get(i)
+				for _, w := range strs {
+					if s == w {
+						return hit, true
+					}
+				}
+				return miss, true
+			}
+		}
+	}
+	cs := make([]func(i int) (int, bool), len(items))
+	for n, v := range items {
+		if cs[n] = constComparer(arr, v); cs[n] == nil {
+			return nil
+		}
+	}
+	return func(i int) (int8, bool) {
+		if arr.IsNull(i) {
+			return -1, true
+		}
+		for _, c := range cs {
+			r, ok := c(i)
+			if !ok {
+				return 0, false
+			}
+			if r == 0 {
+				return hit, true
+			}
+		}
+		return miss, true
+	}
 }
 
 func boolTruth(b bool) int8 {
