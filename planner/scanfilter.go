@@ -239,6 +239,7 @@ type filterScanOp struct {
 	rec     arrow.RecordBatch
 	pos     int // next row of rec
 	readers []sqltypes.ValueReader
+	caches  []valueCache               // per read column, across batches (valuecache.go)
 	tests   []func(i int) (int8, bool) // per conjunct, this batch's column-wise test (nil: row-wise)
 	scratch []any                      // a row for the row-wise evaluation of single rows
 	// Per chunk of the batch: the rows no conjunct made FALSE, whether
@@ -260,6 +261,7 @@ func (o *filterScanOp) Next(ctx context.Context) ([][]any, error) {
 	if o.next == nil {
 		o.next, o.stop = iter.Pull2(o.sc.Records(ctx))
 		o.readers = make([]sqltypes.ValueReader, len(o.dp.read))
+		o.caches = make([]valueCache, len(o.dp.read))
 		o.tests = make([]func(int) (int8, bool), len(o.conj))
 		o.scratch = make([]any, o.dp.schema.NumFields())
 		o.filled = make([]bool, len(o.dp.read))
@@ -305,7 +307,7 @@ const filterChunkRows = 1024
 // bind makes the readers and column-wise tests of a new record batch.
 func (o *filterScanOp) bind(rec arrow.RecordBatch) error {
 	for j, c := range o.dp.read {
-		r, err := readerFor(o.dp.schema.Field(c), rec.Column(j))
+		r, err := cachedReaderFor(&o.caches[j], o.dp.schema.Field(c), rec.Column(j))
 		if err != nil {
 			return err
 		}
