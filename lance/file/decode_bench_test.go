@@ -21,7 +21,8 @@ import (
 // BenchmarkDecodeLineitem measures the raw decode of TPC-H lineitem's
 // columns, apart from SQL: each sub-benchmark reads one column of the whole
 // file in 8,192-row ranges (what a dataset scan asks for) and reports MB/s of
-// decoded Arrow buffers and rows/s. The file is a lineitem-like table the
+// decoded Arrow buffers, rows/s and the user CPU per pass (steadier than
+// wall time on a loaded machine). The file is a lineitem-like table the
 // writer writes (262,144 seeded rows with TPC-H's value domains), or, with
 // LANCECAT_BENCH_LINEITEM set to a Lance data file or a dataset directory,
 // the first data file of a real lineitem (e.g. the bench command's
@@ -61,10 +62,12 @@ func BenchmarkDecodeLineitem(b *testing.B) {
 			b.SetBytes(decoded)
 			b.ReportAllocs()
 			b.ResetTimer()
+			user := processUserCPU()
 			for i := 0; i < b.N; i++ {
 				read()
 			}
 			b.ReportMetric(float64(r.NumRows())*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+			b.ReportMetric(float64(processUserCPU()-user)/float64(b.N)/1e6, "user-ms/op")
 		})
 	}
 }
