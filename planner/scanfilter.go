@@ -25,8 +25,9 @@ import (
 // boxing was most of the query's time. filterScanOp evaluates the
 // conjuncts of WHERE in their order over each batch of the scan: those
 // comparing a column with a constant or with another column of the row
-// (=, <>, <, <=, >, >=, BETWEEN, IS [NOT] NULL, over integer, DECIMAL, DATE,
-// string and DOUBLE columns) straight on the Arrow arrays, the others on
+// (=, <>, <, <=, >, >=, BETWEEN, IS [NOT] NULL, [NOT] IN a list of fewer
+// than 16 constants, over integer, DECIMAL, DATE, string and DOUBLE
+// columns) straight on the Arrow arrays, the others on
 // the Go values of just their columns; only the rows that pass get the
 // rest of their columns converted (late materialization).
 //

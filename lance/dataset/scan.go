@@ -44,7 +44,10 @@ type ScanOptions struct {
 // Scan reads the live rows of the dataset and calls fn with each batch, in
 // manifest fragment order and row order within a fragment. The batch is
 // released after fn returns: Retain it to keep it. A non-nil error from fn
-// stops the scan and is returned.
+// stops the scan and is returned. fn runs on the caller's goroutine; a scan
+// of more than one chunk reads and decodes the next batch on a goroutine of
+// its own meanwhile (scanAhead), so decoding and the caller's work share
+// the cores.
 //
 // Deleted rows are skipped; columns a fragment's files do not carry (added
 // after the fragment was written) read as nulls; columns are named and typed
