@@ -94,7 +94,8 @@ type scanOp struct {
 	stop    func()
 	rec     arrow.RecordBatch
 	readers []sqltypes.ValueReader
-	pos     int // next row of rec
+	caches  []valueCache // per read column, across batches (valuecache.go)
+	pos     int          // next row of rec
 	out     [][]any
 	err     error
 }
@@ -110,6 +111,7 @@ func (o *scanOp) Next(ctx context.Context) ([][]any, error) {
 	if o.next == nil {
 		o.next, o.stop = iter.Pull2(o.sc.Records(ctx))
 		o.readers = make([]sqltypes.ValueReader, len(o.dp.read))
+		o.caches = make([]valueCache, len(o.dp.read))
 	}
 	for o.rec == nil || o.pos >= int(o.rec.NumRows()) {
 		rec, err, ok := o.next()
@@ -122,7 +124,7 @@ func (o *scanOp) Next(ctx context.Context) ([][]any, error) {
 			return nil, err
 		}
 		for j, c := range o.dp.read {
-			r, err := readerFor(o.dp.schema.Field(c), rec.Column(j))
+			r, err := cachedReaderFor(&o.caches[j], o.dp.schema.Field(c), rec.Column(j))
 			if err != nil {
 				o.fail(err)
 				return nil, err

@@ -25,8 +25,9 @@ import (
 // boxing was most of the query's time. filterScanOp evaluates the
 // conjuncts of WHERE in their order over each batch of the scan: those
 // comparing a column with a constant or with another column of the row
-// (=, <>, <, <=, >, >=, BETWEEN, IS [NOT] NULL, over integer, DECIMAL, DATE,
-// string and DOUBLE columns) straight on the Arrow arrays, the others on
+// (=, <>, <, <=, >, >=, BETWEEN, IS [NOT] NULL, [NOT] IN a list of fewer
+// than 16 constants, over integer, DECIMAL, DATE, string and DOUBLE
+// columns) straight on the Arrow arrays, the others on
 // the Go values of just their columns; only the rows that pass get the
 // rest of their columns converted (late materialization).
 //
@@ -60,6 +61,7 @@ const (
 	vecBetween                     // col [NOT] BETWEEN constant AND constant
 	vecCmpCols                     // col op col
 	vecIsNull                      // col IS [NOT] NULL
+	vecIn                          // col [NOT] IN (constant, ...), a short list
 )
 
 // vecTest is a conjunct evaluated on the scan's Arrow arrays.
@@ -69,7 +71,7 @@ type vecTest struct {
 	col      int               // schema positions
 	col2     int
 	consts   []sqlparse.Expr // the constants (one; two for BETWEEN)
-	not      bool            // NOT BETWEEN, IS NOT NULL
+	not      bool            // NOT BETWEEN, IS NOT NULL, NOT IN
 	vals     []any           // the constants' values, once evaluated
 	constErr error
 }
@@ -204,6 +206,22 @@ func (o *filterScanOp) vecTestOf(e sqlparse.Expr) *vecTest {
 		if c, ok := o.readColumn(n.X); ok {
 			return &vecTest{kind: vecIsNull, col: c, not: n.Not}
 		}
+	case *sqlparse.InList:
+		// A long list is a hash set in the row-wise evaluation (inlist.go);
+		// walking it per row here would be slower.
+		if n.Subquery != nil || len(n.List) == 0 || len(n.List) >= inListSetMin {
+			return nil
+		}
+		c, ok := o.readColumn(n.X)
+		if !ok {
+			return nil
+		}
+		for _, item := range n.List {
+			if !o.constant(item) {
+				return nil
+			}
+		}
+		return &vecTest{kind: vecIn, col: c, consts: n.List, not: n.Not}
 	}
 	return nil
 }
@@ -222,6 +240,7 @@ type filterScanOp struct {
 	rec     arrow.RecordBatch
 	pos     int // next row of rec
 	readers []sqltypes.ValueReader
+	caches  []valueCache               // per read column, across batches (valuecache.go)
 	tests   []func(i int) (int8, bool) // per conjunct, this batch's column-wise test (nil: row-wise)
 	scratch []any                      // a row for the row-wise evaluation of single rows
 	// Per chunk of the batch: the rows no conjunct made FALSE, whether
@@ -243,6 +262,7 @@ func (o *filterScanOp) Next(ctx context.Context) ([][]any, error) {
 	if o.next == nil {
 		o.next, o.stop = iter.Pull2(o.sc.Records(ctx))
 		o.readers = make([]sqltypes.ValueReader, len(o.dp.read))
+		o.caches = make([]valueCache, len(o.dp.read))
 		o.tests = make([]func(int) (int8, bool), len(o.conj))
 		o.scratch = make([]any, o.dp.schema.NumFields())
 		o.filled = make([]bool, len(o.dp.read))
@@ -288,7 +308,7 @@ const filterChunkRows = 1024
 // bind makes the readers and column-wise tests of a new record batch.
 func (o *filterScanOp) bind(rec arrow.RecordBatch) error {
 	for j, c := range o.dp.read {
-		r, err := readerFor(o.dp.schema.Field(c), rec.Column(j))
+		r, err := cachedReaderFor(&o.caches[j], o.dp.schema.Field(c), rec.Column(j))
 		if err != nil {
 			return err
 		}
@@ -532,6 +552,9 @@ func (o *filterScanOp) bindTest(t *vecTest, rec arrow.RecordBatch, k int) (func(
 	if t.constErr != nil {
 		return nil, nil // the row-wise evaluation reports it, as before
 	}
+	if t.kind == vecIn {
+		return inTest(arr, t.vals, t.not), nil
+	}
 	for _, v := range t.vals {
 		if v == nil {
 			return func(int) (int8, bool) { return -1, true }, nil
@@ -571,6 +594,75 @@ func (o *filterScanOp) bindTest(t *vecTest, rec arrow.RecordBatch, k int) (func(
 		}
 		return boolTruth(test(r)), true
 	}, nil
+}
+
+// inTest is x [NOT] IN (vals) over the column arr, as the row-wise
+// evaluation has it: NULL for a NULL x; TRUE (FALSE for NOT IN) at the
+// first item x equals by compare; else NULL when an item is NULL, FALSE
+// (TRUE) otherwise. nil when some item has no column-wise comparison.
+func inTest(arr arrow.Array, vals []any, not bool) func(i int) (int8, bool) {
+	hit, miss := boolTruth(!not), boolTruth(not)
+	sawNull := false
+	var items []any
+	for _, v := range vals {
+		if v == nil {
+			sawNull = true
+			continue
+		}
+		items = append(items, v)
+	}
+	if sawNull {
+		miss = -1
+	}
+	// Strings against string items, the common case (TPC-H's l_shipmode
+	// IN ('MAIL', 'SHIP')): one read of the value, byte-wise equality
+	// (compare's order of two strings, so = 0 exactly when equal).
+	if get := stringGetter(arr); get != nil {
+		strs := make([]string, 0, len(items))
+		for _, v := range items {
+			s, ok := v.(string)
+			if !ok {
+				strs = nil
+				break
+			}
+			strs = append(strs, s)
+		}
+		if len(strs) == len(items) {
+			return func(i int) (int8, bool) {
+				if arr.IsNull(i) {
+					return -1, true
+				}
+				s := get(i)
+				for _, w := range strs {
+					if s == w {
+						return hit, true
+					}
+				}
+				return miss, true
+			}
+		}
+	}
+	cs := make([]func(i int) (int, bool), len(items))
+	for n, v := range items {
+		if cs[n] = constComparer(arr, v); cs[n] == nil {
+			return nil
+		}
+	}
+	return func(i int) (int8, bool) {
+		if arr.IsNull(i) {
+			return -1, true
+		}
+		for _, c := range cs {
+			r, ok := c(i)
+			if !ok {
+				return 0, false
+			}
+			if r == 0 {
+				return hit, true
+			}
+		}
+		return miss, true
+	}
 }
 
 func boolTruth(b bool) int8 {

@@ -78,6 +78,14 @@ func TestColumnWiseFilterMatchesRows(t *testing.T) {
 		"a > 0 AND s = 'TRUCK' AND p < 100", "s = 12", "a > 0 OR p < 3", "NOT (a > 3)", "p > 100 AND s + 1 > 0",
 		"s + 1 > 0 AND p > 100", "a > 400 AND a / 0 IS NULL", "b = 3 AND (SELECT COUNT(*) FROM t t2 WHERE t2.b = t.a) > 0",
 		"a > b AND b = 7 AND d < e AND s IS NOT NULL", "p < q",
+		// IN lists, column-wise below 16 items (the row-wise evaluation's
+		// hash set starts there).
+		"s IN ('AIR')", "s NOT IN ('MAIL', 'SHIP', 'air')", "s IN ('MAIL', NULL)", "s NOT IN ('MAIL', NULL)",
+		"s IN (NULL)", "s IN ('MAIL', 1)", "s IN (1, 2)", "b IN (3, 7, 49)", "b NOT IN (1, 2, 3)", "b IN (3, 7.0, 2.5)",
+		"a IN (5, -2, NULL)", "p IN (12.30, 0.05, 7)", "p NOT IN (12.3, 0.070)", "q IN (0, 1.0001, 123456789012345678901.2345)",
+		"d IN (DATE '1994-05-01', '1994-02-03')", "d NOT IN (DATE '1994-05-01', TIMESTAMP '1994-05-02 00:00:01')",
+		"f IN (2, -5, 1.5)", "s IN ('AIR', 'MAIL') AND b IN (3, 4) AND p > 0",
+		"s IN ('A','B','C','D','E','F','G','H','I','J','K','L','M','N','O','AIR')", "b IN (1 / 0, 3)",
 	}
 	for _, w := range wheres {
 		q := "SELECT a, b, p, q, d, e, s, f FROM t WHERE " + w
@@ -98,7 +106,7 @@ func TestColumnWiseFilterMatchesRows(t *testing.T) {
 // column-wise filtered scan (so the test above compares two paths).
 func TestColumnWiseFilterIsUsed(t *testing.T) {
 	f := filterFixture(t)
-	st, err := sqlparse.ParseOne("SELECT a FROM t WHERE p < 24 AND s = 'AIR'")
+	st, err := sqlparse.ParseOne("SELECT a FROM t WHERE p < 24 AND s = 'AIR' AND s IN ('MAIL', 'SHIP') AND b NOT IN (1, 2)")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,7 +44,10 @@ type ScanOptions struct {
 // Scan reads the live rows of the dataset and calls fn with each batch, in
 // manifest fragment order and row order within a fragment. The batch is
 // released after fn returns: Retain it to keep it. A non-nil error from fn
-// stops the scan and is returned.
+// stops the scan and is returned. fn runs on the caller's goroutine; a scan
+// of more than one chunk reads and decodes the next batch on a goroutine of
+// its own meanwhile (scanAhead), so decoding and the caller's work share
+// the cores.
 //
 // Deleted rows are skipped; columns a fragment's files do not carry (added
 // after the fragment was written) read as nulls; columns are named and typed
@@ -75,6 +78,30 @@ func (d *Dataset) Scan(ctx context.Context, opts ScanOptions, fn func(arrow.Reco
 		s.remaining = opts.Limit
 		s.limited = true
 	}
+	if !s.readsAhead(frags) {
+		return s.scanFragments(ctx, frags)
+	}
+	return s.scanAhead(ctx, frags, fn)
+}
+
+// scanReadAhead is how many decoded batches a scan of several chunks keeps
+// ready beyond the one fn holds: the next batch is read and decoded on
+// another goroutine (the second core) while fn works on this one, and
+// memory stays bounded by a few batches.
+const scanReadAhead = 1
+
+// readsAhead reports whether the scan reads more than one chunk (a scan of
+// one chunk, a point read or a small LIMIT, gains nothing from a second
+// goroutine).
+func (s *scanState) readsAhead(frags []*Fragment) bool {
+	if len(frags) == 0 || s.limited && s.remaining <= s.batch {
+		return false
+	}
+	return len(frags) > 1 || frags[0].PhysicalRows == 0 || frags[0].PhysicalRows > s.batch
+}
+
+// scanFragments reads frags in order, handing each batch to s.fn.
+func (s *scanState) scanFragments(ctx context.Context, frags []*Fragment) error {
 	for _, f := range frags {
 		if s.limited && s.remaining == 0 {
 			break
@@ -87,6 +114,46 @@ func (d *Dataset) Scan(ctx context.Context, opts ScanOptions, fn func(arrow.Reco
 		}
 	}
 	return nil
+}
+
+// scanAhead is scanFragments with the reading and decoding on a goroutine
+// of its own, scanReadAhead batches ahead of fn, which still runs on the
+// caller's goroutine, in order. An error of fn stops the reader (the batches
+// it read ahead are released); a read error reaches the caller after the
+// batches read before it.
+func (s *scanState) scanAhead(ctx context.Context, frags []*Fragment, fn func(arrow.RecordBatch) error) error {
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ready := make(chan arrow.RecordBatch, scanReadAhead)
+	done := make(chan error, 1)
+	s.fn = func(rec arrow.RecordBatch) error {
+		rec.Retain() // scanFragment releases its reference when this returns
+		select {
+		case ready <- rec:
+			return nil
+		case <-rctx.Done():
+			rec.Release()
+			return rctx.Err()
+		}
+	}
+	go func() {
+		defer close(ready)
+		done <- s.scanFragments(rctx, frags)
+	}()
+	var fnErr error
+	for rec := range ready {
+		if fnErr == nil {
+			if fnErr = fn(rec); fnErr != nil {
+				cancel()
+			}
+		}
+		rec.Release()
+	}
+	readErr := <-done
+	if fnErr != nil {
+		return fnErr
+	}
+	return readErr
 }
 
 // ScanAll is Scan collecting every batch (retained) into a slice. The

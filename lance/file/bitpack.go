@@ -34,6 +34,33 @@ func putUint(dst []byte, bits uint64, i uint64, v uint64) {
 	}
 }
 
+// putUints stores vals as t-bit little-endian values from index i of dst
+// (one loop per width: this runs for every bit-packed value read).
+func putUints(dst []byte, t, i uint64, vals []uint64) {
+	switch t {
+	case 8:
+		d := dst[i : i+uint64(len(vals))]
+		for j, v := range vals {
+			d[j] = byte(v)
+		}
+	case 16:
+		d := dst[2*i : 2*(i+uint64(len(vals)))]
+		for j, v := range vals {
+			binary.LittleEndian.PutUint16(d[2*j:], uint16(v))
+		}
+	case 32:
+		d := dst[4*i : 4*(i+uint64(len(vals)))]
+		for j, v := range vals {
+			binary.LittleEndian.PutUint32(d[4*j:], uint32(v))
+		}
+	case 64:
+		d := dst[8*i : 8*(i+uint64(len(vals)))]
+		for j, v := range vals {
+			binary.LittleEndian.PutUint64(d[8*j:], v)
+		}
+	}
+}
+
 // decodeInlineBitpacking decodes n values of t bits from chunks of
 // [bit width as one t-bit word][1024*w/t packed words].
 func decodeInlineBitpacking(t uint64, buf []byte, n uint64) (*block, error) {
@@ -63,9 +90,7 @@ func decodeInlineBitpacking(t uint64, buf []byte, n uint64) (*block, error) {
 		m := min(n-done, flChunk)
 		unpackFastLanesN(t, w, buf[:size], &tmp, m)
 		buf = buf[size:]
-		for i := uint64(0); i < m; i++ {
-			putUint(out, t, done+i, tmp[i])
-		}
+		putUints(out, t, done, tmp[:m])
 		done += m
 	}
 	return &block{n: n, bits: t, data: out}, nil

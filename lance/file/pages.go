@@ -2,6 +2,7 @@ package lancefile
 
 import (
 	"context"
+	"encoding/binary"
 	"sort"
 
 	"github.com/lancecat/lancecat/lance/internal/pb/enc21pb"
@@ -569,12 +570,42 @@ func applyDictionary(idx, dict *block) (*block, error) {
 	}
 	w := per / 8
 	out := &block{n: idx.n, bits: dict.bits, dim: dict.dim, data: make([]byte, idx.n*w)}
-	for i := uint64(0); i < idx.n; i++ {
-		k := uintAt(idx.data, idx.bits, i)
+	// The indices are read once into keys (checked against the dictionary
+	// there), then gathered with the value width fixed: this runs for every
+	// value of a dictionary page (TPC-H's DECIMAL columns of few values).
+	keys := make([]uint32, idx.n)
+	for i := range keys {
+		k := uintAt(idx.data, idx.bits, uint64(i))
 		if k >= dict.n {
 			return nil, corruptf("dictionary index %d of %d", k, dict.n)
 		}
-		copy(out.data[i*w:], dict.data[k*w:(k+1)*w])
+		keys[i] = uint32(k) // dict.n <= maxItems fits
 	}
+	gatherFixed(out.data, dict.data, w, keys)
 	return out, nil
+}
+
+// gatherFixed sets value i of dst to value keys[i] of src, values being w
+// bytes wide (keys are in range: checked by the caller).
+func gatherFixed(dst, src []byte, w uint64, keys []uint32) {
+	switch w {
+	case 4:
+		for i, k := range keys {
+			binary.LittleEndian.PutUint32(dst[4*i:], binary.LittleEndian.Uint32(src[4*uint64(k):]))
+		}
+	case 8:
+		for i, k := range keys {
+			binary.LittleEndian.PutUint64(dst[8*i:], binary.LittleEndian.Uint64(src[8*uint64(k):]))
+		}
+	case 16:
+		for i, k := range keys {
+			d, s := dst[16*i:16*i+16], src[16*uint64(k):16*uint64(k)+16]
+			binary.LittleEndian.PutUint64(d, binary.LittleEndian.Uint64(s))
+			binary.LittleEndian.PutUint64(d[8:], binary.LittleEndian.Uint64(s[8:]))
+		}
+	default:
+		for i, k := range keys {
+			copy(dst[uint64(i)*w:], src[uint64(k)*w:(uint64(k)+1)*w])
+		}
+	}
 }

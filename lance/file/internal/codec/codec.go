@@ -122,26 +122,14 @@ func UnpackFastLanesN(t, w uint64, packed []byte, out []uint64, n uint64) {
 		return
 	}
 	lanes := FastLanesChunk / t
-	bytesPer := t / 8
-	word := func(k, lane uint64) uint64 {
-		off := (k*lanes + lane) * bytesPer
-		switch t {
-		case 8:
-			return uint64(packed[off])
-		case 16:
-			return uint64(binary.LittleEndian.Uint16(packed[off:]))
-		case 32:
-			return uint64(binary.LittleEndian.Uint32(packed[off:]))
-		}
-		return binary.LittleEndian.Uint64(packed[off:])
-	}
 	mask := ^uint64(0)
 	if w < 64 {
 		mask = 1<<w - 1
 	}
 	// Row r of every lane holds the logical values base(r)+lane, lane <
 	// lanes: a contiguous run, so the rows whose run starts at or past n
-	// are skipped and the others cut at n.
+	// are skipped and the others cut at n. Each row is one loop over its
+	// lanes' words with the word size fixed (a load per word, no switch).
 	for row := uint64(0); row < t; row++ {
 		base := flOrder[row/8]*16 + (row%8)*128
 		if base >= n {
@@ -150,13 +138,57 @@ func UnpackFastLanesN(t, w uint64, packed []byte, out []uint64, n uint64) {
 		m := min(lanes, n-base)
 		p := row * w
 		k, s := p/t, p%t
-		spill := s+w > t
-		for lane := uint64(0); lane < m; lane++ {
-			v := word(k, lane) >> s
+		o := out[base : base+m]
+		spill := s+w > t // the value continues in the lane's next word
+		switch t {
+		case 8:
+			lo := packed[k*lanes : k*lanes+m]
 			if spill {
-				v |= word(k+1, lane) << (t - s)
+				hi := packed[(k+1)*lanes : (k+1)*lanes+m]
+				for l := range o {
+					o[l] = (uint64(lo[l])>>s | uint64(hi[l])<<(t-s)) & mask
+				}
+			} else {
+				for l := range o {
+					o[l] = uint64(lo[l]) >> s & mask
+				}
 			}
-			out[base+lane] = v & mask
+		case 16:
+			lo := packed[2*k*lanes : 2*(k*lanes+m)]
+			if spill {
+				hi := packed[2*(k+1)*lanes : 2*((k+1)*lanes+m)]
+				for l := range o {
+					o[l] = (uint64(binary.LittleEndian.Uint16(lo[2*l:]))>>s | uint64(binary.LittleEndian.Uint16(hi[2*l:]))<<(t-s)) & mask
+				}
+			} else {
+				for l := range o {
+					o[l] = uint64(binary.LittleEndian.Uint16(lo[2*l:])) >> s & mask
+				}
+			}
+		case 32:
+			lo := packed[4*k*lanes : 4*(k*lanes+m)]
+			if spill {
+				hi := packed[4*(k+1)*lanes : 4*((k+1)*lanes+m)]
+				for l := range o {
+					o[l] = (uint64(binary.LittleEndian.Uint32(lo[4*l:]))>>s | uint64(binary.LittleEndian.Uint32(hi[4*l:]))<<(t-s)) & mask
+				}
+			} else {
+				for l := range o {
+					o[l] = uint64(binary.LittleEndian.Uint32(lo[4*l:])) >> s & mask
+				}
+			}
+		default:
+			lo := packed[8*k*lanes : 8*(k*lanes+m)]
+			if spill {
+				hi := packed[8*(k+1)*lanes : 8*((k+1)*lanes+m)]
+				for l := range o {
+					o[l] = (binary.LittleEndian.Uint64(lo[8*l:])>>s | binary.LittleEndian.Uint64(hi[8*l:])<<(t-s)) & mask
+				}
+			} else {
+				for l := range o {
+					o[l] = binary.LittleEndian.Uint64(lo[8*l:]) >> s & mask
+				}
+			}
 		}
 	}
 }
