@@ -39,7 +39,9 @@ import (
 // and lines_terminated_by change them. Parquet files are read one batch of
 // importParquetBatch rows at a time (arrow-go's pqarrow, row group by row
 // group); their columns are matched to the column list (or to the table's
-// columns) by name, case-insensitively, and converted by sqltypes. TiDB's
+// columns) by name, case-insensitively, and converted by sqltypes (a
+// column of the table column's own type is copied a slice at a time,
+// importfast.go). TiDB's
 // job options (detached, thread, disk_quota, ...) have no meaning in a
 // client-side load and are refused.
 
