@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
@@ -36,10 +38,13 @@ import (
 // CSV takes TiDB's defaults: fields separated by ',', enclosed by '"',
 // escaped by '\', lines ending in "\n" or "\r\n", \N is NULL; WITH
 // skip_rows=n, fields_terminated_by, fields_enclosed_by, fields_escaped_by
-// and lines_terminated_by change them. Parquet files are read one batch of
+// and lines_terminated_by change them. Parquet files are opened one after
+// another as the load reaches them and read one batch of
 // importParquetBatch rows at a time (arrow-go's pqarrow, row group by row
 // group); their columns are matched to the column list (or to the table's
-// columns) by name, case-insensitively, and converted by sqltypes. TiDB's
+// columns) by name, case-insensitively, and converted by sqltypes (a
+// column of the table column's own type is copied a slice at a time,
+// importfast.go). TiDB's
 // job options (detached, thread, disk_quota, ...) have no meaning in a
 // client-side load and are refused.
 
@@ -181,7 +186,19 @@ func (s *Session) importFiles(ctx context.Context, st *sqlparse.ImportInto, load
 			src.close()
 		}
 	}
-	for _, f := range files {
+	for i, f := range files {
+		if st.Format == "parquet" && i > 0 {
+			// Opened when the load reaches it: a glob of many files holds
+			// one open file and one footer at a time, not all of them.
+			srcs = append(srcs, &lazyParquet{open: func() (*parquetSource, error) {
+				r, err := f.open(ctx)
+				if err != nil {
+					return nil, err
+				}
+				return openParquetSource(ctx, pt.reader(r), f.name, spec, targets)
+			}})
+			continue
+		}
 		r, err := f.open(ctx)
 		if err != nil {
 			closeAll()
@@ -293,12 +310,17 @@ func openParquetReader(r importReader, name string) (*file.Reader, error) {
 // importParquetBuffer is the read size of a Parquet column chunk stream.
 const importParquetBuffer = 1 << 20
 
-func openParquetSource(ctx context.Context, r importReader, name string, spec *loadSpec, targets []sqlparse.LoadTarget) (loadSource, error) {
+// parquetSourcesOpen counts the Parquet sources open now, and
+// parquetSourcesPeak the most open at once (tests check a glob opens its
+// files one at a time).
+var parquetSourcesOpen, parquetSourcesPeak atomic.Int64
+
+func openParquetSource(ctx context.Context, r importReader, name string, spec *loadSpec, targets []sqlparse.LoadTarget) (*parquetSource, error) {
 	pf, err := openParquetReader(r, name)
 	if err != nil {
 		return nil, err
 	}
-	fail := func(err error) (loadSource, error) {
+	fail := func(err error) (*parquetSource, error) {
 		pf.Close()
 		return nil, err
 	}
@@ -352,7 +374,69 @@ func openParquetSource(ctx context.Context, r importReader, name string, spec *l
 		return fail(errorf(catalog.CodeInvalidInput, "IMPORT INTO: Parquet file %s: %v", quoteString(name), err))
 	}
 	src.rr = rr
+	if n := parquetSourcesOpen.Add(1); n > parquetSourcesPeak.Load() {
+		parquetSourcesPeak.Store(n)
+	}
 	return src, nil
+}
+
+// lazyParquet is a Parquet input file opened (openParquetSource) the first
+// time the load reads it.
+type lazyParquet struct {
+	open func() (*parquetSource, error)
+	src  *parquetSource
+}
+
+func (l *lazyParquet) get() error {
+	if l.src != nil {
+		return nil
+	}
+	src, err := l.open()
+	if err != nil {
+		return err
+	}
+	l.src = src
+	return nil
+}
+
+func (l *lazyParquet) next(ctx context.Context) ([]any, error) {
+	if err := l.get(); err != nil {
+		return nil, err
+	}
+	return l.src.next(ctx)
+}
+
+func (l *lazyParquet) appendBulk(ctx context.Context, spec *loadSpec, fill *insertFill, b *array.RecordBuilder, maxRows, maxBytes int, pt *loadTracker) (int, int, error) {
+	if err := l.get(); err != nil {
+		return 0, 0, err
+	}
+	return l.src.appendBulk(ctx, spec, fill, b, maxRows, maxBytes, pt)
+}
+
+var _ bulkAppender = (*lazyParquet)(nil)
+
+// where and whereBefore name rows the load has read (the file is open by
+// then; "" before).
+func (l *lazyParquet) where() string {
+	if l.src == nil {
+		return ""
+	}
+	return l.src.where()
+}
+
+func (l *lazyParquet) whereBefore(back int) string {
+	if l.src == nil {
+		return ""
+	}
+	return l.src.whereBefore(back)
+}
+
+func (l *lazyParquet) textual() bool { return false }
+
+func (l *lazyParquet) close() {
+	if l.src != nil {
+		l.src.close()
+	}
 }
 
 // parquetTargets lists the columns of schema a Parquet file holds (by
@@ -436,5 +520,6 @@ func (p *parquetSource) close() {
 	if p.pf != nil {
 		p.pf.Close()
 		p.pf = nil
+		parquetSourcesOpen.Add(-1)
 	}
 }

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -132,4 +133,42 @@ func TestImportIntoParquet(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.fails(`IMPORT INTO small FROM 'bad.parquet' FORMAT 'parquet'`, catalog.CodeInvalidInput, "not a Parquet file")
+}
+
+// TestImportParquetGlobOpensOneAtATime: a glob of Parquet files is read a
+// file at a time, each opened when the load reaches it and closed at its
+// end (one open at once, none left open); a file the load reaches that is
+// not Parquet fails the statement naming it, with nothing committed.
+func TestImportParquetGlobOpensOneAtATime(t *testing.T) {
+	f, _ := loadFixture(t)
+	dir := f.s.opts.LoadDataDir
+	for i := range 4 {
+		writeParquet(t, filepath.Join(dir, fmt.Sprintf("p%d.parquet", i)), []any{int64(2 * i), int64(2*i + 1)}, []any{"a", "b"}, []any{0.5, 1.5})
+	}
+	f.exec("CREATE TABLE t (id BIGINT, score DOUBLE, name VARCHAR(5))")
+	open := parquetSourcesOpen.Load()
+	parquetSourcesPeak.Store(open)
+	if res := f.exec(`IMPORT INTO t FROM 'p*.parquet' FORMAT 'parquet'`); res.RowsAffected != 8 {
+		t.Fatalf("IMPORT INTO: %d rows", res.RowsAffected)
+	}
+	if peak := parquetSourcesPeak.Load() - open; peak != 1 {
+		t.Fatalf("%d Parquet files open at once, want 1", peak)
+	}
+	if now := parquetSourcesOpen.Load(); now != open {
+		t.Fatalf("%d Parquet files left open", now-open)
+	}
+	if got := rowsText(f.rows("SELECT COUNT(*), SUM(id) FROM t")); got != "8|28\n" {
+		t.Fatalf("rows: %s", got)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "p9.parquet"), []byte(strings.Repeat("x", 100)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.exec("CREATE TABLE u (id BIGINT, score DOUBLE, name VARCHAR(5))")
+	f.fails(`IMPORT INTO u FROM 'p*.parquet' FORMAT 'parquet'`, catalog.CodeInvalidInput, "p9.parquet")
+	if got := rowsText(f.rows("SELECT COUNT(*) FROM u")); got != "0\n" {
+		t.Fatalf("after the failed import: %s rows", got)
+	}
+	if now := parquetSourcesOpen.Load(); now != open {
+		t.Fatalf("%d Parquet files left open after the failure", now-open)
+	}
 }

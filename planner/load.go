@@ -32,6 +32,11 @@ import (
 // text, each written as data files as soon as it is full, and one commit
 // publishes them all. A bad row fails the statement naming its line and
 // column, and nothing is committed (the files written are deleted).
+// Without SET, @variables or LINES STARTING BY the fields are parsed from
+// their bytes straight into the column builders (loadfast.go), with the
+// row path's results, errors and warnings; a batch is built while the one
+// before is written when no AUTO_INCREMENT or UNIQUE column needs the
+// dataset between batches.
 //
 // Rows are completed as INSERT completes them (insertFill): omitted
 // columns take their DEFAULT, AUTO_INCREMENT columns get ids reserved per
@@ -96,6 +101,7 @@ func (s *Session) loadData(ctx context.Context, st *sqlparse.LoadData) (*Result,
 	if err != nil {
 		return nil, err
 	}
+	defer src.close() // again after loadStream's: the REPLACE / IGNORE path leaves it open
 	if st.Replace || st.Ignore {
 		return s.loadUpsert(ctx, id, ds, spec, src, &sqlparse.Insert{Table: st.Table, Replace: st.Replace, Ignore: st.Ignore}, pt)
 	}

@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -405,5 +408,97 @@ func TestParseDateBytes(t *testing.T) {
 		if _, ok := parseDateBytes([]byte(text)); ok {
 			t.Fatalf("%q parsed", text)
 		}
+	}
+}
+
+// TestParseFloatBytesMatchesParseFloat: the exact fast path (exactFloat)
+// and the fallback give strconv.ParseFloat's bits on numbers of every
+// length around the fast path's limits (2^53, 19 digits, 22 decimals),
+// signs, zeros and points at either end.
+func TestParseFloatBytesMatchesParseFloat(t *testing.T) {
+	rng := rand.New(rand.NewPCG(18, 1))
+	texts := []string{"0", "-0", "+0", "0.0", "-0.0", ".5", "5.", "-.5", "9007199254740992", "9007199254740993",
+		"9007199254740991.5", "900719925474099.3", "1234567890123456789", "12345678901234567890", "0.1", "0.3",
+		"1.0000000000000000000001", "0.0000000000000000000001", "0.00000000000000000000001", "123.456e2"}
+	for range 200000 {
+		var b strings.Builder
+		switch rng.IntN(3) {
+		case 0:
+			b.WriteByte('-')
+		case 1:
+			b.WriteByte('+')
+		}
+		intDigits, fracDigits := rng.IntN(18), rng.IntN(24)
+		for range intDigits {
+			b.WriteByte(byte('0' + rng.IntN(10)))
+		}
+		if fracDigits > 0 || intDigits == 0 {
+			b.WriteByte('.')
+			for range max(fracDigits, 1) {
+				b.WriteByte(byte('0' + rng.IntN(10)))
+			}
+		}
+		texts = append(texts, b.String())
+	}
+	fast := 0
+	for _, text := range texts {
+		want, err := strconv.ParseFloat(text, 64)
+		got, ok := parseFloatBytes([]byte(text))
+		if err != nil || !ok || math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("%q: got %v (%x) %v, ParseFloat %v (%x) %v", text, got, math.Float64bits(got), ok, want, math.Float64bits(want), err)
+		}
+		if _, ok := exactFloat([]byte(text)); ok {
+			fast++
+		}
+	}
+	if fast < len(texts)/4 {
+		t.Fatalf("the fast path took %d of %d numbers", fast, len(texts))
+	}
+}
+
+// TestLoadSplitChunksMatchRowPath: records are split a chunk at a time on
+// a goroutine of their own (fastTextSource.split); over files of several
+// chunks (splitChunkRecords records, splitChunkBytes bytes) with empty
+// lines, multi-line quoted fields and a bad record deep in the file, the
+// columnar load stores and fails exactly as the row path (same rows, same
+// error naming the same line), under plain LOAD DATA and REPLACE.
+func TestLoadSplitChunksMatchRowPath(t *testing.T) {
+	var good strings.Builder
+	line := 1
+	badLine := 0
+	var withBad strings.Builder
+	for k := 1; k <= 3*splitChunkRecords+17; k++ {
+		row := fmt.Sprintf("%d,name %d,%d.25\n", k, k, k)
+		switch {
+		case k%500 == 0:
+			row = "\n" + row // an empty line, skipped
+		case k%777 == 0:
+			row = fmt.Sprintf("%d,\"two\nlines %d\",%d.5\n", k, k, k)
+		case k%2000 == 0:
+			row = fmt.Sprintf("%d,%s,1\n", k, strings.Repeat("w", 600)) // a long one
+		}
+		good.WriteString(row)
+		if k == 2*splitChunkRecords+5 {
+			badLine = line + strings.Count(row, "\n") - 1
+			withBad.WriteString(fmt.Sprintf("%d,bad,notanumber\n", k))
+		} else {
+			withBad.WriteString(row)
+		}
+		line += strings.Count(row, "\n")
+	}
+	ddl := "CREATE TABLE t (k INT NOT NULL, s VARCHAR(700), d DOUBLE, PRIMARY KEY (k))"
+	query := "SELECT COUNT(*), SUM(k), SUM(d), MAX(s), MIN(s) FROM t"
+	stmt := `LOAD DATA INFILE 'a.csv' %sINTO TABLE t FIELDS TERMINATED BY ',' ENCLOSED BY '"'`
+	for _, c := range []loadCase{
+		{name: "chunks", ok: true, setup: []string{ddl}, files: map[string]string{"a.csv": good.String()}, stmt: fmt.Sprintf(stmt, ""), query: query, columnar: true},
+		{name: "chunks replace", ok: true, setup: []string{ddl}, files: map[string]string{"a.csv": good.String()}, stmt: fmt.Sprintf(stmt, "REPLACE "), query: query, columnar: true},
+		{name: "chunks bad record", setup: []string{ddl}, files: map[string]string{"a.csv": withBad.String()}, stmt: fmt.Sprintf(stmt, ""), query: query, columnar: true},
+		{name: "chunks bad record replace", setup: []string{ddl}, files: map[string]string{"a.csv": withBad.String()}, stmt: fmt.Sprintf(stmt, "REPLACE "), query: query, columnar: true},
+	} {
+		checkLoadCase(t, c)
+	}
+	bad, _ := runLoad(t, false, []string{ddl}, map[string]string{"a.csv": withBad.String()}, fmt.Sprintf(stmt, ""), query)
+	if want := fmt.Sprintf("line %d, column 3", badLine); !strings.Contains(bad.err, want) {
+		t.Fatalf("bad record: %q, want it to name %s", bad.err, want)
 	}
 }

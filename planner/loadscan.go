@@ -178,6 +178,23 @@ func (s *scanReader) record(rec *rawRecord) error {
 			if size > maxLoadLine {
 				return errorf(catalog.CodeInvalidInput, "LOAD DATA line %d: a record longer than %d MiB", s.recLine, maxLoadLine>>20)
 			}
+			// A run of bytes no decision looks at is copied at once. Tried
+			// first: such a byte starts no terminator, enclosure or escape,
+			// so every test below would fail on it anyway.
+			plain := &s.plain
+			if quoted {
+				plain = &s.quotedPlain
+			}
+			if i := s.pos; i < s.end && plain[s.buf[i]] {
+				for i < s.end && plain[s.buf[i]] {
+					i++
+				}
+				rec.data = append(rec.data, s.buf[s.pos:i]...)
+				size += i - s.pos
+				s.pos = i
+				escapedOnly = false
+				continue
+			}
 			if quoted {
 				if s.hasPrefix([]byte{s.encl, s.encl}) {
 					rec.data = append(rec.data, s.encl)
@@ -214,11 +231,8 @@ func (s *scanReader) record(rec *rawRecord) error {
 				endRecord = true
 				break
 			}
-			// A run of bytes no decision looks at is copied at once.
-			plain := &s.plain
-			if quoted {
-				plain = &s.quotedPlain
-			}
+			// The window was empty above: the run test again, now that
+			// avail has read.
 			if i := s.pos; plain[s.buf[i]] {
 				for i < s.end && plain[s.buf[i]] {
 					i++

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"google.golang.org/protobuf/proto"
@@ -177,23 +180,107 @@ func (w *Writer) Write(ctx context.Context, rec arrow.Record) error {
 	}
 	// Shred into copies first so a bad record leaves the writer untouched.
 	staged := make([]*leafAccum, len(w.leaves))
-	for li, leaf := range w.leaves {
-		staged[li] = &leafAccum{}
-		if err := shredColumn(leaf, staged[li], rec.Column(leaf.topIndex)); err != nil {
-			return err
-		}
+	all := make([]int, len(w.leaves))
+	for li := range w.leaves {
+		staged[li], all[li] = &leafAccum{}, li
+	}
+	if err := forEachLeaf(all, func(li int) error {
+		leaf := w.leaves[li]
+		return shredColumn(leaf, staged[li], rec.Column(leaf.topIndex))
+	}); err != nil {
+		return err
 	}
 	for li := range w.leaves {
 		w.accums[li].merge(w.leaves[li], staged[li])
 	}
 	w.rows += uint64(rec.NumRows())
+	var full []int
 	for li := range w.leaves {
 		if w.accums[li].byteSize() >= w.opts.PageBytes {
-			if err := w.flushLeaf(li); err != nil {
-				w.err = err
+			full = append(full, li)
+		}
+	}
+	if err := w.flushLeaves(full); err != nil {
+		w.err = err
+		return err
+	}
+	return nil
+}
+
+// forEachLeaf runs fn for every leaf index of lis, on up to GOMAXPROCS
+// goroutines: the columns of a batch are independent (each reads its own
+// arrow array and fills its own accumulator or page), and a bulk load
+// spends most of the writer's time encoding them one after another on one
+// core. It returns the error of the first leaf (in lis order) that failed.
+func forEachLeaf(lis []int, fn func(li int) error) error {
+	workers := min(runtime.GOMAXPROCS(0), len(lis))
+	if workers <= 1 {
+		for _, li := range lis {
+			if err := fn(li); err != nil {
 				return err
 			}
 		}
+		return nil
+	}
+	errs := make([]error, len(lis))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= len(lis) {
+					return
+				}
+				errs[k] = fn(lis[k])
+			}
+		}()
+	}
+	wg.Wait()
+	return firstError(errs)
+}
+
+func firstError(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// flushLeaves encodes the accumulated pages of the leaves lis (ascending)
+// in parallel and writes them in lis order, so the file's bytes are the
+// ones flushing them one by one writes.
+func (w *Writer) flushLeaves(lis []int) error {
+	pages := make([]encodedPage, len(lis))
+	idx := make([]int, len(lis))
+	for k := range lis {
+		idx[k] = k
+	}
+	if err := forEachLeaf(idx, func(k int) error {
+		acc := w.accums[lis[k]]
+		if acc.numRows == 0 {
+			return nil
+		}
+		p, err := encodePage(w.leaves[lis[k]], acc)
+		pages[k] = p
+		return err
+	}); err != nil {
+		return err
+	}
+	for k, li := range lis {
+		acc := w.accums[li]
+		if acc.numRows == 0 {
+			continue
+		}
+		if err := w.writePage(li, pages[k], w.rows-acc.numRows); err != nil {
+			return err
+		}
+		pages[k] = encodedPage{} // written: let its buffers go
+		acc.reset()
 	}
 	return nil
 }
@@ -276,24 +363,6 @@ func appendBits(dst []byte, n int, src []byte, m int) []byte {
 	return dst
 }
 
-// flushLeaf encodes and writes the accumulated page of leaf li.
-func (w *Writer) flushLeaf(li int) error {
-	acc := w.accums[li]
-	if acc.numRows == 0 {
-		return nil
-	}
-	page, err := encodePage(w.leaves[li], acc)
-	if err != nil {
-		return err
-	}
-	firstRow := w.rows - acc.numRows
-	if err := w.writePage(li, page, firstRow); err != nil {
-		return err
-	}
-	acc.reset()
-	return nil
-}
-
 func (w *Writer) writePage(li int, page encodedPage, firstRow uint64) error {
 	return w.appendPage(li, page.numRows, firstRow, page.buffers, writerPageLayoutURL, page.layout)
 }
@@ -350,11 +419,13 @@ func (w *Writer) Finish(ctx context.Context) (FileSummary, error) {
 	if err := ctx.Err(); err != nil {
 		return FileSummary{}, err
 	}
-	for li := range w.leaves {
-		if err := w.flushLeaf(li); err != nil {
-			w.err = err
-			return FileSummary{}, err
-		}
+	all := make([]int, len(w.leaves))
+	for li := range all {
+		all[li] = li
+	}
+	if err := w.flushLeaves(all); err != nil {
+		w.err = err
+		return FileSummary{}, err
 	}
 	// Global buffer 0: the file descriptor (schema and row count).
 	fields, md := w.schema.Proto()

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -368,6 +370,61 @@ func TestWriterSparseListsFallBackToFullZip(t *testing.T) {
 	for i, c := range cols {
 		if len(c) != 1 || !strings.HasPrefix(layoutName(c[0]), "fullzip/") {
 			t.Errorf("column %d: %s, want full-zip", i, layoutName(c[0]))
+		}
+	}
+}
+
+// TestWriterParallelEncodeSameBytes: the writer encodes the columns of a
+// batch on several goroutines (forEachLeaf); the file must be byte for
+// byte the one a single goroutine writes (pages in column order), for
+// every interop case (their shapes, options and page cuts).
+func TestWriterParallelEncodeSameBytes(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, tc := range interopCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			var fields []arrow.Field
+			for _, fl := range tc.schema["fields"].([]f) {
+				fields = append(fields, arrowFieldOf(t, fl))
+			}
+			s := schemaFromArrow(t, fields...)
+			var recs []arrow.Record
+			for _, b := range tc.batches {
+				recs = append(recs, recordFromJSON(t, s, b))
+			}
+			runtime.GOMAXPROCS(1)
+			serial, _ := writeFile(t, s, tc.opts, recs...)
+			runtime.GOMAXPROCS(4)
+			parallel, _ := writeFile(t, s, tc.opts, recs...)
+			if !bytes.Equal(serial, parallel) {
+				t.Fatalf("%d columns: parallel encoding wrote %d bytes that differ from the serial %d", len(s.Fields), len(parallel), len(serial))
+			}
+		})
+	}
+}
+
+// TestForEachLeafReportsFirstError: a failing column fails the call with
+// the error of the first failing leaf in order, and every leaf ran.
+func TestForEachLeafReportsFirstError(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	lis := []int{0, 1, 2, 3, 4, 5, 6, 7}
+	var ran [8]atomic.Bool
+	errA, errB := errors.New("leaf 3"), errors.New("leaf 6")
+	err := forEachLeaf(lis, func(li int) error {
+		ran[li].Store(true)
+		switch li {
+		case 3:
+			return errA
+		case 6:
+			return errB
+		}
+		return nil
+	})
+	if err != errA {
+		t.Fatalf("error %v, want %v", err, errA)
+	}
+	for li := range ran {
+		if !ran[li].Load() {
+			t.Errorf("leaf %d did not run", li)
 		}
 	}
 }
