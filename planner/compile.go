@@ -346,13 +346,13 @@ func (env *rowEnv) compileBinary(n *sqlparse.Binary) evalFn {
 	}
 	if isArithmetic(op) {
 		el, er := env.exactOperand(n.L), env.exactOperand(n.R)
-		return func(row []any) (any, error) {
+		return env.fusedArithmetic(n, func(row []any) (any, error) {
 			lv, rv, err := operands(row)
 			if err != nil {
 				return nil, err
 			}
 			return env.arithmeticWarned(op, el(lv), er(rv))
-		}
+		})
 	}
 	return func(row []any) (any, error) {
 		if _, _, err := operands(row); err != nil {

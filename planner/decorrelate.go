@@ -27,6 +27,13 @@ import (
 //     group has gets the aggregate over no rows (the planned query with the
 //     outer references as NULL, which matches nothing).
 //
+// The hash table is bounded by its estimated bytes within
+// Options.JoinMemory (at least Options.MaxRows entries), not by
+// Options.MaxRows alone: at TPC-H SF 1, Q4's and Q21's EXISTS over
+// lineitem have about 1.5 million keys, and past a row bound the
+// subquery fell back to a lineitem scan per outer row (Q4 ran for more
+// than 45 minutes).
+//
 // Every outer reference must be one side of such an equality (or the one
 // inequality) in the subquery's top-level WHERE conjuncts, and the two
 // sides of the same type class (the hash join's keys: numbers, strings,
@@ -54,12 +61,36 @@ type decorrelation struct {
 	neOuter  int   // the inequality's outer reference (-1: none)
 	table    map[string][]*decorEntry
 	empty    subqueryResult // for an outer value that matches no inner row
+	yes      subqueryResult // EXISTS: the answer of every key in the table
 }
 
+// An entry holds only what differs between keys (the EXISTS answer is the
+// same for every key, decorrelation.yes), so millions of keys stay small.
 type decorEntry struct {
 	key []any
-	res subqueryResult // scalar: the group's value; EXISTS: exists
-	ne  []any          // EXISTS with an inequality: up to two distinct non-NULL values
+	res *subqueryResult // scalar: the group's value; EXISTS: nil (yes)
+	ne  []any           // EXISTS with an inequality: up to two distinct non-NULL values
+}
+
+// decorEntryBytes estimates an entry's memory with nk keys: the entry,
+// its key slice and boxed values, the hash text and the map's slot.
+func decorEntryBytes(nk int, scalar, ne bool) int64 {
+	n := int64(64 + 24*nk + 16 + 56)
+	if scalar {
+		n += 72 // the subqueryResult and its boxed value
+	}
+	if ne {
+		n += 48 // two boxed values
+	}
+	return n
+}
+
+// result is the entry's answer.
+func (d *decorrelation) result(e *decorEntry) *subqueryResult {
+	if e.res != nil {
+		return e.res
+	}
+	return &d.yes
 }
 
 // decorrelated answers the subquery for the outer values vals from its
@@ -87,7 +118,7 @@ func (sq *subquery) decorrelated(env *rowEnv, vals []any) (*subqueryResult, bool
 			continue
 		}
 		if d.neOuter < 0 {
-			return &e.res, true
+			return d.result(e), true
 		}
 		v := vals[d.neOuter]
 		if v == nil {
@@ -95,7 +126,7 @@ func (sq *subquery) decorrelated(env *rowEnv, vals []any) (*subqueryResult, bool
 		}
 		for _, w := range e.ne {
 			if compare(w, v) != 0 {
-				return &e.res, true
+				return d.result(e), true
 			}
 		}
 		return &d.empty, true
@@ -252,8 +283,15 @@ func (sq *subquery) decorrelate(env *rowEnv) *decorrelation {
 	cur := res.Cursor()
 	defer cur.Close()
 	d.table = map[string][]*decorEntry{}
-	n := 0
+	d.yes.exists = true
 	nk := len(keysInner)
+	budget := sq.sess.opts.JoinMemory
+	if budget <= 0 {
+		budget = DefaultJoinMemory
+	}
+	per := decorEntryBytes(nk, sq.kind == subScalar, d.neOuter >= 0)
+	budget = max(budget, int64(sq.maxRows)*per)
+	var used int64
 	for {
 		batch, err := cur.Next()
 		if errors.Is(err, io.EOF) {
@@ -276,12 +314,12 @@ func (sq *subquery) decorrelate(env *rowEnv) *decorrelation {
 				}
 			}
 			if e == nil {
-				if n++; n > sq.maxRows {
+				if used += per + int64(len(h)); used > budget {
 					return nil
 				}
 				e = &decorEntry{key: append([]any(nil), key...)}
-				if sq.kind == subExists {
-					e.res.exists = true
+				if sq.kind == subScalar {
+					e.res = &subqueryResult{}
 				}
 				d.table[h] = append(d.table[h], e)
 			}
