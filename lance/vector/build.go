@@ -526,6 +526,14 @@ func (b *builder) encode(ctx context.Context, cent, codebook []float32) (*parts,
 		}
 		w := max(1, min(b.workers, n/128+1))
 		chunk := (n + w - 1) / w
+		ivf := newCentSet(cent, dim, b.metric == Dot)
+		var books []*centSet
+		if b.pq {
+			books = make([]*centSet, m)
+			for s := range m {
+				books[s] = newCentSet(codebook[s*256*sub:(s+1)*256*sub], sub, false)
+			}
+		}
 		var wg sync.WaitGroup
 		for k := range w {
 			lo, hi := k*chunk, min(n, (k+1)*chunk)
@@ -533,9 +541,14 @@ func (b *builder) encode(ctx context.Context, cent, codebook []float32) (*parts,
 			go func() {
 				defer wg.Done()
 				res := make([]float32, dim)
+				ds := ivf.buf()
+				var cds []float32
+				if b.pq {
+					cds = books[0].buf()
+				}
 				for i := lo; i < hi; i++ {
 					v := vecs[i*dim : (i+1)*dim]
-					c, _ := nearest(v, cent, dim, b.metric == Dot)
+					c, _ := ivf.nearest(v, ds)
 					assign[i] = int32(c)
 					if b.sq {
 						// SQ quantizes the vector itself, not its residual
@@ -554,7 +567,7 @@ func (b *builder) encode(ctx context.Context, cent, codebook []float32) (*parts,
 						r = res
 					}
 					for s := range m {
-						code, _ := nearest(r[s*sub:(s+1)*sub], codebook[s*256*sub:(s+1)*256*sub], sub, false)
+						code, _ := books[s].nearest(r[s*sub:(s+1)*sub], cds)
 						codes[i*m+s] = byte(code)
 					}
 				}

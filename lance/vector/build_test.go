@@ -271,7 +271,7 @@ func TestHNSWDeterministic(t *testing.T) {
 	}
 }
 
-func vectorDataset(t *testing.T, n, dim int) *dataset.Dataset {
+func vectorDataset(t testing.TB, n, dim int) *dataset.Dataset {
 	t.Helper()
 	ctx := context.Background()
 	st, err := storage.Open(ctx, t.TempDir(), storage.Options{})

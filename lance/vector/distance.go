@@ -60,43 +60,35 @@ func (m Metric) Distance(a, b []float32) float32 {
 	}
 }
 
-// L2Squared is the squared Euclidean distance of a and b (len(b) >= len(a)).
+// L2Squared is the squared Euclidean distance of a and b (len(b) >= len(a)):
+// the kernel's body over whole 8-float blocks, then the tail one by one
+// (kernel.go says why the order is fixed).
 func L2Squared(a, b []float32) float32 {
 	b = b[:len(a)]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		d0 := a[i] - b[i]
-		d1 := a[i+1] - b[i+1]
-		d2 := a[i+2] - b[i+2]
-		d3 := a[i+3] - b[i+3]
-		s0 += d0 * d0
-		s1 += d1 * d1
-		s2 += d2 * d2
-		s3 += d3 * d3
+	n := len(a) &^ 7
+	var s float32
+	if n > 0 {
+		s = l2sqBody(a[:n], b[:n])
 	}
-	for ; i < len(a); i++ {
+	for i := n; i < len(a); i++ {
 		d := a[i] - b[i]
-		s0 += d * d
+		s += float32(d * d)
 	}
-	return (s0 + s1) + (s2 + s3)
+	return s
 }
 
-// DotProduct is a·b (len(b) >= len(a)).
+// DotProduct is a·b (len(b) >= len(a)), in the order L2Squared sums.
 func DotProduct(a, b []float32) float32 {
 	b = b[:len(a)]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
+	n := len(a) &^ 7
+	var s float32
+	if n > 0 {
+		s = dotBody(a[:n], b[:n])
 	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
+	for i := n; i < len(a); i++ {
+		s += float32(a[i] * b[i])
 	}
-	return (s0 + s1) + (s2 + s3)
+	return s
 }
 
 // L1 is the Manhattan distance of a and b (len(b) >= len(a)).
@@ -125,26 +117,11 @@ func Norm(a []float32) float32 { return float32(math.Sqrt(float64(DotProduct(a, 
 // (as MySQL/TiDB's VEC_COSINE_DISTANCE; Lance's own kernels agree).
 func CosineDistance(a, b []float32) float32 {
 	b = b[:len(a)]
-	var d0, d1, na0, na1, nb0, nb1 float32
-	i := 0
-	for ; i+2 <= len(a); i += 2 {
-		d0 += a[i] * b[i]
-		d1 += a[i+1] * b[i+1]
-		na0 += a[i] * a[i]
-		na1 += a[i+1] * a[i+1]
-		nb0 += b[i] * b[i]
-		nb1 += b[i+1] * b[i+1]
-	}
-	for ; i < len(a); i++ {
-		d0 += a[i] * b[i]
-		na0 += a[i] * a[i]
-		nb0 += b[i] * b[i]
-	}
-	den := math.Sqrt(float64(na0+na1) * float64(nb0+nb1))
+	den := math.Sqrt(float64(DotProduct(a, a)) * float64(DotProduct(b, b)))
 	if den == 0 {
 		return float32(math.NaN())
 	}
-	return float32(1 - float64(d0+d1)/den)
+	return float32(1 - float64(DotProduct(a, b))/den)
 }
 
 // Normalize returns a/|a| (a copy); a zero vector is returned unchanged.

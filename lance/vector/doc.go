@@ -8,4 +8,11 @@
 // Distances follow Lance: Metric L2 is the squared Euclidean distance,
 // Cosine is 1 - cos, Dot is 1 - x·y. The SQL layer converts them to the
 // values its functions return.
+//
+// The float32 L2 and dot kernels (and their batch forms: one vector against
+// many rows, which k-means assignment, encoding and the exact scan use; for
+// 8-float PQ sub-vectors one against centroids laid out in columns) run in
+// AVX2 assembly on amd64 and in portable Go elsewhere (or with the purego
+// build tag); both sum in the same fixed order, so distances and seeded
+// builds have the same bits on every machine (kernel.go).
 package vector

@@ -53,13 +53,23 @@ func Exact(ctx context.Context, ds *dataset.Dataset, q ExactQuery) ([]Hit, error
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	workers = min(workers, len(frags))
-	if workers == 0 {
+	if len(frags) == 0 {
 		return nil, nil
 	}
+	// A fragment holds up to a million rows: split each into row ranges
+	// so that one large fragment still keeps every worker busy.
+	physical := map[uint64]uint64{}
+	for _, f := range ds.Fragments() {
+		physical[f.ID] = f.PhysicalRows
+	}
+	var ranges []scanRange
+	for _, f := range frags {
+		ranges = append(ranges, splitRows(f, physical[f], workers)...)
+	}
+	workers = min(workers, len(ranges))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	jobs := make(chan uint64)
+	jobs := make(chan scanRange)
 	heaps := make([]*maxHeap, workers)
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
@@ -79,9 +89,9 @@ func Exact(ctx context.Context, ds *dataset.Dataset, q ExactQuery) ([]Hit, error
 			}
 		}()
 	}
-	for _, f := range frags {
+	for _, r := range ranges {
 		select {
-		case jobs <- f:
+		case jobs <- r:
 		case <-ctx.Done():
 		}
 	}
@@ -108,9 +118,44 @@ func rankBelow(b *roaring64.Bitmap, x uint64) uint64 {
 	return b.Rank(x - 1)
 }
 
-func scanFragment(ctx context.Context, ds *dataset.Dataset, q ExactQuery, frag uint64, h *maxHeap) error {
+// scanRange is a part of one fragment for an exact scan: the live rows
+// from offset, at most limit of them (0: to the end).
+type scanRange struct {
+	frag          uint64
+	offset, limit uint64
+}
+
+// minScanRange is the fewest physical rows worth a scan of their own.
+const minScanRange = 1 << 16
+
+// splitRows cuts a fragment of (at most) rows live rows into up to 2 *
+// workers ranges of at least minScanRange rows. The ranges cover [0, rows)
+// of the fragment's live rows; a range past the live rows reads nothing.
+func splitRows(frag, rows uint64, workers int) []scanRange {
+	parts := min(uint64(2*workers), rows/minScanRange)
+	if parts <= 1 {
+		return []scanRange{{frag: frag}}
+	}
+	per := (rows + parts - 1) / parts
+	out := make([]scanRange, 0, parts)
+	for off := uint64(0); off < rows; off += per {
+		r := scanRange{frag: frag, offset: off, limit: per}
+		if off+per >= rows {
+			r.limit = 0 // the last takes whatever is left
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func scanFragment(ctx context.Context, ds *dataset.Dataset, q ExactQuery, sr scanRange, h *maxHeap) error {
 	dim := len(q.Vector)
-	return ds.Scan(ctx, dataset.ScanOptions{Columns: []string{q.Column}, Fragments: []uint64{frag}, WithRowAddress: true}, func(b arrow.RecordBatch) error {
+	// whole 8-float blocks of rows go through the batch kernels, a block of
+	// rows per call, when every row of the batch is a candidate
+	batched := dim%8 == 0 && (q.Metric == L2 || q.Metric == Dot)
+	var ds32 []float32
+	opts := dataset.ScanOptions{Columns: []string{q.Column}, Fragments: []uint64{sr.frag}, WithRowAddress: true, Offset: sr.offset, Limit: sr.limit}
+	return ds.Scan(ctx, opts, func(b arrow.RecordBatch) error {
 		vecs, err := vectorValues(b.Column(0), dim)
 		if err != nil {
 			return err
@@ -120,7 +165,30 @@ func scanFragment(ctx context.Context, ds *dataset.Dataset, q ExactQuery, frag u
 			return fmt.Errorf("%w: row address column", ErrCorrupt)
 		}
 		col := b.Column(0)
-		for i := 0; i < int(b.NumRows()); i++ {
+		n := int(b.NumRows())
+		if batched && q.Prefilter == nil && col.NullN() == 0 {
+			const block = 256
+			if ds32 == nil {
+				ds32 = make([]float32, block)
+			}
+			for lo := 0; lo < n; lo += block {
+				hi := min(n, lo+block)
+				out := ds32[:hi-lo]
+				if q.Metric == L2 {
+					l2sqBatch(q.Vector, vecs[lo*dim:hi*dim], out)
+				} else {
+					dotBatch(q.Vector, vecs[lo*dim:hi*dim], out)
+					for i, d := range out {
+						out[i] = 1 - d
+					}
+				}
+				for i, d := range out {
+					pushTop(h, Hit{addrs.Value(lo + i), d}, q.K)
+				}
+			}
+			return ctx.Err()
+		}
+		for i := range n {
 			if col.IsNull(i) {
 				continue
 			}

@@ -197,7 +197,7 @@ func splitEmpty(n int, sizes []int, cent []float32, dim int, rng *rand.Rand) {
 // for each row and dists[i] to that (unbiased) distance.
 func assignBiased(data, cent []float32, dim int, dot bool, bias []float32, assign []int32, dists []float32, workers int) {
 	n := len(data) / dim
-	k := len(cent) / dim
+	cs := newCentSet(cent, dim, dot)
 	workers = max(1, min(workers, n/256+1))
 	chunk := (n + workers - 1) / workers
 	var wg sync.WaitGroup
@@ -206,16 +206,11 @@ func assignBiased(data, cent []float32, dim int, dot bool, bias []float32, assig
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			ds := cs.buf()
 			for i := lo; i < hi; i++ {
-				x := data[i*dim : (i+1)*dim]
+				cs.distances(data[i*dim:(i+1)*dim], ds)
 				best, bv, bd := 0, float32(math.Inf(1)), float32(math.Inf(1))
-				for c := range k {
-					var d float32
-					if dot {
-						d = 1 - DotProduct(x, cent[c*dim:(c+1)*dim])
-					} else {
-						d = L2Squared(x, cent[c*dim:(c+1)*dim])
-					}
+				for c, d := range ds[:cs.k] {
 					if d+bias[c] < bv {
 						best, bv, bd = c, d+bias[c], d
 					}
@@ -234,6 +229,7 @@ func assignAll(data, cent []float32, dim int, dot bool, assign []int32, workers 
 	workers = max(1, min(workers, n/256+1))
 	chunk := (n + workers - 1) / workers
 	losses := make([]float64, workers)
+	cs := newCentSet(cent, dim, dot)
 	var wg sync.WaitGroup
 	for w := range workers {
 		lo, hi := w*chunk, min(n, (w+1)*chunk)
@@ -241,8 +237,9 @@ func assignAll(data, cent []float32, dim int, dot bool, assign []int32, workers 
 		go func() {
 			defer wg.Done()
 			var l float64
+			ds := cs.buf()
 			for i := lo; i < hi; i++ {
-				c, d := nearest(data[i*dim:(i+1)*dim], cent, dim, dot)
+				c, d := cs.nearest(data[i*dim:(i+1)*dim], ds)
 				assign[i] = int32(c)
 				l += float64(d)
 			}
@@ -255,23 +252,4 @@ func assignAll(data, cent []float32, dim int, dot bool, assign []int32, workers 
 		total += l
 	}
 	return total
-}
-
-// nearest is the centroid nearest to x: smallest squared L2, or for dot the
-// smallest 1 - x·c. Ties go to the lower index.
-func nearest(x, cent []float32, dim int, dot bool) (int, float32) {
-	best, bd := 0, float32(math.Inf(1))
-	k := len(cent) / dim
-	for c := range k {
-		var d float32
-		if dot {
-			d = 1 - DotProduct(x, cent[c*dim:(c+1)*dim])
-		} else {
-			d = L2Squared(x, cent[c*dim:(c+1)*dim])
-		}
-		if d < bd {
-			best, bd = c, d
-		}
-	}
-	return best, bd
 }
