@@ -56,16 +56,7 @@ func TestAggregatesMatchMariaDB(t *testing.T) {
 
 	// group_concat_max_len is a session variable: one connection each.
 	ctx := context.Background()
-	myc, err := my.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer myc.Close()
-	lcc, err := lc.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lcc.Close()
+	myc, lcc := oneConnEach(ctx, t, my, lc)
 	for _, n := range []string{"2", "7", "11"} {
 		if _, err := myc.ExecContext(ctx, "SET SESSION group_concat_max_len = "+n); err != nil {
 			t.Fatal(err)

@@ -262,6 +262,23 @@ func TestClientBehavioursMatchMariaDB(t *testing.T) {
 
 // startBoth starts the oracle and a lancecat catalog, each with a schema
 // diff that every connection starts in.
+// oneConnEach takes one connection of each pool, closed when the test
+// ends: session state (warnings, variables) stays on one connection.
+func oneConnEach(ctx context.Context, t *testing.T, my, lc *sql.DB) (myc, lcc *sql.Conn) {
+	t.Helper()
+	myc, err := my.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { myc.Close() })
+	lcc, err = lc.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lcc.Close() })
+	return myc, lcc
+}
+
 func startBoth(t *testing.T) (my, lc *sql.DB) {
 	t.Helper()
 	return startBothWith(t, nil, "")

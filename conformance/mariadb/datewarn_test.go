@@ -11,16 +11,7 @@ import (
 func TestDateWarningsMatchMariaDB(t *testing.T) {
 	my, lc := startBoth(t)
 	ctx := context.Background()
-	myc, err := my.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer myc.Close()
-	lcc, err := lc.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lcc.Close()
+	myc, lcc := oneConnEach(ctx, t, my, lc)
 	for _, s := range []string{
 		"SELECT DATE('2020-13-45')",
 		"SELECT YEAR('bad'), MONTH('2020-13-01'), DAYOFWEEK('x'), TO_DAYS('nope')",

@@ -18,16 +18,7 @@ import (
 func TestKeysMatchMariaDB(t *testing.T) {
 	my, lc := startBoth(t)
 	ctx := context.Background()
-	myc, err := my.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer myc.Close()
-	lcc, err := lc.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lcc.Close()
+	myc, lcc := oneConnEach(ctx, t, my, lc)
 	for _, s := range []string{
 		"CREATE TABLE ai (id BIGINT NOT NULL AUTO_INCREMENT, v INT, PRIMARY KEY (id))",
 		"CREATE TABLE ck (a INT NOT NULL, b VARCHAR(4) NOT NULL, v INT, PRIMARY KEY (a, b))",
@@ -135,16 +126,7 @@ func TestKeysMatchMariaDB(t *testing.T) {
 func TestDDLNotesMatchMariaDB(t *testing.T) {
 	my, lc := startBoth(t)
 	ctx := context.Background()
-	myc, err := my.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer myc.Close()
-	lcc, err := lc.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lcc.Close()
+	myc, lcc := oneConnEach(ctx, t, my, lc)
 	for _, s := range []string{
 		"CREATE TABLE c (a INT)",
 		"CREATE TABLE IF NOT EXISTS c (a INT)",

@@ -87,16 +87,7 @@ func runDrained(ctx context.Context, c *sql.Conn, q string) error {
 func TestWarningsMatchMariaDB(t *testing.T) {
 	my, lc := startBoth(t)
 	ctx := context.Background()
-	myc, err := my.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer myc.Close()
-	lcc, err := lc.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lcc.Close()
+	myc, lcc := oneConnEach(ctx, t, my, lc)
 	for _, s := range []string{
 		"CREATE TABLE w1 (id BIGINT, f DOUBLE, s VARCHAR(10))",
 		"INSERT INTO w1 VALUES (1, 1.5, 'x'), (2, 2.5, '3 '), (3, 0, '7'), (4, NULL, '1e')",
@@ -186,16 +177,7 @@ func TestIgnoreWarningsMatchMariaDB(t *testing.T) {
 	ctx := context.Background()
 	files := t.TempDir()
 	my, lc := startBothWith(t, []string{"--secure-file-priv=" + files}, "&load_data_dir="+files)
-	myc, err := my.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer myc.Close()
-	lcc, err := lc.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lcc.Close()
+	myc, lcc := oneConnEach(ctx, t, my, lc)
 	// MariaDB's default sql_mode, strict for transactional tables.
 	if _, err := myc.ExecContext(ctx, "SET sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION'"); err != nil {
 		t.Fatal(err)
