@@ -235,48 +235,30 @@ func appendSlice(fb array.Builder, arr arrow.Array, off, n int) {
 		fb.(*array.Date32Builder).AppendValues(a.Date32Values()[off:off+n], valid)
 	case *array.Boolean:
 		bb := fb.(*array.BooleanBuilder)
-		for j := 0; j < n; j++ {
-			if valid != nil && !valid[j] {
-				bb.AppendNull()
-			} else {
-				bb.Append(a.Value(off + j))
-			}
-		}
+		appendEach(off, n, valid, a.Value, bb.Append, bb.AppendNull)
 	case *array.String:
 		sb := fb.(*array.StringBuilder)
-		for j := 0; j < n; j++ {
-			if valid != nil && !valid[j] {
-				sb.AppendNull()
-			} else {
-				sb.Append(a.Value(off + j))
-			}
-		}
+		appendEach(off, n, valid, a.Value, sb.Append, sb.AppendNull)
 	case *array.LargeString:
 		sb := fb.(*array.LargeStringBuilder)
-		for j := 0; j < n; j++ {
-			if valid != nil && !valid[j] {
-				sb.AppendNull()
-			} else {
-				sb.Append(a.Value(off + j))
-			}
-		}
+		appendEach(off, n, valid, a.Value, sb.Append, sb.AppendNull)
 	case *array.Binary:
 		bb := fb.(*array.BinaryBuilder)
-		for j := 0; j < n; j++ {
-			if valid != nil && !valid[j] {
-				bb.AppendNull()
-			} else {
-				bb.Append(a.Value(off + j))
-			}
-		}
+		appendEach(off, n, valid, a.Value, bb.Append, bb.AppendNull)
 	case *array.LargeBinary:
 		bb := fb.(*array.BinaryBuilder)
-		for j := 0; j < n; j++ {
-			if valid != nil && !valid[j] {
-				bb.AppendNull()
-			} else {
-				bb.Append(a.Value(off + j))
-			}
+		appendEach(off, n, valid, a.Value, bb.Append, bb.AppendNull)
+	}
+}
+
+// appendEach appends values [off, off+n) one at a time (the types whose
+// builders take no slice of values), NULL where valid says so.
+func appendEach[T any](off, n int, valid []bool, value func(int) T, add func(T), addNull func()) {
+	for j := 0; j < n; j++ {
+		if valid != nil && !valid[j] {
+			addNull()
+		} else {
+			add(value(off + j))
 		}
 	}
 }
