@@ -3,9 +3,12 @@ package planner
 import (
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
+	"github.com/lancecat/lancecat/planner/expr"
 	"github.com/lancecat/lancecat/sqlparse"
+	"github.com/lancecat/lancecat/sqltypes"
 )
 
 // LIKE matching in time linear in the subject for a given pattern and
@@ -259,6 +262,13 @@ type compiledLike struct {
 // compiled LIKE's one body); a long subject's match checks the context.
 func (env *rowEnv) likeValue(n *sqlparse.Like, v, p any) (any, error) {
 	s, pat := toString(v), toString(p)
+	if t, ok := v.(time.Time); ok {
+		// A DATETIME keeps its time of day at midnight, as in MySQL's
+		// text of it (toString cannot tell it from a DATE).
+		if k := env.argInfo(n.X).Kind; k == sqltypes.KindDatetime || k == sqltypes.KindTimestamp {
+			s = expr.FormatDatetime(t)
+		}
+	}
 	if n.CaseInsensitive {
 		s, pat = strings.ToLower(s), strings.ToLower(pat)
 	}

@@ -156,3 +156,18 @@ func BenchmarkLikeWorstCase(b *testing.B) {
 		likeMatch(p, s, '\\')
 	}
 }
+
+// TestLikeOverDatetimeKeepsMidnight: LIKE reads a DATETIME as its text
+// with the time of day, midnight included, and a DATE as the date alone
+// (MySQL's text of each), in the select list and under WHERE.
+func TestLikeOverDatetimeKeepsMidnight(t *testing.T) {
+	f := newDataFixture(t, Options{})
+	f.exec("CREATE TABLE t (id BIGINT, ts DATETIME, d DATE)")
+	f.exec("INSERT INTO t VALUES (1, '2020-01-01 00:00:00', '2020-01-01'), (2, '2020-01-01 10:00:00', '2020-01-02')")
+	if got := show(f.rows("SELECT id, ts LIKE '%00:00:00', d LIKE '%00:00%' FROM t ORDER BY id")); got != "1,1,0 | 2,0,0" {
+		t.Errorf("select list: %s", got)
+	}
+	if got := show(f.rows("SELECT id FROM t WHERE ts LIKE '% 00:%' ORDER BY id")); got != "1" {
+		t.Errorf("WHERE: %s", got)
+	}
+}

@@ -195,7 +195,7 @@ func castValue(c *Call, v any, from Kind, t castTarget) (any, error) {
 	case "CHAR":
 		s := ToString(v)
 		if tm, ok := v.(time.Time); ok && from == sqltypes.KindDatetime {
-			s = formatDatetime(tm)
+			s = FormatDatetime(tm)
 		}
 		if t.hasLength {
 			r := []rune(s)

@@ -447,7 +447,7 @@ func dateArith(c *Call, a []any, sign int64) (any, error) {
 			// function): MariaDB prints the microseconds.
 			return t.Format("2006-01-02 15:04:05.000000"), nil
 		}
-		return formatDatetime(t), nil
+		return FormatDatetime(t), nil
 	}
 	return t, nil
 }

@@ -357,7 +357,7 @@ func (c *Call) Eval(arg func(i int) (any, error)) (any, error) {
 	if c.Func.TextArgs {
 		for i, v := range vals {
 			if t, ok := v.(time.Time); ok && (c.Args[i].Kind == sqltypes.KindDatetime || c.Args[i].Kind == sqltypes.KindTimestamp) {
-				vals[i] = formatDatetime(t)
+				vals[i] = FormatDatetime(t)
 			}
 		}
 	}

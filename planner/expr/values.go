@@ -68,8 +68,9 @@ func FormatTime(t time.Time) string {
 	return t.Format("2006-01-02 15:04:05.999999")
 }
 
-// formatDatetime prints a time as a DATETIME, midnight included.
-func formatDatetime(t time.Time) string {
+// FormatDatetime prints a time as a DATETIME or TIMESTAMP, midnight
+// included ("2020-01-01 00:00:00").
+func FormatDatetime(t time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04:05.999999")
 }
 
