@@ -560,6 +560,9 @@ func compare(a, b any) int {
 			return compareFloat(x, y)
 		}
 	}
+	if c, ok := compareTimeNumber(a, b); ok {
+		return c
+	}
 	if c, ok := compareExact(a, b); ok {
 		return c
 	}
@@ -712,4 +715,41 @@ func timeOf(v any) (time.Time, bool) {
 		return sqltypes.ParseTime(x)
 	}
 	return time.Time{}, false
+}
+
+// compareTimeNumber orders a date or datetime against a number as MySQL
+// does: the number read as YYYYMMDD[hhmmss] ('ts > 20200101' is 'ts >
+// 2020-01-01 00:00:00'), 0 as the zero date below every date. A number
+// that is no date is not handled here (ok false).
+func compareTimeNumber(a, b any) (int, bool) {
+	if t, ok := a.(time.Time); ok {
+		if isNumberValue(b) {
+			return compareTimeWithNumber(t, b)
+		}
+		return 0, false
+	}
+	if t, ok := b.(time.Time); ok && isNumberValue(a) {
+		c, ok := compareTimeWithNumber(t, a)
+		return -c, ok
+	}
+	return 0, false
+}
+
+func isNumberValue(v any) bool {
+	switch v.(type) {
+	case int64, uint64, float64, sqltypes.Decimal:
+		return true
+	}
+	return false
+}
+
+// compareTimeWithNumber is compare(t, n) for a number n.
+func compareTimeWithNumber(t time.Time, n any) (int, bool) {
+	if f, _ := toNumber(n); f == 0 {
+		return 1, true // the zero date
+	}
+	if nt, ok := expr.ToTime(n); ok {
+		return t.Compare(nt), true
+	}
+	return 0, false
 }

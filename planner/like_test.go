@@ -171,3 +171,29 @@ func TestLikeOverDatetimeKeepsMidnight(t *testing.T) {
 		t.Errorf("WHERE: %s", got)
 	}
 }
+
+// TestCompareTemporalWithNumber: a DATE or DATETIME compared with a number
+// reads the number as YYYYMMDD[hhmmss], 0 as the zero date, as MariaDB
+// does ('ts > 20200101' compared the number with 2020, the year, before),
+// in the select list, under WHERE and through an index.
+func TestCompareTemporalWithNumber(t *testing.T) {
+	f := newDataFixture(t, Options{})
+	f.exec("CREATE TABLE t (id BIGINT, ts DATETIME, d DATE)")
+	f.exec("INSERT INTO t VALUES (1, '2020-01-01 00:00:00', '2020-01-01'), (2, '2020-01-01 10:00:00', '2020-01-02')")
+	if got := show(f.rows("SELECT id, ts > 0, ts > 20200101, ts = 20200101000000, d = 20200101, 20200101 < ts FROM t ORDER BY id")); got != "1,1,0,1,1,0 | 2,1,1,0,0,1" {
+		t.Errorf("select list: %s", got)
+	}
+	for _, tc := range []struct{ sql, want string }{
+		{"SELECT id FROM t WHERE ts > 20200101 ORDER BY id", "2"},
+		{"SELECT id FROM t WHERE d = 20200101 ORDER BY id", "1"},
+		{"SELECT id FROM t WHERE d BETWEEN 20191231 AND 20200101 ORDER BY id", "1"},
+	} {
+		if got := show(f.rows(tc.sql)); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.sql, got, tc.want)
+		}
+	}
+	f.exec("CREATE INDEX dix ON t (d)")
+	if got := show(f.rows("SELECT id FROM t WHERE d = 20200102")); got != "2" {
+		t.Errorf("through the index: %s", got)
+	}
+}
