@@ -57,16 +57,28 @@ func smallOf(v any) (smallNum, smallState) {
 	return smallNum{}, smallNo
 }
 
+// maxFusedNodes bounds the tree one fused evaluation covers. Every
+// arithmetic node of a tree tries the fused path over its own subtree (its
+// parent's may fall back to it node by node), so without a bound a chain of
+// n terms compiled and ran n^2/2 nodes (a 9,999-term 1+1+... took 7 GB).
+// TPC-H's trees have under ten nodes.
+const maxFusedNodes = 64
+
 // compileSmall is e on the fused path, or nil when e's shape is not one
-// it takes.
-func (env *rowEnv) compileSmall(e sqlparse.Expr) smallFn {
+// it takes or it has more than *budget nodes; dec reports a DECIMAL leaf
+// (without one every node is BIGINT arithmetic, which the path never
+// takes).
+func (env *rowEnv) compileSmall(e sqlparse.Expr, budget *int) (fn smallFn, dec bool) {
+	if *budget--; *budget < 0 {
+		return nil, false
+	}
 	switch n := e.(type) {
 	case *sqlparse.Paren:
-		return env.compileSmall(n.X)
+		return env.compileSmall(n.X, budget)
 	case *sqlparse.ColumnRef:
 		i, err := env.column(n)
 		if err != nil {
-			return nil
+			return nil, false
 		}
 		if decimalColumn(env, n) {
 			// A DECIMAL column's values are its text (exactOperand).
@@ -78,31 +90,36 @@ func (env *rowEnv) compileSmall(e sqlparse.Expr) smallFn {
 					return smallNum{}, smallNo
 				}
 				return smallOf(row[i])
-			}
+			}, true
 		}
-		return func(row []any) (smallNum, smallState) { return smallOf(row[i]) }
+		return func(row []any) (smallNum, smallState) { return smallOf(row[i]) }, false
 	case *sqlparse.Literal:
 		if n.Kind != sqlparse.LitInt && n.Kind != sqlparse.LitDecimal {
-			return nil
+			return nil, false
 		}
 		v, err := env.compile(n)(nil)
 		if err != nil {
-			return nil
+			return nil, false
 		}
 		c, st := smallOf(v)
 		if st != smallOK {
-			return nil
+			return nil, false
 		}
-		return func([]any) (smallNum, smallState) { return c, smallOK }
+		return func([]any) (smallNum, smallState) { return c, smallOK }, c.dec
 	case *sqlparse.Binary:
 		if n.Op != sqlparse.OpAdd && n.Op != sqlparse.OpSub && n.Op != sqlparse.OpMul {
-			return nil
+			return nil, false
 		}
-		l, r := env.compileSmall(n.L), env.compileSmall(n.R)
-		if l == nil || r == nil {
-			return nil
+		l, ldec := env.compileSmall(n.L, budget)
+		if l == nil {
+			return nil, false
+		}
+		r, rdec := env.compileSmall(n.R, budget)
+		if r == nil {
+			return nil, false
 		}
 		op := n.Op
+		dec = ldec || rdec
 		return func(row []any) (smallNum, smallState) {
 			a, as := l(row)
 			if as == smallNo {
@@ -113,9 +130,9 @@ func (env *rowEnv) compileSmall(e sqlparse.Expr) smallFn {
 				return b, max(as, bs)
 			}
 			return smallArith(op, a, b)
-		}
+		}, dec
 	}
-	return nil
+	return nil, false
 }
 
 // smallArith is a op b by smallDecimalArithmetic's rules, smallNo when it
@@ -167,8 +184,9 @@ func (env *rowEnv) fusedArithmetic(n *sqlparse.Binary, generic evalFn) evalFn {
 	if !fuseDecimals {
 		return generic
 	}
-	sf := env.compileSmall(n)
-	if sf == nil {
+	budget := maxFusedNodes
+	sf, dec := env.compileSmall(n, &budget)
+	if sf == nil || !dec {
 		return generic
 	}
 	return func(row []any) (any, error) {
