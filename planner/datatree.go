@@ -88,16 +88,14 @@ func (d *dataSource) Explain(ctx context.Context, spec plan.ScanSpec) ([]string,
 // schema. Each batch's rows share one freshly allocated backing array, so
 // operators above may keep them.
 type scanOp struct {
-	dp      *dataPlan
-	sc      *scan.Scanner
-	next    func() (arrow.RecordBatch, error, bool)
-	stop    func()
-	rec     arrow.RecordBatch
+	dp   *dataPlan
+	sc   *scan.Scanner
+	next func() (arrow.RecordBatch, error, bool)
+	pulled
 	readers []sqltypes.ValueReader
 	caches  []valueCache // per read column, across batches (valuecache.go)
 	pos     int          // next row of rec
 	out     [][]any
-	err     error
 }
 
 func (o *scanOp) Next(ctx context.Context) ([][]any, error) {
@@ -153,7 +151,16 @@ func (o *scanOp) Next(ctx context.Context) ([][]any, error) {
 	return o.out, nil
 }
 
-func (o *scanOp) fail(err error) {
+// pulled is the end of a scan operator's pulled record iterator: the
+// iterator's stop, the batch being read and the error that ended it
+// (io.EOF once closed).
+type pulled struct {
+	stop func()
+	rec  arrow.RecordBatch
+	err  error
+}
+
+func (o *pulled) fail(err error) {
 	o.err = err
 	if o.stop != nil {
 		o.stop()
@@ -161,7 +168,7 @@ func (o *scanOp) fail(err error) {
 	o.rec = nil
 }
 
-func (o *scanOp) Close() error {
+func (o *pulled) Close() error {
 	if o.err == nil {
 		o.fail(io.EOF)
 	} else if o.stop != nil {

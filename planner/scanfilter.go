@@ -230,14 +230,13 @@ func (o *filterScanOp) vecTestOf(e sqlparse.Expr) *vecTest {
 // batch's rows share one freshly allocated backing array, so operators
 // above may keep them.
 type filterScanOp struct {
-	dp      *dataPlan
-	env     *rowEnv
-	sc      *scan.Scanner
-	conj    []filterConjunct
-	readAt  []int // per schema position, its position among the read columns (-1: not read)
-	next    func() (arrow.RecordBatch, error, bool)
-	stop    func()
-	rec     arrow.RecordBatch
+	dp     *dataPlan
+	env    *rowEnv
+	sc     *scan.Scanner
+	conj   []filterConjunct
+	readAt []int // per schema position, its position among the read columns (-1: not read)
+	next   func() (arrow.RecordBatch, error, bool)
+	pulled
 	pos     int // next row of rec
 	readers []sqltypes.ValueReader
 	caches  []valueCache               // per read column, across batches (valuecache.go)
@@ -252,7 +251,6 @@ type filterScanOp struct {
 	slab   []any
 	filled []bool // per read column: converted for the rows holding slots
 	out    [][]any
-	err    error
 }
 
 func (o *filterScanOp) Next(ctx context.Context) ([][]any, error) {
@@ -487,23 +485,6 @@ func (o *filterScanOp) giveRows() {
 	for a := range o.alive {
 		o.slots = append(o.slots, int32(a))
 	}
-}
-
-func (o *filterScanOp) fail(err error) {
-	o.err = err
-	if o.stop != nil {
-		o.stop()
-	}
-	o.rec = nil
-}
-
-func (o *filterScanOp) Close() error {
-	if o.err == nil {
-		o.fail(io.EOF)
-	} else if o.stop != nil {
-		o.stop()
-	}
-	return nil
 }
 
 // bindTest makes t's test over rec: per row 1 TRUE, 0 FALSE, -1 NULL, or
