@@ -60,29 +60,57 @@ func smallOf(v any) (smallNum, smallState) {
 // maxFusedNodes bounds the tree one fused evaluation covers. Every
 // arithmetic node of a tree tries the fused path over its own subtree (its
 // parent's may fall back to it node by node), so without a bound a chain of
-// n terms compiled and ran n^2/2 nodes (a 9,999-term 1+1+... took 7 GB).
-// TPC-H's trees have under ten nodes.
+// n terms ran n^2/2 nodes per row when it fell back (a 9,999-term 1+1+...
+// took 7 GB). TPC-H's trees have under ten nodes.
 const maxFusedNodes = 64
 
+// smallCompiled is compileSmall's answer for one node, kept per node so
+// that each arithmetic node of a tree (every one tries the fused path over
+// its subtree) reuses its children's instead of walking them again.
+type smallCompiled struct {
+	fn    smallFn
+	dec   bool
+	nodes int
+}
+
 // compileSmall is e on the fused path, or nil when e's shape is not one
-// it takes or it has more than *budget nodes; dec reports a DECIMAL leaf
-// (without one every node is BIGINT arithmetic, which the path never
+// it takes or it has more than maxFusedNodes nodes; dec reports a DECIMAL
+// leaf (without one every node is BIGINT arithmetic, which the path never
 // takes).
-func (env *rowEnv) compileSmall(e sqlparse.Expr, budget *int) (fn smallFn, dec bool) {
-	if *budget--; *budget < 0 {
-		return nil, false
+func (env *rowEnv) compileSmall(e sqlparse.Expr) (smallFn, bool) {
+	c := env.smallOf(e)
+	return c.fn, c.dec
+}
+
+func (env *rowEnv) smallOf(e sqlparse.Expr) smallCompiled {
+	if c, ok := env.small[e]; ok {
+		return c
 	}
+	c := env.compileSmallNode(e)
+	if c.nodes > maxFusedNodes {
+		c.fn = nil
+	}
+	if env.small == nil {
+		env.small = map[sqlparse.Expr]smallCompiled{}
+	}
+	env.small[e] = c
+	return c
+}
+
+func (env *rowEnv) compileSmallNode(e sqlparse.Expr) smallCompiled {
 	switch n := e.(type) {
 	case *sqlparse.Paren:
-		return env.compileSmall(n.X, budget)
+		c := env.smallOf(n.X)
+		c.nodes++
+		return c
 	case *sqlparse.ColumnRef:
 		i, err := env.column(n)
 		if err != nil {
-			return nil, false
+			return smallCompiled{nodes: 1}
 		}
 		if decimalColumn(env, n) {
 			// A DECIMAL column's values are its text (exactOperand).
-			return func(row []any) (smallNum, smallState) {
+			return smallCompiled{fn: func(row []any) (smallNum, smallState) {
 				if s, ok := row[i].(string); ok {
 					if u, sc, ok := parseSmallDecimal(s); ok {
 						return smallNum{u: u, scale: sc, dec: true}, smallOK
@@ -90,37 +118,34 @@ func (env *rowEnv) compileSmall(e sqlparse.Expr, budget *int) (fn smallFn, dec b
 					return smallNum{}, smallNo
 				}
 				return smallOf(row[i])
-			}, true
+			}, dec: true, nodes: 1}
 		}
-		return func(row []any) (smallNum, smallState) { return smallOf(row[i]) }, false
+		return smallCompiled{fn: func(row []any) (smallNum, smallState) { return smallOf(row[i]) }, nodes: 1}
 	case *sqlparse.Literal:
 		if n.Kind != sqlparse.LitInt && n.Kind != sqlparse.LitDecimal {
-			return nil, false
+			return smallCompiled{nodes: 1}
 		}
 		v, err := env.compile(n)(nil)
 		if err != nil {
-			return nil, false
+			return smallCompiled{nodes: 1}
 		}
 		c, st := smallOf(v)
 		if st != smallOK {
-			return nil, false
+			return smallCompiled{nodes: 1}
 		}
-		return func([]any) (smallNum, smallState) { return c, smallOK }, c.dec
+		return smallCompiled{fn: func([]any) (smallNum, smallState) { return c, smallOK }, dec: c.dec, nodes: 1}
 	case *sqlparse.Binary:
 		if n.Op != sqlparse.OpAdd && n.Op != sqlparse.OpSub && n.Op != sqlparse.OpMul {
-			return nil, false
+			return smallCompiled{nodes: 1}
 		}
-		l, ldec := env.compileSmall(n.L, budget)
-		if l == nil {
-			return nil, false
-		}
-		r, rdec := env.compileSmall(n.R, budget)
-		if r == nil {
-			return nil, false
+		lc, rc := env.smallOf(n.L), env.smallOf(n.R)
+		out := smallCompiled{dec: lc.dec || rc.dec, nodes: lc.nodes + rc.nodes + 1}
+		l, r := lc.fn, rc.fn
+		if l == nil || r == nil || out.nodes > maxFusedNodes {
+			return out
 		}
 		op := n.Op
-		dec = ldec || rdec
-		return func(row []any) (smallNum, smallState) {
+		out.fn = func(row []any) (smallNum, smallState) {
 			a, as := l(row)
 			if as == smallNo {
 				return a, as
@@ -130,9 +155,10 @@ func (env *rowEnv) compileSmall(e sqlparse.Expr, budget *int) (fn smallFn, dec b
 				return b, max(as, bs)
 			}
 			return smallArith(op, a, b)
-		}, dec
+		}
+		return out
 	}
-	return nil, false
+	return smallCompiled{nodes: 1}
 }
 
 // smallArith is a op b by smallDecimalArithmetic's rules, smallNo when it
@@ -184,8 +210,7 @@ func (env *rowEnv) fusedArithmetic(n *sqlparse.Binary, generic evalFn) evalFn {
 	if !fuseDecimals {
 		return generic
 	}
-	budget := maxFusedNodes
-	sf, dec := env.compileSmall(n, &budget)
+	sf, dec := env.compileSmall(n)
 	if sf == nil || !dec {
 		return generic
 	}

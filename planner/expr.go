@@ -37,8 +37,10 @@ type rowEnv struct {
 	stmt    *expr.Statement
 	// jsonExprs caches which operands are JSON-typed (jsonOperand).
 	jsonExprs map[sqlparse.Expr]bool
-	// compiled holds the expressions compiled so far (compile.go).
+	// compiled holds the expressions compiled so far (compile.go), small
+	// their forms on the fused DECIMAL path (decimalfused.go).
 	compiled map[sqlparse.Expr]evalFn
+	small    map[sqlparse.Expr]smallCompiled
 	// ctx is the running statement's context, for checks inside long
 	// per-row work (LIKE over a huge value, sorts); nil outside execution.
 	ctx context.Context
