@@ -66,26 +66,47 @@ func (env *rowEnv) compile(e sqlparse.Expr) evalFn {
 
 // foldable reports whether e is a constant expression: it reads no
 // column, runs no subquery, reads no variable, and calls only functions
-// of the registry whose value depends on their arguments alone.
+// of the registry whose value depends on their arguments alone. Each
+// node's answer is kept (env.folds): compile asks it of every node of a
+// tree, which would otherwise walk each node's whole subtree again,
+// quadratic in a 9,999-term 1+1+... (most of its planning time, during
+// which a cancelled context went unnoticed).
 func (env *rowEnv) foldable(e sqlparse.Expr) bool {
-	ok := true
-	sqlparse.Inspect(e, func(n sqlparse.Expr) bool {
-		if !ok {
-			return false // Inspect goes on to the siblings of a refused node
-		}
-		switch x := n.(type) {
-		case *sqlparse.Paren, *sqlparse.Literal, *sqlparse.Unary, *sqlparse.Binary, *sqlparse.IsNull,
-			*sqlparse.IsTruth, *sqlparse.Like, *sqlparse.Between:
-		case *sqlparse.InList:
-			ok = x.Subquery == nil
-		case *sqlparse.FuncCall:
-			ok = !x.Aggregate && x.Over == nil && x.Concat == nil && !x.Star && pureFunction(x.Name)
-		default:
-			ok = false
-		}
-		return ok
-	})
+	if v, ok := env.folds[e]; ok {
+		return v
+	}
+	ok := foldableNode(e)
+	if ok {
+		sqlparse.Inspect(e, func(n sqlparse.Expr) bool {
+			if n == e {
+				return true // into e's children, each answered (and kept) below
+			}
+			if ok && !env.foldable(n) {
+				ok = false
+			}
+			return false
+		})
+	}
+	if env.folds == nil {
+		env.folds = map[sqlparse.Expr]bool{}
+	}
+	env.folds[e] = ok
 	return ok
+}
+
+// foldableNode reports whether the node e itself (not its operands) may
+// be part of a constant expression.
+func foldableNode(e sqlparse.Expr) bool {
+	switch x := e.(type) {
+	case *sqlparse.Paren, *sqlparse.Literal, *sqlparse.Unary, *sqlparse.Binary, *sqlparse.IsNull,
+		*sqlparse.IsTruth, *sqlparse.Like, *sqlparse.Between:
+		return true
+	case *sqlparse.InList:
+		return x.Subquery == nil
+	case *sqlparse.FuncCall:
+		return !x.Aggregate && x.Over == nil && x.Concat == nil && !x.Star && pureFunction(x.Name)
+	}
+	return false
 }
 
 // pureFunction reports whether the registry function name gives the same

@@ -41,6 +41,8 @@ type rowEnv struct {
 	// their forms on the fused DECIMAL path (decimalfused.go).
 	compiled map[sqlparse.Expr]evalFn
 	small    map[sqlparse.Expr]smallCompiled
+	// folds keeps which nodes are constant expressions (foldable).
+	folds map[sqlparse.Expr]bool
 	// ctx is the running statement's context, for checks inside long
 	// per-row work (LIKE over a huge value, sorts); nil outside execution.
 	ctx context.Context
