@@ -3,6 +3,7 @@ package planner
 import (
 	"errors"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/lancecat/lancecat/lance/dataset"
@@ -43,16 +44,21 @@ import (
 // few outer rows an indexed lookup per value is cheaper than reading the
 // inner table whole): decorrelation starts after decorrelateAfter runs, or
 // after decorrelateEarly runs that took decorrelateSlow together (each
-// reads much: TPC-H Q20's per-value runs scan lineitem). Time only picks
-// the strategy; the answers are the same either way.
+// reads much: TPC-H Q20's per-value runs scan lineitem), or after one run
+// that took decorrelateOneSlow (it read a whole large table: at SF 1 each
+// of Q21's per-value EXISTS runs reads lineitem's 6 million rows, ~6 s of
+// CPU, and four of them cost more than the one run that answers all).
+// Time only picks the strategy; the answers are the same either way.
 const (
-	decorrelateAfter = 32
-	decorrelateEarly = 4
-	decorrelateSlow  = 100 * time.Millisecond
+	decorrelateAfter   = 32
+	decorrelateEarly   = 4
+	decorrelateSlow    = 100 * time.Millisecond
+	decorrelateOneSlow = 500 * time.Millisecond
 )
 
 func (sq *subquery) shouldDecorrelate() bool {
-	return sq.runs >= decorrelateAfter || (sq.runs >= decorrelateEarly && sq.runTime >= decorrelateSlow)
+	return sq.runs >= decorrelateAfter || (sq.runs >= decorrelateEarly && sq.runTime >= decorrelateSlow) ||
+		(sq.runs >= 1 && sq.runTime >= decorrelateOneSlow)
 }
 
 // decorrelation is a correlated subquery answered from one run.
@@ -60,8 +66,30 @@ type decorrelation struct {
 	keyOuter []int // for each key, its index in subquery.outer
 	neOuter  int   // the inequality's outer reference (-1: none)
 	table    map[string][]*decorEntry
-	empty    subqueryResult // for an outer value that matches no inner row
-	yes      subqueryResult // EXISTS: the answer of every key in the table
+	// ints replaces table when the one key (and the inequality's
+	// operands) are integer columns, the foreign-key shape of TPC-H's
+	// subqueries: entries hold no boxed values and no hash text, ~64
+	// bytes a key instead of ~220, so Q21's two tables over lineitem's
+	// 1.5 million order keys fit Options.JoinMemory.
+	ints  map[int64]intDecorEntry
+	empty subqueryResult // for an outer value that matches no inner row
+	yes   subqueryResult // EXISTS: the answer of every key in the table
+}
+
+// intDecorEntry is an entry of decorrelation.ints.
+type intDecorEntry struct {
+	res *subqueryResult // scalar: the group's value; EXISTS: nil (yes)
+	ne  [2]int64        // EXISTS with an inequality: distinct non-NULL values
+	nne uint8           // how many of ne are set
+}
+
+// intDecorEntryBytes estimates an entry of decorrelation.ints: the map's
+// slot (key, entry, control byte, load factor) and a scalar's result.
+func intDecorEntryBytes(scalar bool) int64 {
+	if scalar {
+		return 64 + 72
+	}
+	return 64
 }
 
 // An entry holds only what differs between keys (the EXISTS answer is the
@@ -105,6 +133,9 @@ func (sq *subquery) decorrelated(env *rowEnv, vals []any) (*subqueryResult, bool
 	if d == nil {
 		return nil, false
 	}
+	if d.ints != nil {
+		return d.intResult(vals)
+	}
 	key := make([]any, len(d.keyOuter))
 	for i, o := range d.keyOuter {
 		key[i] = vals[o]
@@ -132,6 +163,49 @@ func (sq *subquery) decorrelated(env *rowEnv, vals []any) (*subqueryResult, bool
 		return &d.empty, true
 	}
 	return &d.empty, true
+}
+
+// intResult answers from decorrelation.ints; ok is false for an outer
+// value that is not an int64 (it then runs per value).
+func (d *decorrelation) intResult(vals []any) (*subqueryResult, bool) {
+	v := vals[d.keyOuter[0]]
+	if v == nil {
+		return &d.empty, true // a NULL key equals nothing
+	}
+	k, ok := v.(int64)
+	if !ok {
+		return nil, false
+	}
+	e, found := d.ints[k]
+	if !found {
+		return &d.empty, true
+	}
+	if e.res != nil {
+		return e.res, true
+	}
+	if d.neOuter < 0 {
+		return &d.yes, true
+	}
+	w := vals[d.neOuter]
+	if w == nil {
+		return &d.empty, true
+	}
+	x, ok := w.(int64)
+	if !ok {
+		return nil, false
+	}
+	for _, y := range e.ne[:e.nne] {
+		if y != x {
+			return &d.yes, true
+		}
+	}
+	return &d.empty, true
+}
+
+// isIntegerColumn reports whether c holds integers (int64 values).
+func isIntegerColumn(c Column) bool {
+	t := strings.ToUpper(c.DatabaseType)
+	return strings.HasSuffix(t, "INT") || t == "INTEGER"
 }
 
 func sameKey(a, b []any) bool {
@@ -233,10 +307,14 @@ func (sq *subquery) decorrelate(env *rowEnv) *decorrelation {
 		dq.Items = append(dq.Items, sqlparse.SelectItem{Expr: k, Text: k.String()})
 	}
 	if sq.kind == subExists {
+		// No DISTINCT: the table below keeps each key once (and at most
+		// two inequality values), so the rows stream through it; a
+		// DISTINCT over (key, value) pairs held all 6 million of TPC-H
+		// SF 1's lineitem pairs (1.2 GB) before the first was read.
 		if neInner != nil {
 			dq.Items = append(dq.Items, sqlparse.SelectItem{Expr: neInner, Text: neInner.String()})
 		}
-		dq.Distinct = true
+		dq.Distinct = false
 	} else {
 		dq.Items = append(dq.Items, q.Items[0])
 		dq.GroupBy = append([]sqlparse.Expr(nil), keysInner...)
@@ -258,17 +336,20 @@ func (sq *subquery) decorrelate(env *rowEnv) *decorrelation {
 		}
 		return env.cols[c], true
 	}
+	ints := len(d.keyOuter) == 1
 	for i, o := range d.keyOuter {
 		oc, ok := outerCol(o)
 		if !ok || typeClass(oc) == "" || typeClass(oc) != typeClass(cols[i]) {
 			return nil
 		}
+		ints = ints && isIntegerColumn(oc) && isIntegerColumn(cols[i])
 	}
 	if d.neOuter >= 0 {
 		oc, ok := outerCol(d.neOuter)
 		if !ok || typeClass(oc) == "" || typeClass(oc) != typeClass(cols[len(keysInner)]) {
 			return nil
 		}
+		ints = ints && isIntegerColumn(oc) && isIntegerColumn(cols[len(keysInner)])
 	}
 	if sq.kind == subScalar {
 		// An outer value no group has: the aggregate over no rows.
@@ -282,13 +363,20 @@ func (sq *subquery) decorrelate(env *rowEnv) *decorrelation {
 	}
 	cur := res.Cursor()
 	defer cur.Close()
-	d.table = map[string][]*decorEntry{}
 	d.yes.exists = true
 	nk := len(keysInner)
 	budget := sq.sess.opts.JoinMemory
 	if budget <= 0 {
 		budget = DefaultJoinMemory
 	}
+	if ints {
+		per := intDecorEntryBytes(sq.kind == subScalar)
+		if !sq.fillInts(d, cur, max(budget, int64(sq.maxRows)*per), per) {
+			return nil
+		}
+		return d
+	}
+	d.table = map[string][]*decorEntry{}
 	per := decorEntryBytes(nk, sq.kind == subScalar, d.neOuter >= 0)
 	budget = max(budget, int64(sq.maxRows)*per)
 	var used int64
@@ -337,6 +425,62 @@ func (sq *subquery) decorrelate(env *rowEnv) *decorrelation {
 		}
 	}
 	return d
+}
+
+// fillInts fills d.ints from the rewritten query's rows (the key, then the
+// inequality's value or the scalar), within budget bytes at per bytes a
+// key; false when it cannot (a failed read, the budget passed, a value
+// that is not an int64): the subquery then runs per outer value.
+func (sq *subquery) fillInts(d *decorrelation, cur RowCursor, budget, per int64) bool {
+	d.ints = map[int64]intDecorEntry{}
+	var used int64
+	for {
+		batch, err := cur.Next()
+		if errors.Is(err, io.EOF) {
+			return true
+		}
+		if err != nil {
+			return false
+		}
+		for _, row := range batch {
+			if row[0] == nil {
+				continue // a NULL key matches no outer value
+			}
+			k, ok := row[0].(int64)
+			if !ok {
+				return false
+			}
+			e, found := d.ints[k]
+			if !found {
+				if used += per; used > budget {
+					return false
+				}
+			}
+			switch {
+			case sq.kind == subScalar:
+				e.res = &subqueryResult{scalar: sq.value(row[1])}
+			case d.neOuter >= 0:
+				if row[1] == nil || e.nne == 2 {
+					if found {
+						continue
+					}
+					break
+				}
+				x, ok := row[1].(int64)
+				if !ok {
+					return false
+				}
+				if e.nne == 1 && e.ne[0] == x {
+					continue
+				}
+				e.ne[e.nne] = x
+				e.nne++
+			case found:
+				continue
+			}
+			d.ints[k] = e
+		}
+	}
 }
 
 // hasAggregate reports whether e calls an aggregate (outside nested
