@@ -1,8 +1,10 @@
 package planner
 
 import (
+	"slices"
 	"strings"
 
+	"github.com/lancecat/lancecat/planner/expr"
 	"github.com/lancecat/lancecat/planner/plan"
 	"github.com/lancecat/lancecat/sqlparse"
 )
@@ -89,6 +91,74 @@ func factorOne(c sqlparse.Expr) []sqlparse.Expr {
 		}
 	}
 	return append(common, rest)
+}
+
+// impliedOrFilters adds, for each OR over several relations, the filter
+// it implies on each relation that every disjunct constrains: of TPC-H
+// Q7's (n1.n_name = 'FRANCE' AND n2.n_name = 'GERMANY') OR (n1.n_name =
+// 'GERMANY' AND n2.n_name = 'FRANCE'), n1.n_name = 'FRANCE' OR n1.n_name
+// = 'GERMANY' and the same of n2, which go down into the nation scans
+// instead of the OR filtering the whole join (every lineitem row of the
+// two years reached it). The OR stays: a row the OR keeps satisfies some
+// disjunct, so its part on the relation, so the implied filter; WHERE
+// keeps the same rows. Only terms that factorable accepts are used.
+func impliedOrFilters(conjuncts []sqlparse.Expr, scope *expr.Scope) []sqlparse.Expr {
+	out := conjuncts
+	for _, c := range conjuncts {
+		b, ok := sqlparse.StripParens(c).(*sqlparse.Binary)
+		if !ok || b.Op != sqlparse.OpOr || !factorable(c) {
+			continue
+		}
+		// byRel[r][i]: disjunct i's conjuncts that read relation r only.
+		byRel := map[int][][]sqlparse.Expr{}
+		disjuncts := orTerms(b)
+		for i, d := range disjuncts {
+			for _, t := range plan.Conjuncts(d) {
+				slots, ok := scope.SlotsOf(t)
+				if !ok || len(slots) == 0 {
+					continue
+				}
+				rel := scope.Slots[slots[0]].Rel
+				for _, sl := range slots[1:] {
+					if scope.Slots[sl].Rel != rel {
+						rel = -1
+					}
+				}
+				if rel < 0 {
+					continue
+				}
+				if byRel[rel] == nil {
+					byRel[rel] = make([][]sqlparse.Expr, len(disjuncts))
+				}
+				byRel[rel][i] = append(byRel[rel][i], t)
+			}
+		}
+		if len(byRel) < 2 {
+			continue // one relation's OR is already its own filter
+		}
+		rels := make([]int, 0, len(byRel))
+		for r := range byRel {
+			rels = append(rels, r)
+		}
+		slices.Sort(rels)
+	rel:
+		for _, r := range rels {
+			var implied sqlparse.Expr
+			for _, terms := range byRel[r] {
+				if len(terms) == 0 {
+					continue rel // a disjunct that leaves r free implies nothing on it
+				}
+				d := &sqlparse.Paren{X: plan.And(terms)}
+				if implied == nil {
+					implied = d
+				} else {
+					implied = &sqlparse.Binary{Op: sqlparse.OpOr, L: implied, R: d}
+				}
+			}
+			out = append(out, implied)
+		}
+	}
+	return out
 }
 
 func orTerms(e sqlparse.Expr) []sqlparse.Expr {
