@@ -31,10 +31,10 @@ import (
 // not name is an error (MySQL's ONLY_FULL_GROUP_BY).
 //
 // Result types, as MySQL reports them where lancecat's value types allow:
-// COUNT is BIGINT (0 over no rows); SUM of integers is BIGINT (an int64;
-// overflow fails with InvalidInput rather than wrapping; MySQL would answer
-// a DECIMAL), SUM of anything else and AVG are DOUBLE; MIN and MAX keep the
-// argument column's type. NULLs are skipped; SUM, AVG, MIN and MAX over no
+// COUNT is BIGINT (0 over no rows); SUM and AVG of integers and of DECIMAL
+// are exact DECIMALs (decsum.go: SUM keeps the argument's scale, 0 for an
+// integer, and never overflows; AVG adds 4 digits), SUM and AVG of
+// anything else are DOUBLE; MIN and MAX keep the argument column's type. NULLs are skipped; SUM, AVG, MIN and MAX over no
 // non-NULL value are NULL. Without GROUP BY an empty input still yields
 // one row.
 
@@ -585,8 +585,14 @@ func newAggCall(env *rowEnv, n *sqlparse.FuncCall) (aggCall, error) {
 	}
 	call.arg, call.args = n.Args[0], n.Args
 	if fn == "sum" || fn == "avg" {
-		if t := strings.ToUpper(exprColumn(env, call.arg, "").DatabaseType); strings.HasPrefix(t, "DECIMAL") {
+		switch t := strings.ToUpper(exprColumn(env, call.arg, "").DatabaseType); {
+		case strings.HasPrefix(t, "DECIMAL"):
 			call.exact, call.exactScale = true, decimalScaleOf(t)
+		case signedIntegerType(t) || t == "BIGINT UNSIGNED" || integerExpr(env, call.arg):
+			// MySQL sums exact integers into a DECIMAL (no BIGINT
+			// overflow) and averages them at div_precision_increment
+			// (4) decimals: AVG over 1..7 is 4.0000, 30/7 is 4.2857.
+			call.exact, call.exactScale = true, 0
 		}
 	}
 	if ref, ok := sqlparse.StripParens(call.arg).(*sqlparse.ColumnRef); ok {

@@ -21,9 +21,6 @@ var malformedDateCast = regexp.MustCompile(`CAST\([A-Z_]+\(.* AS DATE(TIME)?\)`)
 // extractOfCast is EXTRACT from a CAST to DATE/DATETIME.
 var extractOfCast = regexp.MustCompile(`EXTRACT\([A-Z_]+ FROM CAST\(`)
 
-// avgOfInteger is AVG over an integer column (the generator's).
-var avgOfInteger = regexp.MustCompile(`AVG\((id|i|u)\)`)
-
 // movingFloatFrame is a window aggregate of the DOUBLE column over a frame
 // whose start moves (rows leave it).
 var movingFloatFrame = regexp.MustCompile(`(AVG|SUM|STD|VAR_SAMP)\(f\) OVER \(.*?ROWS BETWEEN \d+ PRECEDING`)
@@ -48,16 +45,6 @@ var knownGaps = []struct {
 	why   string
 	match func(sql string) bool
 }{
-	{
-		why: "lancecat: SUM over BIGINT fails with 'overflows BIGINT' where MySQL sums into a DECIMAL(65) (aggregate.go, not the function library)",
-		match: func(q string) bool {
-			return strings.Contains(q, "SUM(i)")
-		},
-	},
-	{
-		why:   "lancecat: AVG of an integer is a DOUBLE (planner/aggregate.go, documented in README), where MySQL and MariaDB answer a DECIMAL with 4 more decimals (rounded: 4.2857 for 30/7)",
-		match: avgOfInteger.MatchString,
-	},
 	{
 		why:   "MariaDB 10.11: BIT_AND/BIT_OR over a moving window frame answers wrongly (frame 5, 1, 1, 1 gives BIT_AND 0; a frame of 18 and NULLs gives 18446744073709551615; checked with LAG/LEAD, seed 3); lancecat aggregates each frame's rows",
 		match: movingBitFrame.MatchString,
