@@ -138,4 +138,3 @@ func TestAggregatesOverPeerRowsPeer(t *testing.T) {
 		t.Errorf("MAX(id) = %d (%v), want %d", maxID, err, id-1)
 	}
 }
-

@@ -183,3 +183,37 @@ func TestUnsupportedFunctionNamesNoClause(t *testing.T) {
 		t.Errorf("SELECT NOSUCHFN(1): %v", err)
 	}
 }
+
+// TestTemporalInNumericContext: a DATE is YYYYMMDD and a DATETIME
+// YYYYMMDDhhmmss (midnight included) in arithmetic, CAST to SIGNED and
+// SUM/AVG, as MySQL reads them (values from MariaDB 10.11); ts + 0 was
+// "not supported: arithmetic on time.Time values" and CAST of a DATETIME
+// at midnight gave the date's 8 digits.
+func TestTemporalInNumericContext(t *testing.T) {
+	f := newDataFixture(t, Options{})
+	f.exec("CREATE TABLE tn (id BIGINT, dt DATE, ts DATETIME)")
+	f.exec("INSERT INTO tn VALUES (1, '2024-01-02', '2024-01-02 03:04:05'), (2, '2024-01-03', '2024-01-03 00:00:00'), (3, NULL, NULL)")
+	res := f.exec("SELECT ts + 0, dt + 0, ts * 1, dt - 1, -ts, CAST(ts AS SIGNED), ts + 0.5 FROM tn ORDER BY id")
+	want := [][]any{
+		{int64(20240102030405), int64(20240102), int64(20240102030405), int64(20240101), int64(-20240102030405), int64(20240102030405), "20240102030405.5"},
+		{int64(20240103000000), int64(20240103), int64(20240103000000), int64(20240102), int64(-20240103000000), int64(20240103000000), "20240103000000.5"},
+		{nil, nil, nil, nil, nil, nil, nil},
+	}
+	if !reflect.DeepEqual(res.Rows, want) {
+		t.Errorf("got  %v\nwant %v", res.Rows, want)
+	}
+	if typ := res.Columns[0].DatabaseType; typ != "BIGINT" {
+		t.Errorf("ts + 0: type %s, want BIGINT", typ)
+	}
+	if got := f.rows("SELECT SUM(dt), AVG(dt), SUM(ts), AVG(ts) FROM tn"); !reflect.DeepEqual(got, [][]any{{"40480205", "20240102.5000", "40480205030405", "20240102515202.5000"}}) {
+		t.Errorf("SUM/AVG over dates: %v", got)
+	}
+	// DATE_ADD over a string gives text, which MariaDB reads as the
+	// DATETIME it spells in arithmetic and CAST to DOUBLE or DECIMAL (but
+	// as text in CAST to SIGNED).
+	got := f.rows("SELECT DATE_ADD('2024-01-01', INTERVAL 1 DAY) + 0, CAST(DATE_SUB('2024-01-01', INTERVAL 1 HOUR) AS DOUBLE), " +
+		"CAST(DATE_ADD('2024-01-01', INTERVAL 1 DAY) AS DECIMAL(10,1)), CAST(DATE_ADD('2024-01-01', INTERVAL 1 DAY) AS SIGNED), DATE_ADD('2024-01-01', INTERVAL 1 DAY)")
+	if w := [][]any{{int64(20240102), 20231231230000.0, "20240102.0", int64(2024), "2024-01-02"}}; !reflect.DeepEqual(got, w) {
+		t.Errorf("DATE_ADD over a string: got %#v, want %#v", got, w)
+	}
+}
