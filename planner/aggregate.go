@@ -31,10 +31,10 @@ import (
 // not name is an error (MySQL's ONLY_FULL_GROUP_BY).
 //
 // Result types, as MySQL reports them where lancecat's value types allow:
-// COUNT is BIGINT (0 over no rows); SUM of integers is BIGINT (an int64;
-// overflow fails with InvalidInput rather than wrapping; MySQL would answer
-// a DECIMAL), SUM of anything else and AVG are DOUBLE; MIN and MAX keep the
-// argument column's type. NULLs are skipped; SUM, AVG, MIN and MAX over no
+// COUNT is BIGINT (0 over no rows); SUM and AVG of integers and of DECIMAL
+// are exact DECIMALs (decsum.go: SUM keeps the argument's scale, 0 for an
+// integer, and never overflows; AVG adds 4 digits), SUM and AVG of
+// anything else are DOUBLE; MIN and MAX keep the argument column's type. NULLs are skipped; SUM, AVG, MIN and MAX over no
 // non-NULL value are NULL. Without GROUP BY an empty input still yields
 // one row.
 
@@ -63,10 +63,13 @@ type aggCall struct {
 	// exactScale digits (-1: the values' own).
 	exact      bool
 	exactScale int
-	concat     *concatSpec     // GROUP_CONCAT (aggmore.go)
-	datetime   []bool          // GROUP_CONCAT: argument i is a DATETIME or TIMESTAMP
-	jsonArgs   []expr.Arg      // JSON_ARRAYAGG, JSON_OBJECTAGG: the arguments' kinds
-	stmt       *expr.Statement // for the JSON functions and warnings
+	// temporal: SUM or AVG of a DATE, DATETIME or TIMESTAMP of this kind,
+	// whose values are summed as numbers (temporalNumber); 0 otherwise.
+	temporal expr.Kind
+	concat   *concatSpec     // GROUP_CONCAT (aggmore.go)
+	datetime []bool          // GROUP_CONCAT: argument i is a DATETIME or TIMESTAMP
+	jsonArgs []expr.Arg      // JSON_ARRAYAGG, JSON_OBJECTAGG: the arguments' kinds
+	stmt     *expr.Statement // for the JSON functions and warnings
 }
 
 // aggState accumulates one aggregate call within one group.
@@ -510,8 +513,9 @@ func integerExpr(env *rowEnv, e sqlparse.Expr) bool {
 			return false
 		}
 		// A group key or aggregate slot keeps its source type; BIGINT
-		// UNSIGNED reads as uint64.
-		return signedIntegerType(env.cols[i].DatabaseType)
+		// UNSIGNED reads as uint64. A DATE, DATETIME or TIMESTAMP is an
+		// integer in arithmetic (temporalNumber): ts + 0 is a BIGINT.
+		return signedIntegerType(env.cols[i].DatabaseType) || temporalKind(columnKind(env.cols[i]))
 	case *sqlparse.Literal:
 		_, ok := literalValue(n).(int64)
 		return ok
@@ -585,9 +589,18 @@ func newAggCall(env *rowEnv, n *sqlparse.FuncCall) (aggCall, error) {
 	}
 	call.arg, call.args = n.Args[0], n.Args
 	if fn == "sum" || fn == "avg" {
-		if t := strings.ToUpper(exprColumn(env, call.arg, "").DatabaseType); strings.HasPrefix(t, "DECIMAL") {
+		switch t := strings.ToUpper(exprColumn(env, call.arg, "").DatabaseType); {
+		case strings.HasPrefix(t, "DECIMAL"):
 			call.exact, call.exactScale = true, decimalScaleOf(t)
+		case signedIntegerType(t) || t == "BIGINT UNSIGNED" || integerExpr(env, call.arg):
+			// MySQL sums exact integers into a DECIMAL (no BIGINT
+			// overflow) and averages them at div_precision_increment
+			// (4) decimals: AVG over 1..7 is 4.0000, 30/7 is 4.2857.
+			call.exact, call.exactScale = true, 0
 		}
+	}
+	if k := columnKind(exprColumn(env, call.arg, "")); (fn == "sum" || fn == "avg") && temporalKind(k) {
+		call.temporal = k // SUM(dt) sums 20240102, ... (temporalNumber)
 	}
 	if ref, ok := sqlparse.StripParens(call.arg).(*sqlparse.ColumnRef); ok {
 		if i, err := env.column(ref); err == nil {
@@ -634,6 +647,11 @@ func unsignedExpr(env *rowEnv, e sqlparse.Expr) bool {
 	}
 	i, err := env.column(ref)
 	return err == nil && strings.EqualFold(env.cols[i].DatabaseType, "BIGINT UNSIGNED")
+}
+
+// temporalKind reports whether k is DATE, DATETIME or TIMESTAMP.
+func temporalKind(k expr.Kind) bool {
+	return k == sqltypes.KindDate || k == sqltypes.KindDatetime || k == sqltypes.KindTimestamp
 }
 
 // signedIntegerType reports whether a column of type t reads as int64
@@ -833,6 +851,9 @@ func (c aggCall) add(st *aggState, env *rowEnv, row []any) error {
 	case "var_pop", "var_samp", "stddev_pop", "stddev_samp":
 		foldVariance(st, v)
 	case "sum", "avg":
+		if t, ok := v.(time.Time); ok && c.temporal != 0 {
+			v = temporalNumber(c.temporal, t)
+		}
 		if c.exact && (st.dec == nil || !st.dec.bad) {
 			if st.dec == nil {
 				st.dec = &decSum{}

@@ -2,9 +2,11 @@ package planner
 
 import (
 	"fmt"
+	"math/big"
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -69,7 +71,9 @@ func TestAggregatesMatchReference(t *testing.T) {
 		}
 		var sum, avg any
 		if ref.countX > 0 {
-			sum, avg = ref.sum, float64(ref.sum)/float64(ref.countX)
+			// MySQL's: an exact DECIMAL sum, the mean at 4 decimals
+			// rounded half away from zero.
+			sum, avg = strconv.FormatInt(ref.sum, 10), avgText(ref.sum, ref.countX)
 		}
 		want = append(want, []any{g, ref.count, ref.countX, ref.countDistinct, sum, avg, ref.min, ref.max})
 	}
@@ -84,7 +88,7 @@ func TestAggregatesMatchReference(t *testing.T) {
 	if !reflect.DeepEqual(got.Rows, want) {
 		t.Fatalf("got\n%v\nwant\n%v", got.Rows, want)
 	}
-	types := []string{"VARCHAR", "BIGINT", "BIGINT", "BIGINT", "BIGINT", "DOUBLE", "INT", "INT"}
+	types := []string{"VARCHAR", "BIGINT", "BIGINT", "BIGINT", "DECIMAL(65,0)", "DECIMAL(65,4)", "INT", "INT"}
 	for i, c := range got.Columns {
 		if c.DatabaseType != types[i] {
 			t.Errorf("column %d %q: type %s, want %s", i, c.Name, c.DatabaseType, types[i])
@@ -107,7 +111,7 @@ func TestAggregatesMatchReference(t *testing.T) {
 		}
 	}
 	row := f.rows(`SELECT COUNT(*), COUNT(x), SUM(x), MIN(x), MAX(x) FROM s.t`)
-	if w := [][]any{{all.count, all.countX, all.sum, all.min, all.max}}; !reflect.DeepEqual(row, w) {
+	if w := [][]any{{all.count, all.countX, strconv.FormatInt(all.sum, 10), all.min, all.max}}; !reflect.DeepEqual(row, w) {
 		t.Fatalf("ungrouped: got %v, want %v", row, w)
 	}
 	row = f.rows(`SELECT COUNT(*), COUNT(DISTINCT x), SUM(x), AVG(x), MIN(x), MAX(id) FROM s.t WHERE id < 0`)
@@ -122,6 +126,10 @@ func TestAggregatesMatchReference(t *testing.T) {
 		t.Fatalf("grouped empty input: %v", rows)
 	}
 }
+
+// avgText is sum/n at 4 decimals, rounded half away from zero (as
+// FloatString rounds, and MySQL's AVG).
+func avgText(sum, n int64) string { return new(big.Rat).SetFrac64(sum, n).FloatString(4) }
 
 func sqlValue(v any) string {
 	switch x := v.(type) {
@@ -172,5 +180,38 @@ func TestAggregateDecimalMinMax(t *testing.T) {
 		if got := compareDecimalText(c.a, c.b); got != c.want {
 			t.Errorf("compareDecimalText(%s, %s) = %d, want %d", c.a, c.b, got, c.want)
 		}
+	}
+}
+
+// TestSumAvgOfIntegersAreDecimal: as MySQL, SUM of integers is an exact
+// DECIMAL with no fraction that does not overflow BIGINT, AVG of integers
+// a DECIMAL at 4 decimals (div_precision_increment) and AVG of a
+// DECIMAL(p,s) one at s+4, windows alike (values checked against MariaDB
+// 10.11).
+func TestSumAvgOfIntegersAreDecimal(t *testing.T) {
+	f := newDataFixture(t, Options{})
+	f.exec(`CREATE TABLE n (id BIGINT NOT NULL, i BIGINT, k INT, d DECIMAL(12,3), PRIMARY KEY (id))`)
+	f.exec(`INSERT INTO n VALUES (1, 9223372036854775807, 1, 1.5), (2, 9223372036854775807, 2, 2.25), (3, 1, 3, NULL),
+		(4, -5, 4, 1), (5, NULL, 5, NULL), (6, 0, 6, NULL), (7, 0, 9, NULL)`)
+	res := f.exec(`SELECT SUM(i), AVG(k), SUM(k), AVG(d), SUM(d), SUM(k > 3), AVG(id) FROM n`)
+	want := [][]any{{"18446744073709551610", "4.2857", "30", "1.5833333", "4.750", "4", "4.0000"}}
+	if !reflect.DeepEqual(res.Rows, want) {
+		t.Errorf("got %v, want %v", res.Rows, want)
+	}
+	// (A DECIMAL column's SUM and AVG keep the column's type name, whose
+	// scale the values show.)
+	types := []string{"DECIMAL(65,0)", "DECIMAL(65,4)", "DECIMAL(65,0)", "DECIMAL", "DECIMAL", "DECIMAL(65,0)", "DECIMAL(65,4)"}
+	for i, c := range res.Columns {
+		if !strings.HasPrefix(c.DatabaseType, types[i]) {
+			t.Errorf("column %d %q: type %s, want %s", i, c.Name, c.DatabaseType, types[i])
+		}
+	}
+	// A negative mean rounds half away from zero; the sum goes on in
+	// arithmetic as a DECIMAL.
+	if got := f.rows(`SELECT AVG(-k), SUM(i) + 1, SUM(i) - SUM(i) FROM n WHERE id IN (1, 2, 4)`); !reflect.DeepEqual(got, [][]any{{"-2.3333", "18446744073709551610", "0"}}) {
+		t.Errorf("AVG(-k), SUM(i) + 1: %v", got)
+	}
+	if got := show(f.rows(`SELECT id, SUM(i) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW), AVG(k) OVER (ORDER BY id) FROM n WHERE id <= 3 ORDER BY id`)); got != "1,9223372036854775807,1.0000 | 2,18446744073709551614,1.5000 | 3,9223372036854775808,2.0000" {
+		t.Errorf("windows: %s", got)
 	}
 }

@@ -157,14 +157,15 @@ func TestFloatOutOfRange(t *testing.T) {
 	}
 }
 
-// TestSumUnsignedExact: SUM over BIGINT UNSIGNED is exact (a DECIMAL, as
-// MySQL's), past 2^64 too; it became a float64 that rounded silently.
+// TestSumUnsignedExact: SUM and AVG over BIGINT UNSIGNED are exact
+// (DECIMALs, as MySQL's, AVG with 4 decimals), past 2^64 too; they became
+// float64s that rounded silently.
 func TestSumUnsignedExact(t *testing.T) {
 	f := newDataFixture(t, Options{})
 	f.exec("CREATE TABLE u (g BIGINT, x BIGINT UNSIGNED)")
 	f.exec("INSERT INTO u VALUES (1, 18446744073709551615), (1, 18446744073709551615), (1, 1), (2, 9007199254740993), (2, 1), (3, NULL)")
 	res := f.exec("SELECT g, SUM(x), AVG(x) FROM u GROUP BY g ORDER BY g")
-	want := [][]any{{int64(1), "36893488147419103231", 36893488147419103231.0 / 3}, {int64(2), "9007199254740994", 9007199254740994.0 / 2}, {int64(3), nil, nil}}
+	want := [][]any{{int64(1), "36893488147419103231", "12297829382473034410.3333"}, {int64(2), "9007199254740994", "4503599627370497.0000"}, {int64(3), nil, nil}}
 	if !reflect.DeepEqual(res.Rows, want) {
 		t.Errorf("SUM/AVG over BIGINT UNSIGNED = %v, want %v", res.Rows, want)
 	}
@@ -180,5 +181,39 @@ func TestUnsupportedFunctionNamesNoClause(t *testing.T) {
 	_, err := f.try("SELECT NOSUCHFN(1)")
 	if err == nil || strings.Contains(err.Error(), "WHERE") || !strings.Contains(err.Error(), "NOSUCHFN") {
 		t.Errorf("SELECT NOSUCHFN(1): %v", err)
+	}
+}
+
+// TestTemporalInNumericContext: a DATE is YYYYMMDD and a DATETIME
+// YYYYMMDDhhmmss (midnight included) in arithmetic, CAST to SIGNED and
+// SUM/AVG, as MySQL reads them (values from MariaDB 10.11); ts + 0 was
+// "not supported: arithmetic on time.Time values" and CAST of a DATETIME
+// at midnight gave the date's 8 digits.
+func TestTemporalInNumericContext(t *testing.T) {
+	f := newDataFixture(t, Options{})
+	f.exec("CREATE TABLE tn (id BIGINT, dt DATE, ts DATETIME)")
+	f.exec("INSERT INTO tn VALUES (1, '2024-01-02', '2024-01-02 03:04:05'), (2, '2024-01-03', '2024-01-03 00:00:00'), (3, NULL, NULL)")
+	res := f.exec("SELECT ts + 0, dt + 0, ts * 1, dt - 1, -ts, CAST(ts AS SIGNED), ts + 0.5 FROM tn ORDER BY id")
+	want := [][]any{
+		{int64(20240102030405), int64(20240102), int64(20240102030405), int64(20240101), int64(-20240102030405), int64(20240102030405), "20240102030405.5"},
+		{int64(20240103000000), int64(20240103), int64(20240103000000), int64(20240102), int64(-20240103000000), int64(20240103000000), "20240103000000.5"},
+		{nil, nil, nil, nil, nil, nil, nil},
+	}
+	if !reflect.DeepEqual(res.Rows, want) {
+		t.Errorf("got  %v\nwant %v", res.Rows, want)
+	}
+	if typ := res.Columns[0].DatabaseType; typ != "BIGINT" {
+		t.Errorf("ts + 0: type %s, want BIGINT", typ)
+	}
+	if got := f.rows("SELECT SUM(dt), AVG(dt), SUM(ts), AVG(ts) FROM tn"); !reflect.DeepEqual(got, [][]any{{"40480205", "20240102.5000", "40480205030405", "20240102515202.5000"}}) {
+		t.Errorf("SUM/AVG over dates: %v", got)
+	}
+	// DATE_ADD over a string gives text, which MariaDB reads as the
+	// DATETIME it spells in arithmetic and CAST to DOUBLE or DECIMAL (but
+	// as text in CAST to SIGNED).
+	got := f.rows("SELECT DATE_ADD('2024-01-01', INTERVAL 1 DAY) + 0, CAST(DATE_SUB('2024-01-01', INTERVAL 1 HOUR) AS DOUBLE), " +
+		"CAST(DATE_ADD('2024-01-01', INTERVAL 1 DAY) AS DECIMAL(10,1)), CAST(DATE_ADD('2024-01-01', INTERVAL 1 DAY) AS SIGNED), DATE_ADD('2024-01-01', INTERVAL 1 DAY)")
+	if w := [][]any{{int64(20240102), 20231231230000.0, "20240102.0", int64(2024), "2024-01-02"}}; !reflect.DeepEqual(got, w) {
+		t.Errorf("DATE_ADD over a string: got %#v, want %#v", got, w)
 	}
 }

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"strings"
+	"time"
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/planner/expr"
@@ -197,16 +198,14 @@ func (env *rowEnv) compileUnary(n *sqlparse.Unary, generic evalFn) evalFn {
 			if err != nil {
 				return nil, err
 			}
-			switch x := v.(type) {
+			switch x := exact(v).(type) {
 			case float64:
 				return -x, nil
 			case sqltypes.Decimal:
 				return negateDecimal(x), nil
+			default:
+				return negate(x)
 			}
-			if d, ok := exact(v).(sqltypes.Decimal); ok {
-				return negateDecimal(d), nil
-			}
-			return negate(v)
 		}
 	case sqlparse.OpPlus:
 		return x
@@ -217,8 +216,27 @@ func (env *rowEnv) compileUnary(n *sqlparse.Unary, generic evalFn) evalFn {
 // exactOperand is exactColumn for operand e, its DECIMAL typing resolved
 // once.
 func (env *rowEnv) exactOperand(e sqlparse.Expr) func(v any) any {
+	// A time operand is read as its number (temporalNumber), e's kind
+	// resolved at its first time value: typing e when compiling would walk
+	// each node's subtree again, quadratic in a long chain of operators.
+	var kind expr.Kind
+	known := false
+	temporal := func(t time.Time) any {
+		if !known {
+			kind, known = columnKind(exprColumn(env, e, "")), true
+		}
+		return temporalNumber(kind, t)
+	}
+	if fn := dateArithCall(e); fn != "" {
+		return func(v any) any { return dateArithOperand(fn, v) }
+	}
 	if !decimalColumn(env, e) {
-		return func(v any) any { return v }
+		return func(v any) any {
+			if t, ok := v.(time.Time); ok {
+				return temporal(t)
+			}
+			return v
+		}
 	}
 	return func(v any) any {
 		if s, ok := v.(string); ok && isDecimalText(s) {

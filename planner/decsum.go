@@ -66,6 +66,13 @@ func (d *decSum) add(x any) {
 		text = strconv.FormatInt(v, 10)
 	case uint64:
 		text = strconv.FormatUint(v, 10)
+	case bool: // a comparison's 1 or 0
+		if v {
+			d.add(int64(1))
+		} else {
+			d.add(int64(0))
+		}
+		return
 	default:
 		d.bad = true
 		return

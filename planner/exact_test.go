@@ -80,6 +80,9 @@ func TestExactLiteralValues(t *testing.T) {
 		{"SELECT 99999999999999999999 + 1", "100000000000000000000", "DECIMAL"},
 		{"SELECT 1e0 + 0.5", 1.5, "DOUBLE"},
 		{"SELECT 18446744073709551615 = 18446744073709551614", int64(0), ""},
+		{"SELECT 18446744073709551613 < 18446744073709551615", int64(1), ""},
+		{"SELECT 18446744073709551614 IN (18446744073709551613, 18446744073709551615)", int64(0), ""},
+		{"SELECT 9223372036854775808 > 9223372036854775807", int64(1), ""},
 		{"SELECT 9223372036854775807 = 9223372036854775806.9", int64(0), ""},
 		{"SELECT 9223372036854775807 < 9223372036854775807.1", int64(1), ""},
 	} {
@@ -91,6 +94,13 @@ func TestExactLiteralValues(t *testing.T) {
 		if c.typ != "" && !strings.HasPrefix(res.Columns[0].DatabaseType, c.typ) {
 			t.Errorf("%s: type %s, want %s", c.q, res.Columns[0].DatabaseType, c.typ)
 		}
+	}
+	// A BIGINT UNSIGNED column against literals above int64: exact, not
+	// as DOUBLEs (which are all 1.8446744073709552e19 here).
+	f.exec("CREATE TABLE us (u BIGINT UNSIGNED)")
+	f.exec("INSERT INTO us VALUES (18446744073709551614)")
+	if got := f.rows("SELECT u < 18446744073709551613, u = 18446744073709551614, u BETWEEN 18446744073709551613 AND 18446744073709551613, u > 18446744073709551613 FROM us"); !reflect.DeepEqual(got, [][]any{{int64(0), int64(1), int64(0), int64(1)}}) {
+		t.Errorf("BIGINT UNSIGNED column against literals: %#v", got)
 	}
 	f.exec("CREATE TABLE s (x BIGINT)")
 	f.exec("CREATE INDEX x_idx ON s (x)")

@@ -204,16 +204,14 @@ func (env *rowEnv) evalNode(e sqlparse.Expr, row []any) (any, error) {
 			}
 			return t == 0, nil
 		case sqlparse.OpNeg:
-			switch x := v.(type) {
+			switch x := env.exactColumn(n.X, v).(type) {
 			case float64:
 				return -x, nil
 			case sqltypes.Decimal:
 				return negateDecimal(x), nil
+			default:
+				return negate(x)
 			}
-			if d, ok := env.exactColumn(n.X, v).(sqltypes.Decimal); ok {
-				return negateDecimal(d), nil
-			}
-			return negate(v)
 		case sqlparse.OpPlus:
 			return v, nil
 		}

@@ -25,7 +25,7 @@ func TestWindowFunctions(t *testing.T) {
 		{"SELECT oid, LAG(amount) OVER w, LEAD(amount, 2, -1) OVER w FROM o WINDOW w AS (ORDER BY oid) ORDER BY oid",
 			"10,NULL,9 | 11,5,1 | 12,7,2 | 13,9,-1 | 14,1,-1"},
 		{"SELECT oid, SUM(amount) OVER (ORDER BY oid ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING), AVG(amount) OVER (ORDER BY amount RANGE BETWEEN 2 PRECEDING AND CURRENT ROW), COUNT(*) OVER () FROM o ORDER BY oid",
-			"10,12,5,5 | 11,21,6,5 | 12,17,8,5 | 13,12,1,5 | 14,3,1.5,5"},
+			"10,12,5.0000,5 | 11,21,6.0000,5 | 12,17,8.0000,5 | 13,12,1.0000,5 | 14,3,1.5000,5"},
 		{"SELECT oid, FIRST_VALUE(amount) OVER (ORDER BY oid), LAST_VALUE(amount) OVER (ORDER BY oid), NTH_VALUE(amount, 2) OVER (ORDER BY oid ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) FROM o ORDER BY oid",
 			"10,5,5,7 | 11,5,7,7 | 12,5,9,7 | 13,5,1,7 | 14,5,2,7"},
 		{"SELECT city, COUNT(*), RANK() OVER (ORDER BY COUNT(*) DESC) FROM c GROUP BY city ORDER BY 3, city", "oslo,2,1 | rome,2,1 | lima,1,3"},

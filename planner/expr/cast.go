@@ -136,6 +136,16 @@ func evalCast(c *Call, a []any) (any, error) {
 
 func castValue(c *Call, v any, from Kind, t castTarget) (any, error) {
 	switch t.name {
+	case "DECIMAL", "DOUBLE", "FLOAT":
+		// (MariaDB casts the same text to SIGNED and UNSIGNED as a
+		// string: 2024.)
+		if c != nil && len(c.Args) > 0 {
+			if n, ok := DateArithNumber(c.Args[0].Func, v); ok {
+				v = n
+			}
+		}
+	}
+	switch t.name {
 	case "SIGNED":
 		i, _ := castInteger(c, v, from)
 		if i.IsInt64() {
@@ -174,7 +184,7 @@ func castValue(c *Call, v any, from Kind, t castTarget) (any, error) {
 	case "DECIMAL":
 		var d decimal
 		if tm, ok := v.(time.Time); ok {
-			d, _ = parseDecimal(timeNumber(tm))
+			d, _ = parseDecimal(TimeNumber(tm, from))
 		} else {
 			d, _ = decimalOf(v)
 		}
@@ -262,8 +272,10 @@ func castInteger(c *Call, v any, from Kind) (*big.Int, bool) {
 		}
 		return big.NewInt(int64(r)), true
 	case time.Time:
-		n, _ := new(big.Int).SetString(timeNumber(x), 10)
-		return n, true
+		// CAST(ts AS SIGNED) of a DATETIME at midnight is
+		// 20240103000000, of a DATE 20240103; a fraction is rounded.
+		d, _ := parseDecimal(TimeNumber(x, from))
+		return d.rescale(0, roundHalfUp).unscaled, true
 	}
 	s := ToString(v)
 	if from == sqltypes.KindDecimal {

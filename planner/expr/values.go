@@ -152,13 +152,48 @@ func ToFloat(v any) float64 {
 }
 
 // timeNumber is a time in a numeric context: YYYYMMDD for a date,
-// YYYYMMDDhhmmss otherwise.
-func timeNumber(t time.Time) string {
+// YYYYMMDDhhmmss otherwise. A time.Time does not say which it is: this
+// takes midnight for a date, and TimeNumber goes by the value's type.
+func timeNumber(t time.Time) string { return TimeNumber(t, KindNull) }
+
+// TimeNumber is a time of kind k in a numeric context, as MySQL reads it:
+// a DATE is YYYYMMDD, a DATETIME or TIMESTAMP YYYYMMDDhhmmss (midnight
+// included), with its fraction of a second when it has one (.ffffff). Of
+// an unknown kind (KindNull) a midnight is taken for a date.
+func TimeNumber(t time.Time, k Kind) string {
 	t = t.UTC()
-	if t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 && t.Nanosecond() == 0 {
+	switch k {
+	case sqltypes.KindDate:
 		return t.Format("20060102")
+	case sqltypes.KindDatetime, sqltypes.KindTimestamp:
+	default:
+		if t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 && t.Nanosecond() == 0 {
+			return t.Format("20060102")
+		}
+	}
+	if t.Nanosecond() != 0 {
+		return t.Format("20060102150405.000000")
 	}
 	return t.Format("20060102150405")
+}
+
+// DateArithNumber is the number, in a numeric context, of the text that
+// DATE_ADD or DATE_SUB (fn, the registry name) gave for a string argument:
+// MariaDB's value there is a DATETIME, so '2024-01-02' is 20240102 and
+// '2024-01-02 01:00:00' 20240102010000, not the 2024 of the text. ok is
+// false for any other function or text.
+func DateArithNumber(fn string, v any) (string, bool) {
+	s, isText := v.(string)
+	if !isText || (fn != "DATE_ADD" && fn != "DATE_SUB") {
+		return "", false
+	}
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		return TimeNumber(t, sqltypes.KindDate), true
+	}
+	if t, err := time.Parse("2006-01-02 15:04:05.999999", s); err == nil {
+		return TimeNumber(t, sqltypes.KindDatetime), true
+	}
+	return "", false
 }
 
 // ToInt converts a non-NULL value to an integer as MySQL does for an
