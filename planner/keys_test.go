@@ -40,7 +40,7 @@ func TestPrimaryKeyEnforced(t *testing.T) {
 		{"INSERT INTO c VALUES (1, 'y', 5)", "Duplicate entry '1-y' for key 'PRIMARY'"},
 		{"INSERT INTO c VALUES (3, 'x', 5), (3, 'x', 6)", "Duplicate entry '3-x' for key 'PRIMARY'"},
 		{"INSERT INTO c (a, b) SELECT a, b FROM src WHERE a = 3", "Duplicate entry '3-z' for key 'PRIMARY'"},
-		{"LOAD DATA INFILE 'p1.csv' INTO TABLE p FIELDS TERMINATED BY ','", "LOAD DATA: Duplicate entry '2' for key 'PRIMARY'"},
+		{"LOAD DATA INFILE 'p1.csv' INTO TABLE p FIELDS TERMINATED BY ','", "LOAD DATA line 2: Duplicate entry '2' for key 'PRIMARY' (the table already holds it)"},
 		{"LOAD DATA INFILE 'p2.csv' INTO TABLE p FIELDS TERMINATED BY ','", "line 3: Duplicate entry '3' for key 'PRIMARY' (also at line 1)"},
 		{"LOAD DATA INFILE 'c1.csv' INTO TABLE c FIELDS TERMINATED BY ','", "Duplicate entry '1-y' for key 'PRIMARY'"},
 		{"UPDATE p SET id = 1 WHERE id = 2", "Duplicate entry '1' for key 'PRIMARY'"},

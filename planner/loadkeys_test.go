@@ -1,0 +1,183 @@
+package planner
+
+import (
+	"fmt"
+	"hash/maphash"
+	"strings"
+	"testing"
+
+	"github.com/lancecat/lancecat/catalog"
+)
+
+// keyedLoadFixture is a load fixture whose key budget (SortMemory) is small enough that a
+// load of tens of thousands of keys spills sorted runs, and whose MaxRows is far below
+// the rows loaded: the key check is bounded by the budget, not by MaxRows.
+func keyedLoadFixture(t *testing.T, budget int64) (*fixture, func(name, text string)) {
+	t.Helper()
+	f, write := loadFixture(t)
+	f.s.opts.SortMemory = budget
+	f.s.opts.MaxRows = 1000
+	f.s.opts.SpillDir = t.TempDir()
+	return f, write
+}
+
+// csvRows is rows lo..hi-1 of "id,name" (name is "n<id>").
+func csvRows(lo, hi int) string {
+	var b strings.Builder
+	for i := lo; i < hi; i++ {
+		fmt.Fprintf(&b, "%d,n%d\n", i, i)
+	}
+	return b.String()
+}
+
+func appendVersions(f *fixture, table string) int {
+	n := 0
+	for _, v := range f.rows("SHOW VERSIONS FROM " + table) {
+		if v[2] == "Append" {
+			n++
+		}
+	}
+	return n
+}
+
+// TestLoadKeysPastMaxRows: a load of 30 times MaxRows keys into a PRIMARY KEY table
+// succeeds within a 64 KiB key budget by spilling sorted runs; a second load is checked
+// against the rows the first wrote; a duplicate on the very last line, inside the file
+// or against the table, fails naming both places and commits nothing.
+func TestLoadKeysPastMaxRows(t *testing.T) {
+	f, write := keyedLoadFixture(t, 64<<10)
+	f.exec("CREATE TABLE t (id BIGINT NOT NULL, name VARCHAR(20), PRIMARY KEY (id))")
+	write("a.csv", csvRows(0, 30000))
+	runs := loadKeyRuns.Load()
+	if res := f.exec(`LOAD DATA INFILE 'a.csv' INTO TABLE t FIELDS TERMINATED BY ','`); res.RowsAffected != 30000 {
+		t.Fatalf("LOAD DATA: %d rows", res.RowsAffected)
+	}
+	if spilled := loadKeyRuns.Load() - runs; spilled < 2 {
+		t.Fatalf("30,000 keys in a 64 KiB budget spilled %d runs, want several", spilled)
+	}
+	write("b.csv", csvRows(30000, 60000))
+	f.exec(`LOAD DATA INFILE 'b.csv' INTO TABLE t FIELDS TERMINATED BY ','`)
+	if got := rowsText(f.rows("SELECT COUNT(*), COUNT(DISTINCT id), MIN(id), MAX(id) FROM t")); got != "60000|60000|0|59999\n" {
+		t.Fatalf("after two loads: %s", got)
+	}
+	before := appendVersions(f, "t")
+	write("dupend.csv", csvRows(60000, 90000)+"60005,again\n")
+	f.fails(`LOAD DATA INFILE 'dupend.csv' INTO TABLE t FIELDS TERMINATED BY ','`, catalog.CodeInvalidInput,
+		"line 30001: Duplicate entry '60005' for key 'PRIMARY' (also at line 6)")
+	write("duptable.csv", csvRows(60000, 90000)+"17,again\n")
+	f.fails(`LOAD DATA INFILE 'duptable.csv' INTO TABLE t FIELDS TERMINATED BY ','`, catalog.CodeInvalidInput,
+		"line 30001: Duplicate entry '17' for key 'PRIMARY' (the table already holds it)")
+	if after := appendVersions(f, "t"); after != before {
+		t.Fatalf("failed loads appended: %d Append versions, had %d", after, before)
+	}
+	if got := rowsText(f.rows("SELECT COUNT(*) FROM t")); got != "60000\n" {
+		t.Fatalf("failed loads left rows: %s", got)
+	}
+}
+
+// TestLoadKeysNoSpill: with NoSpill the key budget is a limit, named in the error.
+func TestLoadKeysNoSpill(t *testing.T) {
+	f, write := keyedLoadFixture(t, 64<<10)
+	f.s.opts.NoSpill = true
+	f.exec("CREATE TABLE t (id BIGINT NOT NULL, name VARCHAR(20), PRIMARY KEY (id))")
+	write("a.csv", csvRows(0, 30000))
+	f.fails(`LOAD DATA INFILE 'a.csv' INTO TABLE t FIELDS TERMINATED BY ','`, catalog.CodeInvalidInput, "Options.SortMemory")
+	if got := rowsText(f.rows("SELECT COUNT(*) FROM t")); got != "0\n" {
+		t.Fatalf("a refused load left rows: %s", got)
+	}
+}
+
+// TestLoadKeysCollisions: with a fingerprint that collides for every key of one length,
+// distinct keys still load (in memory and across spilled runs) and a real duplicate still
+// fails naming both lines: the key bytes decide, never the fingerprint alone.
+func TestLoadKeysCollisions(t *testing.T) {
+	old := loadKeyHash
+	loadKeyHash = func(_ maphash.Seed, key string) uint64 { return uint64(len(key)) }
+	t.Cleanup(func() { loadKeyHash = old })
+	for _, budget := range []int64{DefaultSortMemory, 16 << 10} {
+		t.Run(fmt.Sprint(budget), func(t *testing.T) {
+			f, write := keyedLoadFixture(t, budget)
+			f.exec("CREATE TABLE t (id BIGINT NOT NULL, name VARCHAR(20), PRIMARY KEY (id))")
+			write("a.csv", csvRows(0, 3000))
+			if res := f.exec(`LOAD DATA INFILE 'a.csv' INTO TABLE t FIELDS TERMINATED BY ','`); res.RowsAffected != 3000 {
+				t.Fatalf("LOAD DATA: %d rows", res.RowsAffected)
+			}
+			write("b.csv", csvRows(3000, 4000))
+			f.exec(`LOAD DATA INFILE 'b.csv' INTO TABLE t FIELDS TERMINATED BY ','`)
+			write("dup.csv", csvRows(5000, 6000)+"5123,again\n")
+			f.fails(`LOAD DATA INFILE 'dup.csv' INTO TABLE t FIELDS TERMINATED BY ','`, catalog.CodeInvalidInput,
+				"line 1001: Duplicate entry '5123' for key 'PRIMARY' (also at line 124)")
+			write("dupt.csv", csvRows(5000, 6000)+"3999,again\n")
+			f.fails(`LOAD DATA INFILE 'dupt.csv' INTO TABLE t FIELDS TERMINATED BY ','`, catalog.CodeInvalidInput,
+				"line 1001: Duplicate entry '3999' for key 'PRIMARY' (the table already holds it)")
+			if got := rowsText(f.rows("SELECT COUNT(*) FROM t")); got != "4000\n" {
+				t.Fatalf("rows: %s", got)
+			}
+		})
+	}
+}
+
+// TestLoadKeysCompositeAndNulls: a composite PRIMARY KEY repeats each column alone but
+// never the pair, and a UNIQUE column takes many NULLs (MySQL's rule), within a spilling
+// budget; a repeated pair at the end and a repeated non-NULL UNIQUE value fail.
+func TestLoadKeysCompositeAndNulls(t *testing.T) {
+	f, write := keyedLoadFixture(t, 32<<10)
+	f.exec("CREATE TABLE t (a BIGINT NOT NULL, b VARCHAR(10) NOT NULL, u BIGINT UNIQUE, PRIMARY KEY (a, b))")
+	var b strings.Builder
+	for i := 0; i < 20000; i++ {
+		u := "\\N"
+		if i%2 == 0 {
+			u = fmt.Sprint(i)
+		}
+		fmt.Fprintf(&b, "%d,x%d,%s\n", i/4, i%4, u)
+	}
+	write("a.csv", b.String())
+	runs := loadKeyRuns.Load()
+	if res := f.exec(`LOAD DATA INFILE 'a.csv' INTO TABLE t FIELDS TERMINATED BY ','`); res.RowsAffected != 20000 {
+		t.Fatalf("LOAD DATA: %d rows", res.RowsAffected)
+	}
+	if loadKeyRuns.Load() == runs {
+		t.Fatal("the load did not spill")
+	}
+	write("nulls.csv", "9000,x0,\\N\n9000,x1,\\N\n")
+	f.exec(`LOAD DATA INFILE 'nulls.csv' INTO TABLE t FIELDS TERMINATED BY ','`)
+	if got := rowsText(f.rows("SELECT COUNT(*), COUNT(u) FROM t")); got != "20002|10000\n" {
+		t.Fatalf("rows, non-NULL u: %s", got)
+	}
+	write("pair.csv", "9001,x0,\\N\n9001,x1,\\N\n9001,x0,\\N\n")
+	f.fails(`LOAD DATA INFILE 'pair.csv' INTO TABLE t FIELDS TERMINATED BY ','`, catalog.CodeInvalidInput,
+		"line 3: Duplicate entry '9001-x0' for key 'PRIMARY' (also at line 1)")
+	write("pairt.csv", "9001,x0,\\N\n4000,x3,\\N\n")
+	f.fails(`LOAD DATA INFILE 'pairt.csv' INTO TABLE t FIELDS TERMINATED BY ','`, catalog.CodeInvalidInput,
+		"line 2: Duplicate entry '4000-x3' for key 'PRIMARY' (the table already holds it)")
+	write("u.csv", "9002,x0,\\N\n9002,x1,19998\n")
+	f.fails(`LOAD DATA INFILE 'u.csv' INTO TABLE t FIELDS TERMINATED BY ','`, catalog.CodeInvalidInput,
+		"line 2: duplicate entry '19998' for UNIQUE column u (the table already holds it)")
+	if got := rowsText(f.rows("SELECT COUNT(*) FROM t")); got != "20002\n" {
+		t.Fatalf("failed loads left rows: %s", got)
+	}
+}
+
+// TestShownKey: the comparable form of a composite key turns back into MySQL's text,
+// values holding the separators included.
+func TestShownKey(t *testing.T) {
+	for _, c := range []struct {
+		vals []string
+		want string
+	}{{[]string{"a"}, "a"}, {[]string{"1", "x"}, "1-x"}, {[]string{"a:b", "c\x00d", ""}, "a:b-c\x00d-"}} {
+		var kb strings.Builder
+		for j, v := range c.vals {
+			if j > 0 {
+				kb.WriteByte(0)
+			}
+			fmt.Fprintf(&kb, "%d:%s", len(v), v)
+		}
+		key := kb.String()
+		if len(c.vals) == 1 {
+			key = c.vals[0]
+		}
+		if got := shownKey([]byte(key), len(c.vals)); got != c.want {
+			t.Fatalf("shownKey(%q) = %q, want %q", key, got, c.want)
+		}
+	}
+}
