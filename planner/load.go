@@ -545,25 +545,26 @@ func (s *Session) checkLoadUnique(ctx context.Context, ds *dataset.Dataset, spec
 			continue // holds a fresh id in every row
 		}
 		seen := keys.seen[ki]
+		var key []byte
 		for i := 0; i < int(rec.NumRows()); i++ {
 			if i%4096 == 0 {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
 			}
-			key, shown, ok := keyAt(rec, k.cols, i)
-			if !ok {
+			var ok bool
+			if key, ok = appendRowKey(key[:0], rec, k.cols, i); !ok {
 				continue
 			}
 			if autoOnly {
 				if i < len(assigned) && assigned[i] != 0 {
 					continue // assigned here
 				}
-				if n, err := strconv.ParseUint(key, 10, 64); err == nil {
+				if n, err := strconv.ParseUint(string(key), 10, 64); err == nil {
 					// The runs ascend: each reservation starts past the last.
 					j := sort.Search(len(keys.fresh), func(j int) bool { return keys.fresh[j][1] > n })
 					if j < len(keys.fresh) && n >= keys.fresh[j][0] {
-						return loadDupError(spec, k, keys.where.name(wheres[i]), shown, "an id this statement assigned")
+						return loadDupError(spec, k, keys.where.name(wheres[i]), shownKey(key, len(k.cols)), "an id this statement assigned")
 					}
 				}
 			}
@@ -572,7 +573,7 @@ func (s *Session) checkLoadUnique(ctx context.Context, ds *dataset.Dataset, spec
 				return loadKeyError(spec, err)
 			}
 			if dup {
-				return loadDupError(spec, k, keys.where.name(wheres[i]), shown, "also at "+keys.where.name(w))
+				return loadDupError(spec, k, keys.where.name(wheres[i]), shownKey(key, len(k.cols)), "also at "+keys.where.name(w))
 			}
 		}
 	}

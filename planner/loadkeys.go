@@ -12,9 +12,11 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/lance/dataset"
@@ -35,14 +37,14 @@ import (
 
 // loadKeyHash fingerprints a key; tests swap in a weak one to force
 // collisions.
-var loadKeyHash = func(seed maphash.Seed, key string) uint64 { return maphash.String(seed, key) }
+var loadKeyHash = func(seed maphash.Seed, key []byte) uint64 { return maphash.Bytes(seed, key) }
 
 // loadKeyRuns counts the sorted runs of keys spilled (tests read it).
 var loadKeyRuns atomic.Int64
 
 // keyEntryBytes is the memory one key costs beside its bytes: its entry
 // and, at the table's load factor of one half, two slots.
-const keyEntryBytes = 24 + 2*4
+const keyEntryBytes = 24 + 2*8
 
 // whereInTable marks a key the table already holds (in a merge).
 const whereInTable = -1
@@ -64,9 +66,11 @@ type loadKeySet struct {
 	dir     string // acquired on the first run
 	arena   []byte
 	ents    []keyEntry
-	slots   []int32 // index+1 into ents; 0 is empty
-	runs    []*os.File
-	n       int64 // keys added, spilled ones included
+	// slots hold the fingerprint's high 32 bits above index+1 into ents
+	// (0 is empty): a probe compares them before it reads the entry.
+	slots []uint64
+	runs  []*os.File
+	n     int64 // keys added, spilled ones included
 }
 
 func newLoadKeySet(seed maphash.Seed, budget int64, noSpill bool, spillDir string) *loadKeySet {
@@ -77,23 +81,27 @@ func newLoadKeySet(seed maphash.Seed, budget int64, noSpill bool, spillDir strin
 }
 
 func (ks *loadKeySet) memory() int64 {
-	return int64(len(ks.arena)) + int64(len(ks.ents))*24 + int64(len(ks.slots))*4
+	return int64(len(ks.arena)) + int64(len(ks.ents))*24 + int64(len(ks.slots))*8
 }
 
 func (ks *loadKeySet) key(e keyEntry) []byte { return ks.arena[e.off : e.off+e.n] }
 
 // find is the entry of key held in memory, if any.
-func (ks *loadKeySet) find(fp uint64, key string) (keyEntry, bool) {
+func (ks *loadKeySet) find(fp uint64, key []byte) (keyEntry, bool) {
 	if len(ks.slots) == 0 {
 		return keyEntry{}, false
 	}
 	mask := uint64(len(ks.slots) - 1)
+	tag := fp >> 32
 	for h := fp & mask; ; h = (h + 1) & mask {
 		s := ks.slots[h]
 		if s == 0 {
 			return keyEntry{}, false
 		}
-		if e := ks.ents[s-1]; e.fp == fp && string(ks.key(e)) == key {
+		if s>>32 != tag {
+			continue
+		}
+		if e := ks.ents[uint32(s)-1]; e.fp == fp && bytes.Equal(ks.key(e), key) {
 			return e, true
 		}
 	}
@@ -101,7 +109,7 @@ func (ks *loadKeySet) find(fp uint64, key string) (keyEntry, bool) {
 
 // add records key, read at where; it returns the where of an earlier copy
 // held in memory (dup true). Copies in spilled runs are found by merge.
-func (ks *loadKeySet) add(key string, where int64) (int64, bool, error) {
+func (ks *loadKeySet) add(key []byte, where int64) (int64, bool, error) {
 	fp := loadKeyHash(ks.seed, key)
 	if e, ok := ks.find(fp, key); ok {
 		return e.where, true, nil
@@ -126,11 +134,12 @@ func (ks *loadKeySet) add(key string, where int64) (int64, bool, error) {
 
 func (ks *loadKeySet) place(i int) {
 	mask := uint64(len(ks.slots) - 1)
-	h := ks.ents[i].fp & mask
+	fp := ks.ents[i].fp
+	h := fp & mask
 	for ks.slots[h] != 0 {
 		h = (h + 1) & mask
 	}
-	ks.slots[h] = int32(i + 1)
+	ks.slots[h] = fp>>32<<32 | uint64(i+1)
 }
 
 func (ks *loadKeySet) grow() {
@@ -141,7 +150,7 @@ func (ks *loadKeySet) grow() {
 	if len(ks.slots) >= n {
 		n = 2 * len(ks.slots)
 	}
-	ks.slots = make([]int32, n)
+	ks.slots = make([]uint64, n)
 	for i := range ks.ents {
 		ks.place(i)
 	}
@@ -189,6 +198,7 @@ func (ks *loadKeySet) spill() error {
 	}
 	ks.runs = append(ks.runs, f)
 	loadKeyRuns.Add(1)
+	slots := ks.slots
 	w := bufio.NewWriterSize(f, 1<<16)
 	var buf [8 + 2*binary.MaxVarintLen64]byte
 	for _, e := range ks.sorted() {
@@ -201,7 +211,11 @@ func (ks *loadKeySet) spill() error {
 	if err := w.Flush(); err != nil {
 		return errorf(catalog.CodeInternal, "key check spill: %v", err)
 	}
-	ks.arena, ks.ents, ks.slots = ks.arena[:0], ks.ents[:0], nil
+	// The next run fills the same memory: the arena, entries and slots
+	// keep their capacity (the slots emptied) instead of growing again.
+	ks.arena, ks.ents = ks.arena[:0], ks.ents[:0]
+	ks.slots = slots[:cap(slots)]
+	clear(ks.slots)
 	return nil
 }
 
@@ -453,10 +467,11 @@ func (s *Session) checkLoadFragments(ctx context.Context, ds *dataset.Dataset, s
 				})
 			}
 		}
+		var key []byte
 		return ds.Scan(ctx, dataset.ScanOptions{Columns: names, Fragments: frags}, func(rec arrow.RecordBatch) error {
 			for i := 0; i < int(rec.NumRows()); i++ {
-				key, _, ok := keyAt(rec, cols, i)
-				if !ok {
+				var ok bool
+				if key, ok = appendRowKey(key[:0], rec, cols, i); !ok {
 					continue
 				}
 				if e, dup := ks.find(loadKeyHash(ks.seed, key), key); dup {
@@ -468,10 +483,11 @@ func (s *Session) checkLoadFragments(ctx context.Context, ds *dataset.Dataset, s
 	}
 	table := newLoadKeySet(ks.seed, ks.budget, false, ks.base)
 	defer table.close()
+	var key []byte
 	err := ds.Scan(ctx, dataset.ScanOptions{Columns: names, Fragments: frags}, func(rec arrow.RecordBatch) error {
 		for i := 0; i < int(rec.NumRows()); i++ {
-			key, _, ok := keyAt(rec, cols, i)
-			if !ok {
+			var ok bool
+			if key, ok = appendRowKey(key[:0], rec, cols, i); !ok {
 				continue
 			}
 			if _, _, err := table.add(key, whereInTable); err != nil {
@@ -509,4 +525,53 @@ func (ks *loadKeySet) rehash() {
 	if ks.slots == nil && len(ks.ents) > 0 {
 		ks.grow()
 	}
+}
+
+// appendRowKey appends keyAt's comparable form of row i's key to buf without
+// building strings for the common column types (the same text as
+// valueKey: base-10 integers, a string's own bytes); ok is false when a
+// key column is NULL.
+func appendRowKey(buf []byte, rec arrow.RecordBatch, cols []int, i int) ([]byte, bool) {
+	if len(cols) == 1 {
+		arr := rec.Column(cols[0])
+		if arr.IsNull(i) {
+			return buf, false
+		}
+		return appendValueKey(buf, arr, i), true
+	}
+	for j, c := range cols {
+		arr := rec.Column(c)
+		if arr.IsNull(i) {
+			return buf, false
+		}
+		if j > 0 {
+			buf = append(buf, 0)
+		}
+		// The length first, as keyAt writes it: a placeholder of the
+		// value's digits is not known before the value, so the value is
+		// appended after its length is computed.
+		start := len(buf)
+		buf = appendValueKey(buf, arr, i)
+		v := len(buf) - start
+		var lenb [20]byte
+		l := strconv.AppendInt(lenb[:0], int64(v), 10)
+		buf = append(buf, l...)
+		buf = append(buf, ':')
+		copy(buf[start+len(l)+1:], buf[start:start+v])
+		copy(buf[start:], l)
+		buf[start+len(l)] = ':'
+	}
+	return buf, true
+}
+
+func appendValueKey(buf []byte, arr arrow.Array, i int) []byte {
+	switch a := arr.(type) {
+	case *array.Int64:
+		return strconv.AppendInt(buf, a.Value(i), 10)
+	case *array.Int32:
+		return strconv.AppendInt(buf, int64(a.Value(i)), 10)
+	case *array.String:
+		return append(buf, a.Value(i)...)
+	}
+	return append(buf, valueKey(arr, i)...)
 }

@@ -6,6 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
 	"github.com/lancecat/lancecat/catalog"
 )
 
@@ -92,7 +96,7 @@ func TestLoadKeysNoSpill(t *testing.T) {
 // fails naming both lines: the key bytes decide, never the fingerprint alone.
 func TestLoadKeysCollisions(t *testing.T) {
 	old := loadKeyHash
-	loadKeyHash = func(_ maphash.Seed, key string) uint64 { return uint64(len(key)) }
+	loadKeyHash = func(_ maphash.Seed, key []byte) uint64 { return uint64(len(key)) }
 	t.Cleanup(func() { loadKeyHash = old })
 	for _, budget := range []int64{DefaultSortMemory, 16 << 10} {
 		t.Run(fmt.Sprint(budget), func(t *testing.T) {
@@ -158,7 +162,8 @@ func TestLoadKeysCompositeAndNulls(t *testing.T) {
 	}
 }
 
-// TestShownKey: the comparable form of a composite key turns back into MySQL's text,
+// TestShownKey: the comparable form of a composite key (keyAt's and appendRowKey's, also
+// after other bytes in the buffer) turns back into MySQL's text,
 // values holding the separators included.
 func TestShownKey(t *testing.T) {
 	for _, c := range []struct {
@@ -178,6 +183,61 @@ func TestShownKey(t *testing.T) {
 		}
 		if got := shownKey([]byte(key), len(c.vals)); got != c.want {
 			t.Fatalf("shownKey(%q) = %q, want %q", key, got, c.want)
+		}
+		if ks, _, ok := keyAt(rec3(c.vals), cols3(len(c.vals)), 0); !ok || ks != key {
+			t.Fatalf("keyAt = %q, want %q", ks, key)
+		}
+		if kb, ok := appendRowKey([]byte("junk"), rec3(c.vals), cols3(len(c.vals)), 0); !ok || string(kb) != "junk"+key {
+			t.Fatalf("appendRowKey after other bytes = %q, want %q", kb, "junk"+key)
+		}
+	}
+}
+
+// rec3 is a one-row batch of string columns holding vals.
+func rec3(vals []string) arrow.RecordBatch {
+	fields := make([]arrow.Field, len(vals))
+	cols := make([]arrow.Array, len(vals))
+	for i, v := range vals {
+		fields[i] = arrow.Field{Name: fmt.Sprint("c", i), Type: arrow.BinaryTypes.String}
+		b := array.NewStringBuilder(memory.DefaultAllocator)
+		b.Append(v)
+		cols[i] = b.NewArray()
+	}
+	return array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, 1)
+}
+
+func cols3(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// TestAppendKeyMatchesKeyAt: appendRowKey, the load's allocation-free key bytes equal keyAt's for the
+// types it handles itself (integers, strings) and the ones it leaves to valueKey, NULLs and
+// composites included: the statement's keys and the table's must compare equal.
+func TestAppendKeyMatchesKeyAt(t *testing.T) {
+	mem := memory.DefaultAllocator
+	i64 := array.NewInt64Builder(mem)
+	i64.AppendValues([]int64{-5, 0, 1 << 62}, nil)
+	i64.AppendNull()
+	i32 := array.NewInt32Builder(mem)
+	i32.AppendValues([]int32{7, -1, 3, 4}, nil)
+	f64 := array.NewFloat64Builder(mem)
+	f64.AppendValues([]float64{1.5, -0.25, 1e300, 2}, nil)
+	str := array.NewStringBuilder(mem)
+	str.AppendValues([]string{"a", "", "x:y", "z"}, nil)
+	schema := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "b", Type: arrow.PrimitiveTypes.Int32}, {Name: "c", Type: arrow.PrimitiveTypes.Float64}, {Name: "d", Type: arrow.BinaryTypes.String}}, nil)
+	rec := array.NewRecordBatch(schema, []arrow.Array{i64.NewArray(), i32.NewArray(), f64.NewArray(), str.NewArray()}, 4)
+	for _, cols := range [][]int{{0}, {1}, {2}, {3}, {0, 3}, {3, 2, 1}} {
+		for i := 0; i < 4; i++ {
+			want, _, wantOK := keyAt(rec, cols, i)
+			got, ok := appendRowKey(nil, rec, cols, i)
+			if ok != wantOK || (ok && string(got) != want) {
+				t.Fatalf("cols %v row %d: appendKey %q %v, keyAt %q %v", cols, i, got, ok, want, wantOK)
+			}
 		}
 	}
 }
