@@ -62,14 +62,12 @@ type loadKeySet struct {
 	seed    maphash.Seed
 	budget  int64
 	noSpill bool
-	base    string // the spill directory's base (Options.SpillDir or os.TempDir())
-	dir     string // acquired on the first run
+	runs    spillFiles // the sorted runs, in Options.SpillDir
 	arena   []byte
 	ents    []keyEntry
 	// slots hold the fingerprint's high 32 bits above index+1 into ents
 	// (0 is empty): a probe compares them before it reads the entry.
 	slots []uint64
-	runs  []*os.File
 	n     int64 // keys added, spilled ones included
 }
 
@@ -77,7 +75,7 @@ func newLoadKeySet(seed maphash.Seed, budget int64, noSpill bool, spillDir strin
 	if spillDir == "" {
 		spillDir = os.TempDir()
 	}
-	return &loadKeySet{seed: seed, budget: budget, noSpill: noSpill, base: spillDir}
+	return &loadKeySet{seed: seed, budget: budget, noSpill: noSpill, runs: spillFiles{base: spillDir}}
 }
 
 func (ks *loadKeySet) memory() int64 {
@@ -185,18 +183,10 @@ func (ks *loadKeySet) sorted() []keyEntry {
 // the memory: per entry the fingerprint (8 bytes), where and the key's
 // length (varints), the key.
 func (ks *loadKeySet) spill() error {
-	if ks.dir == "" {
-		dir, err := acquireSpillDir(ks.base)
-		if err != nil {
-			return errorf(catalog.CodeInternal, "key check spill: %v", err)
-		}
-		ks.dir = dir
-	}
-	f, err := os.CreateTemp(ks.dir, "lancecat-keys-*.run")
+	f, err := ks.runs.create("lancecat-keys-*.run")
 	if err != nil {
 		return errorf(catalog.CodeInternal, "key check spill: %v", err)
 	}
-	ks.runs = append(ks.runs, f)
 	loadKeyRuns.Add(1)
 	slots := ks.slots
 	w := bufio.NewWriterSize(f, 1<<16)
@@ -220,17 +210,7 @@ func (ks *loadKeySet) spill() error {
 }
 
 // close removes the runs.
-func (ks *loadKeySet) close() {
-	for _, f := range ks.runs {
-		f.Close()
-		os.Remove(f.Name())
-	}
-	ks.runs = nil
-	if ks.dir != "" {
-		releaseSpillDir(ks.base)
-		ks.dir = ""
-	}
-}
+func (ks *loadKeySet) close() { ks.runs.remove() }
 
 // mergedKey is one key a merge source yields.
 type mergedKey struct {
@@ -295,7 +275,7 @@ func (r *runKeys) next() (mergedKey, bool, error) {
 // sources are the set's runs (rewound) and its sorted memory.
 func (ks *loadKeySet) sources() ([]keySource, error) {
 	var out []keySource
-	for _, f := range ks.runs {
+	for _, f := range ks.runs.files {
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			return nil, errorf(catalog.CodeInternal, "key check spill: %v", err)
 		}
@@ -455,7 +435,7 @@ func (s *Session) checkLoadFragments(ctx context.Context, ds *dataset.Dataset, s
 		}
 		return loadDupError(spec, k, lw.name(later.where), shown, "also at "+lw.name(earlier.where))
 	}
-	if len(ks.runs) == 0 {
+	if len(ks.runs.files) == 0 {
 		if frags == nil && ks.n <= keyIndexLookupMax {
 			batch := make(map[string]int64, len(ks.ents))
 			for _, e := range ks.ents {
@@ -481,7 +461,7 @@ func (s *Session) checkLoadFragments(ctx context.Context, ds *dataset.Dataset, s
 			return nil
 		})
 	}
-	table := newLoadKeySet(ks.seed, ks.budget, false, ks.base)
+	table := newLoadKeySet(ks.seed, ks.budget, false, ks.runs.base)
 	defer table.close()
 	var key []byte
 	err := ds.Scan(ctx, dataset.ScanOptions{Columns: names, Fragments: frags}, func(rec arrow.RecordBatch) error {

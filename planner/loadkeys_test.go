@@ -44,6 +44,20 @@ func appendVersions(f *fixture, table string) int {
 	return n
 }
 
+// failsDuplicateAtEnd loads rows lo..hi-1 of table t (id PRIMARY KEY, see csvRows) with,
+// on the last line, a repeat of the file's sixth id and then of stored, an id the table
+// holds: each fails naming the last line and the other place.
+func failsDuplicateAtEnd(f *fixture, write func(name, text string), lo, hi, stored int) {
+	f.t.Helper()
+	last := hi - lo + 1
+	write("dupend.csv", csvRows(lo, hi)+fmt.Sprintf("%d,again\n", lo+5))
+	f.fails(`LOAD DATA INFILE 'dupend.csv' INTO TABLE t FIELDS TERMINATED BY ','`, catalog.CodeInvalidInput,
+		fmt.Sprintf("line %d: Duplicate entry '%d' for key 'PRIMARY' (also at line 6)", last, lo+5))
+	write("duptable.csv", csvRows(lo, hi)+fmt.Sprintf("%d,again\n", stored))
+	f.fails(`LOAD DATA INFILE 'duptable.csv' INTO TABLE t FIELDS TERMINATED BY ','`, catalog.CodeInvalidInput,
+		fmt.Sprintf("line %d: Duplicate entry '%d' for key 'PRIMARY' (the table already holds it)", last, stored))
+}
+
 // TestLoadKeysPastMaxRows: a load of 30 times MaxRows keys into a PRIMARY KEY table
 // succeeds within a 64 KiB key budget by spilling sorted runs; a second load is checked
 // against the rows the first wrote; a duplicate on the very last line, inside the file
@@ -65,12 +79,7 @@ func TestLoadKeysPastMaxRows(t *testing.T) {
 		t.Fatalf("after two loads: %s", got)
 	}
 	before := appendVersions(f, "t")
-	write("dupend.csv", csvRows(60000, 90000)+"60005,again\n")
-	f.fails(`LOAD DATA INFILE 'dupend.csv' INTO TABLE t FIELDS TERMINATED BY ','`, catalog.CodeInvalidInput,
-		"line 30001: Duplicate entry '60005' for key 'PRIMARY' (also at line 6)")
-	write("duptable.csv", csvRows(60000, 90000)+"17,again\n")
-	f.fails(`LOAD DATA INFILE 'duptable.csv' INTO TABLE t FIELDS TERMINATED BY ','`, catalog.CodeInvalidInput,
-		"line 30001: Duplicate entry '17' for key 'PRIMARY' (the table already holds it)")
+	failsDuplicateAtEnd(f, write, 60000, 90000, 17)
 	if after := appendVersions(f, "t"); after != before {
 		t.Fatalf("failed loads appended: %d Append versions, had %d", after, before)
 	}
@@ -108,12 +117,7 @@ func TestLoadKeysCollisions(t *testing.T) {
 			}
 			write("b.csv", csvRows(3000, 4000))
 			f.exec(`LOAD DATA INFILE 'b.csv' INTO TABLE t FIELDS TERMINATED BY ','`)
-			write("dup.csv", csvRows(5000, 6000)+"5123,again\n")
-			f.fails(`LOAD DATA INFILE 'dup.csv' INTO TABLE t FIELDS TERMINATED BY ','`, catalog.CodeInvalidInput,
-				"line 1001: Duplicate entry '5123' for key 'PRIMARY' (also at line 124)")
-			write("dupt.csv", csvRows(5000, 6000)+"3999,again\n")
-			f.fails(`LOAD DATA INFILE 'dupt.csv' INTO TABLE t FIELDS TERMINATED BY ','`, catalog.CodeInvalidInput,
-				"line 1001: Duplicate entry '3999' for key 'PRIMARY' (the table already holds it)")
+			failsDuplicateAtEnd(f, write, 5000, 6000, 3999)
 			if got := rowsText(f.rows("SELECT COUNT(*) FROM t")); got != "4000\n" {
 				t.Fatalf("rows: %s", got)
 			}
