@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"hash/maphash"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -243,5 +244,32 @@ func TestAppendKeyMatchesKeyAt(t *testing.T) {
 				t.Fatalf("cols %v row %d: appendKey %q %v, keyAt %q %v", cols, i, got, ok, want, wantOK)
 			}
 		}
+	}
+}
+
+// TestImportParquetKeysAcrossFiles: IMPORT INTO of a glob of Parquet files into a PRIMARY KEY
+// table, within a spilling budget, names both files and rows of a key given twice (the
+// columnar path numbers rows per file), and loads them when the keys differ.
+func TestImportParquetKeysAcrossFiles(t *testing.T) {
+	f, _ := keyedLoadFixture(t, 16<<10)
+	dir := f.s.opts.LoadDataDir
+	ids := func(lo, hi int) (out []any, names []any, scores []any) {
+		for i := lo; i < hi; i++ {
+			out, names, scores = append(out, int64(i)), append(names, fmt.Sprint("n", i)), append(scores, 0.5)
+		}
+		return
+	}
+	a, an, as := ids(0, 3000)
+	writeParquetGroups(t, filepath.Join(dir, "a.parquet"), a, an, as, 1000)
+	b, bn, bs := ids(3000, 6000)
+	b[2999] = int64(1234)
+	writeParquetGroups(t, filepath.Join(dir, "b.parquet"), b, bn, bs, 1000)
+	f.exec("CREATE TABLE t (id BIGINT NOT NULL, name VARCHAR(10), PRIMARY KEY (id))")
+	f.fails(`IMPORT INTO t FROM '*.parquet' FORMAT 'parquet'`, catalog.CodeInvalidInput,
+		"file 'b.parquet', row 3000: Duplicate entry '1234' for key 'PRIMARY' (also at file 'a.parquet', row 1235)")
+	b[2999] = int64(5999)
+	writeParquetGroups(t, filepath.Join(dir, "b.parquet"), b, bn, bs, 1000)
+	if res := f.exec(`IMPORT INTO t FROM '*.parquet' FORMAT 'parquet'`); res.RowsAffected != 6000 {
+		t.Fatalf("IMPORT INTO: %d rows", res.RowsAffected)
 	}
 }
