@@ -461,6 +461,9 @@ func (s *Session) loadStream(ctx context.Context, id catalog.Ident, ds *dataset.
 						return nil, err
 					}
 				}
+				if beforeKeyCommit != nil {
+					beforeKeyCommit()
+				}
 			}
 			return nil, nil
 		}

@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"hash/maphash"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -271,5 +272,44 @@ func TestImportParquetKeysAcrossFiles(t *testing.T) {
 	writeParquetGroups(t, filepath.Join(dir, "b.parquet"), b, bn, bs, 1000)
 	if res := f.exec(`IMPORT INTO t FROM '*.parquet' FORMAT 'parquet'`); res.RowsAffected != 6000 {
 		t.Fatalf("IMPORT INTO: %d rows", res.RowsAffected)
+	}
+}
+
+// TestLoadKeysConcurrentInsert: a load's keys, spilled, are checked against the version its
+// commit lands on: another session commits between the load's table check and its commit
+// (the hook); the load rebases, rechecks the rows that commit added, and fails when they
+// hold one of its keys, or commits when they do not.
+func TestLoadKeysConcurrentInsert(t *testing.T) {
+	for _, tc := range []struct {
+		other    string
+		wantFail bool
+	}{{"INSERT INTO p VALUES (4321, 'b')", true}, {"INSERT INTO p VALUES (99999, 'b')", false}} {
+		t.Run(tc.other, func(t *testing.T) {
+			a, b := twoSessions(t)
+			dir := t.TempDir()
+			a.s.opts.LoadDataDir, a.s.opts.SortMemory, a.s.opts.SpillDir = dir, 16<<10, t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "a.csv"), []byte(csvRows(0, 5000)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			a.exec("CREATE TABLE p (id BIGINT NOT NULL, v VARCHAR(8), PRIMARY KEY (id))")
+			a.exec("INSERT INTO p VALUES (-1, 'x')")
+			_, err := withOtherCommitFirst(t, b, tc.other, func() (*Result, error) {
+				return a.try(`LOAD DATA INFILE 'a.csv' INTO TABLE p FIELDS TERMINATED BY ','`)
+			})
+			want := "2|1\n" // the first row and the other session's (4321)
+			if tc.wantFail {
+				if err == nil || !strings.Contains(err.Error(), "line 4322: Duplicate entry '4321' for key 'PRIMARY' (the table already holds it)") {
+					t.Fatalf("load: %v, want the duplicate of the concurrent row", err)
+				}
+			} else {
+				if err != nil {
+					t.Fatalf("load: %v", err)
+				}
+				want = "5002|5000\n"
+			}
+			if got := rowsText(a.rows("SELECT COUNT(*), COUNT(CASE WHEN id BETWEEN 0 AND 4999 THEN 1 END) FROM p")); got != want {
+				t.Fatalf("rows, loaded rows: %s, want %s", got, want)
+			}
+		})
 	}
 }
