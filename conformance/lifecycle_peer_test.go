@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -696,5 +697,72 @@ func TestLoadDataPeer(t *testing.T) {
 	defer plain.Close()
 	if _, err := plain.ExecContext(ctx, `LOAD DATA INFILE '`+filepath.Join(files, "ok.csv")+`' INTO TABLE t`); !errors.Is(err, driver.ErrPermissionDenied) {
 		t.Fatalf("LOAD DATA without load_data_dir: %v", err)
+	}
+}
+
+// TestLoadDataKeyedPeer: LOAD DATA of more rows than planner.Options.MaxRows (1,000,000)
+// into a table with a PRIMARY KEY and a UNIQUE column holding many NULLs succeeds as one
+// Append the peer reads; a duplicate on the file's last line, of a key the table holds,
+// fails naming the line and commits nothing the peer sees.
+func TestLoadDataKeyedPeer(t *testing.T) {
+	peer.Require(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	root, files := t.TempDir(), t.TempDir()
+	const n = 1_200_000
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		if i%2 == 0 {
+			fmt.Fprintf(&b, "%d,c%d\n", i, i)
+		} else {
+			fmt.Fprintf(&b, "%d,\\N\n", i)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(files, "big.csv"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(files, "dup.csv"), []byte("2000000,x\n2000001,y\n1199999,z\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("lancecat", root+"?load_data_dir="+files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	mustExec(ctx, t, db, "CREATE TABLE t (id BIGINT NOT NULL, code VARCHAR(20) UNIQUE, PRIMARY KEY (id))")
+	res, err := db.ExecContext(ctx, `LOAD DATA INFILE 'big.csv' INTO TABLE t FIELDS TERMINATED BY ','`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := res.RowsAffected(); got != n {
+		t.Fatalf("LOAD DATA: %d rows affected, want %d", got, n)
+	}
+	count := func(where string) int64 {
+		t.Helper()
+		var c struct {
+			Rows int64 `json:"rows"`
+		}
+		args := map[string]any{"uri": root, "name": "t"}
+		if where != "" {
+			args["where"] = where
+		}
+		if err := peer.Op(ctx, t, "countRows", args, &c); err != nil {
+			t.Fatal(err)
+		}
+		return c.Rows
+	}
+	if all, nulls, last := count(""), count("code IS NULL"), count("id = 1199999"); all != n || nulls != n/2 || last != 1 {
+		t.Fatalf("peer counts %d rows, %d NULL codes, %d of id 1199999; want %d, %d, 1", all, nulls, last, n, n/2)
+	}
+	_, before := sqlVersions(ctx, t, db, "t")
+	_, err = db.ExecContext(ctx, `LOAD DATA INFILE 'dup.csv' INTO TABLE t FIELDS TERMINATED BY ','`)
+	if !errors.Is(err, driver.ErrInvalidInput) || !strings.Contains(err.Error(), "line 3: Duplicate entry '1199999' for key 'PRIMARY' (the table already holds it)") {
+		t.Fatalf("duplicate of a stored key: %v", err)
+	}
+	if _, ops := sqlVersions(ctx, t, db, "t"); len(ops) != len(before) || before[len(before)-1] != "Append" {
+		t.Fatalf("versions %v, want %v ending with the load's Append", ops, before)
+	}
+	if all := count(""); all != n {
+		t.Fatalf("after the failed load the peer counts %d rows, want %d", all, n)
 	}
 }

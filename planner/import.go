@@ -431,6 +431,20 @@ func (l *lazyParquet) whereBefore(back int) string {
 	return l.src.whereBefore(back)
 }
 
+func (l *lazyParquet) rowNum(back int) int64 {
+	if l.src == nil {
+		return 0
+	}
+	return l.src.rowNum(back)
+}
+
+func (l *lazyParquet) whereNum(n int64) string {
+	if l.src == nil {
+		return ""
+	}
+	return l.src.whereNum(n)
+}
+
 func (l *lazyParquet) textual() bool { return false }
 
 func (l *lazyParquet) close() {
@@ -502,8 +516,12 @@ func (p *parquetSource) next(ctx context.Context) ([]any, error) {
 
 func (p *parquetSource) where() string { return p.whereBefore(0) }
 
-func (p *parquetSource) whereBefore(back int) string {
-	return fmt.Sprintf("file %s, row %d", quoteString(p.name), p.row-int64(back))
+func (p *parquetSource) whereBefore(back int) string { return p.whereNum(p.rowNum(back)) }
+
+func (p *parquetSource) rowNum(back int) int64 { return p.row - int64(back) }
+
+func (p *parquetSource) whereNum(n int64) string {
+	return fmt.Sprintf("file %s, row %d", quoteString(p.name), n)
 }
 
 func (p *parquetSource) textual() bool { return false }

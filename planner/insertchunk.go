@@ -21,8 +21,9 @@ import (
 // so tests can force several chunks.
 var insertChunkBytes int64 = 32 << 20
 
-// beforeKeyCommit, when set (by tests), runs between an INSERT's key checks
-// and its commit, where a concurrent writer may commit first.
+// beforeKeyCommit, when set (by tests), runs between an INSERT's (or a
+// load's) key checks and its commit, where a concurrent writer may commit
+// first.
 var beforeKeyCommit func()
 
 // appendInsert is INSERT ... VALUES without REPLACE, IGNORE or ON

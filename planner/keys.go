@@ -169,6 +169,14 @@ func (s *Session) checkKeysAgainst(ctx context.Context, ds *dataset.Dataset, sch
 // checkKeyAgainst checks the keys (of key k) against the live rows of ds,
 // as checkKeysAgainst does for all of a statement's.
 func checkKeyAgainst[V any](ctx context.Context, s *Session, ds *dataset.Dataset, schema *arrow.Schema, k tableKey, keys map[string]V, skip func(addr uint64) bool, frags []uint64) error {
+	return checkKeyAgainstFn(ctx, s, ds, schema, k, keys, skip, frags, func(shown string, _ V) error {
+		return k.duplicateError(schema, shown, "the table already holds it")
+	})
+}
+
+// checkKeyAgainstFn is checkKeyAgainst whose error for a key the table
+// holds is dup's (given the key's text and its value in keys).
+func checkKeyAgainstFn[V any](ctx context.Context, s *Session, ds *dataset.Dataset, schema *arrow.Schema, k tableKey, keys map[string]V, skip func(addr uint64) bool, frags []uint64, dup func(shown string, v V) error) error {
 	if len(keys) == 0 || (frags != nil && len(frags) == 0) {
 		return nil
 	}
@@ -180,8 +188,8 @@ func checkKeyAgainst[V any](ctx context.Context, s *Session, ds *dataset.Dataset
 		if !ok {
 			return nil
 		}
-		if _, dup := keys[key]; dup {
-			return k.duplicateError(schema, shown, "the table already holds it")
+		if v, held := keys[key]; held {
+			return dup(shown, v)
 		}
 		return nil
 	}

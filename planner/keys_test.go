@@ -40,7 +40,7 @@ func TestPrimaryKeyEnforced(t *testing.T) {
 		{"INSERT INTO c VALUES (1, 'y', 5)", "Duplicate entry '1-y' for key 'PRIMARY'"},
 		{"INSERT INTO c VALUES (3, 'x', 5), (3, 'x', 6)", "Duplicate entry '3-x' for key 'PRIMARY'"},
 		{"INSERT INTO c (a, b) SELECT a, b FROM src WHERE a = 3", "Duplicate entry '3-z' for key 'PRIMARY'"},
-		{"LOAD DATA INFILE 'p1.csv' INTO TABLE p FIELDS TERMINATED BY ','", "LOAD DATA: Duplicate entry '2' for key 'PRIMARY'"},
+		{"LOAD DATA INFILE 'p1.csv' INTO TABLE p FIELDS TERMINATED BY ','", "LOAD DATA line 2: Duplicate entry '2' for key 'PRIMARY' (the table already holds it)"},
 		{"LOAD DATA INFILE 'p2.csv' INTO TABLE p FIELDS TERMINATED BY ','", "line 3: Duplicate entry '3' for key 'PRIMARY' (also at line 1)"},
 		{"LOAD DATA INFILE 'c1.csv' INTO TABLE c FIELDS TERMINATED BY ','", "Duplicate entry '1-y' for key 'PRIMARY'"},
 		{"UPDATE p SET id = 1 WHERE id = 2", "Duplicate entry '1' for key 'PRIMARY'"},
@@ -141,19 +141,7 @@ func TestPrimaryKeyConcurrentInsert(t *testing.T) {
 			a, b := twoSessions(t)
 			a.exec("CREATE TABLE p (id BIGINT NOT NULL, v VARCHAR(8), PRIMARY KEY (id))")
 			a.exec("INSERT INTO p VALUES (1, 'x')")
-			ran := false
-			beforeKeyCommit = func() {
-				if !ran {
-					ran = true
-					b.exec(tc.other)
-				}
-			}
-			t.Cleanup(func() { beforeKeyCommit = nil })
-			_, err := a.try("INSERT INTO p VALUES (7, 'a')")
-			beforeKeyCommit = nil
-			if !ran {
-				t.Fatal("the hook did not run")
-			}
+			_, err := withOtherCommitFirst(t, b, tc.other, func() (*Result, error) { return a.try("INSERT INTO p VALUES (7, 'a')") })
 			if tc.wantFail {
 				if err == nil || !errors.Is(err, catalog.ErrInvalidInput) || mysqlErrorCode(err) != 1062 {
 					t.Fatalf("A: %v, want 1062", err)
@@ -208,6 +196,26 @@ func TestPrimaryKeyRace(t *testing.T) {
 }
 
 // twoSessions are two sessions on one catalog (two writers).
+// withOtherCommitFirst runs stmt with the hook beforeKeyCommit making session other commit
+// sql once, between stmt's key checks and its commit; the test fails if it never ran.
+func withOtherCommitFirst(t *testing.T, other *fixture, sql string, stmt func() (*Result, error)) (*Result, error) {
+	t.Helper()
+	ran := false
+	beforeKeyCommit = func() {
+		if !ran {
+			ran = true
+			other.exec(sql)
+		}
+	}
+	t.Cleanup(func() { beforeKeyCommit = nil })
+	res, err := stmt()
+	beforeKeyCommit = nil
+	if !ran {
+		t.Fatal("the hook did not run")
+	}
+	return res, err
+}
+
 func twoSessions(t *testing.T) (*fixture, *fixture) {
 	t.Helper()
 	uri := fmt.Sprintf("memory://planner-keys-%d/lake", dataSeq.Add(1))

@@ -6,10 +6,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -146,11 +148,18 @@ func (t *textSource) next(context.Context) ([]any, error) {
 	}
 }
 
-func (t *textSource) where() string {
-	if t.name != "" {
-		return fmt.Sprintf("file %s, line %d", quoteString(t.name), t.lr.recLine)
+func (t *textSource) where() string { return t.whereNum(int64(t.lr.recLine)) }
+
+func (t *textSource) rowNum(int) int64 { return int64(t.lr.recLine) }
+
+func (t *textSource) whereNum(n int64) string { return lineWhere(t.name, n) }
+
+// lineWhere names line n of a text file (name "" for LOAD DATA's one file).
+func lineWhere(name string, n int64) string {
+	if name != "" {
+		return fmt.Sprintf("file %s, line %d", quoteString(name), n)
 	}
-	return fmt.Sprintf("line %d", t.lr.recLine)
+	return fmt.Sprintf("line %d", n)
 }
 
 func (t *textSource) textual() bool { return true }
@@ -335,13 +344,18 @@ func (spec *loadSpec) appendRow(src loadSource, fields []any, fill *insertFill, 
 }
 
 // loadKeys tracks the keys (PRIMARY KEY, UNIQUE columns) a streaming
-// load has written so far.
+// load has written so far (loadkeys.go).
 type loadKeys struct {
 	keys  []tableKey
-	seen  []map[string]string // per key: key -> where it was read
-	fresh [][2]uint64         // AUTO_INCREMENT ranges [lo, hi) assigned
-	max   int
-	n     int
+	seen  []*loadKeySet // per key
+	fresh [][2]uint64   // AUTO_INCREMENT ranges [lo, hi) assigned
+	where loadWheres
+}
+
+func (k *loadKeys) close() {
+	for _, ks := range k.seen {
+		ks.close()
+	}
 }
 
 // loadStream reads every source into batches appended by one commit.
@@ -352,12 +366,19 @@ func (s *Session) loadStream(ctx context.Context, id catalog.Ident, ds *dataset.
 		return nil, err
 	}
 	fill.numbering.bulk = true // MySQL numbers a load as a bulk insert
-	keys := &loadKeys{keys: enforcedKeys(schema), max: s.opts.MaxRows}
-	if keys.max <= 0 {
-		keys.max = DefaultMaxRows
-	}
-	for range keys.keys {
-		keys.seen = append(keys.seen, map[string]string{})
+	keys := &loadKeys{keys: enforcedKeys(schema), where: loadWheres{srcs: slices.Clone(srcs)}}
+	if len(keys.keys) > 0 {
+		// The statement's key budget, shared by its keys.
+		budget := s.opts.SortMemory
+		if budget <= 0 {
+			budget = DefaultSortMemory
+		}
+		budget /= int64(len(keys.keys))
+		seed := maphash.MakeSeed()
+		for range keys.keys {
+			keys.seen = append(keys.seen, newLoadKeySet(seed, budget, s.opts.NoSpill, s.opts.SpillDir))
+		}
+		defer keys.close()
 	}
 	// Whole slices of a Parquet batch go in at once (importfast.go) unless
 	// SET / @variables need each row.
@@ -375,7 +396,8 @@ func (s *Session) loadStream(ctx context.Context, id catalog.Ident, ds *dataset.
 	resv := ds // the dataset AUTO_INCREMENT reservations commit on
 	var total int64
 	var firstID uint64
-	var wheres []string // per row of the batch, when there are keys
+	var wheres []int64 // per row of the batch, when there are keys
+	checked := false   // the keys were checked against ds
 	next := func() (arrow.RecordBatch, error) {
 		rows, size := 0, 0
 		wheres = wheres[:0]
@@ -391,8 +413,9 @@ func (s *Session) loadStream(ctx context.Context, id catalog.Ident, ds *dataset.
 				k, n, err = ba.appendBulk(ctx, spec, fill, b, loadBatchRows-rows, loadBatchBytes-size, pt)
 				if err == nil {
 					if len(keys.keys) > 0 {
+						at := len(keys.where.srcs) - len(srcs)
 						for back := k - 1; back >= 0; back-- {
-							wheres = append(wheres, ba.whereBefore(back))
+							wheres = append(wheres, keys.where.at(at, rowNumOf(ba, back)))
 						}
 					}
 					size += n
@@ -423,12 +446,25 @@ func (s *Session) loadStream(ctx context.Context, id catalog.Ident, ds *dataset.
 				return nil, err
 			}
 			if len(keys.keys) > 0 {
-				wheres = append(wheres, src.where())
+				wheres = append(wheres, keys.where.at(len(keys.where.srcs)-len(srcs), rowNumOf(src, 0)))
 			}
 			size += n
 			rows++
 		}
 		if rows == 0 {
+			if !checked {
+				// The table's rows are read once, at the end: each batch
+				// was checked against the statement's earlier ones.
+				checked = true
+				for ki, k := range keys.keys {
+					if err := s.checkLoadTable(ctx, ds, spec, &keys.where, k, keys.seen[ki]); err != nil {
+						return nil, err
+					}
+				}
+				if beforeKeyCommit != nil {
+					beforeKeyCommit()
+				}
+			}
 			return nil, nil
 		}
 		var first uint64
@@ -474,8 +510,8 @@ func (s *Session) loadStream(ctx context.Context, id catalog.Ident, ds *dataset.
 	} else {
 		recheck := keyRecheck(ds, func(ctx context.Context, latest *dataset.Dataset, frags []uint64) error {
 			for ki, k := range keys.keys {
-				if err := checkKeyAgainst(ctx, s, latest, schema, k, keys.seen[ki], nil, frags); err != nil {
-					return loadKeyError(spec, err)
+				if err := s.checkLoadFragments(ctx, latest, spec, &keys.where, k, keys.seen[ki], frags); err != nil {
+					return err
 				}
 			}
 			return nil
@@ -500,54 +536,59 @@ func (s *Session) loadStream(ctx context.Context, id catalog.Ident, ds *dataset.
 }
 
 // checkLoadUnique checks the keys (PRIMARY KEY, UNIQUE columns) of a
-// batch against each other, the statement's earlier batches and the table
-// (ds, the version the load appends to; the commit rechecks what
-// concurrent commits add). Ids assigned to the AUTO_INCREMENT column are
-// above every value the counter has seen, so only its explicit values are
-// checked.
-func (s *Session) checkLoadUnique(ctx context.Context, ds *dataset.Dataset, spec *loadSpec, fill *insertFill, rec arrow.RecordBatch, keys *loadKeys, wheres []string, assigned []uint64, allAssigned bool) error {
+// batch against each other and the statement's earlier batches; the table
+// (ds, the version the load appends to) is checked once at the end
+// (checkLoadTable; the commit rechecks what concurrent commits add). Ids
+// assigned to the AUTO_INCREMENT column are above every value the counter
+// has seen, so only its explicit values are checked.
+func (s *Session) checkLoadUnique(ctx context.Context, ds *dataset.Dataset, spec *loadSpec, fill *insertFill, rec arrow.RecordBatch, keys *loadKeys, wheres []int64, assigned []uint64, allAssigned bool) error {
 	for ki, k := range keys.keys {
 		autoOnly := len(k.cols) == 1 && k.cols[0] == fill.auto
 		if !autoOnly && allAssigned && k.has(fill.auto) {
 			continue // holds a fresh id in every row
 		}
 		seen := keys.seen[ki]
-		batch := map[string]int{}
+		var key []byte
 		for i := 0; i < int(rec.NumRows()); i++ {
-			key, shown, ok := keyAt(rec, k.cols, i)
-			if !ok {
+			if i%4096 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			var ok bool
+			if key, ok = appendRowKey(key[:0], rec, k.cols, i); !ok {
 				continue
 			}
 			if autoOnly {
 				if i < len(assigned) && assigned[i] != 0 {
 					continue // assigned here
 				}
-				if n, err := strconv.ParseUint(key, 10, 64); err == nil {
+				if n, err := strconv.ParseUint(string(key), 10, 64); err == nil {
 					// The runs ascend: each reservation starts past the last.
 					j := sort.Search(len(keys.fresh), func(j int) bool { return keys.fresh[j][1] > n })
 					if j < len(keys.fresh) && n >= keys.fresh[j][0] {
-						return loadDupError(spec, k, wheres[i], shown, "an id this statement assigned")
+						return loadDupError(spec, k, keys.where.name(wheres[i]), shownKey(key, len(k.cols)), "an id this statement assigned")
 					}
 				}
 			}
-			if w, dup := seen[key]; dup {
-				return loadDupError(spec, k, wheres[i], shown, "also at "+w)
+			w, dup, err := seen.add(key, wheres[i])
+			if err != nil {
+				return loadKeyError(spec, err)
 			}
-			if keys.n >= keys.max {
-				return errorf(catalog.CodeInvalidInput, "%s: more than %d keys to check (planner.Options.MaxRows): split the file", spec.verb, keys.max)
+			if dup {
+				return loadDupError(spec, k, keys.where.name(wheres[i]), shownKey(key, len(k.cols)), "also at "+keys.where.name(w))
 			}
-			keys.n++
-			seen[key] = wheres[i]
-			batch[key] = i
-		}
-		if autoOnly && allAssigned {
-			continue
-		}
-		if err := checkKeyAgainst(ctx, s, ds, spec.schema, k, batch, nil, nil); err != nil {
-			return loadKeyError(spec, err)
 		}
 	}
 	return nil
+}
+
+// rowNumOf is src's number of the row back rows before its last one.
+func rowNumOf(src loadSource, back int) int64 {
+	if ns, ok := src.(numberedSource); ok {
+		return ns.rowNum(back)
+	}
+	return 0
 }
 
 // loadDupError is a key a load gives twice, at where.

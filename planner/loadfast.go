@@ -635,12 +635,11 @@ func (t *fastTextSource) next(context.Context) ([]any, error) {
 	return out, nil
 }
 
-func (t *fastTextSource) where() string {
-	if t.name != "" {
-		return fmt.Sprintf("file %s, line %d", quoteString(t.name), t.recLine)
-	}
-	return fmt.Sprintf("line %d", t.recLine)
-}
+func (t *fastTextSource) where() string { return lineWhere(t.name, int64(t.recLine)) }
+
+func (t *fastTextSource) rowNum(int) int64 { return int64(t.recLine) }
+
+func (t *fastTextSource) whereNum(n int64) string { return lineWhere(t.name, n) }
 
 func (t *fastTextSource) textual() bool { return true }
 

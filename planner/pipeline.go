@@ -403,7 +403,7 @@ func (e *externalSort) add(row []any, seq int64) error {
 			return p.tooMany()
 		}
 		if e.sp == nil {
-			e.sp = &spiller{p: p, base: p.spillDirectory()}
+			e.sp = &spiller{p: p, spillFiles: spillFiles{base: p.spillDirectory()}}
 		}
 		if err := e.sp.writeRun(e.kept); err != nil {
 			return err

@@ -35,7 +35,10 @@ type Options struct {
 	MaxRows int
 	// SortMemory bounds, in estimated bytes, the rows such a sort buffers
 	// before spilling a run (0: DefaultSortMemory). It does not apply with
-	// NoSpill.
+	// NoSpill. It also bounds the keys (PRIMARY KEY, UNIQUE) one LOAD DATA
+	// or IMPORT INTO checks in memory, shared by the table's keys; past it
+	// they spill sorted runs to SpillDir, or with NoSpill the load fails
+	// (loadkeys.go).
 	SortMemory int64
 	SpillDir   string
 	NoSpill    bool

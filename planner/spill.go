@@ -34,10 +34,8 @@ type spillRecord struct {
 
 // spiller writes sorted runs of rows to temporary files.
 type spiller struct {
-	p     *selectPipeline
-	base  string // Options.SpillDir or the system's temporary directory
-	dir   string // this process's spill directory under base (acquired on the first run)
-	files []*os.File
+	p *selectPipeline
+	spillFiles
 }
 
 // writeRun sorts rows and writes them as one run. Under a LIMIT only the
@@ -49,18 +47,10 @@ func (s *spiller) writeRun(rows []sortedRow) error {
 	if s.p.limit >= 0 && int64(len(rows)) > s.p.limit+s.p.offset {
 		rows = rows[:s.p.limit+s.p.offset]
 	}
-	if s.dir == "" {
-		dir, err := acquireSpillDir(s.base)
-		if err != nil {
-			return errorf(catalog.CodeInternal, "ORDER BY spill: %v", err)
-		}
-		s.dir = dir
-	}
-	f, err := os.CreateTemp(s.dir, "lancecat-sort-*.run")
+	f, err := s.create("lancecat-sort-*.run")
 	if err != nil {
 		return errorf(catalog.CodeInternal, "ORDER BY spill: %v", err)
 	}
-	s.files = append(s.files, f)
 	w := bufio.NewWriterSize(f, 1<<16)
 	enc := gob.NewEncoder(w)
 	positions := s.p.spillPositions()
@@ -81,19 +71,6 @@ func (s *spiller) writeRun(rows []sortedRow) error {
 		return errorf(catalog.CodeInternal, "ORDER BY spill: %v", err)
 	}
 	return nil
-}
-
-// remove deletes the run files.
-func (s *spiller) remove() {
-	for _, f := range s.files {
-		f.Close()
-		os.Remove(f.Name())
-	}
-	s.files = nil
-	if s.dir != "" {
-		releaseSpillDir(s.base)
-		s.dir = ""
-	}
 }
 
 // runReader reads one run back.

@@ -102,3 +102,41 @@ func processAlive(pid int) bool {
 	err = p.Signal(syscall.Signal(0))
 	return !(errors.Is(err, os.ErrProcessDone) || errors.Is(err, syscall.ESRCH))
 }
+
+// spillFiles are the run files one spilling operator (a sort, a load's key
+// check) writes in base's spill directory, acquired with the first file.
+type spillFiles struct {
+	base  string // Options.SpillDir or the system's temporary directory
+	dir   string // this process's spill directory under base
+	files []*os.File
+}
+
+// create opens a new run file named by pattern (os.CreateTemp's).
+func (sf *spillFiles) create(pattern string) (*os.File, error) {
+	if sf.dir == "" {
+		dir, err := acquireSpillDir(sf.base)
+		if err != nil {
+			return nil, err
+		}
+		sf.dir = dir
+	}
+	f, err := os.CreateTemp(sf.dir, pattern)
+	if err != nil {
+		return nil, err
+	}
+	sf.files = append(sf.files, f)
+	return f, nil
+}
+
+// remove deletes the run files and releases the directory.
+func (sf *spillFiles) remove() {
+	for _, f := range sf.files {
+		f.Close()
+		os.Remove(f.Name())
+	}
+	sf.files = nil
+	if sf.dir != "" {
+		releaseSpillDir(sf.base)
+		sf.dir = ""
+	}
+}
