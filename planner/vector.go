@@ -76,10 +76,17 @@ func distanceMetric(name string) (m vector.Metric, indexable, isDistance bool) {
 
 // vectorPlan is a planned vector search.
 type vectorPlan struct {
-	data     *dataPlan // the SELECT without ORDER BY / LIMIT: select list, WHERE, columns
-	call     *sqlparse.FuncCall
+	data *dataPlan // the SELECT without ORDER BY / LIMIT: select list, WHERE, columns
+	call *sqlparse.FuncCall
+	// distCall is call with its constant vector as the parsed []float64,
+	// so ordering the hits does not parse the query's text once per row.
+	distCall *sqlparse.FuncCall
 	column   string
 	colPos   int
+	// colShown: the select list (or WHERE) reads the vector column itself,
+	// so rows hands it over as SQL text; otherwise only the distance reads
+	// it and gets the stored float32s without a round trip through text.
+	colShown bool
 	query    []float32
 	metric   vector.Metric
 	useIndex bool // the function has an index metric
@@ -148,6 +155,14 @@ func (s *Session) planVectorSearch(ctx context.Context, st *sqlparse.Select, nam
 		return nil, true, errorf(catalog.CodeInvalidInput, "vector of dimension %d, column %s has %d", len(qv), sqlparse.QuoteIdent(cref.Column), fsl.Len())
 	}
 	p := &vectorPlan{data: dp, call: call, column: dp.schema.Field(col).Name, colPos: col}
+	dc := *call
+	dc.Args = slices.Clone(call.Args)
+	for i, a := range dc.Args {
+		if a == lit {
+			dc.Args[i] = &sqlparse.Literal{Kind: l.Kind, Value: qv}
+		}
+	}
+	p.distCall = &dc
 	for _, f := range qv {
 		p.query = append(p.query, float32(f))
 	}
@@ -163,7 +178,8 @@ func (s *Session) planVectorSearch(ctx context.Context, st *sqlparse.Select, nam
 		return nil, true, errorf(catalog.CodeInvalidInput, "a vector search returns at most %d rows (LIMIT + OFFSET is %d)", maxVectorK, p.limit+p.offset)
 	}
 	p.k = int(p.limit + p.offset)
-	if !slices.Contains(dp.read, col) {
+	p.colShown = slices.Contains(dp.read, col)
+	if !p.colShown {
 		dp.read = append(dp.read, col)
 		slices.Sort(dp.read)
 	}
@@ -424,6 +440,34 @@ func (p *vectorPlan) search(ctx context.Context, pre *roaring64.Bitmap) ([]vecto
 	return hits, nil
 }
 
+// float32Vectors reads a fixed-size list of float32 as each row's []float32
+// (a view of the column, nil for a NULL row), which the distance functions
+// take as they take a bound []float32: formatting 768 floats as text per
+// row and parsing them back cost more than the search itself. nil when col
+// is not such a list.
+func float32Vectors(col arrow.Array) func(int) (any, error) {
+	fsl, ok := col.(*array.FixedSizeList)
+	if !ok {
+		return nil
+	}
+	vals, ok := fsl.ListValues().(*array.Float32)
+	if !ok {
+		return nil
+	}
+	dim := int(fsl.DataType().(*arrow.FixedSizeListType).Len())
+	all := vals.Float32Values()
+	return func(i int) (any, error) {
+		if fsl.IsNull(i) {
+			return nil, nil
+		}
+		lo := (fsl.Offset() + i) * dim
+		if lo < 0 || lo+dim > len(all) {
+			return nil, fmt.Errorf("vector search: row %d past the vector column's %d values", i, len(all))
+		}
+		return all[lo : lo+dim], nil
+	}
+}
+
 func mergeHits(a, b []vector.Hit, k int) []vector.Hit {
 	seen := map[uint64]bool{}
 	var out []vector.Hit
@@ -543,6 +587,12 @@ func (p *vectorPlan) rows(ctx context.Context, hits []vector.Hit) ([][]any, erro
 	row := make([]any, d.schema.NumFields())
 	readers := make([]func(int) (any, error), len(d.read))
 	for j, c := range d.read {
+		if c == p.colPos && !p.colShown {
+			if r := float32Vectors(rec.Column(j)); r != nil {
+				readers[j] = r
+				continue
+			}
+		}
 		r, err := readerFor(d.schema.Field(c), rec.Column(j))
 		if err != nil {
 			return nil, err
@@ -557,7 +607,7 @@ func (p *vectorPlan) rows(ctx context.Context, hits []vector.Hit) ([][]any, erro
 			}
 			row[c] = v
 		}
-		dist, err := d.env.eval(p.call, row)
+		dist, err := d.env.eval(p.distCall, row)
 		if err != nil {
 			return nil, err
 		}

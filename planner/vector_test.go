@@ -77,3 +77,34 @@ func TestVectorSearchExact(t *testing.T) {
 	f.fails("SELECT id FROM vs ORDER BY VEC_L2_DISTANCE(v, '[1, 1]') LIMIT 1000000", catalog.CodeInvalidInput, "at most")
 	f.fails("SELECT id FROM vs ORDER BY VEC_L2_DISTANCE(cat, '[1, 1]') LIMIT 3", catalog.CodeInvalidInput, "not a vector column")
 }
+
+// TestVectorSearchOrderWithAndWithoutColumn: a search whose select list
+// does not show the vector column (its hits ordered on the stored float32s)
+// returns the same rows in the same order as one that shows it (ordered on
+// the column's SQL text), and the shown column is the vector's text.
+func TestVectorSearchOrderWithAndWithoutColumn(t *testing.T) {
+	f := newDataFixture(t, Options{})
+	f.exec("CREATE TABLE vo (id BIGINT NOT NULL, v VECTOR(3), PRIMARY KEY (id))")
+	var vals []string
+	for i := range 300 {
+		vals = append(vals, fmt.Sprintf("(%d, '[%g, %g, %g]')", i, float64(i%17)*0.37, float64(i%11)*1.3, float64(i%7)*-0.9))
+	}
+	f.exec("INSERT INTO vo VALUES " + strings.Join(vals, ", "))
+	for _, q := range []string{"'[1.5, 4.2, -2.0]'", "'[0, 0, 0]'", "'[5.9, 13, -5.4]'"} {
+		for _, fn := range []string{"VEC_L2_DISTANCE", "VEC_COSINE_DISTANCE", "VEC_NEGATIVE_INNER_PRODUCT"} {
+			bare := f.rows("SELECT id FROM vo ORDER BY " + fn + "(v, " + q + ") LIMIT 7")
+			shown := f.rows("SELECT id, v FROM vo ORDER BY " + fn + "(v, " + q + ") LIMIT 7")
+			if len(bare) != 7 || len(shown) != 7 {
+				t.Fatalf("%s %s: %d and %d rows", fn, q, len(bare), len(shown))
+			}
+			for i := range bare {
+				if bare[i][0] != shown[i][0] {
+					t.Errorf("%s %s: row %d is %v without v, %v with it", fn, q, i, bare[i][0], shown[i][0])
+				}
+				if s, ok := shown[i][1].(string); !ok || !strings.HasPrefix(s, "[") {
+					t.Errorf("%s %s: v shown as %T %v, want its text", fn, q, shown[i][1], shown[i][1])
+				}
+			}
+		}
+	}
+}

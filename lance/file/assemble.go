@@ -191,6 +191,11 @@ func concatPieces(pieces []*leafPiece, spec *readLeaf) (*leafPiece, error) {
 	}
 	var vb blockBuilder
 	for _, p := range pieces {
+		if p.vals != nil {
+			vb.dataHint += uint64(len(p.vals.data))
+		}
+	}
+	for _, p := range pieces {
 		if hasRep {
 			out.rep = append(out.rep, p.rep...)
 		}

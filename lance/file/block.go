@@ -112,6 +112,11 @@ type blockBuilder struct {
 	b       *block
 	nbits   uint64 // fixed: bits written
 	started bool
+	// dataHint, when set before the first append, is the data bytes the
+	// appends will bring (at most): the buffer is sized once instead of
+	// growing by doubling, which copied a scan chunk of 768-float vectors
+	// spanning several pages about twice over.
+	dataHint uint64
 }
 
 func (bb *blockBuilder) append(x *block) error {
@@ -121,6 +126,9 @@ func (bb *blockBuilder) append(x *block) error {
 	if !bb.started {
 		bb.started = true
 		bb.b = &block{variable: x.variable, bits: x.bits, dim: x.dim}
+		if bb.dataHint > 0 {
+			bb.b.data = make([]byte, 0, bb.dataHint)
+		}
 		if x.variable {
 			bb.b.offsets = []uint64{0}
 		}

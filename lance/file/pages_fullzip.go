@@ -114,6 +114,19 @@ func (r *Reader) readFullZip(ctx context.Context, pg *pageInfo, st *fullZipState
 	if err != nil {
 		return nil, err
 	}
+	if st.packed() {
+		// No control words and no zipped validity: the bytes read are the
+		// values back to back, so the block keeps them as they are (a
+		// 768-float vector page was copied value by value before).
+		blk, err := st.packedValues(buf)
+		if err != nil {
+			return nil, err
+		}
+		if blk.n != b-a {
+			return nil, corruptf("full-zip page gave %d rows, want %d", blk.n, b-a)
+		}
+		return cut(nil, nil, blk, 0, blk.n, 0, blk.n)
+	}
 	hasRep, hasDef := st.l.BitsRep > 0, st.l.BitsDef > 0
 	var rep, def []uint16
 	var vals [][]byte
@@ -190,6 +203,29 @@ func (r *Reader) readFullZip(ctx context.Context, pg *pageInfo, st *fullZipState
 		return nil, err
 	}
 	return cut(rep, cdef, blk, l0, l1, v0, v1)
+}
+
+// packed reports whether the page's values are fixed-width, with neither
+// control words nor per-item validity between them.
+func (st *fullZipState) packed() bool {
+	return st.fixed && st.cwBytes == 0 && (st.fsl == nil || !st.fsl.HasValidity)
+}
+
+// packedValues is the block over buf, whole values of a packed page,
+// sharing buf's bytes.
+func (st *fullZipState) packedValues(buf []byte) (*block, error) {
+	if uint64(len(buf))%st.valueBytes != 0 {
+		return nil, corruptf("full-zip page of %d bytes, values of %d", len(buf), st.valueBytes)
+	}
+	n := uint64(len(buf)) / st.valueBytes
+	if st.fsl == nil {
+		return newFixed(st.itemBits, n, buf)
+	}
+	dim := st.fsl.ItemsPerValue
+	if (dim*st.itemBits+7)/8 != st.valueBytes || st.itemBits%8 != 0 {
+		return nil, corruptf("full-zip fixed-size list value of %d bytes", st.valueBytes)
+	}
+	return &block{n: n, bits: st.itemBits, dim: dim, data: buf}, nil
 }
 
 func (st *fullZipState) decodeValues(vals [][]byte) (*block, error) {

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
 )
 
 // userCPU is the process's user CPU time so far: on a shared machine it
@@ -53,6 +55,30 @@ func BenchmarkExact(b *testing.B) {
 			start := userCPU()
 			for b.Loop() {
 				if _, err := Exact(context.Background(), ds, ExactQuery{Column: "v", Vector: q, K: 10, Metric: L2}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportCPU(b, start)
+		})
+	}
+}
+
+// BenchmarkExactPrefilter measures an exact top-10 over the 10% of
+// 100,000 x dim rows a prefilter allows (every tenth row, as the bench
+// suite's cat = 3).
+func BenchmarkExactPrefilter(b *testing.B) {
+	for _, dim := range []int{128, 768} {
+		ds := vectorDataset(b, 100000, dim)
+		q := randVecs(1, dim, 5)
+		pre := roaring64.New()
+		for r := uint64(3); r < 100000; r += 10 {
+			pre.Add(r)
+		}
+		b.Run(fmt.Sprint(dim), func(b *testing.B) {
+			b.SetBytes(int64(10000 * dim * 4))
+			start := userCPU()
+			for b.Loop() {
+				if _, err := Exact(context.Background(), ds, ExactQuery{Column: "v", Vector: q, K: 10, Metric: L2, Prefilter: pre}); err != nil {
 					b.Fatal(err)
 				}
 			}
