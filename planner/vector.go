@@ -83,9 +83,10 @@ type vectorPlan struct {
 	distCall *sqlparse.FuncCall
 	column   string
 	colPos   int
-	// colShown: the select list (or WHERE) reads the vector column itself,
-	// so rows hands it over as SQL text; otherwise only the distance reads
-	// it and gets the stored float32s without a round trip through text.
+	// colShown: the select list (or WHERE) reads the vector column other
+	// than as a distance function's operand, so rows hands it over as SQL
+	// text; otherwise only distances read it and get the stored float32s
+	// without a round trip through text (onlyDistanceOperand).
 	colShown bool
 	query    []float32
 	metric   vector.Metric
@@ -178,11 +179,16 @@ func (s *Session) planVectorSearch(ctx context.Context, st *sqlparse.Select, nam
 		return nil, true, errorf(catalog.CodeInvalidInput, "a vector search returns at most %d rows (LIMIT + OFFSET is %d)", maxVectorK, p.limit+p.offset)
 	}
 	p.k = int(p.limit + p.offset)
-	p.colShown = slices.Contains(dp.read, col)
-	if !p.colShown {
+	read := slices.Contains(dp.read, col)
+	if !read {
 		dp.read = append(dp.read, col)
 		slices.Sort(dp.read)
 	}
+	fieldExprs := []sqlparse.Expr{dp.where}
+	for _, f := range dp.fields {
+		fieldExprs = append(fieldExprs, f.expr)
+	}
+	p.colShown = read && !onlyDistanceOperand(dp.env, col, fieldExprs...)
 	if ts, ok := st.From.(*sqlparse.TableSource); ok {
 		p.ignored = ts.IgnoreIndex
 	}
@@ -438,6 +444,50 @@ func (p *vectorPlan) search(ctx context.Context, pre *roaring64.Bitmap) ([]vecto
 		hits = mergeHits(hits, more, p.k)
 	}
 	return hits, nil
+}
+
+// onlyDistanceOperand reports whether every reference to the schema column
+// col in exprs is an operand of a distance function (SELECT id,
+// VEC_L2_DISTANCE(v, ?) AS d ... ORDER BY d), which takes the stored
+// []float32 as it takes a bound one: then the rows need not carry the
+// vector as text. A subquery, or the column anywhere else, answers false.
+func onlyDistanceOperand(env *rowEnv, col int, exprs ...sqlparse.Expr) bool {
+	refs, operands := 0, 0
+	isCol := func(e sqlparse.Expr) bool {
+		r, ok := e.(*sqlparse.ColumnRef)
+		if !ok {
+			return false
+		}
+		i, err := env.column(r)
+		return err == nil && i == col
+	}
+	simple := true
+	for _, e := range exprs {
+		sqlparse.Inspect(e, func(n sqlparse.Expr) bool {
+			switch x := n.(type) {
+			case *sqlparse.Subquery, *sqlparse.Exists, *sqlparse.Quantified:
+				simple = false
+			case *sqlparse.InList:
+				if x.Subquery != nil {
+					simple = false
+				}
+			case *sqlparse.ColumnRef:
+				if isCol(x) {
+					refs++
+				}
+			case *sqlparse.FuncCall:
+				if _, _, ok := distanceMetric(x.Name); ok {
+					for _, a := range x.Args {
+						if isCol(a) {
+							operands++
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+	return simple && refs == operands
 }
 
 // float32Vectors reads a fixed-size list of float32 as each row's []float32

@@ -108,3 +108,46 @@ func TestVectorSearchOrderWithAndWithoutColumn(t *testing.T) {
 		}
 	}
 }
+
+// TestVectorDistanceSameOnEveryPath: the distance a vector search shows
+// (with only the distance reading the column, or with the column shown
+// too) is the number a plain scan computes for the same row, and ordering
+// follows it: every path reads the elements as the FLOATs stored.
+func TestVectorDistanceSameOnEveryPath(t *testing.T) {
+	f := newDataFixture(t, Options{})
+	f.exec("CREATE TABLE vd (id BIGINT NOT NULL, v VECTOR(3), PRIMARY KEY (id))")
+	var vals []string
+	for i := range 200 {
+		vals = append(vals, fmt.Sprintf("(%d, '[%g, %g, %g]')", i, 0.1*float64(i%13), 0.7*float64(i%5), -0.3*float64(i%9)))
+	}
+	f.exec("INSERT INTO vd VALUES " + strings.Join(vals, ", "))
+	for _, fn := range []string{"VEC_L2_DISTANCE", "VEC_COSINE_DISTANCE", "VEC_NEGATIVE_INNER_PRODUCT", "VEC_L1_DISTANCE"} {
+		call := fn + "(v, '[0.1, 0.2, -0.3]')"
+		scanned := map[any]any{}
+		for _, r := range f.rows("SELECT id, " + call + " FROM vd") {
+			scanned[r[0]] = r[1]
+		}
+		for _, q := range []string{
+			"SELECT id, " + call + " AS d FROM vd ORDER BY d LIMIT 9",
+			"SELECT id, " + call + " AS d, v FROM vd ORDER BY d LIMIT 9",
+			"SELECT id, " + call + " AS d FROM vd WHERE id % 3 = 1 ORDER BY " + call + " LIMIT 9",
+		} {
+			rows := f.rows(q)
+			if len(rows) != 9 {
+				t.Fatalf("%s: %d rows", q, len(rows))
+			}
+			prev := math.Inf(-1)
+			for _, r := range rows {
+				if r[1] != scanned[r[0]] {
+					t.Errorf("%s: id %v has distance %v, a scan computes %v", q, r[0], r[1], scanned[r[0]])
+				}
+				if d, ok := r[1].(float64); ok {
+					if d < prev {
+						t.Errorf("%s: distance %v after %v", q, d, prev)
+					}
+					prev = d
+				}
+			}
+		}
+	}
+}

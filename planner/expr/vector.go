@@ -69,8 +69,9 @@ func vectorDistance(f func(a, b []float64) any) func(*Call, []any) (any, error) 
 const MaxVectorDims = 1 << 16
 
 // ParseVector reads a vector argument: the text '[x, y, ...]', or a
-// []float32 / []float64. Empty vectors, NaN, infinities, values beyond
-// FLOAT and non-numbers are errors.
+// []float32 / []float64, each element rounded to a FLOAT (float32).
+// Empty vectors, NaN, infinities, values beyond FLOAT and non-numbers are
+// errors.
 func ParseVector(v any) ([]float64, error) {
 	var out []float64
 	switch x := v.(type) {
@@ -112,10 +113,15 @@ func ParseVector(v any) ([]float64, error) {
 	if len(out) > MaxVectorDims {
 		return nil, fmt.Errorf("vector of %d dimensions is too long", len(out))
 	}
-	for _, f := range out {
+	for i, f := range out {
 		if math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) > math.MaxFloat32 {
 			return nil, fmt.Errorf("vector element %v is not a finite FLOAT", f)
 		}
+		// A vector's elements are FLOATs (float32), as TiDB's and the
+		// VECTOR(n) column's: '[0.1]' is the float32 nearest 0.1, so a
+		// distance over a literal, over the column's text and over its
+		// stored float32s is the same number.
+		out[i] = float64(float32(f))
 	}
 	return out, nil
 }
