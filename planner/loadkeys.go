@@ -3,6 +3,7 @@ package planner
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"container/heap"
 	"context"
 	"encoding/binary"
@@ -158,22 +159,13 @@ func (ks *loadKeySet) grow() {
 // the table of slots no longer matches them, so it is dropped.
 func (ks *loadKeySet) sorted() []keyEntry {
 	slices.SortFunc(ks.ents, func(a, b keyEntry) int {
-		if a.fp != b.fp {
-			if a.fp < b.fp {
-				return -1
-			}
-			return 1
+		if c := cmp.Compare(a.fp, b.fp); c != 0 {
+			return c
 		}
 		if c := bytes.Compare(ks.key(a), ks.key(b)); c != 0 {
 			return c
 		}
-		switch {
-		case a.where < b.where:
-			return -1
-		case a.where > b.where:
-			return 1
-		}
-		return 0
+		return cmp.Compare(a.where, b.where)
 	})
 	ks.slots = nil
 	return ks.ents
