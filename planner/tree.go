@@ -356,6 +356,9 @@ func (t *treePlan) sortOp(in exec.Operator, env *rowEnv, x *plan.Sort) exec.Oper
 // the group keys and accumulators of the planned aggregate calls.
 func (t *treePlan) aggregateOp(in exec.Operator, env *rowEnv, x *plan.Aggregate, budget *exec.Budget) exec.Operator {
 	a := t.aggs[x]
+	if compactEligible(env, a) {
+		return newCompactAggregate(in, env, a, budget, "the Aggregate's groups")
+	}
 	var buf []byte
 	spec := exec.AggregateSpec{
 		KeyWidth: len(a.groupBy),

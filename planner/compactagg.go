@@ -1,0 +1,263 @@
+package planner
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+
+	"github.com/lancecat/lancecat/catalog"
+	"github.com/lancecat/lancecat/planner/exec"
+	"github.com/lancecat/lancecat/sqlparse"
+)
+
+// A compact group table for the common shape of a large GROUP BY (TPC-H
+// Q18's `GROUP BY l_orderkey HAVING SUM(l_quantity) > 300`, 1.5 million
+// groups at SF 1): one signed-integer key and only COUNT, and SUM or AVG
+// summed exactly (DECIMAL or integer values). A group is an int64 in a
+// map to its index and, per call, a fixed compactState: about 60 bytes a
+// group where the general operator's map of boxed keys, accumulators and
+// aggStates took over 400. A sum that leaves the int64 (or a value that is
+// no exact number) moves that group's call to a general aggState for good,
+// so the results are the general path's, exactly.
+
+// compactCallBytes and compactGroupBytes are what a group really holds
+// (measured in TestCompactAggregateMemory): its compactState per call,
+// and its key in the slice and the map with the map's spare slots.
+const (
+	compactCallBytes  = 24
+	compactGroupBytes = 48
+)
+
+// compactState is one call's state in one group.
+type compactState struct {
+	count int64 // the non-NULL values (rows for COUNT(*))
+	small int64 // the exact sum scaled by 10^scale (decSum.small)
+	scale int32
+	full  int32 // 1 + the index of the general state in fulls; 0 none
+}
+
+// compactEligible reports whether the aggregate can use the compact table.
+func compactEligible(env *rowEnv, a *aggStage) bool {
+	if len(a.groupBy) != 1 || len(a.calls) == 0 {
+		return false
+	}
+	if _, ok := sqlparse.StripParens(a.groupBy[0]).(*sqlparse.ColumnRef); !ok {
+		return false // an expression's values may be other than int64
+	}
+	if !signedIntegerType(strings.ToUpper(exprColumn(env, a.groupBy[0], "").DatabaseType)) {
+		return false
+	}
+	for _, c := range a.calls {
+		if c.distinct || c.concat != nil || len(c.args) > 1 || c.temporal != 0 {
+			return false
+		}
+		switch {
+		case c.star, c.fn == "count":
+		case (c.fn == "sum" || c.fn == "avg") && c.exact:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// compactAggregateOp is exec.Aggregate's contract (groups in order of
+// first appearance, each its key then its calls' results) over the
+// compact table.
+type compactAggregateOp struct {
+	in     exec.Operator
+	a      *aggStage
+	env    *rowEnv
+	budget *exec.Budget
+	name   string
+
+	index   map[int64]int32
+	keys    []any // the groups' keys in order: int64, or nil for the NULL group
+	nullAt  int32 // the NULL key's group, -1 none
+	states  []compactState
+	fulls   []*aggState
+	charged int64
+
+	done  bool
+	err   error
+	pos   int
+	batch [][]any
+}
+
+func newCompactAggregate(in exec.Operator, env *rowEnv, a *aggStage, budget *exec.Budget, name string) *compactAggregateOp {
+	return &compactAggregateOp{in: in, a: a, env: env, budget: budget, name: name, index: map[int64]int32{}, nullAt: -1}
+}
+
+func (o *compactAggregateOp) charge(n int64) error {
+	if o.budget == nil {
+		return nil
+	}
+	o.charged += n
+	return o.budget.Grow(o.name, n)
+}
+
+// group is the index of the row's group, a new one if need be.
+func (o *compactAggregateOp) group(row []any) (int32, error) {
+	v, err := o.env.eval(o.a.groupBy[0], row)
+	if err != nil {
+		return 0, err
+	}
+	var g int32
+	switch k := v.(type) {
+	case nil:
+		if o.nullAt >= 0 {
+			return o.nullAt, nil
+		}
+		g = int32(len(o.keys))
+		o.nullAt = g
+	case int64:
+		if i, ok := o.index[k]; ok {
+			return i, nil
+		}
+		g = int32(len(o.keys))
+		o.index[k] = g
+	default:
+		return 0, errorf(catalog.CodeInternal, "internal: compact GROUP BY key is a %T", v)
+	}
+	o.keys = append(o.keys, v)
+	o.states = append(o.states, make([]compactState, len(o.a.calls))...)
+	return g, o.charge(compactGroupBytes + compactCallBytes*int64(len(o.a.calls)))
+}
+
+// add folds one row's value of call i into its state.
+func (o *compactAggregateOp) add(c aggCall, cs *compactState, row []any) error {
+	if cs.full != 0 {
+		return c.add(o.fulls[cs.full-1], o.env, row)
+	}
+	if c.star {
+		cs.count++
+		return nil
+	}
+	v, err := o.env.eval(c.arg, row)
+	if err != nil || v == nil {
+		return err
+	}
+	if c.fn == "count" {
+		cs.count++
+		return nil
+	}
+	d := decSum{small: cs.small, scale: int(cs.scale), any: cs.count > 0}
+	if d.add(v); d.v == nil && !d.bad && d.scale <= 1<<30 {
+		cs.small, cs.scale = d.small, int32(d.scale)
+		cs.count++
+		return nil
+	}
+	// Past an int64 (or no exact number): the general state from here on,
+	// starting from the sum of the values before this one.
+	st := o.general(c, cs)
+	o.fulls = append(o.fulls, st)
+	cs.full = int32(len(o.fulls))
+	if err := o.charge(int64(160)); err != nil {
+		return err
+	}
+	return c.add(st, o.env, row)
+}
+
+// general is the aggState equal to the compact state.
+func (o *compactAggregateOp) general(c aggCall, cs *compactState) *aggState {
+	st := &aggState{count: cs.count}
+	if c.fn != "count" && !c.star && cs.count > 0 {
+		st.dec = &decSum{small: cs.small, scale: int(cs.scale), any: true}
+	}
+	return st
+}
+
+func (o *compactAggregateOp) fold(ctx context.Context) error {
+	defer o.in.Close()
+	calls := o.a.calls
+	n := 0
+	for {
+		batch, err := o.in.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		for _, r := range batch {
+			if n++; n%1024 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			g, err := o.group(r)
+			if err != nil {
+				return err
+			}
+			states := o.states[int(g)*len(calls) : int(g+1)*len(calls)]
+			for i, c := range calls {
+				if err := o.add(c, &states[i], r); err != nil {
+					return err
+				}
+			}
+		}
+	}
+}
+
+// row is group g's key and results.
+func (o *compactAggregateOp) row(g int) ([]any, error) {
+	calls := o.a.calls
+	out := make([]any, 1+len(calls))
+	out[0] = o.keys[g]
+	for i, c := range calls {
+		cs := &o.states[g*len(calls)+i]
+		var s *aggState
+		if cs.full != 0 {
+			s = o.fulls[cs.full-1]
+		} else {
+			s = o.general(c, cs)
+		}
+		v, err := c.result(s)
+		if err != nil {
+			return nil, err
+		}
+		out[1+i] = v
+	}
+	return out, nil
+}
+
+func (o *compactAggregateOp) Next(ctx context.Context) ([][]any, error) {
+	if o.err != nil {
+		return nil, o.err
+	}
+	if !o.done {
+		o.done = true
+		if err := o.fold(ctx); err != nil {
+			o.err = err
+			return nil, err
+		}
+		o.index = nil // looked up no more
+	}
+	if o.pos >= len(o.keys) {
+		o.err = io.EOF
+		return nil, io.EOF
+	}
+	o.batch = o.batch[:0]
+	for ; o.pos < len(o.keys) && len(o.batch) < exec.BatchSize; o.pos++ {
+		r, err := o.row(o.pos)
+		if err != nil {
+			o.err = err
+			return nil, err
+		}
+		o.batch = append(o.batch, r)
+	}
+	return o.batch, nil
+}
+
+func (o *compactAggregateOp) Close() error {
+	if o.budget != nil {
+		o.budget.Release(o.charged)
+	}
+	o.charged = 0
+	o.index, o.keys, o.states, o.fulls = nil, nil, nil, nil
+	if o.err == nil {
+		o.err = io.EOF
+	}
+	return o.in.Close()
+}
