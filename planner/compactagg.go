@@ -15,18 +15,19 @@ import (
 // Q18's `GROUP BY l_orderkey HAVING SUM(l_quantity) > 300`, 1.5 million
 // groups at SF 1): one signed-integer key and only COUNT, and SUM or AVG
 // summed exactly (DECIMAL or integer values). A group is an int64 in a
-// map to its index and, per call, a fixed compactState: about 60 bytes a
+// map to its index and, per call, a fixed compactState: about 65 bytes a
 // group where the general operator's map of boxed keys, accumulators and
 // aggStates took over 400. A sum that leaves the int64 (or a value that is
 // no exact number) moves that group's call to a general aggState for good,
 // so the results are the general path's, exactly.
 
 // compactCallBytes and compactGroupBytes are what a group really holds
-// (measured in TestCompactAggregateMemory): its compactState per call,
-// and its key in the slice and the map with the map's spare slots.
+// (measured in TestCompactAggregateMemory): its compactState per call and
+// its key in their slices, with the quarter spare an append leaves, and
+// its map slot with the map's spare slots.
 const (
-	compactCallBytes  = 24
-	compactGroupBytes = 48
+	compactCallBytes  = 30
+	compactGroupBytes = 56
 )
 
 // compactState is one call's state in one group.
@@ -73,8 +74,8 @@ type compactAggregateOp struct {
 	name   string
 
 	index   map[int64]int32
-	keys    []any // the groups' keys in order: int64, or nil for the NULL group
-	nullAt  int32 // the NULL key's group, -1 none
+	keys    []int64 // the groups' keys in order of first appearance
+	nullAt  int32   // the NULL key's group (its keys entry unused), -1 none
 	states  []compactState
 	fulls   []*aggState
 	charged int64
@@ -103,24 +104,30 @@ func (o *compactAggregateOp) group(row []any) (int32, error) {
 	if err != nil {
 		return 0, err
 	}
-	var g int32
+	return o.groupOf(v)
+}
+
+// groupOf is the index of key v's group (an int64 or nil), a new one if
+// need be, charged what it holds.
+func (o *compactAggregateOp) groupOf(v any) (int32, error) {
+	g := int32(len(o.keys))
+	var key int64
 	switch k := v.(type) {
 	case nil:
 		if o.nullAt >= 0 {
 			return o.nullAt, nil
 		}
-		g = int32(len(o.keys))
 		o.nullAt = g
 	case int64:
 		if i, ok := o.index[k]; ok {
 			return i, nil
 		}
-		g = int32(len(o.keys))
 		o.index[k] = g
+		key = k
 	default:
 		return 0, errorf(catalog.CodeInternal, "internal: compact GROUP BY key is a %T", v)
 	}
-	o.keys = append(o.keys, v)
+	o.keys = append(o.keys, key)
 	o.states = append(o.states, make([]compactState, len(o.a.calls))...)
 	return g, o.charge(compactGroupBytes + compactCallBytes*int64(len(o.a.calls)))
 }
@@ -204,7 +211,9 @@ func (o *compactAggregateOp) fold(ctx context.Context) error {
 func (o *compactAggregateOp) row(g int) ([]any, error) {
 	calls := o.a.calls
 	out := make([]any, 1+len(calls))
-	out[0] = o.keys[g]
+	if g != int(o.nullAt) {
+		out[0] = o.keys[g]
+	}
 	for i, c := range calls {
 		cs := &o.states[g*len(calls)+i]
 		var s *aggState

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -70,7 +71,7 @@ func firstDiff(a, b [][]any) string {
 
 // TestCompactAggregateBudget reproduces issue #15 small: 20,000 groups of
 // one SUM(DECIMAL) pass the general operator's charge (~190 bytes a group)
-// of a 2 MiB budget but fit in the compact table's (72), and a budget
+// of a 2 MiB budget but fit in the compact table's (86), and a budget
 // below even that fails with the typed error.
 func TestCompactAggregateBudget(t *testing.T) {
 	var values []string
@@ -97,4 +98,43 @@ func TestCompactAggregateBudget(t *testing.T) {
 	if _, err := g.try(fmt.Sprintf(sum, "k", "k")); !errors.Is(err, exec.ErrBudgetExceeded) {
 		t.Errorf("compact past the budget: got %v, want ErrBudgetExceeded", err)
 	}
+}
+
+// TestCompactAggregateMemory: the bytes a compact group really holds on
+// the heap (its key, map slot and per-call state, as runtime.MemStats
+// sees them after a collection) are not more than the charge, so a
+// budget that admits the groups admits the memory they take.
+func TestCompactAggregateMemory(t *testing.T) {
+	for _, calls := range []int{1, 3} {
+		for _, groups := range []int{100_000, 300_000} {
+			o := &compactAggregateOp{a: &aggStage{calls: make([]aggCall, calls)}, index: map[int64]int32{}, nullAt: -1}
+			before := heapInUse()
+			for i := range groups {
+				// Keys spread like l_orderkey's (sparse, 4 apart).
+				if _, err := o.groupOf(int64(i) * 4); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := o.groupOf(nil); err != nil {
+				t.Fatal(err)
+			}
+			real := float64(heapInUse()-before) / float64(groups)
+			charged := float64(compactGroupBytes + compactCallBytes*calls)
+			t.Logf("%d calls, %d groups: %.1f bytes a group on the heap, %.0f charged", calls, groups, real, charged)
+			if real > charged {
+				t.Errorf("%d calls, %d groups: a group holds %.1f bytes, charged only %.0f", calls, groups, real, charged)
+			}
+			if len(o.keys) != groups+1 || o.nullAt != int32(groups) {
+				t.Fatalf("groups %d, NULL group at %d", len(o.keys), o.nullAt)
+			}
+			runtime.KeepAlive(o)
+		}
+	}
+}
+
+func heapInUse() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
 }

@@ -723,7 +723,8 @@ func (s *Session) planJoinQuery(ctx context.Context, st *sqlparse.Select) (query
 		q.OrderBy = append(q.OrderBy, o)
 	}
 	// Rules: filters into scans and joins, equi-join keys, projection.
-	rest := plan.PushFilters(root, impliedOrFilters(factorOr(plan.Conjuncts(where)), scope), scope) // orfactor.go
+	conjuncts := pushSubqueryFilters(root, plan.Conjuncts(where), scope)                // subqpush.go
+	rest := plan.PushFilters(root, impliedOrFilters(factorOr(conjuncts), scope), scope) // orfactor.go
 	q.Where = plan.And(rest)
 	root = plan.ReorderJoins(ctx, root, scope)
 	jp.root = root

@@ -88,6 +88,30 @@ func place(n Node, c sqlparse.Expr, slots []int, b Binding) bool {
 	return false
 }
 
+// PushToScan moves c, a conjunct reading slots, into the scan of the one
+// relation holding them when no outer join between the root and that scan
+// pads the relation with NULLs; false means it stays with the caller. It
+// is the pushdown for conjuncts a join must not take into its condition
+// (an uncorrelated subquery filter: run once by the scan, not per pair).
+func PushToScan(n Node, c sqlparse.Expr, slots []int, b Binding) bool {
+	switch x := n.(type) {
+	case *Scan:
+		if !within(slots, x) {
+			return false
+		}
+		x.Spec.Predicates = append(x.Spec.Predicates, b.Unbind(c))
+		return true
+	case *Join:
+		if within(slots, x.Left) {
+			return x.Kind != Right && x.Kind != Full && PushToScan(x.Left, c, slots, b)
+		}
+		if within(slots, x.Right) {
+			return x.Kind != Left && x.Kind != Full && PushToScan(x.Right, c, slots, b)
+		}
+	}
+	return false
+}
+
 // pushOn moves single-input ON conjuncts into the filtered input, bottom
 // up.
 func pushOn(n Node, b Binding) {
