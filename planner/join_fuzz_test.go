@@ -36,6 +36,9 @@ func FuzzJoinPlanner(f *testing.F) {
 		{"c.id = o.id AND c.id IN (1, 2)", "SUM(o.amount)"},
 		{"c.id <=> o.id AND c.name <> 'x'", "c.name, o.oid"},
 		{"o.amount > 5", "*"},
+		{"c.id = o.id AND o.amount IN (SELECT id FROM c)", "c.name, o.oid"},
+		{"c.id = o.id AND c.id NOT IN (SELECT id FROM o WHERE id IS NOT NULL)", "COUNT(*)"},
+		{"c.id < o.id AND EXISTS (SELECT 1 FROM o WHERE amount > 8) AND c.city IN (SELECT city FROM c WHERE id > 2)", "*"},
 	} {
 		f.Add(s[0], s[1])
 	}
