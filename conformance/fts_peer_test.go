@@ -286,3 +286,60 @@ func TestPeerFTSThroughSQL(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// TestPeerFTSLargeIndex: over 30,000 real paragraphs (index files of many
+// pages) the peer builds an index with positions — which on a 2-core
+// machine needs conformance/peer/lance-env.mjs (LANCE_CPU_THREADS >= 2;
+// with Lance's default of one thread there its createIndex deadlocks from
+// a few thousand documents) — and lancecat's MATCH, FTS_MATCH_WORD and
+// phrase queries over it return the peer's top 10 and BM25 scores.
+func TestPeerFTSLargeIndex(t *testing.T) {
+	peer.Require(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	const n = 30000
+	paras, err := prose.Paragraphs(n, 8)
+	if err != nil || len(paras) < n {
+		t.Fatalf("corpus: %d paragraphs, %v", len(paras), err)
+	}
+	root, dir := t.TempDir(), t.TempDir()
+	rows := filepath.Join(dir, "rows.jsonl")
+	ftsWriteRows(t, rows, 0, paras)
+	opts := filepath.Join(dir, "opts.json")
+	if err := os.WriteFile(opts, []byte(`{"withPosition": true}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := peer.Run(ctx, t, "fts.mjs", "create", root, "docs", rows, opts); err != nil {
+		t.Fatalf("peer createIndex over %d documents: %v: %s", n, err, out)
+	}
+	db, err := sql.Open("lancecat", filepath.ToSlash(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	match := func(q string) map[string]any { return map[string]any{"kind": "match", "q": q, "limit": 10} }
+	phrase := func(q string) map[string]any {
+		return map[string]any{"kind": "bool", "limit": 10, "clauses": []any{[]any{"SHOULD", map[string]any{"kind": "phrase", "q": q}}}}
+	}
+	cases := []struct {
+		label, sql string
+		peer       map[string]any
+	}{
+		{"one word", "SELECT id, MATCH (text) AGAINST ('goroutine') AS s FROM docs WHERE MATCH (text) AGAINST ('goroutine') ORDER BY s DESC LIMIT 10", match("goroutine")},
+		{"frequent word", "SELECT id, MATCH (text) AGAINST ('value') AS s FROM docs WHERE MATCH (text) AGAINST ('value') ORDER BY s DESC LIMIT 10", match("value")},
+		{"multi-word", "SELECT id, FTS_MATCH_WORD('concurrent use by multiple goroutines', text) AS s FROM docs WHERE FTS_MATCH_WORD('concurrent use by multiple goroutines', text) ORDER BY s DESC LIMIT 10", match("concurrent use by multiple goroutines")},
+		{"phrase", `SELECT id, MATCH (text) AGAINST ('"returns an error"' IN BOOLEAN MODE) AS s FROM docs WHERE MATCH (text) AGAINST ('"returns an error"' IN BOOLEAN MODE) ORDER BY s DESC LIMIT 10`, phrase("returns an error")},
+		{"phrase of frequent words", `SELECT id, MATCH (text) AGAINST ('"zero value"' IN BOOLEAN MODE) AS s FROM docs WHERE MATCH (text) AGAINST ('"zero value"' IN BOOLEAN MODE) ORDER BY s DESC LIMIT 10`, phrase("zero value")},
+	}
+	var qs []map[string]any
+	for _, c := range cases {
+		qs = append(qs, c.peer)
+	}
+	want := ftsPeerSearch(ctx, t, root, "docs", qs)
+	for i, c := range cases {
+		if len(want[i]) == 0 {
+			t.Errorf("%s: the peer found nothing: the case tests nothing", c.label)
+		}
+		ftsSame(t, c.label, ftsQuery(ctx, t, db, c.sql), want[i])
+	}
+}

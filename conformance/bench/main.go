@@ -27,13 +27,16 @@
 //
 // Suite fts (not part of all: it loads up to a million documents): a
 // deterministic Zipf-distributed corpus of -docs documents (default 10,000
-// and 1,000,000), loaded on both sides; the FTS index build (with positions)
-// time and bytes on disk; median and p99 latency of -queries one-word,
-// three-word and two-word phrase top-10 queries. lancecat runs through
-// database/sql (CREATE FULLTEXT INDEX, MATCH ... AGAINST), the peer through
-// createIndex(Index.fts({withPosition: true})) and search(MatchQuery |
-// PhraseQuery) in one node process per size; both sides must return the
-// same number of rows per query.
+// and 1,000,000), loaded on both sides (lancecat: LOAD DATA; the peer:
+// createTable from Arrow); the FTS index build (with positions, or without
+// with -fts-no-positions) time, CPU time and bytes on disk; median and p99
+// latency and CPU per query of -queries one-word, three-word and two-word
+// phrase top-10 queries. lancecat runs through database/sql (CREATE FULLTEXT
+// INDEX, MATCH ... AGAINST), the peer through createIndex(Index.fts(...))
+// and search(MatchQuery | PhraseQuery) in one node process per size, with
+// LANCE_CPU_THREADS of at least 2 (conformance/peer/lance-env.mjs: with the
+// one thread Lance gives a 2-core machine its FTS build deadlocks); both
+// sides must return the same number of rows per query.
 //
 // Suite vector (not part of all): seeded clustered float32 vectors
 // (-vectors, default 1,000,000 x 128 and 100,000 x 768) that lancecat
@@ -108,7 +111,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	nprobes := fl.Int("nprobes", 20, "vector suite: IVF partitions probed, both sides")
 	refine := fl.Int("refine", 0, "vector suite: refine factor, both sides (0: none)")
 	ef := fl.Int("ef", 0, "vector suite: HNSW search beam width, both sides (0: the default, 1.5 x k x refine as the reference)")
-	ftsNoPositions := fl.Bool("fts-no-positions", false, "fts suite: build both indices without positions and skip phrase queries (the peer's build with positions stalls past ~7,000 documents of the corpus)")
+	ftsNoPositions := fl.Bool("fts-no-positions", false, "fts suite: build both indices without positions and skip phrase queries")
 	ingestRows := fl.Int("rows", 10_000_000, "ingest suite: rows loaded from CSV and from Parquet")
 	fragments := fl.Int("fragments", 1000, "ingest suite: appends (fragments) of the table OPTIMIZE compacts (0: skip)")
 	fragRows := fl.Int("fragrows", 1000, "ingest suite: rows of each of those appends")

@@ -28,10 +28,12 @@
 //     (offset/limit). Result: {"ns": {op: [...]}, "rows": {op: n}}.
 //   fts {"dir", "rows", "queries": {"one": [q...], "multi": [...], "phrase": [...]}, "withPosition"}
 //     Creates table docs in dir from the JSONL rows ({"id", "text"}), times
-//     createIndex("text", Index.fts({withPosition: true})), sums the bytes under _indices, then
-//     times each query (one, multi: MatchQuery; phrase: PhraseQuery; top 10) after one untimed
-//     warm-up per kind. Result: {"loadNs", "buildNs", "indexBytes", "ns": {kind: [...]},
-//     "hits": {kind: [rows...]}}.
+//     createIndex("text", Index.fts({withPosition})) (LANCE_CPU_THREADS >= 2: lance-env.mjs),
+//     sums the bytes under _indices, then times each query (one, multi: MatchQuery; phrase:
+//     PhraseQuery; top 10) after one untimed warm-up per kind. Wall and process CPU time of the
+//     load, the build and each kind's queries. Result: {"loadNs", "loadCpuNs", "buildNs",
+//     "buildCpuNs", "indexBytes", "ns": {kind: [...]}, "cpuNs": {kind: total}, "hits": {kind:
+//     [rows...]}}.
 //   vector {"dir", "table", "k", "queries" (a JSON file of query vectors), "where", "nprobes",
 //           "refine", "ef", "indices": [{"type", "factory", "numPartitions", "numSubVectors",
 //           "m", "efConstruction"}]}
@@ -43,6 +45,7 @@
 //     The process's CPU time (process.cpuUsage: user + system of every thread) is measured over
 //     each pass and each build. Result: {"exact": {ns, ids, cpuNs}, "exactFiltered": {...},
 //     "indices": {type: {buildNs, buildCpuNs, indexBytes, ann: {ns, ids, cpuNs}, filtered}}}.
+import "./lance-env.mjs"; // before lancedb: LANCE_CPU_THREADS >= 2 (see there)
 import * as lancedb from "@lancedb/lancedb";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -268,13 +271,13 @@ async function ftsSuite(a) {
     { name: "id", type: "int64", nullable: false },
     { name: "text", type: "utf8", nullable: true },
   ] });
-  let t0 = now();
+  let t0 = now(), cpu0 = process.cpuUsage();
   const data = lancedb.makeArrowTable(lines.map((l) => JSON.parse(l)), { schema });
   const tbl = await db.createTable("docs", data, { mode: "overwrite" });
-  const loadNs = since(t0);
-  t0 = now();
+  const loadNs = since(t0), loadCpuNs = cpuNsSince(cpu0);
+  t0 = now(); cpu0 = process.cpuUsage();
   await tbl.createIndex("text", { config: lancedb.Index.fts({ withPosition }) });
-  const buildNs = since(t0);
+  const buildNs = since(t0), buildCpuNs = cpuNsSince(cpu0);
   let indexBytes = 0;
   const walk = (d) => {
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {
@@ -288,16 +291,18 @@ async function ftsSuite(a) {
     ? new lancedb.PhraseQuery(q, "text", { slop: 0 })
     : new lancedb.MatchQuery(q, "text");
   const search = async (kind, q) => (await tbl.search(mk(kind, q), "fts").select(["id", "_score"]).limit(10).toArray()).length;
-  const ns = {}, hits = {};
+  const ns = {}, hits = {}, cpuNs = {};
   for (const kind of ["one", "multi", "phrase"].filter((k) => queries[k])) {
     ns[kind] = []; hits[kind] = [];
     await search(kind, queries[kind][0]); // warm-up: opens the index
+    const kindCpu0 = process.cpuUsage();
     for (const q of queries[kind]) {
       hits[kind].push(await timed(ns[kind], () => search(kind, q)));
     }
+    cpuNs[kind] = cpuNsSince(kindCpu0);
   }
   db.close();
-  return { loadNs, buildNs, indexBytes, ns, hits };
+  return { loadNs, loadCpuNs, buildNs, buildCpuNs, indexBytes, ns, cpuNs, hits };
 }
 
 /** Bytes per index directory (dir/.../_indices/<uuid>) below root. */

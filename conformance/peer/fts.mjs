@@ -12,6 +12,7 @@
 //       runs each query ({"kind": "match"|"phrase"|"bool", "q", "op", "slop", "limit", "where",
 //       "clauses": [[occur, query]...]}) and prints [[{"id", "score"}...]...] in the peer's order
 import * as fs from "node:fs";
+import "./lance-env.mjs"; // before lancedb: LANCE_CPU_THREADS >= 2 (see there)
 import * as lancedb from "@lancedb/lancedb";
 import * as arrow from "apache-arrow";
 

@@ -11,6 +11,7 @@
 //       peer's order with _relevance_score, and each leg alone: the vector leg's ids, the
 //       full-text leg's limit + 1 best rows with their BM25 scores
 import * as fs from "node:fs";
+import "./lance-env.mjs"; // before lancedb: LANCE_CPU_THREADS >= 2 (see there)
 import * as lancedb from "@lancedb/lancedb";
 import * as arrow from "apache-arrow";
 

@@ -3,6 +3,7 @@
 //                                       rows with an IVF_PQ index on v and an FTS index on text
 //   node vector-fts.mjs search <dir>   on "vt": the ids of the 3 rows nearest [9 x 8] and of the rows
 //                                       whose text matches "banana", as JSON
+import "./lance-env.mjs"; // before lancedb: LANCE_CPU_THREADS >= 2 (see there)
 import * as lancedb from "@lancedb/lancedb";
 import * as arrow from "apache-arrow";
 

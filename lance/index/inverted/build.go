@@ -59,9 +59,14 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 		}
 		frags.Add(uint32(fr.ID))
 	}
+	// A posting list: its documents in order, each one's frequency and,
+	// with positions, every document's positions one after the other (a
+	// document has as many as its frequency): one flat slice instead of one
+	// per (token, document) keeps a 1,000,000-document build's heap and
+	// allocations small.
 	type post struct {
 		docs, freqs []uint32
-		pos         [][]uint32
+		pos         []uint32
 	}
 	tokenID := map[string]uint32{}
 	// wordToken maps a word as the base tokenizer cuts it to its token id
@@ -126,13 +131,10 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 				if n := len(pl.docs); n == 0 || pl.docs[n-1] != doc {
 					pl.docs = append(pl.docs, doc)
 					pl.freqs = append(pl.freqs, 0)
-					if p.WithPosition {
-						pl.pos = append(pl.pos, nil)
-					}
 				}
 				pl.freqs[len(pl.freqs)-1]++
 				if p.WithPosition {
-					pl.pos[len(pl.pos)-1] = append(pl.pos[len(pl.pos)-1], uint32(pos))
+					pl.pos = append(pl.pos, uint32(pos))
 				}
 			})
 			numTokens = append(numTokens, kept)
@@ -189,7 +191,8 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 		posBlk = posDoc.ValueBuilder().(*array.BinaryBuilder)
 	}
 	var blk [blockSize]uint32
-	for id, pl := range posts {
+	var b []byte // scratch: the builders copy what they are given
+	for _, pl := range posts {
 		idf := IDF(uint64(len(pl.docs)), n)
 		pb.Append(true)
 		var maxScore float32
@@ -200,8 +203,7 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 				bmax = max(bmax, idf*docWeight(pl.freqs[i], numTokens[pl.docs[i]], avgdl))
 			}
 			maxScore = max(maxScore, bmax)
-			var b []byte
-			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(bmax))
+			b = binary.LittleEndian.AppendUint32(b[:0], math.Float32bits(bmax))
 			if end-start == blockSize {
 				prev := pl.docs[start]
 				for i := 0; i < blockSize; i++ {
@@ -230,9 +232,12 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 		lb.Append(uint32(len(pl.docs)))
 		if p.WithPosition {
 			posb.Append(true)
-			for _, ps := range pl.pos {
+			off := 0
+			for _, f := range pl.freqs {
+				ps := pl.pos[off : off+int(f)]
+				off += int(f)
 				posDoc.Append(true)
-				posBlk.Append(binary.LittleEndian.AppendUint32(nil, uint32(len(ps))))
+				posBlk.Append(binary.LittleEndian.AppendUint32(b[:0], uint32(len(ps))))
 				full := len(ps) / blockSize
 				for k := 0; k < full; k++ {
 					chunk := ps[k*blockSize : (k+1)*blockSize]
@@ -242,12 +247,13 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 						prev = chunk[i]
 					}
 					nb := bitsFor(blk[:])
-					b := binary.LittleEndian.AppendUint32(nil, chunk[0])
+					b = binary.LittleEndian.AppendUint32(b[:0], chunk[0])
 					b = append(b, byte(nb))
-					posBlk.Append(pack4x(b, &blk, nb))
+					b = pack4x(b, &blk, nb)
+					posBlk.Append(b)
 				}
 				if rem := ps[full*blockSize:]; len(rem) > 0 {
-					var b []byte
+					b = b[:0]
 					for _, v := range rem {
 						b = binary.LittleEndian.AppendUint32(b, v)
 					}
@@ -255,7 +261,6 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 				}
 			}
 		}
-		_ = id
 	}
 	invFields := []arrow.Field{
 		{Name: colPosting, Type: arrow.ListOf(arrow.BinaryTypes.LargeBinary)},

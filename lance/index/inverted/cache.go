@@ -183,9 +183,5 @@ func (c *postingCache) put(k postingKey, pl *posting) {
 
 // bytes estimates the memory the decoded list holds.
 func (pl *posting) bytes() int64 {
-	n := int64(64 + 4*len(pl.docs) + 4*len(pl.freqs))
-	for _, ps := range pl.positions {
-		n += int64(24 + 4*len(ps))
-	}
-	return n
+	return int64(64 + 4*(cap(pl.docs)+cap(pl.freqs)+cap(pl.pos)+cap(pl.posEnd)))
 }

@@ -10,11 +10,23 @@ import (
 
 // posting is one token's decoded posting list within a partition: doc ids
 // (indices into the partition's docs) ascending, frequencies, and, when
-// asked for, each doc's positions.
+// asked for, each doc's positions: doc i's are pos[posEnd[i-1]:posEnd[i]]
+// (one flat slice, not one per doc: a frequent term's list has a position
+// run for most documents of the partition).
 type posting struct {
-	docs      []uint32
-	freqs     []uint32
-	positions [][]uint32
+	docs   []uint32
+	freqs  []uint32
+	pos    []uint32
+	posEnd []uint32 // nil: decoded without positions
+}
+
+// positions returns the positions of the list's i-th document.
+func (pl *posting) positions(i int) []uint32 {
+	start := uint32(0)
+	if i > 0 {
+		start = pl.posEnd[i-1]
+	}
+	return pl.pos[start:pl.posEnd[i]]
 }
 
 // maxPostingBytes bounds one decoded posting list's blocks.
@@ -135,7 +147,15 @@ func decodePositions(col any, out *posting, tok uint32) error {
 	if int(e-s) != len(out.docs) || s < 0 || int(e) > perDoc.Len() {
 		return corrupt("positions of posting %d: %d docs, want %d", tok, e-s, len(out.docs))
 	}
-	out.positions = make([][]uint32, len(out.docs))
+	out.posEnd = make([]uint32, len(out.docs))
+	// A document has as many positions as its frequency: size the flat
+	// slice for that (capped, the frequencies are the file's word; append
+	// grows past it if they lie).
+	var total uint64
+	for _, f := range out.freqs {
+		total += uint64(f)
+	}
+	out.pos = make([]uint32, 0, min(total, 1<<24))
 	var buf [blockSize]uint32
 	for d := 0; d < len(out.docs); d++ {
 		bs, be := perDoc.ValueOffsets(int(s) + d)
@@ -152,10 +172,10 @@ func decodePositions(col any, out *posting, tok uint32) error {
 		if rem > 0 {
 			want++
 		}
-		if int(be-bs-1) != want || uint64(n) > math.MaxInt32 {
+		if int(be-bs-1) != want || uint64(n) > math.MaxInt32 || uint64(len(out.pos))+uint64(n) > math.MaxUint32 {
 			return corrupt("positions of posting %d doc %d: %d blocks for %d positions", tok, d, be-bs-1, n)
 		}
-		pos := make([]uint32, 0, n)
+		pos := out.pos
 		for b := 0; b < full; b++ {
 			if _, ok := unpackSorted(blocks.Value(int(bs)+1+b), &buf); !ok {
 				return corrupt("positions of posting %d doc %d block %d", tok, d, b)
@@ -171,7 +191,8 @@ func decodePositions(col any, out *posting, tok uint32) error {
 				pos = append(pos, binary.LittleEndian.Uint32(blk[4*i:]))
 			}
 		}
-		out.positions[d] = pos
+		out.pos = pos
+		out.posEnd[d] = uint32(len(pos))
 	}
 	return nil
 }

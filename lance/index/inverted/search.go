@@ -131,6 +131,12 @@ func (ix *Index) Search(ctx context.Context, q Query, opts SearchOptions) ([]Hit
 		}
 		return nil
 	}
+	// A boolean query of one MUST or SHOULD clause scores as that clause
+	// ('"a phrase"' IN BOOLEAN MODE is one): stream it into the top k
+	// instead of collecting every match in a map first.
+	for q.Kind == Boolean && len(q.Clauses) == 1 && q.Clauses[0].Occur != MustNot {
+		q = q.Clauses[0].Query
+	}
 	if q.Kind == Boolean {
 		scores, err := ix.eval(ctx, q, &st)
 		if err != nil {
@@ -569,9 +575,9 @@ func scoreAll(ctx context.Context, p *partition, lists []*posting, idf []float32
 func phraseAt(lists []*posting, cur []int, n, lead int, qpos []uint32) bool {
 	at := func(k int) []uint32 {
 		if k == lead {
-			return lists[k].positions[n]
+			return lists[k].positions(n)
 		}
-		return lists[k].positions[cur[k]]
+		return lists[k].positions(cur[k])
 	}
 	first := at(0)
 	for _, p0 := range first {

@@ -65,7 +65,7 @@ func TestPostingCacheBudget(t *testing.T) {
 		t.Error("the newest list is not cached")
 	}
 	withPos := mk(10)
-	withPos.positions = make([][]uint32, 10)
+	withPos.posEnd = make([]uint32, 10)
 	c.put(postingKey{tok: 500, withPos: true}, withPos)
 	if c.get(postingKey{tok: 500}) != withPos {
 		t.Error("a list with positions does not serve a request without")
