@@ -454,3 +454,55 @@ func (o *lazyOp) Close() error {
 	}
 	return o.in.Close()
 }
+
+// Computed returns an operator whose rows fold computes in full on the
+// first Next (or Start): an aggregate the planner evaluates over column
+// batches rather than rows. fold charges what it holds through charge (to
+// budget, naming the operator name in a budget error); the charge is
+// given back on Close.
+func Computed(budget *Budget, name string, fold func(ctx context.Context, charge func(n int64) error) ([][]any, error)) Operator {
+	return &computedOp{fold: fold, held: heldRows{budget: budget, name: name}}
+}
+
+type computedOp struct {
+	fold func(ctx context.Context, charge func(n int64) error) ([][]any, error)
+	held heldRows
+	done bool
+	err  error
+}
+
+func (o *computedOp) Start(ctx context.Context) error {
+	if o.err != nil && !errors.Is(o.err, io.EOF) {
+		return o.err
+	}
+	if !o.done {
+		o.done = true
+		rows, err := o.fold(ctx, o.held.charge)
+		if err != nil {
+			o.err = err
+			return err
+		}
+		o.held.rows = rows
+	}
+	return nil
+}
+
+func (o *computedOp) Next(ctx context.Context) ([][]any, error) {
+	if o.err != nil {
+		return nil, o.err
+	}
+	if err := o.Start(ctx); err != nil {
+		return nil, err
+	}
+	b, err := o.held.next()
+	o.err = err
+	return b, err
+}
+
+func (o *computedOp) Close() error {
+	o.held.release()
+	if o.err == nil {
+		o.err = io.EOF
+	}
+	return nil
+}
