@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"math/bits"
@@ -53,6 +54,8 @@ type batchAgg struct {
 	env   *rowEnv
 	keys  []int // per GROUP BY expression, the read position of its column
 	calls []batchCall
+	// shared holds the compiled nodes by what they compute (num).
+	shared map[string]*vecNum
 }
 
 // batchCallKind is what a call computes over batches.
@@ -180,7 +183,9 @@ type vecNum struct {
 	c     int64 // a constant's unscaled value
 	scale int
 	dec   bool // DECIMAL (not BIGINT) valued
-	nodes int
+	// chunk is the chunk vals and st were computed for (a node shared by
+	// several calls is evaluated once per chunk).
+	chunk int
 	// lm, rm rescale the operands of + and - to scale.
 	lm, rm int64
 	vals   []int64
@@ -192,21 +197,46 @@ type vecNum struct {
 // below it (BIGINT arithmetic, whose overflow is an error): a leaf may be
 // an integer column or literal.
 func (b *batchAgg) compileNum(e sqlparse.Expr, readAt map[int]int) *vecNum {
-	v := b.num(e, readAt)
-	if v == nil || v.nodes > maxFusedNodes {
+	if fusedNodes(e) > maxFusedNodes {
 		return nil
 	}
+	return b.num(e, readAt)
+}
+
+// fusedNodes counts e's nodes as compileSmallNode does (its bound).
+func fusedNodes(e sqlparse.Expr) int {
+	switch n := e.(type) {
+	case *sqlparse.Paren:
+		return fusedNodes(n.X) + 1
+	case *sqlparse.Binary:
+		return fusedNodes(n.L) + fusedNodes(n.R) + 1
+	}
+	return 1
+}
+
+// num compiles e, sharing the nodes of equal subexpressions (the same
+// column, constant or operation on shared operands) across the calls: Q1
+// reads l_extendedprice * (1 - l_discount) in two sums.
+func (b *batchAgg) num(e sqlparse.Expr, readAt map[int]int) *vecNum {
+	v := b.numNode(e, readAt)
+	if v == nil {
+		return nil
+	}
+	key := fmt.Sprintf("%d:%d:%d:%d:%v:%p:%p", v.op, v.col, v.c, v.scale, v.dec, v.l, v.r)
+	if w, ok := b.shared[key]; ok {
+		return w
+	}
+	if b.shared == nil {
+		b.shared = map[string]*vecNum{}
+	}
+	b.shared[key] = v
 	return v
 }
 
-func (b *batchAgg) num(e sqlparse.Expr, readAt map[int]int) *vecNum {
+func (b *batchAgg) numNode(e sqlparse.Expr, readAt map[int]int) *vecNum {
 	switch n := e.(type) {
 	case *sqlparse.Paren:
-		v := b.num(n.X, readAt)
-		if v != nil {
-			v.nodes++
-		}
-		return v
+		return b.num(n.X, readAt)
 	case *sqlparse.ColumnRef:
 		c, err := b.env.column(n)
 		if err != nil {
@@ -217,7 +247,7 @@ func (b *batchAgg) num(e sqlparse.Expr, readAt map[int]int) *vecNum {
 			return nil
 		}
 		f := b.d.dp.schema.Field(c)
-		v := &vecNum{col: j, field: f, nodes: 1}
+		v := &vecNum{col: j, field: f}
 		switch t := f.Type.(type) {
 		case *arrow.Decimal128Type:
 			if !decimalColumn(b.env, n) || t.Scale < 0 || t.Scale > t.Precision || t.Precision > 38 {
@@ -245,7 +275,7 @@ func (b *batchAgg) num(e sqlparse.Expr, readAt map[int]int) *vecNum {
 		if st != smallOK {
 			return nil
 		}
-		return &vecNum{col: -1, c: s.u, scale: s.scale, dec: s.dec, nodes: 1}
+		return &vecNum{col: -1, c: s.u, scale: s.scale, dec: s.dec}
 	case *sqlparse.Binary:
 		if n.Op != sqlparse.OpAdd && n.Op != sqlparse.OpSub && n.Op != sqlparse.OpMul {
 			return nil
@@ -254,7 +284,7 @@ func (b *batchAgg) num(e sqlparse.Expr, readAt map[int]int) *vecNum {
 		if l == nil || r == nil || (!l.dec && !r.dec) {
 			return nil
 		}
-		v := &vecNum{op: n.Op, l: l, r: r, col: -1, dec: true, nodes: l.nodes + r.nodes + 1, lm: 1, rm: 1}
+		v := &vecNum{op: n.Op, l: l, r: r, col: -1, dec: true, lm: 1, rm: 1}
 		if n.Op == sqlparse.OpMul {
 			if v.scale = l.scale + r.scale; v.scale > maxDecimalScale {
 				return nil // the row path rounds it
@@ -271,8 +301,13 @@ func (b *batchAgg) num(e sqlparse.Expr, readAt map[int]int) *vecNum {
 	return nil
 }
 
-// eval computes v over the rows sel of rec.
-func (v *vecNum) eval(rec arrow.RecordBatch, sel []int32) {
+// eval computes v over the rows sel of rec, the chunk-th chunk of the run
+// (from 1).
+func (v *vecNum) eval(rec arrow.RecordBatch, sel []int32, chunk int) {
+	if v.chunk == chunk {
+		return
+	}
+	v.chunk = chunk
 	n := len(sel)
 	v.vals, v.st = grown(v.vals, n), grown(v.st, n)
 	switch {
@@ -283,8 +318,8 @@ func (v *vecNum) eval(rec arrow.RecordBatch, sel []int32) {
 	case v.op == 0:
 		v.gather(rec.Column(v.col), sel)
 	default:
-		v.l.eval(rec, sel)
-		v.r.eval(rec, sel)
+		v.l.eval(rec, sel, chunk)
+		v.r.eval(rec, sel, chunk)
 		v.combine()
 	}
 }
@@ -308,8 +343,9 @@ func (v *vecNum) gather(arr arrow.Array, sel []int32) {
 	}
 	switch a := arr.(type) {
 	case *array.Decimal128:
+		xs := a.Values()
 		for k, i := range sel {
-			x := a.Value(int(i))
+			x := xs[i]
 			hi, lo := x.HighBits(), x.LowBits()
 			if (hi == 0 && lo <= math.MaxInt64) || (hi == -1 && lo > math.MaxInt64) {
 				vals[k], st[k] = int64(lo), vecOK
@@ -420,12 +456,16 @@ type batchAggRun struct {
 	b      *batchAgg
 	charge func(int64) error
 	groups map[string]int32
+	packed packedTable // the groups of short keys (groupsOf)
 	order  []batchGroup
 	accs   []batchAcc // [group*len(calls)+call]
 	keyBuf []byte
 	gids   []int32
 	fall   []bool // per row of the chunk: some call of it takes the row path
-	keyVal []any
+	chunks int    // chunks folded so far
+	// words and packed1 are the chunk's packed keys (groupsOf).
+	words   [][2]uint64
+	packed1 []bool
 	// per batch: the Go value readers of the read columns (bound when a
 	// row needs them) and the row they fill.
 	rec     arrow.RecordBatch
@@ -445,7 +485,6 @@ func (r *batchAggRun) run(ctx context.Context) ([][]any, error) {
 	b := r.b
 	r.readers = make([]sqltypes.ValueReader, len(b.d.dp.read))
 	r.row = make([]any, b.d.dp.schema.NumFields())
-	r.keyVal = make([]any, len(b.keys))
 	if dp := b.d.dp; dp.limit != 0 || dp.countStar {
 		o, err := b.d.newFilterScan(ctx, b.cond)
 		if err != nil {
@@ -496,6 +535,7 @@ func (r *batchAggRun) value(j, i int) (any, error) {
 // chunk folds the rows sel of the batch.
 func (r *batchAggRun) chunk(sel []int32) error {
 	b, rec, nc := r.b, r.rec, len(r.b.calls)
+	r.chunks++
 	if err := r.groupsOf(sel); err != nil {
 		return err
 	}
@@ -523,7 +563,7 @@ func (r *batchAggRun) chunk(sel []int32) error {
 				}
 			}
 		default:
-			bc.num.eval(rec, sel)
+			bc.num.eval(rec, sel, r.chunks)
 			for k, s := range bc.num.st {
 				switch s {
 				case vecOK:
@@ -617,10 +657,36 @@ func (r *batchAggRun) groupsOf(sel []int32) error {
 		return nil
 	}
 	keys := make([]keyReader, len(r.b.keys))
+	packs := len(keys) <= maxPackedKeys
 	for n, j := range r.b.keys {
 		keys[n] = r.keyReader(j)
+		packs = packs && !keys[n].generic()
+	}
+	if packs {
+		// Short keys are looked up by their packed words first (no key
+		// bytes to build and hash), each column's packed at once.
+		r.words = grown(r.words, len(sel)*len(keys))
+		r.packed1 = grown(r.packed1, len(sel))
+		for k := range r.packed1 {
+			r.packed1[k] = true
+		}
+		for n := range keys {
+			keys[n].packAll(sel, r.words[n*len(sel):(n+1)*len(sel)], r.packed1)
+		}
 	}
 	for k, i := range sel {
+		var pk packedKey
+		packed := packs && r.packed1[k]
+		if packed {
+			for n := range keys {
+				w := r.words[n*len(sel)+k]
+				pk[2*n], pk[2*n+1] = w[0], w[1]
+			}
+			if g := r.packed.get(pk); g >= 0 {
+				r.gids[k] = g
+				continue
+			}
+		}
 		buf := r.keyBuf[:0]
 		var err error
 		for n := range keys {
@@ -635,9 +701,125 @@ func (r *batchAggRun) groupsOf(sel []int32) error {
 				return err
 			}
 		}
+		if packed {
+			r.packed.put(pk, g)
+		}
 		r.gids[k] = g
 	}
 	return nil
+}
+
+// maxPackedKeys is the most key columns a packedKey holds.
+const maxPackedKeys = 2
+
+// packedKey is a group key of short values, two words a column (keyReader.pack).
+type packedKey [2 * maxPackedKeys]uint64
+
+// packBytes is up to 8 bytes as one word (little-endian, zero-padded).
+func packBytes(b []byte) uint64 {
+	if len(b) == 1 {
+		return uint64(b[0])
+	}
+	var w [8]byte
+	copy(w[:], b)
+	return binary.LittleEndian.Uint64(w[:])
+}
+
+// packedTable maps packed keys to groups: open addressing with linear
+// probing, kept at most half full (a Go map's hashing of the 32-byte key
+// was a fifth of Q1's aggregation).
+type packedTable struct {
+	keys []packedKey
+	gids []int32 // -1: empty
+	n    int
+}
+
+func (t *packedTable) slot(k packedKey) uint64 {
+	h := k[0]*0x9E3779B97F4A7C15 ^ k[1]*0xC2B2AE3D27D4EB4F ^ k[2]*0x165667B19E3779F9 ^ k[3]*0x27D4EB2F165667C5
+	return (h ^ h>>29) & uint64(len(t.gids)-1)
+}
+
+// get is k's group, -1 when k has none.
+func (t *packedTable) get(k packedKey) int32 {
+	if len(t.gids) == 0 {
+		return -1
+	}
+	for i := t.slot(k); ; i = (i + 1) & uint64(len(t.gids)-1) {
+		g := t.gids[i]
+		if g < 0 || t.keys[i] == k {
+			return g
+		}
+	}
+}
+
+// put adds k (not in t) for group g.
+func (t *packedTable) put(k packedKey, g int32) {
+	if 2*(t.n+1) > len(t.gids) {
+		old, oldGids := t.keys, t.gids
+		size := max(64, 2*len(t.gids))
+		t.keys, t.gids, t.n = make([]packedKey, size), make([]int32, size), 0
+		for i := range t.gids {
+			t.gids[i] = -1
+		}
+		for i, og := range oldGids {
+			if og >= 0 {
+				t.put(old[i], og)
+			}
+		}
+	}
+	i := t.slot(k)
+	for t.gids[i] >= 0 {
+		i = (i + 1) & uint64(len(t.gids)-1)
+	}
+	t.keys[i], t.gids[i] = k, g
+	t.n++
+}
+
+// generic reports whether the key column is read through its Go values.
+func (k *keyReader) generic() bool { return k.str == nil && k.int == nil && k.date == nil }
+
+// packAll sets words[k] to the value at row sel[k] as two words that
+// equal values of the column (and only they) share: a string of up to 8
+// bytes (its bytes, then its length + 1), an integer or a date (its
+// value, then a tag), NULL (0, 0); a longer string clears packed[k].
+func (k *keyReader) packAll(sel []int32, words [][2]uint64, packed []bool) {
+	switch a := k.arr.(type) {
+	case *array.String:
+		offs, data := a.ValueOffsets(), a.ValueBytes()
+		for n, i := range sel {
+			beg, end := offs[i], offs[i+1]
+			if end-beg > 8 {
+				packed[n] = false
+				continue
+			}
+			words[n] = [2]uint64{packBytes(data[beg:end]), uint64(end-beg) + 1}
+		}
+	case *array.Date32:
+		days := a.Date32Values()
+		for n, i := range sel {
+			words[n] = [2]uint64{uint64(days[i]), 17}
+		}
+	default:
+		for n, i := range sel {
+			if k.int != nil {
+				words[n] = [2]uint64{uint64(k.int(int(i))), 16}
+				continue
+			}
+			s := k.str(int(i))
+			if len(s) > 8 {
+				packed[n] = false
+				continue
+			}
+			words[n] = [2]uint64{packBytes([]byte(s)), uint64(len(s)) + 1}
+		}
+	}
+	if k.arr.NullN() > 0 {
+		for n, i := range sel {
+			if k.arr.IsNull(int(i)) {
+				words[n], packed[n] = [2]uint64{}, true
+			}
+		}
+	}
 }
 
 // keyReader appends a key column's value at a row as appendKey encodes its
@@ -670,7 +852,7 @@ func (r *batchAggRun) keyReader(j int) keyReader {
 }
 
 func (k *keyReader) appendKey(buf []byte, i int) ([]byte, error) {
-	if k.str == nil && k.int == nil && k.date == nil {
+	if k.generic() {
 		v, err := k.r.value(k.j, i)
 		if err != nil {
 			return nil, err

@@ -22,7 +22,7 @@ func batchAggFixture(t *testing.T) *fixture {
 	f.exec("CREATE TABLE li " + cols)
 	f.exec("CREATE TABLE empty_li " + cols)
 	flags := []string{"A", "N", "R", "é"}
-	statuses := []string{"F", "O", "", "OPEN", "é"}
+	statuses := []string{"F", "O", "", "OPEN", "é", "NINE BYTES", "LONGER THAN EIGHT"}
 	for frag := 0; frag < 3; frag++ {
 		var vals []string
 		for k := 0; k < 800; k++ {
