@@ -90,6 +90,11 @@ func TestBatchAggregateMatchesRows(t *testing.T) {
 		"SELECT COUNT(*) FROM li WHERE qty > 10",
 		"SELECT COUNT(price) FROM li",
 		"SELECT SUM(price * 1.00000000000000000001) FROM li",
+		// Per outer row, and decorrelated.
+		"SELECT id, (SELECT SUM(l2.qty * l2.disc) FROM li l2 WHERE l2.k = li.k AND l2.flag = li.flag) FROM li WHERE id < 30 ORDER BY id",
+		"SELECT id, (SELECT COUNT(*) + SUM(l2.price - li.qty) FROM li l2 WHERE l2.k = li.k) FROM li WHERE id < 10 ORDER BY id",
+		"SELECT id FROM li WHERE qty > (SELECT AVG(qty) FROM li l2 WHERE l2.k = li.k) AND id < 200 ORDER BY id",
+		"SELECT f, s FROM (SELECT flag AS f, SUM(price) AS s FROM li GROUP BY flag) x ORDER BY f",
 	}
 	for _, q := range queries {
 		batchAggregates = false
