@@ -335,7 +335,14 @@ func grown[T any](s []T, n int) []T {
 // the table's sends its rows to the row path.
 func (v *vecNum) gather(arr arrow.Array, sel []int32) {
 	vals, st := v.vals, v.st
-	if !arrow.TypeEqual(arr.DataType(), v.field.Type) {
+	if arr.NullN() == arr.Len() {
+		// All NULL (its value buffer may be missing).
+		for k := range sel {
+			st[k] = vecNull
+		}
+		return
+	}
+	if !arrow.TypeEqual(arr.DataType(), v.field.Type) || !valuesCover(arr) {
 		for k := range sel {
 			st[k] = vecFallback
 		}
@@ -380,6 +387,34 @@ func (v *vecNum) gather(arr arrow.Array, sel []int32) {
 			}
 		}
 	}
+}
+
+// valuesCover reports whether arr's fixed-width value buffer holds a
+// value for each of its slots (the gathers index it directly).
+func valuesCover(arr arrow.Array) bool {
+	switch a := arr.(type) {
+	case *array.Decimal128:
+		return len(a.Values()) >= a.Len()
+	case *array.Int64:
+		return len(a.Int64Values()) >= a.Len()
+	case *array.Int32:
+		return len(a.Int32Values()) >= a.Len()
+	case *array.Int16:
+		return len(a.Int16Values()) >= a.Len()
+	case *array.Int8:
+		return len(a.Int8Values()) >= a.Len()
+	case *array.Uint32:
+		return len(a.Uint32Values()) >= a.Len()
+	case *array.Uint16:
+		return len(a.Uint16Values()) >= a.Len()
+	case *array.Uint8:
+		return len(a.Uint8Values()) >= a.Len()
+	case *array.Date32:
+		return len(a.Date32Values()) >= a.Len()
+	case *array.String:
+		return len(a.ValueOffsets()) > a.Len()
+	}
+	return true // read through Value(i)
 }
 
 func gatherInts[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32](xs []T, sel []int32, vals []int64, st []uint8) {
@@ -837,8 +872,9 @@ func (r *batchAggRun) keyReader(j int) keyReader {
 	arr := r.rec.Column(j)
 	k := keyReader{arr: arr, j: j, r: r}
 	dp := r.b.d.dp
-	if f := dp.schema.Field(dp.read[j]); sqltypes.IsJSON(f) || !arrow.TypeEqual(arr.DataType(), f.Type) {
-		return k
+	if f := dp.schema.Field(dp.read[j]); sqltypes.IsJSON(f) || !arrow.TypeEqual(arr.DataType(), f.Type) ||
+		arr.NullN() == arr.Len() || !valuesCover(arr) {
+		return k // through the Go values
 	}
 	switch a := arr.(type) {
 	case *array.Date32:

@@ -11,10 +11,11 @@ import (
 	"github.com/lancecat/lancecat/sqlparse"
 )
 
-// batchAggFixture is a lineitem-like table over three fragments: DECIMAL
+// batchAggFixture is a lineitem-like table over four fragments: DECIMAL
 // prices and rates (negative values, NULLs), a DECIMAL(30,4) whose values
 // pass an int64 every fifth row, integers up to the int64 limits, one- and
-// multi-byte string flags, dates; and an empty table of the same columns.
+// multi-byte string flags, dates, a fragment of NULLs; and an empty table
+// of the same columns.
 func batchAggFixture(t *testing.T) *fixture {
 	f := newDataFixture(t, Options{})
 	cols := "(id BIGINT, qty DECIMAL(15,2), price DECIMAL(15,2), disc DECIMAL(15,2), big DECIMAL(30,4), " +
@@ -54,6 +55,12 @@ func batchAggFixture(t *testing.T) *fixture {
 		}
 		f.exec("INSERT INTO li VALUES " + strings.Join(vals, ", "))
 	}
+	// A fragment whose columns but id and k are all NULL.
+	var vals []string
+	for i := 2400; i < 2460; i++ {
+		vals = append(vals, fmt.Sprintf("(%d, NULL, NULL, NULL, NULL, NULL, NULL, %d, NULL, NULL, NULL)", i, i%50))
+	}
+	f.exec("INSERT INTO li VALUES " + strings.Join(vals, ", "))
 	return f
 }
 
