@@ -100,15 +100,38 @@ func (d *decSum) add(x any) {
 	if neg {
 		n.Neg(n)
 	}
+	d.addBig(n, len(fp))
+}
+
+// addBig adds n / 10^scale to the big sum d.v (n is modified).
+func (d *decSum) addBig(n *big.Int, scale int) {
 	d.any = true
-	switch s := len(fp); {
-	case s > d.scale:
-		d.v.Mul(d.v, pow10(s-d.scale))
-		d.scale = s
-	case s < d.scale:
-		n.Mul(n, pow10(d.scale-s))
+	switch {
+	case scale > d.scale:
+		d.v.Mul(d.v, pow10(scale-d.scale))
+		d.scale = scale
+	case scale < d.scale:
+		n.Mul(n, pow10(d.scale-scale))
 	}
 	d.v.Add(d.v, n)
+}
+
+// addInt128 adds the 128-bit two's complement hi:lo / 10^scale, a sum
+// made over column batches (batchagg.go), exactly as adding its terms one
+// by one would.
+func (d *decSum) addInt128(hi int64, lo uint64, scale int) {
+	if d.bad {
+		return
+	}
+	if hi == int64(lo)>>63 && d.v == nil && d.addSmall(int64(lo), scale) {
+		return
+	}
+	if d.v == nil {
+		d.v = big.NewInt(d.small)
+	}
+	n := new(big.Int).SetInt64(hi)
+	n.Lsh(n, 64)
+	d.addBig(n.Add(n, new(big.Int).SetUint64(lo)), scale)
 }
 
 // addSmall adds n / 10^scale to the int64 sum; false (nothing changed)

@@ -82,6 +82,11 @@ func (d *dataSource) filteredScan(ctx context.Context, cond sqlparse.Expr) (exec
 	if d.dp.limit == 0 && !d.dp.countStar {
 		return exec.Values(nil), nil // no need to open a scan
 	}
+	return d.newFilterScan(ctx, cond)
+}
+
+// newFilterScan opens the table's scan filtered by cond (nil: every row).
+func (d *dataSource) newFilterScan(ctx context.Context, cond sqlparse.Expr) (*filterScanOp, error) {
 	sc, err := d.dp.scanner(ctx)
 	if err != nil {
 		return nil, err
@@ -254,8 +259,28 @@ type filterScanOp struct {
 }
 
 func (o *filterScanOp) Next(ctx context.Context) ([][]any, error) {
+	for {
+		if err := o.selectNext(ctx); err != nil {
+			return nil, err
+		}
+		if len(o.alive) == 0 {
+			continue
+		}
+		rows, err := o.rows()
+		if err != nil {
+			o.fail(err)
+			return nil, err
+		}
+		return rows, nil
+	}
+}
+
+// selectNext filters the next chunk of the scan: o.rec is then its record
+// batch and o.alive the rows of it every conjunct made TRUE (maybe none).
+// Its error (io.EOF after the last batch) ends the operator.
+func (o *filterScanOp) selectNext(ctx context.Context) error {
 	if o.err != nil {
-		return nil, o.err
+		return o.err
 	}
 	if o.next == nil {
 		o.next, o.stop = iter.Pull2(o.sc.Records(ctx))
@@ -265,38 +290,34 @@ func (o *filterScanOp) Next(ctx context.Context) ([][]any, error) {
 		o.scratch = make([]any, o.dp.schema.NumFields())
 		o.filled = make([]bool, len(o.dp.read))
 	}
-	for {
-		if err := ctx.Err(); err != nil {
-			o.fail(err)
-			return nil, err
+	if err := ctx.Err(); err != nil {
+		o.fail(err)
+		return err
+	}
+	for o.rec == nil || o.pos >= int(o.rec.NumRows()) {
+		rec, err, ok := o.next()
+		if !ok {
+			o.fail(io.EOF)
+			return io.EOF
 		}
-		for o.rec == nil || o.pos >= int(o.rec.NumRows()) {
-			rec, err, ok := o.next()
-			if !ok {
-				o.fail(io.EOF)
-				return nil, io.EOF
-			}
-			if err != nil {
-				o.fail(err)
-				return nil, err
-			}
-			if err := o.bind(rec); err != nil {
-				o.fail(err)
-				return nil, err
-			}
-			o.rec, o.pos = rec, 0
-		}
-		n := min(int(o.rec.NumRows())-o.pos, filterChunkRows)
-		rows, err := o.chunk(o.pos, o.pos+n)
-		o.pos += n
 		if err != nil {
 			o.fail(err)
-			return nil, err
+			return err
 		}
-		if len(rows) > 0 {
-			return rows, nil
+		if err := o.bind(rec); err != nil {
+			o.fail(err)
+			return err
 		}
+		o.rec, o.pos = rec, 0
 	}
+	n := min(int(o.rec.NumRows())-o.pos, filterChunkRows)
+	err := o.filterChunk(o.pos, o.pos+n)
+	o.pos += n
+	if err != nil {
+		o.fail(err)
+		return err
+	}
+	return nil
 }
 
 // filterChunkRows is how many rows of a record batch the filtered scan
@@ -325,9 +346,9 @@ func (o *filterScanOp) bind(rec arrow.RecordBatch) error {
 	return nil
 }
 
-// chunk filters rows [from, to) of the batch and returns the rows that
-// pass, all their read columns converted.
-func (o *filterScanOp) chunk(from, to int) ([][]any, error) {
+// filterChunk filters rows [from, to) of the batch: o.alive is then the
+// rows that pass.
+func (o *filterScanOp) filterChunk(from, to int) error {
 	o.alive, o.null = o.alive[:0], o.null[:0]
 	for i := from; i < to; i++ {
 		o.alive = append(o.alive, int32(i))
@@ -337,7 +358,7 @@ func (o *filterScanOp) chunk(from, to int) ([][]any, error) {
 	clear(o.filled)
 	for k := range o.conj {
 		if len(o.alive) == 0 {
-			return nil, nil
+			return nil
 		}
 		var err error
 		if f := o.tests[k]; f != nil {
@@ -346,7 +367,7 @@ func (o *filterScanOp) chunk(from, to int) ([][]any, error) {
 			err = o.filterRows(k)
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
 	// Only the rows every conjunct made TRUE.
@@ -365,9 +386,11 @@ func (o *filterScanOp) chunk(from, to int) ([][]any, error) {
 	if o.slab != nil {
 		o.slots = o.slots[:w]
 	}
-	if w == 0 {
-		return nil, nil
-	}
+	return nil
+}
+
+// rows converts all read columns of the alive rows and returns their rows.
+func (o *filterScanOp) rows() ([][]any, error) {
 	for j := range o.dp.read {
 		if err := o.fill(j); err != nil {
 			return nil, err

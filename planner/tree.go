@@ -279,13 +279,18 @@ func (t *treePlan) build(ctx context.Context, n plan.Node, budget *exec.Budget) 
 	case *plan.Values:
 		return exec.Values(x.Rows), nil
 	}
-	if x, ok := n.(*plan.Filter); ok && !x.Having && columnWiseFilter {
+	if x, ok := n.(*plan.Filter); ok {
 		// A table's scan under its WHERE: filtered column-wise as it is
 		// read (scanfilter.go).
-		if src, ok := x.Input.(*plan.Source); ok {
-			if d, ok := src.Table.(*dataSource); ok && t.envs[n] == d.dp.env && sqlparse.StripParens(x.Cond) == sqlparse.StripParens(d.dp.where) {
-				return d.filteredScan(ctx, x.Cond)
-			}
+		if src, ok := x.Input.(*plan.Source); ok && t.filteredSource(x, src) {
+			return src.Table.(*dataSource).filteredScan(ctx, x.Cond)
+		}
+	}
+	if x, ok := n.(*plan.Aggregate); ok {
+		// Over a table's scan: over its column batches where it can
+		// (batchagg.go).
+		if b := t.batchAggregate(x); b != nil {
+			return b.operator(budget), nil
 		}
 	}
 	inNode := plan.Input(n)
@@ -381,11 +386,14 @@ func (t *treePlan) aggregateOp(in exec.Operator, env *rowEnv, x *plan.Aggregate,
 			return &aggAccumulator{a: a, env: env, states: make([]aggState, len(a.calls))}
 		},
 		Budget:     budget,
-		GroupBytes: int64(48 + 96*len(a.calls)),
+		GroupBytes: aggGroupBytes(a),
 		Name:       "the Aggregate's groups",
 	}
 	return exec.Aggregate(in, spec)
 }
+
+// aggGroupBytes is what the budget is charged for a group's states.
+func aggGroupBytes(a *aggStage) int64 { return int64(48 + 96*len(a.calls)) }
 
 // aggAccumulator folds one group's rows into its aggregate states.
 type aggAccumulator struct {

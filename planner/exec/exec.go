@@ -6,7 +6,9 @@
 //
 // Rows are []any (the planner's value types) in batches; operators over
 // Arrow record batches replace these where the expressions can evaluate
-// over columns (not yet: joins evaluate their conditions per row pair).
+// over columns (so far an Aggregate over a table's scan, which the planner
+// computes over the scan's batches and hands on as a Computed operator;
+// joins still evaluate their conditions per row pair).
 package exec
 
 import (

@@ -259,15 +259,14 @@ type GrowingAccumulator interface {
 // KeyWidth 0 there is exactly one group, also over no rows. The groups
 // are held in memory, charged to spec.Budget.
 func Aggregate(in Operator, spec AggregateSpec) Operator {
-	return &aggregateOp{in: in, spec: spec, held: heldRows{budget: spec.Budget, name: spec.Name}}
+	a := &aggregateFold{in: in, spec: spec}
+	return &computedOp{in: in, fold: a.fold, held: heldRows{budget: spec.Budget, name: spec.Name}}
 }
 
-type aggregateOp struct {
+// aggregateFold folds an Aggregate's input into its groups' rows.
+type aggregateFold struct {
 	in   Operator
 	spec AggregateSpec
-	held heldRows // the groups' result rows
-	done bool
-	err  error
 }
 
 // heldRows is the result an operator computed in full (an aggregate's
@@ -315,7 +314,7 @@ type aggGroup struct {
 	acc  Accumulator
 }
 
-func (o *aggregateOp) fold(ctx context.Context) error {
+func (o *aggregateFold) fold(ctx context.Context, charge func(n int64) error) ([][]any, error) {
 	defer o.in.Close()
 	groups := map[string]*aggGroup{}
 	var order []*aggGroup
@@ -327,34 +326,34 @@ func (o *aggregateOp) fold(ctx context.Context) error {
 			break
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for _, r := range batch {
 			if n++; n%ctxCheckRows == 0 {
 				if err := ctx.Err(); err != nil {
-					return err
+					return nil, err
 				}
 			}
 			k, err := o.spec.Key(keys, r)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			g, ok := groups[string(k)]
 			if !ok {
 				g = &aggGroup{keys: append([]any(nil), keys...), acc: o.spec.NewGroup()}
 				groups[string(k)] = g
 				order = append(order, g)
-				if err := o.held.charge(o.spec.GroupBytes + RowBytes(g.keys) + int64(len(k))); err != nil {
-					return err
+				if err := charge(o.spec.GroupBytes + RowBytes(g.keys) + int64(len(k))); err != nil {
+					return nil, err
 				}
 			}
 			if err := g.acc.Add(r); err != nil {
-				return err
+				return nil, err
 			}
 			if ga, ok := g.acc.(GrowingAccumulator); ok {
 				if n := ga.Grown(); n != 0 {
-					if err := o.held.charge(n); err != nil {
-						return err
+					if err := charge(n); err != nil {
+						return nil, err
 					}
 				}
 			}
@@ -363,49 +362,15 @@ func (o *aggregateOp) fold(ctx context.Context) error {
 	if o.spec.KeyWidth == 0 && len(order) == 0 {
 		order = append(order, &aggGroup{acc: o.spec.NewGroup()})
 	}
-	o.held.rows = make([][]any, len(order))
+	rows := make([][]any, len(order))
 	for i, g := range order {
 		res, err := g.acc.Results()
 		if err != nil {
-			return err
+			return nil, err
 		}
-		o.held.rows[i] = append(g.keys, res...)
+		rows[i] = append(g.keys, res...)
 	}
-	return nil
-}
-
-func (o *aggregateOp) Start(ctx context.Context) error {
-	if o.err != nil && !errors.Is(o.err, io.EOF) {
-		return o.err
-	}
-	if !o.done {
-		o.done = true
-		if err := o.fold(ctx); err != nil {
-			o.err = err
-			return err
-		}
-	}
-	return nil
-}
-
-func (o *aggregateOp) Next(ctx context.Context) ([][]any, error) {
-	if o.err != nil {
-		return nil, o.err
-	}
-	if err := o.Start(ctx); err != nil {
-		return nil, err
-	}
-	b, err := o.held.next()
-	o.err = err
-	return b, err
-}
-
-func (o *aggregateOp) Close() error {
-	o.held.release()
-	if o.err == nil {
-		o.err = io.EOF
-	}
-	return o.in.Close()
+	return rows, nil
 }
 
 // Lazy defers building the operator over in to its first Next (a sort
@@ -453,4 +418,62 @@ func (o *lazyOp) Close() error {
 		return o.op.Close()
 	}
 	return o.in.Close()
+}
+
+// Computed returns an operator whose rows fold computes in full on the
+// first Next (or Start): an aggregate the planner evaluates over column
+// batches rather than rows. fold charges what it holds through charge (to
+// budget, naming the operator name in a budget error); the charge is
+// given back on Close.
+func Computed(budget *Budget, name string, fold func(ctx context.Context, charge func(n int64) error) ([][]any, error)) Operator {
+	return &computedOp{fold: fold, held: heldRows{budget: budget, name: name}}
+}
+
+// computedOp holds the rows fold computed (the Aggregate's groups); in,
+// when set, is the input fold reads, closed on Close if fold never ran.
+type computedOp struct {
+	in   Operator
+	fold func(ctx context.Context, charge func(n int64) error) ([][]any, error)
+	held heldRows
+	done bool
+	err  error
+}
+
+func (o *computedOp) Start(ctx context.Context) error {
+	if o.err != nil && !errors.Is(o.err, io.EOF) {
+		return o.err
+	}
+	if !o.done {
+		o.done = true
+		rows, err := o.fold(ctx, o.held.charge)
+		if err != nil {
+			o.err = err
+			return err
+		}
+		o.held.rows = rows
+	}
+	return nil
+}
+
+func (o *computedOp) Next(ctx context.Context) ([][]any, error) {
+	if o.err != nil {
+		return nil, o.err
+	}
+	if err := o.Start(ctx); err != nil {
+		return nil, err
+	}
+	b, err := o.held.next()
+	o.err = err
+	return b, err
+}
+
+func (o *computedOp) Close() error {
+	o.held.release()
+	if o.err == nil {
+		o.err = io.EOF
+	}
+	if o.in != nil {
+		return o.in.Close()
+	}
+	return nil
 }
