@@ -63,6 +63,26 @@ func compactEligible(env *rowEnv, a *aggStage) bool {
 	return true
 }
 
+// preferCompact reports whether an aggregate the column-batch path could
+// run (batchagg.go) takes the compact group table instead: its shape fits
+// the table, and the scanned table has rows enough that, were each row
+// its own group, the batch path's groups (charged aggGroupBytes and the
+// boxed key and its bytes, about twice a compact group) would pass half
+// the budget. TPC-H Q18's GROUP BY l_orderkey has 1.5 million groups at
+// SF 1: about 130 MB in the compact table, past the 256 MiB budget in the
+// batch path. The batch path is the faster one, so it keeps the rest.
+func preferCompact(ctx context.Context, b *batchAgg, budget *exec.Budget) bool {
+	if budget == nil || budget.Limit <= 0 || !compactEligible(b.env, b.a) {
+		return false
+	}
+	rows, err := b.d.dp.ds.CountRows(ctx)
+	if err != nil {
+		return false
+	}
+	const batchKeyBytes = 16 + 8 + 9 // the boxed key in its slice, and its encoded bytes
+	return int64(rows)*(aggGroupBytes(b.a)+batchKeyBytes) > budget.Limit/2
+}
+
 // compactAggregateOp is exec.Aggregate's contract (groups in order of
 // first appearance, each its key then its calls' results) over the
 // compact table.

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -10,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/lancecat/lancecat/planner/exec"
+	"github.com/lancecat/lancecat/planner/plan"
+	"github.com/lancecat/lancecat/sqlparse"
 )
 
 // TestCompactAggregateSameAsGeneral: GROUP BY an integer column (the
@@ -18,7 +21,9 @@ import (
 // values, DECIMAL scales, sums that overflow the int64 into big sums and
 // integer sums past BIGINT.
 func TestCompactAggregateSameAsGeneral(t *testing.T) {
-	f := newDataFixture(t, Options{})
+	// A budget under which the 3,000 rows could not all be batch-path
+	// groups, so GROUP BY k takes the compact table (checked below).
+	f := newDataFixture(t, Options{JoinMemory: 1 << 20})
 	f.exec(`CREATE SCHEMA s; CREATE TABLE s.t (k BIGINT, d DECIMAL(20,2), w DECIMAL(38,6), i BIGINT)`)
 	r := rand.New(rand.NewPCG(18, 15))
 	var values []string
@@ -40,6 +45,9 @@ func TestCompactAggregateSameAsGeneral(t *testing.T) {
 	}
 	f.exec("INSERT INTO s.t VALUES " + strings.Join(values, ", "))
 	const calls = `SUM(d), COUNT(*), COUNT(d), AVG(d), SUM(w), SUM(i), AVG(i)`
+	if !usesCompact(t, f, `SELECT k, `+calls+` FROM s.t GROUP BY k`) {
+		t.Fatal("GROUP BY k does not take the compact group table")
+	}
 	compact := f.rows(`SELECT k, ` + calls + ` FROM s.t GROUP BY k`)
 	general := f.rows(`SELECT k + 0, ` + calls + ` FROM s.t GROUP BY k + 0`)
 	if len(compact) < 400 || !reflect.DeepEqual(compact, general) {
@@ -137,4 +145,26 @@ func heapInUse() uint64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
+}
+
+// usesCompact reports whether q's aggregate takes the compact group table
+// under f's budget rather than the column-batch path.
+func usesCompact(t *testing.T, f *fixture, q string) bool {
+	t.Helper()
+	st, err := sqlparse.ParseOne(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, err := f.s.buildSelect(context.Background(), st.(*sqlparse.Select))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := tp.root; n != nil; n = plan.Input(n) {
+		if a, ok := n.(*plan.Aggregate); ok {
+			b := tp.batchAggregate(a)
+			return b != nil && preferCompact(context.Background(), b, exec.NewBudget(f.s.opts.JoinMemory))
+		}
+	}
+	t.Fatalf("%s: no Aggregate in the plan", q)
+	return false
 }

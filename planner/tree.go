@@ -289,7 +289,7 @@ func (t *treePlan) build(ctx context.Context, n plan.Node, budget *exec.Budget) 
 	if x, ok := n.(*plan.Aggregate); ok {
 		// Over a table's scan: over its column batches where it can
 		// (batchagg.go).
-		if b := t.batchAggregate(x); b != nil {
+		if b := t.batchAggregate(x); b != nil && !preferCompact(ctx, b, budget) {
 			return b.operator(budget), nil
 		}
 	}
