@@ -62,6 +62,7 @@ const (
 	vecCmpCols                     // col op col
 	vecIsNull                      // col IS [NOT] NULL
 	vecIn                          // col [NOT] IN (constant, ...), a short list
+	vecKeySet                      // a join's key filter on col (keyfilter.go)
 )
 
 // vecTest is a conjunct evaluated on the scan's Arrow arrays.
@@ -74,6 +75,7 @@ type vecTest struct {
 	not      bool            // NOT BETWEEN, IS NOT NULL, NOT IN
 	vals     []any           // the constants' values, once evaluated
 	constErr error
+	keys     *exec.KeyFilter // vecKeySet
 }
 
 // filteredScan returns the operator of the table's scan under the Filter
@@ -101,6 +103,15 @@ func (d *dataSource) filteredScan(ctx context.Context, cond sqlparse.Expr) (exec
 			fc.n = b
 		}
 		o.conj = append(o.conj, fc)
+	}
+	// The join key filters last: WHERE's own conjuncts decide first (a
+	// row they drop is dropped either way; one they make an error of
+	// raises it as before).
+	for _, kf := range d.dp.keyFilters {
+		if o.readAt[kf.column] < 0 {
+			continue
+		}
+		o.conj = append(o.conj, filterConjunct{cols: []int{kf.column}, vec: &vecTest{kind: vecKeySet, col: kf.column, keys: kf.filter}})
 	}
 	return o, nil
 }
@@ -494,6 +505,8 @@ func (o *filterScanOp) giveRows() {
 func (o *filterScanOp) bindTest(t *vecTest, rec arrow.RecordBatch, k int) (func(i int) (int8, bool), error) {
 	arr := rec.Column(o.readAt[t.col])
 	switch t.kind {
+	case vecKeySet:
+		return keySetTest(arr, t.keys), nil
 	case vecIsNull:
 		not := t.not
 		return func(i int) (int8, bool) {
