@@ -747,7 +747,8 @@ func (s *Session) planJoinQuery(ctx context.Context, st *sqlparse.Select) (query
 	}
 	// Rules: filters into scans and joins, equi-join keys, projection.
 	rest := plan.PushFilters(root, impliedOrFilters(factorOr(plan.Conjuncts(where)), scope), scope) // orfactor.go
-	q.Where = plan.And(rest)
+	// Correlated subqueries get the keys of filtered relations (semireduce.go).
+	q.Where = s.reduceCorrelated(ctx, plan.And(rest), root, scope)
 	root = plan.ReorderJoins(ctx, root, scope)
 	jp.root = root
 	plan.SplitJoinKeys(root, scope, func(l, r sqlparse.Expr) bool {

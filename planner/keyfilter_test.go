@@ -40,28 +40,11 @@ func TestJoinKeyFilters(t *testing.T) {
 		"SELECT COUNT(*) FROM dim LEFT JOIN fact ON fact.k = dim.k",
 		"SELECT COUNT(*) FROM fact JOIN dim ON fact.k = dim.k AND dim.flag = 9",
 	}
-	want := make([]string, len(queries))
-	joinKeyFilters = false
-	for i, q := range queries {
-		want[i] = show(f.rows(q))
-	}
-	joinKeyFilters = true
-	defer func() { joinKeyFilters = true }()
-	for i, q := range queries {
-		if got := show(f.rows(q)); got != want[i] {
-			t.Errorf("%s\n with key filters    %s\n without key filters %s", q, got, want[i])
-		}
-	}
+	want := sameWithAndWithout(t, f, &joinKeyFilters, queries)
 	if want[0] == "0,NULL" {
 		t.Fatalf("the first query joins no rows: %s", want[0])
 	}
-	explain := func(q string) string {
-		var lines []string
-		for _, r := range f.rows("EXPLAIN " + q) {
-			lines = append(lines, r[0].(string))
-		}
-		return strings.Join(lines, "\n")
-	}
+	explain := func(q string) string { return explainText(f, q) }
 	if e := explain(queries[0]); !strings.Contains(e, "build keys filter the scan of fact on k") {
 		t.Errorf("EXPLAIN %s:\n%s\nwant the key filter on fact.k", queries[0], e)
 	}
@@ -70,4 +53,32 @@ func TestJoinKeyFilters(t *testing.T) {
 			t.Errorf("EXPLAIN %s:\n%s\nwant no key filter on fact (not an integer column of both sides, or <=>)", q, e)
 		}
 	}
+}
+
+// sameWithAndWithout runs queries with *toggle off, then on, and reports
+// each whose rows differ; it returns the rows without.
+func sameWithAndWithout(t *testing.T, f *fixture, toggle *bool, queries []string) []string {
+	t.Helper()
+	want := make([]string, len(queries))
+	*toggle = false
+	defer func() { *toggle = true }()
+	for i, q := range queries {
+		want[i] = show(f.rows(q))
+	}
+	*toggle = true
+	for i, q := range queries {
+		if got := show(f.rows(q)); got != want[i] {
+			t.Errorf("%s\n with    %s\n without %s", q, got, want[i])
+		}
+	}
+	return want
+}
+
+// explainText is a query's EXPLAIN as lines of text.
+func explainText(f *fixture, q string) string {
+	var lines []string
+	for _, r := range f.rows("EXPLAIN " + q) {
+		lines = append(lines, r[0].(string))
+	}
+	return strings.Join(lines, "\n")
 }

@@ -75,31 +75,25 @@ func selectivity(e sqlparse.Expr) float64 {
 			return 1 - selectivity(x.X)
 		}
 	case *sqlparse.Between:
-		if x.Not {
-			return 1 - rangeSelectivity
-		}
-		return rangeSelectivity
+		return negated(x.Not, rangeSelectivity)
 	case *sqlparse.Like:
-		if x.Not {
-			return 1 - likeSelectivity
-		}
-		return likeSelectivity
+		return negated(x.Not, likeSelectivity)
 	case *sqlparse.InList:
-		if x.Subquery != nil {
-			break
+		if x.Subquery == nil {
+			return negated(x.Not, math.Min(0.5, float64(len(x.List))*eqSelectivity))
 		}
-		s := math.Min(0.5, float64(len(x.List))*eqSelectivity)
-		if x.Not {
-			return 1 - s
-		}
-		return s
 	case *sqlparse.IsNull:
-		if x.Not {
-			return 1 - nullSelectivity
-		}
-		return nullSelectivity
+		return negated(x.Not, nullSelectivity)
 	}
 	return predicateSelectivity
+}
+
+// negated is the selectivity s, or of its negation.
+func negated(not bool, s float64) float64 {
+	if not {
+		return 1 - s
+	}
+	return s
 }
 
 // predicateRows is rows times the selectivity of preds (at least 1).
@@ -423,4 +417,22 @@ func putLeaves(n Node, leaves []Node, next *int) Node {
 	}
 	*next++
 	return leaves[*next-1]
+}
+
+// selectiveShare is the most of its table's rows a scan's predicates may
+// keep for Selective.
+const selectiveShare = 0.05
+
+// Selective reports whether the predicates of s are guessed to keep at
+// most selectiveShare of its table's rows (and a known table size).
+func Selective(ctx context.Context, s *Scan) bool {
+	st, ok := s.Table.(Stats)
+	if !ok {
+		return false
+	}
+	rows, ok := st.RowCount(ctx)
+	if !ok || rows == 0 {
+		return false
+	}
+	return predicateRows(float64(rows), s.Spec.Predicates) <= selectiveShare*float64(rows)
 }
