@@ -39,6 +39,9 @@ func TestJoinKeyFilters(t *testing.T) {
 		"SELECT other.w, COUNT(x.id) FROM other LEFT JOIN (SELECT fact.id, fact.k FROM fact JOIN dim ON fact.k = dim.k WHERE dim.flag = 2) AS x ON x.k = other.k GROUP BY other.w ORDER BY 1",
 		"SELECT COUNT(*) FROM dim LEFT JOIN fact ON fact.k = dim.k",
 		"SELECT COUNT(*) FROM fact JOIN dim ON fact.k = dim.k AND dim.flag = 9",
+		// A subquery over the filtered table in the scan's own WHERE reads
+		// all of it.
+		"SELECT COUNT(*), SUM(fact.v) FROM fact JOIN dim ON fact.k = dim.k WHERE dim.flag = 1 AND fact.v > (SELECT AVG(f2.v) FROM fact f2 WHERE f2.k >= 0)",
 	}
 	want := sameWithAndWithout(t, f, &joinKeyFilters, queries)
 	if want[0] == "0,NULL" {

@@ -224,6 +224,9 @@ type subqueryValues map[sqlparse.Expr]*subquery
 func (s *Session) fork() *Session {
 	f := *s
 	f.subq = nil
+	// Key filters are for the one scan query they were set for, not for
+	// the queries planned inside it (a subquery over the same table).
+	f.keyFilters = nil
 	return &f
 }
 
