@@ -222,6 +222,9 @@ type dataPlan struct {
 	// scan) are set by prepareExplain for EXPLAIN.
 	scanPlan *scan.Plan
 	pushed   []string
+	// keyFilters are join key filters on columns this scan reads
+	// (scanfilter.go): the rows whose key no build row has are dropped.
+	keyFilters []dataKeyFilter
 }
 
 // openTableData opens the latest version of a table's dataset through the
@@ -305,6 +308,7 @@ func (s *Session) planDataSelect(ctx context.Context, st *sqlparse.Select, name 
 	p.env = newRowEnv(cols)
 	p.env.session = s
 	p.env.subq = s.subq
+	p.keyFilters = s.dataKeyFilters(id, schema)
 	used := map[int]bool{}
 	markUsed := func(e sqlparse.Expr) {
 		p.env.columnRefs(e, func(ref *sqlparse.ColumnRef) bool {

@@ -70,6 +70,9 @@ func (d *dataSource) Scan(ctx context.Context, spec plan.ScanSpec) (exec.Operato
 	if d.dp.limit == 0 && !d.dp.countStar {
 		return exec.Values(nil), nil // no need to open a scan
 	}
+	if len(d.dp.keyFilters) > 0 && columnWiseFilter {
+		return d.filteredScan(ctx, nil) // the key filters' tests only
+	}
 	sc, err := d.dp.scanner(ctx)
 	if err != nil {
 		return nil, err

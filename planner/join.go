@@ -131,6 +131,13 @@ func (t *sourceTable) query(spec plan.ScanSpec) (*sqlparse.Select, []int) {
 func (t *sourceTable) Scan(ctx context.Context, spec plan.ScanSpec) (exec.Operator, error) {
 	q, cols := t.query(spec)
 	f := t.s.fork()
+	if len(spec.KeyFilters) > 0 && t.ts.Table != nil {
+		if id, err := t.s.tableIdent(t.ts.Table); err == nil {
+			for _, kf := range spec.KeyFilters {
+				f.keyFilters = append(f.keyFilters, tableKeyFilter{table: displayName(id), column: t.cols[kf.Column].Name, filter: kf.Filter})
+			}
+		}
+	}
 	p, err := f.planQuery(ctx, q)
 	if err != nil {
 		return nil, err
@@ -193,6 +200,13 @@ func (t *sourceTable) RowCount(ctx context.Context) (int64, bool) {
 		return 0, false
 	}
 	return int64(n), true
+}
+
+// KeyFilterable reports whether a join's integer build keys can filter
+// the scan of column col (plan.ChooseKeyFilters): a column of a plain
+// table's latest data whose values are int64s.
+func (t *sourceTable) KeyFilterable(ctx context.Context, col int) bool {
+	return col < len(t.cols) && t.dataset(ctx) != nil && intColumn(t.cols[col].Field.Type)
 }
 
 // LookupIndex implements plan.Stats: the index that would answer `col IN
@@ -296,7 +310,7 @@ func (p *joinPlan) run(ctx context.Context, s *Session) (*Result, error) {
 
 // build makes the operator of the FROM tree at n, its rows in slot order.
 func (p *joinPlan) build(ctx context.Context, n plan.Node, env *rowEnv, budget *exec.Budget) (exec.Operator, error) {
-	op, err := p.buildNode(ctx, n, env, budget)
+	op, err := p.buildNode(ctx, n, env, budget, map[*plan.Scan][]plan.ScanKeyFilter{})
 	if err != nil {
 		return nil, err
 	}
@@ -319,12 +333,20 @@ func (p *joinPlan) build(ctx context.Context, n plan.Node, env *rowEnv, budget *
 }
 
 // buildNode makes the operator of a node; its rows hold the slots of
-// plan.Layout(n).
-func (p *joinPlan) buildNode(ctx context.Context, n plan.Node, env *rowEnv, budget *exec.Budget) (exec.Operator, error) {
+// plan.Layout(n). filters holds the key filters of the joins above for
+// the scans below (made per run: each run's joins publish their own).
+func (p *joinPlan) buildNode(ctx context.Context, n plan.Node, env *rowEnv, budget *exec.Budget, filters map[*plan.Scan][]plan.ScanKeyFilter) (exec.Operator, error) {
 	switch x := n.(type) {
 	case *plan.Scan:
-		return x.Table.Scan(ctx, x.Spec)
+		spec := x.Spec
+		spec.KeyFilters = filters[x]
+		return x.Table.Scan(ctx, spec)
 	case *plan.Join:
+		var keyFilter *exec.KeyFilter
+		if kf := x.KeyFilter; kf != nil {
+			keyFilter = &exec.KeyFilter{Key: kf.Key}
+			filters[kf.Scan] = append(filters[kf.Scan], plan.ScanKeyFilter{Column: kf.Column, Filter: keyFilter})
+		}
 		if env.subq == nil {
 			env.subq = p.subq // the subqueries of the conditions
 		}
@@ -332,12 +354,12 @@ func (p *joinPlan) buildNode(ctx context.Context, n plan.Node, env *rowEnv, budg
 		var left, right exec.Operator
 		var err error
 		if x.Lookup == nil || x.Kind != plan.Right {
-			if left, err = p.buildNode(ctx, x.Left, env, budget); err != nil {
+			if left, err = p.buildNode(ctx, x.Left, env, budget, filters); err != nil {
 				return nil, err
 			}
 		}
 		if x.Lookup == nil || x.Kind == plan.Right {
-			if right, err = p.buildNode(ctx, x.Right, env, budget); err != nil {
+			if right, err = p.buildNode(ctx, x.Right, env, budget, filters); err != nil {
 				if left != nil {
 					left.Close()
 				}
@@ -350,6 +372,7 @@ func (p *joinPlan) buildNode(ctx context.Context, n plan.Node, env *rowEnv, budg
 			Name: "the " + x.Strategy() + "'s build side"}
 		if len(x.Keys) > 0 {
 			spec.Spill = p.spill
+			spec.KeyFilter = keyFilter
 		}
 		// Conditions are bound to the query's slots; each evaluation
 		// places the node's row (its layout's ranges) in a scratch full
@@ -725,7 +748,8 @@ func (s *Session) planJoinQuery(ctx context.Context, st *sqlparse.Select) (query
 	// Rules: filters into scans and joins, equi-join keys, projection.
 	conjuncts := pushSubqueryFilters(root, plan.Conjuncts(where), scope)                // subqpush.go
 	rest := plan.PushFilters(root, impliedOrFilters(factorOr(conjuncts), scope), scope) // orfactor.go
-	q.Where = plan.And(rest)
+	// Correlated subqueries get the keys of filtered relations (semireduce.go).
+	q.Where = s.reduceCorrelated(ctx, plan.And(rest), root, scope)
 	root = plan.ReorderJoins(ctx, root, scope)
 	jp.root = root
 	plan.SplitJoinKeys(root, scope, func(l, r sqlparse.Expr) bool {
@@ -752,6 +776,10 @@ func (s *Session) planJoinQuery(ctx context.Context, st *sqlparse.Select) (query
 			return oc != "" && oc == ic
 		})
 	}
+	plan.ChooseKeyFilters(ctx, root, scope, func(sc *plan.Scan, col int) bool {
+		t, ok := sc.Table.(*sourceTable)
+		return ok && joinKeyFilters && t.KeyFilterable(ctx, col)
+	})
 	used := map[int]bool{}
 	var exprs []sqlparse.Expr
 	for _, it := range q.Items {

@@ -62,6 +62,8 @@ const (
 	vecCmpCols                     // col op col
 	vecIsNull                      // col IS [NOT] NULL
 	vecIn                          // col [NOT] IN (constant, ...), a short list
+	vecKeySet                      // a join's key filter on col (keyfilter.go)
+	vecInQuery                     // col IN (an uncorrelated subquery of integers)
 )
 
 // vecTest is a conjunct evaluated on the scan's Arrow arrays.
@@ -74,6 +76,12 @@ type vecTest struct {
 	not      bool            // NOT BETWEEN, IS NOT NULL, NOT IN
 	vals     []any           // the constants' values, once evaluated
 	constErr error
+	keys     *exec.KeyFilter // vecKeySet
+	query    sqlparse.Expr   // vecInQuery: the IN node
+	// vecInQuery: the subquery's integers, once read (inSet false: not
+	// integers, the row-wise evaluation answers).
+	inDone, inSet, inNull bool
+	ints                  map[int64]struct{}
 }
 
 // filteredScan returns the operator of the table's scan under the Filter
@@ -106,6 +114,15 @@ func (d *dataSource) newFilterScan(ctx context.Context, cond sqlparse.Expr) (*fi
 			fc.n = b
 		}
 		o.conj = append(o.conj, fc)
+	}
+	// The join key filters last: WHERE's own conjuncts decide first (a
+	// row they drop is dropped either way; one they make an error of
+	// raises it as before).
+	for _, kf := range d.dp.keyFilters {
+		if o.readAt[kf.column] < 0 {
+			continue
+		}
+		o.conj = append(o.conj, filterConjunct{cols: []int{kf.column}, vec: &vecTest{kind: vecKeySet, col: kf.column, keys: kf.filter}})
 	}
 	return o, nil
 }
@@ -212,6 +229,15 @@ func (o *filterScanOp) vecTestOf(e sqlparse.Expr) *vecTest {
 			return &vecTest{kind: vecIsNull, col: c, not: n.Not}
 		}
 	case *sqlparse.InList:
+		if n.Subquery != nil && !n.Not {
+			// An uncorrelated subquery's integers are one set for the scan.
+			if c, ok := o.readColumn(n.X); ok && intColumn(o.dp.schema.Field(c).Type) {
+				if sq, ok := o.env.subq[n]; ok && len(sq.outer) == 0 {
+					return &vecTest{kind: vecInQuery, col: c, query: n}
+				}
+			}
+			return nil
+		}
 		// A long list is a hash set in the row-wise evaluation (inlist.go);
 		// walking it per row here would be slower.
 		if n.Subquery != nil || len(n.List) == 0 || len(n.List) >= inListSetMin {
@@ -517,6 +543,10 @@ func (o *filterScanOp) giveRows() {
 func (o *filterScanOp) bindTest(t *vecTest, rec arrow.RecordBatch, k int) (func(i int) (int8, bool), error) {
 	arr := rec.Column(o.readAt[t.col])
 	switch t.kind {
+	case vecKeySet:
+		return keySetTest(arr, t.keys), nil
+	case vecInQuery:
+		return o.inQueryTest(arr, t), nil
 	case vecIsNull:
 		not := t.not
 		return func(i int) (int8, bool) {
@@ -867,4 +897,36 @@ func columnsComparer(a, b arrow.Array) func(i int) (int, bool) {
 		}
 	}
 	return nil
+}
+
+// inQueryTest is col IN (subquery) over the integer column arr when the
+// subquery's values are integers (and NULLs), as the row-wise evaluation
+// has it: NULL for a NULL col (FALSE when the subquery has no rows), TRUE
+// for a value in the set, else NULL when the set holds a NULL, FALSE
+// otherwise. nil (the row-wise evaluation) for other results, or when the
+// subquery fails (that evaluation reports it).
+func (o *filterScanOp) inQueryTest(arr arrow.Array, t *vecTest) func(i int) (int8, bool) {
+	if !t.inDone {
+		t.inDone = true
+		if res, err := o.env.subqueryOf(t.query, o.scratch); err == nil {
+			t.ints, t.inNull, t.inSet = intList(res.list)
+		}
+	}
+	get := intGetter(arr)
+	if !t.inSet || get == nil {
+		return nil
+	}
+	ints, miss := t.ints, int8(0)
+	if t.inNull {
+		miss = -1
+	}
+	return func(i int) (int8, bool) {
+		if arr.IsNull(i) {
+			return -1, true
+		}
+		if _, in := ints[get(i)]; in {
+			return 1, true
+		}
+		return miss, true
+	}
 }

@@ -86,6 +86,11 @@ func TestColumnWiseFilterMatchesRows(t *testing.T) {
 		"d IN (DATE '1994-05-01', '1994-02-03')", "d NOT IN (DATE '1994-05-01', TIMESTAMP '1994-05-02 00:00:01')",
 		"f IN (2, -5, 1.5)", "s IN ('AIR', 'MAIL') AND b IN (3, 4) AND p > 0",
 		"s IN ('A','B','C','D','E','F','G','H','I','J','K','L','M','N','O','AIR')", "b IN (1 / 0, 3)",
+		// IN an uncorrelated subquery: integers are one set, column-wise.
+		"b IN (SELECT b FROM t t2 WHERE t2.a > 400)", "a IN (SELECT a FROM t t2 WHERE t2.b = 3)",
+		"a IN (SELECT b FROM t t2 WHERE t2.b < 5) AND s = 'AIR'", "b IN (SELECT a FROM t t2 WHERE t2.a > 100000)",
+		"b IN (SELECT s FROM t t2)", "b NOT IN (SELECT b FROM t t2 WHERE t2.b < 3)", "b IN (SELECT p FROM t t2 WHERE p = 12.30)",
+		"b IN (SELECT NULL FROM t t2 WHERE t2.b = 1)",
 	}
 	for _, w := range wheres {
 		q := "SELECT a, b, p, q, d, e, s, f FROM t WHERE " + w

@@ -90,6 +90,10 @@ type Session struct {
 	// subq holds the results of the subqueries of the statement being
 	// planned (subquery.go); rowEnvs built meanwhile take it.
 	subq subqueryValues
+	// keyFilters are the join key filters (plan.KeyFilterPlan) the scan
+	// planned in this forked session applies: set by sourceTable.Scan,
+	// taken by the data plan of the table they name (planDataSelect).
+	keyFilters []tableKeyFilter
 	// preplanned holds the planned joins (join.go) standing as derived
 	// tables of the query above them, by their placeholder FROM item.
 	preplanned map[*sqlparse.TableSource]queryPlan

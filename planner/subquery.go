@@ -76,8 +76,9 @@ type subqueryResult struct {
 	// set indexes list for IN when its values are all integers or all
 	// strings (built on first use; see in).
 	set     map[string]struct{}
-	setType byte // 'i' (int64), 's' (string), 0: no set
-	setNull bool // list holds a NULL
+	ints    map[int64]struct{} // the set of an all-integer list, instead of set
+	setType byte               // 'i' (int64), 's' (string), 0: no set
+	setNull bool               // list holds a NULL
 	setDone bool
 }
 
@@ -101,6 +102,15 @@ func (r *subqueryResult) in(v any, not bool) any {
 	case string:
 		t = 's'
 	}
+	if t == 'i' && r.ints != nil {
+		if _, ok := r.ints[v.(int64)]; ok {
+			return !not
+		}
+		if r.setNull {
+			return nil
+		}
+		return not
+	}
 	if r.set == nil || t == 0 || t != r.setType {
 		return evalIn(v, r.list, not)
 	}
@@ -114,6 +124,10 @@ func (r *subqueryResult) in(v any, not bool) any {
 }
 
 func (r *subqueryResult) buildSet() {
+	if ints, null, ok := intList(r.list); ok {
+		r.ints, r.setNull, r.setType = ints, null, 'i'
+		return
+	}
 	set := make(map[string]struct{}, len(r.list))
 	for _, w := range r.list {
 		var t byte
@@ -139,6 +153,23 @@ func (r *subqueryResult) buildSet() {
 	if r.setType != 0 {
 		r.set = set
 	}
+}
+
+// intList is the set of a list of int64s and NULLs (null: it holds a
+// NULL); ok is false for a list with another type or without integers.
+func intList(list []any) (ints map[int64]struct{}, null, ok bool) {
+	ints = make(map[int64]struct{}, len(list))
+	for _, w := range list {
+		switch x := w.(type) {
+		case nil:
+			null = true
+		case int64:
+			ints[x] = struct{}{}
+		default:
+			return nil, false, false
+		}
+	}
+	return ints, null, len(ints) > 0
 }
 
 // subquery is one planned subquery node of a statement.
@@ -193,6 +224,9 @@ type subqueryValues map[sqlparse.Expr]*subquery
 func (s *Session) fork() *Session {
 	f := *s
 	f.subq = nil
+	// Key filters are for the one scan query they were set for, not for
+	// the queries planned inside it (a subquery over the same table).
+	f.keyFilters = nil
 	return &f
 }
 

@@ -48,6 +48,58 @@ type JoinSpec struct {
 	// budget partition both sides to temporary files there instead of
 	// failing (spill.go). A nested-loop join never spills.
 	Spill SpillArea
+	// KeyFilter, when set (an inner hash join), receives the build
+	// side's values of key KeyFilter.Key once the build side is read,
+	// before the probe side's first row is asked for (KeyFilter).
+	KeyFilter *KeyFilter
+}
+
+// KeyFilter carries a hash join's build keys to a scan under its probe
+// side (a semi-join reduction): the scan drops the rows whose key column
+// holds a value no build row has, or NULL, before it converts their other
+// columns, and the join would drop them anyway (an inner join, every join
+// between the scan and it inner too). Only integer keys are carried.
+type KeyFilter struct {
+	// Key is the position of the key among the join's keys.
+	Key  int
+	set  map[int64]struct{}
+	done bool // published: set holds the keys, or nil for no filter
+}
+
+// maxKeyFilterKeys bounds the keys a KeyFilter holds (past it the scan
+// is not filtered: ~40 bytes a key).
+const maxKeyFilterKeys = 1 << 22
+
+// Keys returns the build keys; ok is false when the scan must keep every
+// row (not published, or a key that is not an integer, or too many).
+func (f *KeyFilter) Keys() (set map[int64]struct{}, ok bool) {
+	if f == nil || !f.done || f.set == nil {
+		return nil, false
+	}
+	return f.set, true
+}
+
+// publish fills f from the build rows.
+func (f *KeyFilter) publish(all []buildRow) {
+	f.done = true
+	if len(all) > maxKeyFilterKeys {
+		return
+	}
+	set := make(map[int64]struct{}, len(all))
+	for i := range all {
+		if all[i].null {
+			continue
+		}
+		if f.Key >= len(all[i].key) {
+			return
+		}
+		v, ok := all[i].key[f.Key].(int64)
+		if !ok {
+			return // a key of another type: no filter
+		}
+		set[v] = struct{}{}
+	}
+	f.set = set
 }
 
 // Join returns the join of left and right: a hash join when spec has
@@ -290,6 +342,9 @@ func (j *joiner) run(build, probe recSource, depth int, buildDone func()) error 
 	}
 	if buildDone != nil {
 		buildDone()
+	}
+	if depth == 0 && j.spec.KeyFilter != nil && j.hashed && j.spec.Kind == InnerJoin {
+		j.spec.KeyFilter.publish(all)
 	}
 	if len(all) == 0 && !j.probeKeep {
 		return nil

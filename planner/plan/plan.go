@@ -28,6 +28,17 @@ type ScanSpec struct {
 	Columns    []int
 	Predicates []sqlparse.Expr
 	Limit      int64
+	// KeyFilters are the build keys of joins above the scan, set when the
+	// plan runs (KeyFilterPlan): the scan may drop the rows whose column
+	// holds none of them.
+	KeyFilters []ScanKeyFilter
+}
+
+// ScanKeyFilter is one join's key filter on a scan's column (the
+// position among the table's columns).
+type ScanKeyFilter struct {
+	Column int
+	Filter *exec.KeyFilter
 }
 
 // Table is the seam between the plan and a data source (table data, an
@@ -109,6 +120,9 @@ type Join struct {
 	// Lookup, when set, makes the join an index nested-loop join
 	// (ChooseIndexJoins).
 	Lookup *IndexJoin
+	// KeyFilter, when set, passes the build side's keys to a scan under
+	// the probe side (ChooseKeyFilters).
+	KeyFilter *KeyFilterPlan
 	// Notes are lines EXPLAIN prints under the join's (the plans of the
 	// subqueries its condition holds).
 	Notes []string
@@ -241,6 +255,10 @@ func Explain(ctx context.Context, root Node, budget int64) ([]string, error) {
 				fmt.Fprintf(&b, " (build: %s, in memory within %d bytes)", build, budget)
 			}
 			lines = append(lines, b.String())
+			if kf := x.KeyFilter; kf != nil {
+				lines = append(lines, fmt.Sprintf("%s  build keys filter the scan of %s on %s",
+					ind, sqlparse.QuoteIdent(kf.Scan.Name), sqlparse.QuoteIdent(kf.Scan.Table.ColumnNames()[kf.Column])))
+			}
 			for _, l := range x.Notes {
 				lines = append(lines, ind+"  "+l)
 			}

@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"math"
+	"slices"
 
 	"github.com/lancecat/lancecat/sqlparse"
 )
@@ -15,14 +16,15 @@ import (
 // held as a build side. ReorderJoins rewrites each cluster of inner joins
 // (the relations joined by inner joins only; an outer join is one opaque
 // relation of the cluster above it, with its own inputs reordered inside)
-// into a left-deep tree: the relation with the most estimated rows
-// streams at the bottom (it is never held), and each join above builds
-// one more relation, the smallest one an equality connects to those
-// joined so far (the smallest of all when none does: a cross product
-// only where the query has one). A join's rows are then no longer a
-// contiguous range of slots: Layout says which ranges a node's rows hold,
-// in order, and the operator at the top of the tree puts its rows back in
-// slot order.
+// into the cheapest tree a search over its subsets finds (joincost.go).
+// Past maxDPLeaves relations it keeps a greedy left-deep tree: the
+// relation with the most estimated rows streams at the bottom (it is
+// never held), and each join above builds one more relation, the smallest
+// one an equality connects to those joined so far (the smallest of all
+// when none does: a cross product only where the query has one). A join's
+// rows are then no longer a contiguous range of slots: Layout says which
+// ranges a node's rows hold, in order, and the operator at the top of the
+// tree puts its rows back in slot order.
 
 // Seg is a range [Lo, Hi) of slots held contiguously in a node's rows.
 type Seg struct{ Lo, Hi int }
@@ -96,7 +98,7 @@ func estimateRows(ctx context.Context, n Node) float64 {
 		if !ok {
 			return unknownRows
 		}
-		est := float64(rows) * math.Pow(predicateSelectivity, float64(len(x.Spec.Predicates)))
+		est := predicateRows(float64(rows), x.Spec.Predicates)
 		if x.Spec.Limit >= 0 {
 			est = math.Min(est, float64(x.Spec.Limit))
 		}
@@ -145,6 +147,25 @@ func ReorderJoins(ctx context.Context, n Node, b Binding) Node {
 			return j // cannot place a condition it cannot see into: keep the order
 		}
 		slotsOf[i] = s
+	}
+	if len(leaves) <= maxDPLeaves { // joincost.go
+		g := newJoinGraph(ctx, leaves, conds, slotsOf, b)
+		best := g.bestOrder()
+		full := uint32(1)<<len(leaves) - 1
+		next := 0
+		if slices.Equal(shape(best, full), clusterShape(j, &next)) {
+			// The written tree already: keep it (and its USING /
+			// NATURAL labels), only its inputs' insides may have changed.
+			next = 0
+			return putLeaves(j, leaves, &next)
+		}
+		root := buildTree(best, full, leaves)
+		for i, c := range conds {
+			if !placeCond(root, c, slotsOf[i]) { // cannot happen: the root covers every slot
+				root.(*Join).On = append(root.(*Join).On, c)
+			}
+		}
+		return root
 	}
 	est := make([]float64, len(leaves))
 	for i, l := range leaves {
