@@ -151,7 +151,33 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 	n := uint64(len(rowAddrs))
 	avgdl := float32(total) / float32(n)
 
-	files := map[string][]byte{}
+	// The per-word cache and the token map are done with: release them
+	// before the posting lists are encoded.
+	wordToken, tokenID = nil, nil
+
+	name := opts.Name
+	if name == "" {
+		name = column + "_idx"
+	}
+	id := opts.UUID
+	if id == "" {
+		id = uuid.NewString()
+	}
+	one := int32(1)
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	meta := &dataset.IndexMetadata{UUID: id, Fields: []int32{f.ID}, Name: name, DatasetVersion: ds.Version(),
+		FragmentBitmap: frags, DetailsTypeURL: DetailsTypeURL, Details: detailsProto(p), IndexVersion: &one, CreatedAt: &now}
+	dir := path.Join(ds.Dir(), "_indices", id)
+	// put writes one index file as soon as it is encoded, so that no more
+	// than one file's bytes are held at a time.
+	put := func(k string, data []byte) error {
+		if err := storage.PutDeferred(ctx, ds.Store(), path.Join(dir, k), data); err != nil {
+			return fmt.Errorf("write index file %s: %w", k, err)
+		}
+		meta.Files = append(meta.Files, dataset.IndexFile{Path: k, SizeBytes: uint64(len(data))})
+		return nil
+	}
+
 	// Tokens, sorted by text as the reference writes an Arrow token set.
 	order := make([]int, len(tokens))
 	for i := range order {
@@ -174,9 +200,14 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 		ib.Append(uint32(i))
 	}
 	tokSchema := arrow.NewSchema([]arrow.Field{{Name: colToken, Type: arrow.BinaryTypes.String}, {Name: colTokenID, Type: arrow.PrimitiveTypes.Uint32}}, nil)
-	if files[tokensFile(0)], err = writeFile(ctx, tokSchema, nil, tb, ib); err != nil {
+	data, err := writeFile(ctx, tokSchema, nil, tb, ib)
+	if err != nil {
 		return nil, err
 	}
+	if err := put(tokensFile(0), data); err != nil {
+		return nil, err
+	}
+	tokens, order = nil, nil
 	// Posting lists, one row per token id.
 	pb := array.NewListBuilder(mem, arrow.BinaryTypes.LargeBinary)
 	pv := pb.ValueBuilder().(*array.BinaryBuilder)
@@ -190,9 +221,30 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 		posDoc = posb.ValueBuilder().(*array.ListBuilder)
 		posBlk = posDoc.ValueBuilder().(*array.BinaryBuilder)
 	}
+	invFields := []arrow.Field{
+		{Name: colPosting, Type: arrow.ListOf(arrow.BinaryTypes.LargeBinary)},
+		{Name: colMaxScore, Type: arrow.PrimitiveTypes.Float32},
+		{Name: colLength, Type: arrow.PrimitiveTypes.Uint32},
+	}
+	builders := []array.Builder{pb, mb, lb}
+	if p.WithPosition {
+		invFields = append(invFields, arrow.Field{Name: colPosition, Type: arrow.ListOf(arrow.ListOf(arrow.BinaryTypes.LargeBinary))})
+		builders = append(builders, posb)
+	}
+	inv, err := newFileStream(arrow.NewSchema(invFields, nil), nil)
+	if err != nil {
+		return nil, err
+	}
+	// The posting file is written in batches of about invertBatchBytes of
+	// encoded lists, and each token's raw list is dropped once encoded: a
+	// single record of all lists would hold the whole file three times over
+	// (builders, the writer's shredded copy, its pages) next to the raw
+	// lists (11.7 GiB peak at 1,000,000 documents with positions).
+	pending := 0
 	var blk [blockSize]uint32
 	var b []byte // scratch: the builders copy what they are given
-	for _, pl := range posts {
+	for tid, pl := range posts {
+		posts[tid] = nil
 		idf := IDF(uint64(len(pl.docs)), n)
 		pb.Append(true)
 		var maxScore float32
@@ -227,6 +279,7 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 				}
 			}
 			pv.Append(b)
+			pending += len(b)
 		}
 		mb.Append(maxScore)
 		lb.Append(uint32(len(pl.docs)))
@@ -238,6 +291,7 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 				off += int(f)
 				posDoc.Append(true)
 				posBlk.Append(binary.LittleEndian.AppendUint32(b[:0], uint32(len(ps))))
+				pending += 4
 				full := len(ps) / blockSize
 				for k := 0; k < full; k++ {
 					chunk := ps[k*blockSize : (k+1)*blockSize]
@@ -251,6 +305,7 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 					b = append(b, byte(nb))
 					b = pack4x(b, &blk, nb)
 					posBlk.Append(b)
+					pending += len(b)
 				}
 				if rem := ps[full*blockSize:]; len(rem) > 0 {
 					b = b[:0]
@@ -258,21 +313,27 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 						b = binary.LittleEndian.AppendUint32(b, v)
 					}
 					posBlk.Append(b)
+					pending += len(b)
 				}
 			}
 		}
+		if pending >= invertBatchBytes {
+			if err := inv.write(ctx, builders...); err != nil {
+				return nil, err
+			}
+			pending = 0
+		}
 	}
-	invFields := []arrow.Field{
-		{Name: colPosting, Type: arrow.ListOf(arrow.BinaryTypes.LargeBinary)},
-		{Name: colMaxScore, Type: arrow.PrimitiveTypes.Float32},
-		{Name: colLength, Type: arrow.PrimitiveTypes.Uint32},
+	if pending > 0 {
+		if err := inv.write(ctx, builders...); err != nil {
+			return nil, err
+		}
 	}
-	builders := []array.Builder{pb, mb, lb}
-	if p.WithPosition {
-		invFields = append(invFields, arrow.Field{Name: colPosition, Type: arrow.ListOf(arrow.ListOf(arrow.BinaryTypes.LargeBinary))})
-		builders = append(builders, posb)
+	posts = nil
+	if data, err = inv.finish(ctx); err != nil {
+		return nil, err
 	}
-	if files[invertFile(0)], err = writeFile(ctx, arrow.NewSchema(invFields, nil), nil, builders...); err != nil {
+	if err := put(invertFile(0), data); err != nil {
 		return nil, err
 	}
 	// Docs.
@@ -281,7 +342,10 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 	nb := array.NewUint32Builder(mem)
 	nb.AppendValues(numTokens, nil)
 	docSchema := arrow.NewSchema([]arrow.Field{{Name: colRowID, Type: arrow.PrimitiveTypes.Uint64}, {Name: colNumTokens, Type: arrow.PrimitiveTypes.Uint32}}, nil)
-	if files[docsFile(0)], err = writeFile(ctx, docSchema, nil, rb, nb); err != nil {
+	if data, err = writeFile(ctx, docSchema, nil, rb, nb); err != nil {
+		return nil, err
+	}
+	if err := put(docsFile(0), data); err != nil {
 		return nil, err
 	}
 	// Metadata.
@@ -293,34 +357,13 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 	db.Append(empty)
 	mdSchema := arrow.NewSchema([]arrow.Field{{Name: colDeleted, Type: arrow.BinaryTypes.Binary}}, nil)
 	md := map[string]string{"params": p.JSON(), "partitions": "[0]", "token_set_format": "arrow", "posting_tail_codec": "fixed32_v1"}
-	if files[metadataFile], err = writeFile(ctx, mdSchema, md, db); err != nil {
+	if data, err = writeFile(ctx, mdSchema, md, db); err != nil {
 		return nil, err
 	}
-
-	name := opts.Name
-	if name == "" {
-		name = column + "_idx"
+	if err := put(metadataFile, data); err != nil {
+		return nil, err
 	}
-	id := opts.UUID
-	if id == "" {
-		id = uuid.NewString()
-	}
-	one := int32(1)
-	now := time.Now().UTC().Truncate(time.Millisecond)
-	meta := &dataset.IndexMetadata{UUID: id, Fields: []int32{f.ID}, Name: name, DatasetVersion: ds.Version(),
-		FragmentBitmap: frags, DetailsTypeURL: DetailsTypeURL, Details: detailsProto(p), IndexVersion: &one, CreatedAt: &now}
-	dir := path.Join(ds.Dir(), "_indices", id)
-	names := make([]string, 0, len(files))
-	for k := range files {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	for _, k := range names {
-		if err := storage.PutDeferred(ctx, ds.Store(), path.Join(dir, k), files[k]); err != nil {
-			return nil, fmt.Errorf("write index file %s: %w", k, err)
-		}
-		meta.Files = append(meta.Files, dataset.IndexFile{Path: k, SizeBytes: uint64(len(files[k]))})
-	}
+	slices.SortFunc(meta.Files, func(a, b dataset.IndexFile) int { return strings.Compare(a.Path, b.Path) })
 	return meta, nil
 }
 
@@ -333,7 +376,47 @@ func CreateIndex(ctx context.Context, ds *dataset.Dataset, column string, p toke
 	return ds.CommitIndices(ctx, []*dataset.IndexMetadata{meta}, nil)
 }
 
+// invertBatchBytes is about how many bytes of encoded posting lists Build
+// gathers before it hands them to the file writer (a variable so that the
+// tests can write a small index in many batches).
+var invertBatchBytes = 32 << 20
+
+// writeFile encodes one Lance file of the rows in builders.
 func writeFile(ctx context.Context, schema *arrow.Schema, md map[string]string, builders ...array.Builder) ([]byte, error) {
+	fs, err := newFileStream(schema, md)
+	if err != nil {
+		return nil, err
+	}
+	if err := fs.write(ctx, builders...); err != nil {
+		return nil, err
+	}
+	return fs.finish(ctx)
+}
+
+// fileStream encodes one Lance file from several batches of rows, so that
+// a large file is never assembled as one Arrow record.
+type fileStream struct {
+	schema *arrow.Schema
+	buf    bytes.Buffer
+	w      *lancefile.Writer
+}
+
+func newFileStream(schema *arrow.Schema, md map[string]string) (*fileStream, error) {
+	ls, err := lanceschema.FromArrow(schema)
+	if err != nil {
+		return nil, err
+	}
+	ls.Metadata = md
+	fs := &fileStream{schema: schema}
+	if fs.w, err = lancefile.NewWriter(&fs.buf, ls, lancefile.WriterOptions{}); err != nil {
+		return nil, err
+	}
+	return fs, nil
+}
+
+// write appends the rows the builders hold (one builder a column) and
+// resets them.
+func (fs *fileStream) write(ctx context.Context, builders ...array.Builder) error {
 	cols := make([]arrow.Array, len(builders))
 	for i, b := range builders {
 		cols[i] = b.NewArray()
@@ -343,27 +426,19 @@ func writeFile(ctx context.Context, schema *arrow.Schema, md map[string]string, 
 	if len(cols) > 0 {
 		rows = int64(cols[0].Len())
 	}
-	rec := array.NewRecord(schema, cols, rows)
+	if rows == 0 {
+		return nil
+	}
+	rec := array.NewRecord(fs.schema, cols, rows)
 	defer rec.Release()
-	ls, err := lanceschema.FromArrow(schema)
-	if err != nil {
+	return fs.w.Write(ctx, rec)
+}
+
+func (fs *fileStream) finish(ctx context.Context) ([]byte, error) {
+	if _, err := fs.w.Finish(ctx); err != nil {
 		return nil, err
 	}
-	ls.Metadata = md
-	var buf bytes.Buffer
-	w, err := lancefile.NewWriter(&buf, ls, lancefile.WriterOptions{})
-	if err != nil {
-		return nil, err
-	}
-	if rows > 0 {
-		if err := w.Write(ctx, rec); err != nil {
-			return nil, err
-		}
-	}
-	if _, err := w.Finish(ctx); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return fs.buf.Bytes(), nil
 }
 
 // detailsProto encodes lance.table.InvertedIndexDetails (index_old.proto).

@@ -405,11 +405,16 @@ func TestPeerSearchesLancecatBuiltIndex(t *testing.T) {
 	writeJSONL(t, rows, ids, strs(paras))
 	cat := filepath.Join(dir, "cat")
 	for _, cfg := range []struct {
-		name    string
-		opts    map[string]any
-		phrases bool
-	}{{"dflt", map[string]any{}, false}, {"pos", map[string]any{"withPosition": true}, true}} {
+		name       string
+		opts       map[string]any
+		phrases    bool
+		batchBytes int
+	}{{"dflt", map[string]any{}, false, 0}, {"pos", map[string]any{"withPosition": true}, true, 0}, {"pos-batched", map[string]any{"withPosition": true}, true, 4 << 10}} {
 		t.Run(cfg.name, func(t *testing.T) {
+			if cfg.batchBytes > 0 {
+				defer func(old int) { invertBatchBytes = old }(invertBatchBytes)
+				invertBatchBytes = cfg.batchBytes
+			}
 			of := filepath.Join(dir, cfg.name+".json")
 			writeJSON(t, of, cfg.opts)
 			ref, ours := "ref_"+cfg.name, "ours_"+cfg.name
