@@ -248,12 +248,7 @@ func appendRunBytes(bb *array.BinaryBuilder, c *rawChunk, k, from, to int) {
 	for r := from; r < to; r++ {
 		data += len(c.recs[r].field(k))
 	}
-	bb.Reserve(to - from)
-	if need := bb.DataLen() + data; need > bb.DataCap() {
-		// ReserveData grows to exactly what it is asked for: doubling
-		// keeps a batch's copies linear in its bytes.
-		bb.ReserveData(max(need, 2*bb.DataCap()) - bb.DataLen())
-	}
+	reserveBinary(bb, to-from, data)
 	for r := from; r < to; r++ {
 		rec := &c.recs[r]
 		if rec.null[k] {
