@@ -119,3 +119,29 @@ func TestLoadRunsMatchRowPath(t *testing.T) {
 		t.Fatalf("bad record: %q, want it to name %s", out.err, want)
 	}
 }
+
+// FuzzLoadRunsMatchRowPath: any file loaded into runTypesDDL's table
+// through the columnar path (records in runs wherever they parse) stores
+// what the row path stores, or fails with the same error.
+func FuzzLoadRunsMatchRowPath(f *testing.F) {
+	var seed strings.Builder
+	for k := 1; k <= 40; k++ {
+		seed.WriteString(strings.Join(runFields(k), ",") + "\n")
+	}
+	f.Add(seed.String())
+	f.Add(strings.Replace(seed.String(), "\n5,", "\n5,x", 1))
+	f.Add("1,2,3,4,5,6,7,8,s,2024-01-01,1,b,1,1\n2,\\N,\\N,\\N,\\N,\\N,\\N,\\N,\\N,\\N,\\N,\\N,\\N,\\N\n3,1,1,1,1,1,1e5,1,\"a\"\"b\",2024-02-29,0,,1,1\n")
+	query := "SELECT k, i, b, u, ti, ub, d, fl, s, dt, bo, bl, sm, us FROM t ORDER BY k, i, s"
+	stmt := `LOAD DATA INFILE 'a.csv' INTO TABLE t FIELDS TERMINATED BY ',' ENCLOSED BY '"'`
+	f.Fuzz(func(t *testing.T, file string) {
+		files := map[string]string{"a.csv": file}
+		row, _ := runLoad(t, true, []string{runTypesDDL}, files, stmt, query)
+		fast, ran := runLoad(t, false, []string{runTypesDDL}, files, stmt, query)
+		if !ran {
+			t.Fatal("the columnar path did not run")
+		}
+		if !reflect.DeepEqual(row, fast) {
+			t.Fatalf("the paths differ on %q\nrow path: %+v\ncolumnar: %+v", file, row, fast)
+		}
+	})
+}
