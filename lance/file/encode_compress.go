@@ -107,36 +107,23 @@ func chunkWidths(data []byte, w, n int) []int {
 	return out
 }
 
-// runCount is the number of runs of equal values in data.
+// runCount is the number of runs of equal values in data (n values of w
+// bytes, w one of 1, 2, 4, 8), compared as integers a chunk at a time.
 func runCount(data []byte, w, n int) int {
 	if n == 0 {
 		return 0
 	}
-	runs := 1
-	switch w {
-	case 8:
-		prev := binary.LittleEndian.Uint64(data)
-		for i := 1; i < n; i++ {
-			v := binary.LittleEndian.Uint64(data[8*i:])
+	var vals [codec.FastLanesChunk]uint64
+	loadUints(vals[:1], data, w, 0)
+	runs, prev := 1, vals[0]
+	for s := 0; s < n; s += len(vals) {
+		m := min(n-s, len(vals))
+		loadUints(vals[:m], data, w, s)
+		for _, v := range vals[:m] {
 			if v != prev {
 				runs++
 			}
 			prev = v
-		}
-	case 4:
-		prev := binary.LittleEndian.Uint32(data)
-		for i := 1; i < n; i++ {
-			v := binary.LittleEndian.Uint32(data[4*i:])
-			if v != prev {
-				runs++
-			}
-			prev = v
-		}
-	default:
-		for i := 1; i < n; i++ {
-			if string(data[(i-1)*w:i*w]) != string(data[i*w:(i+1)*w]) {
-				runs++
-			}
 		}
 	}
 	return runs
