@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -66,52 +67,59 @@ func TestBulkLoadPeer(t *testing.T) {
 		if !reflect.DeepEqual(data, wantOps) {
 			t.Errorf("%s versions %v, want data versions %v", table, ops, wantOps)
 		}
-		var want []string
-		rows, err := db.QueryContext(ctx, "SELECT id, name, n FROM "+table)
-		if err != nil {
+		peerReadsIDNameN(ctx, t, db, root, table)
+	}
+}
+
+// peerReadsIDNameN checks the peer reads table's (id, name, n) rows as
+// lancecat does.
+func peerReadsIDNameN(ctx context.Context, t *testing.T, db *sql.DB, root, table string) {
+	t.Helper()
+	var want []string
+	rows, err := db.QueryContext(ctx, "SELECT id, name, n FROM "+table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id, n sql.NullInt64
+		var name sql.NullString
+		if err := rows.Scan(&id, &name, &n); err != nil {
 			t.Fatal(err)
 		}
-		for rows.Next() {
-			var id, n sql.NullInt64
-			var name sql.NullString
-			if err := rows.Scan(&id, &name, &n); err != nil {
-				t.Fatal(err)
-			}
-			want = append(want, cellText(id.Valid, id.Int64, name, n))
+		want = append(want, cellText(id.Valid, id.Int64, name, n))
+	}
+	rows.Close()
+	var q struct {
+		Rows []struct {
+			ID   *json.Number `json:"id"`
+			Name *string      `json:"name"`
+			N    *json.Number `json:"n"`
+		} `json:"rows"`
+	}
+	if err := peer.Op(ctx, t, "query", map[string]any{"uri": root, "name": table, "columns": []string{"id", "name", "n"}}, &q); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range q.Rows {
+		id, n := sql.NullInt64{}, sql.NullInt64{}
+		if r.ID != nil {
+			v, _ := r.ID.Int64()
+			id = sql.NullInt64{Int64: v, Valid: true}
 		}
-		rows.Close()
-		var q struct {
-			Rows []struct {
-				ID   *json.Number `json:"id"`
-				Name *string      `json:"name"`
-				N    *json.Number `json:"n"`
-			} `json:"rows"`
+		if r.N != nil {
+			v, _ := r.N.Int64()
+			n = sql.NullInt64{Int64: v, Valid: true}
 		}
-		if err := peer.Op(ctx, t, "query", map[string]any{"uri": root, "name": table, "columns": []string{"id", "name", "n"}}, &q); err != nil {
-			t.Fatal(err)
+		name := sql.NullString{}
+		if r.Name != nil {
+			name = sql.NullString{String: *r.Name, Valid: true}
 		}
-		var got []string
-		for _, r := range q.Rows {
-			id, n := sql.NullInt64{}, sql.NullInt64{}
-			if r.ID != nil {
-				v, _ := r.ID.Int64()
-				id = sql.NullInt64{Int64: v, Valid: true}
-			}
-			if r.N != nil {
-				v, _ := r.N.Int64()
-				n = sql.NullInt64{Int64: v, Valid: true}
-			}
-			name := sql.NullString{}
-			if r.Name != nil {
-				name = sql.NullString{String: *r.Name, Valid: true}
-			}
-			got = append(got, cellText(id.Valid, id.Int64, name, n))
-		}
-		sort.Strings(want)
-		sort.Strings(got)
-		if len(want) == 0 || !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: peer reads %q, lancecat %q", table, got, want)
-		}
+		got = append(got, cellText(id.Valid, id.Int64, name, n))
+	}
+	sort.Strings(want)
+	sort.Strings(got)
+	if len(want) == 0 || !reflect.DeepEqual(got, want) {
+		t.Errorf("%s: peer reads %q, lancecat %q", table, got, want)
 	}
 }
 
@@ -129,6 +137,49 @@ func cellText(idValid bool, id int64, name sql.NullString, n sql.NullInt64) stri
 		return s + "|" + fmt.Sprint(n.Int64)
 	}
 	return s + "|NULL"
+}
+
+// TestLoadRunsPeer: LOAD DATA of thousands of records, appended in runs a
+// column at a time (planner/loadrun.go), and IMPORT INTO of a Parquet file
+// whose string and integer columns are copied a slice at a time, write
+// tables the peer reads as lancecat does.
+func TestLoadRunsPeer(t *testing.T) {
+	peer.Require(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	root, files := t.TempDir(), t.TempDir()
+	var csv strings.Builder
+	for i := 1; i <= 5000; i++ {
+		switch {
+		case i%7 == 3:
+			fmt.Fprintf(&csv, "%d,\\N,\\N\n", i)
+		case i%11 == 0:
+			fmt.Fprintf(&csv, "%d,\"q, %d\",%d\n", i, i%97, -i*1000)
+		default:
+			fmt.Fprintf(&csv, "%d,name %d,%d\n", i, i%101, i*3)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(files, "runs.csv"), []byte(csv.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeTestParquet(t, filepath.Join(files, "runs.parquet"), 3000)
+	db, err := sql.Open("lancecat", root+"?load_data_dir="+files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	mustExec(ctx, t, db,
+		"CREATE TABLE lr (id BIGINT NOT NULL, name VARCHAR(20), n BIGINT)",
+		"CREATE TABLE ir (id INT NOT NULL, name VARCHAR(20), n BIGINT)",
+		`LOAD DATA INFILE 'runs.csv' INTO TABLE lr FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"'`,
+		`IMPORT INTO ir FROM 'runs.parquet' FORMAT 'parquet'`)
+	for table, rows := range map[string]int64{"lr": 5000, "ir": 3000} {
+		var n int64
+		if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+table).Scan(&n); err != nil || n != rows {
+			t.Fatalf("%s: %d rows (%v), want %d", table, n, err, rows)
+		}
+		peerReadsIDNameN(ctx, t, db, root, table)
+	}
 }
 
 // writeTestParquet writes rows (id INT32, name, n INT64 with NULLs) in row groups of two.

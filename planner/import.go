@@ -289,6 +289,7 @@ type parquetSource struct {
 	row     int64  // rows read so far
 	bulk    []bool // per table column: appendBulk copies this batch's slice
 	vals    []any  // appendRest's values of a row, per table column
+	sizes   rowSizer
 }
 
 // openParquetReader reads the Parquet file r; the *file.Reader owns r.

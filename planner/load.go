@@ -423,6 +423,15 @@ func (s *Session) loadStream(ctx context.Context, id catalog.Ident, ds *dataset.
 					continue
 				}
 			} else if ra, ok := src.(rowAppender); ok {
+				if ru, ok := src.(runAppender); ok && len(keys.keys) == 0 {
+					// Keyed loads take a record at a time: each one's
+					// line is kept for key errors.
+					if k, n := ru.appendRun(spec, fill, b, loadBatchRows-rows, loadBatchBytes-size, pt); k > 0 {
+						size += n
+						rows += k
+						continue
+					}
+				}
 				if err = ra.advance(); err == nil {
 					pt.row()
 					n, err = ra.appendCurrent(spec, fill, b)

@@ -90,6 +90,10 @@ type fastPlan struct {
 	bytes  [][]byte
 	row    []any
 	fields []arrow.Field // the table's (Schema.Fields copies them per call)
+
+	run      runPlan // loadrun.go; read by split's goroutine
+	runValid []bool  // appendRun's scratch (the statement's goroutine)
+	runBools []bool
 }
 
 // newFastPlan plans the columnar conversion of spec; nil when the
@@ -144,6 +148,7 @@ func newFastPlan(spec *loadSpec) *fastPlan {
 			p.kinds[k] = fastBool
 		}
 	}
+	p.planRuns(spec)
 	return p
 }
 
@@ -528,6 +533,7 @@ type rawChunk struct {
 	lines []int
 	n     int   // records in recs[:n]
 	err   error // after the n records: the reader's error, io.EOF at the end
+	run   runCols
 }
 
 const (
@@ -583,6 +589,9 @@ func (t *fastTextSource) split() {
 			c.lines[c.n] = t.sr.recLine
 			bytes += len(rec.data)
 			c.n++
+		}
+		if t.plan.run.ok {
+			t.plan.prepareRun(c)
 		}
 		select {
 		case t.full <- c:

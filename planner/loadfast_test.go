@@ -304,10 +304,11 @@ func fragmentCount(t *testing.T, f *fixture, name string) int {
 }
 
 // TestImportFastMatchesRowPath: IMPORT INTO from Parquet stores what the
-// row path stores, batch by batch the same (the same fragments), and fails
-// on the same row and column, whether its columns are copied whole (the
-// table column's own type) or value by value (another type, DEFAULTs,
-// AUTO_INCREMENT, NULL in a NOT NULL column, UNIQUE).
+// row path stores, batch by batch the same (the same fragments, byte for
+// byte the same data files), and fails on the same row and column,
+// whether its columns are copied whole (the table column's own type) or
+// value by value (another type, DEFAULTs, AUTO_INCREMENT, NULL in a NOT
+// NULL column, UNIQUE).
 func TestImportFastMatchesRowPath(t *testing.T) {
 	n := 5000
 	ids, names, scores := make([]any, n), make([]any, n), make([]any, n)
@@ -354,6 +355,7 @@ func TestImportFastMatchesRowPath(t *testing.T) {
 		for _, c := range cases {
 			var outs [2]loadOutcome
 			var frags [2]int
+			var sums [2][]string
 			for k, rowOnly := range []bool{true, false} {
 				f, _ := loadFixture(t)
 				write(f.s.opts.LoadDataDir, 700, c.cols...)
@@ -374,6 +376,10 @@ func TestImportFastMatchesRowPath(t *testing.T) {
 				}
 				outs[k].rows = rowsText(f.rows(c.query))
 				frags[k] = fragmentCount(t, f, "t")
+				sums[k] = dataFileSums(t, f, "t")
+			}
+			if !reflect.DeepEqual(sums[0], sums[1]) {
+				t.Fatalf("%s, batches of %d: data files differ: row path %v, columnar %v", c.name, batch, sums[0], sums[1])
 			}
 			if outs[0] != outs[1] || frags[0] != frags[1] {
 				t.Fatalf("%s, batches of %d: the paths differ\nrow path: %+v, %d fragments\ncolumnar: %+v, %d fragments", c.name, batch, outs[0], frags[0], outs[1], frags[1])

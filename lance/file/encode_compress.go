@@ -19,6 +19,7 @@ package lancefile
 
 import (
 	"encoding/binary"
+	"hash/maphash"
 	"math/bits"
 
 	"github.com/lancecat/lancecat/lance/file/internal/codec"
@@ -59,17 +60,38 @@ func (c fixedCompression) String() string {
 	return "flat"
 }
 
-// uintAtBytes reads value i of a little-endian buffer of w-byte values.
-func uintAtBytes(data []byte, w, i int) uint64 {
+// loadUints reads the len(dst) w-byte values of data from value start on
+// into dst and returns their OR. One loop per width: a profile of a
+// 2,000,000-row load spent a tenth of the writer's time deciding the
+// width once per value.
+func loadUints(dst []uint64, data []byte, w, start int) uint64 {
+	var or uint64
 	switch w {
 	case 1:
-		return uint64(data[i])
+		for i, b := range data[start : start+len(dst)] {
+			dst[i] = uint64(b)
+			or |= dst[i]
+		}
 	case 2:
-		return uint64(binary.LittleEndian.Uint16(data[2*i:]))
+		src := data[2*start : 2*(start+len(dst))]
+		for i := range dst {
+			dst[i] = uint64(binary.LittleEndian.Uint16(src[2*i:]))
+			or |= dst[i]
+		}
 	case 4:
-		return uint64(binary.LittleEndian.Uint32(data[4*i:]))
+		src := data[4*start : 4*(start+len(dst))]
+		for i := range dst {
+			dst[i] = uint64(binary.LittleEndian.Uint32(src[4*i:]))
+			or |= dst[i]
+		}
+	default:
+		src := data[8*start : 8*(start+len(dst))]
+		for i := range dst {
+			dst[i] = binary.LittleEndian.Uint64(src[8*i:])
+			or |= dst[i]
+		}
 	}
-	return binary.LittleEndian.Uint64(data[8*i:])
+	return or
 }
 
 // chunkWidths returns, for every 1024 values of data (n values of w bytes),
@@ -77,26 +99,31 @@ func uintAtBytes(data []byte, w, i int) uint64 {
 // negative integer needs all bits), the statistic bit-packing is sized by.
 func chunkWidths(data []byte, w, n int) []int {
 	out := make([]int, 0, (n+codec.FastLanesChunk-1)/codec.FastLanesChunk)
+	var vals [codec.FastLanesChunk]uint64
 	for s := 0; s < n; s += codec.FastLanesChunk {
 		e := min(n, s+codec.FastLanesChunk)
-		var or uint64
-		for i := s; i < e; i++ {
-			or |= uintAtBytes(data, w, i)
-		}
-		out = append(out, bits.Len64(or))
+		out = append(out, bits.Len64(loadUints(vals[:e-s], data, w, s)))
 	}
 	return out
 }
 
-// runCount is the number of runs of equal values in data.
+// runCount is the number of runs of equal values in data (n values of w
+// bytes, w one of 1, 2, 4, 8), compared as integers a chunk at a time.
 func runCount(data []byte, w, n int) int {
 	if n == 0 {
 		return 0
 	}
-	runs := 1
-	for i := 1; i < n; i++ {
-		if string(data[(i-1)*w:i*w]) != string(data[i*w:(i+1)*w]) {
-			runs++
+	var vals [codec.FastLanesChunk]uint64
+	loadUints(vals[:1], data, w, 0)
+	runs, prev := 1, vals[0]
+	for s := 0; s < n; s += len(vals) {
+		m := min(n-s, len(vals))
+		loadUints(vals[:m], data, w, s)
+		for _, v := range vals[:m] {
+			if v != prev {
+				runs++
+			}
+			prev = v
 		}
 	}
 	return runs
@@ -160,12 +187,7 @@ func rleEncoding(bitsPer int) *enc21pb.CompressiveEncoding {
 // inline chunk: the width as one value-sized word, then the packed words.
 func appendInlineChunk(dst []byte, data []byte, w, start, n int) []byte {
 	var vals [codec.FastLanesChunk]uint64
-	var or uint64
-	for i := 0; i < n; i++ {
-		vals[i] = uintAtBytes(data, w, start+i)
-		or |= vals[i]
-	}
-	width := bits.Len64(or)
+	width := bits.Len64(loadUints(vals[:n], data, w, start))
 	switch w {
 	case 1:
 		dst = append(dst, byte(width))
@@ -375,20 +397,17 @@ func tryDictionary(leaf *leafSpec, acc *leafAccum) *pageDictionary {
 	if leaf.largeOffsets {
 		ow = 8
 	}
-	seen := make(map[string]uint64, 64)
 	d := &pageDictionary{offsets: []uint64{0}, indices: make([]byte, 0, n*ow)}
+	seen := newValueSet(d)
 	off := acc.offsets
 	for i := 0; i < n; i++ {
 		v := acc.data[off[i]:off[i+1]]
-		k, ok := seen[string(v)]
+		k, ok := seen.find(v)
 		if !ok {
-			k = uint64(len(seen))
-			if int(k)+1 >= limit {
+			if len(d.offsets) >= limit { // k would be len(d.offsets)-1
 				return nil
 			}
-			seen[string(v)] = k
-			d.data = append(d.data, v...)
-			d.offsets = append(d.offsets, uint64(len(d.data)))
+			k = seen.add(v)
 		}
 		if ow == 4 {
 			d.indices = binary.LittleEndian.AppendUint32(d.indices, uint32(k))
@@ -396,11 +415,72 @@ func tryDictionary(leaf *leafSpec, acc *leafAccum) *pageDictionary {
 			d.indices = binary.LittleEndian.AppendUint64(d.indices, k)
 		}
 	}
-	d.card = len(seen)
+	d.card = len(d.offsets) - 1
 	if !dictionaryFits(n, d.card, len(d.data)+ow*(d.card+1), len(acc.data)+ow*(n+1)) {
 		return nil
 	}
 	return d
+}
+
+// valueSet finds the distinct values of a dictionary being built: an
+// open-addressing table of their indices, the values themselves being
+// the dictionary's data. A Go map keyed by string copied each distinct
+// value into a string of its own and spent an eighth of a 10,000,000-row
+// load's CPU in its lookups; here a lookup hashes the value once and
+// compares bytes only on an equal hash.
+type valueSet struct {
+	d      *pageDictionary
+	slots  []uint32 // index + 1 of the value whose hash lands there; 0: empty
+	hashes []uint64 // per dictionary index: its value's hash
+	seed   maphash.Seed
+	last   int // the slot find stopped at: add fills it
+	lastH  uint64
+}
+
+func newValueSet(d *pageDictionary) *valueSet {
+	return &valueSet{d: d, slots: make([]uint32, 256), seed: maphash.MakeSeed()}
+}
+
+// find returns v's index in the dictionary.
+func (s *valueSet) find(v []byte) (uint64, bool) {
+	h := maphash.Bytes(s.seed, v)
+	mask := uint64(len(s.slots) - 1)
+	i := h & mask
+	for {
+		e := s.slots[i]
+		if e == 0 {
+			s.last, s.lastH = int(i), h
+			return 0, false
+		}
+		k := uint64(e - 1)
+		if s.hashes[k] == h && string(s.d.data[s.d.offsets[k]:s.d.offsets[k+1]]) == string(v) {
+			return k, true
+		}
+		i = (i + 1) & mask
+	}
+}
+
+// add appends v, which the last find did not find, to the dictionary and
+// returns its index.
+func (s *valueSet) add(v []byte) uint64 {
+	d := s.d
+	k := uint64(len(d.offsets) - 1)
+	d.data = append(d.data, v...)
+	d.offsets = append(d.offsets, uint64(len(d.data)))
+	s.hashes = append(s.hashes, s.lastH)
+	s.slots[s.last] = uint32(k + 1)
+	if 4*len(s.hashes) >= 3*len(s.slots) { // over 3/4 full: double
+		s.slots = make([]uint32, 2*len(s.slots))
+		mask := uint64(len(s.slots) - 1)
+		for j, h := range s.hashes {
+			i := h & mask
+			for s.slots[i] != 0 {
+				i = (i + 1) & mask
+			}
+			s.slots[i] = uint32(j + 1)
+		}
+	}
+	return k
 }
 
 // tryFixedDictionary dictionary-encodes a page of 128-bit values (decimals)
