@@ -140,6 +140,12 @@ func (r *Reader) readLeafRanges(ctx context.Context, spec *readLeaf, ranges [][2
 	if err != nil {
 		return nil, err
 	}
+	if segs, st, ok, err := r.packedPages(ctx, ci, spec, ranges); err != nil {
+		return nil, err
+	} else if ok && (len(segs) > 1 || r.opensRanges()) {
+		// (one segment from memory is served without a copy below)
+		return r.readPacked(ctx, segs, st)
+	}
 	var pieces []*leafPiece
 	for _, rg := range ranges {
 		a, b := rg[0], rg[1]
@@ -543,12 +549,7 @@ func (r *Reader) readRanges(ctx context.Context, fieldIDs []int32, ranges [][2]u
 		}
 	}
 	for i, id := range fieldIDs {
-		var f *lanceschema.Field
-		for _, tf := range r.schema.Fields {
-			if tf.ID == id {
-				f = tf
-			}
-		}
+		f := r.topField(id)
 		if f == nil {
 			release()
 			return nil, fmt.Errorf("%w: field id %d is not a top-level field of the file", ErrInvalidArgument, id)
@@ -569,6 +570,17 @@ func (r *Reader) readRanges(ctx context.Context, fieldIDs []int32, ranges [][2]u
 	rec := array.NewRecord(arrow.NewSchema(fields, nil), cols, int64(nRows))
 	release()
 	return rec, nil
+}
+
+// topField is the top-level field of the file with the given id (nil: none).
+func (r *Reader) topField(id int32) *lanceschema.Field {
+	var f *lanceschema.Field
+	for _, tf := range r.schema.Fields {
+		if tf.ID == id {
+			f = tf
+		}
+	}
+	return f
 }
 
 func (r *Reader) readField(ctx context.Context, f *lanceschema.Field, ranges [][2]uint64, nRows uint64) (arrow.Array, error) {
