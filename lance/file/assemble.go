@@ -492,7 +492,14 @@ func leafArray(dt arrow.DataType, v *block, n int, valid *memory.Buffer, nulls i
 			}
 			iv = memory.NewBufferBytes(b)
 		}
-		child := array.NewData(t.Elem(), int(items), []*memory.Buffer{iv, memory.NewBufferBytes(v.data)}, nil, inulls, 0)
+		vals := memory.NewBufferBytes(v.data)
+		if v.owner != nil {
+			// freed to the owner when the last array over it is released
+			vals = memory.NewBufferWithAllocator(v.data, v.owner)
+			defer vals.Release()
+		}
+		child := array.NewData(t.Elem(), int(items), []*memory.Buffer{iv, vals}, nil, inulls, 0)
+		defer child.Release()
 		return array.NewData(dt, n, []*memory.Buffer{valid}, []arrow.ArrayData{child}, nulls, 0), nil
 	case arrow.FixedWidthDataType:
 		if v.variable || v.itemsPerValue() != 1 || v.bits != uint64(t.BitWidth()) {

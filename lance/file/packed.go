@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // packedSegment is the rows [a, b) of one packed full-zip page.
@@ -69,7 +70,14 @@ func (r *Reader) readPacked(ctx context.Context, segs []packedSegment, st *fullZ
 	if rows > maxItems {
 		return nil, corruptf("%d rows in one read", rows)
 	}
-	dst := make([]byte, rows*per)
+	var owner memory.Allocator
+	var dst []byte
+	if recycling(ctx) {
+		owner = recycler{}
+		dst = owner.Allocate(int(rows * per))
+	} else {
+		dst = make([]byte, rows*per)
+	}
 	rr, err := r.openReads(ctx)
 	if err != nil {
 		return nil, err
@@ -91,7 +99,12 @@ func (r *Reader) readPacked(ctx context.Context, segs []packedSegment, st *fullZ
 	if blk.n != rows {
 		return nil, corruptf("full-zip pages gave %d rows, want %d", blk.n, rows)
 	}
-	return cut(nil, nil, blk, 0, rows, 0, rows)
+	p, err := cut(nil, nil, blk, 0, rows, 0, rows)
+	if err != nil {
+		return nil, err
+	}
+	p.vals.owner = owner // the piece's values are all of dst
+	return p, nil
 }
 
 // FixedRowBytes reports the bytes one row of the fields occupies when every

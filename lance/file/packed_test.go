@@ -166,3 +166,43 @@ func TestReadRangesPacked(t *testing.T) {
 		})
 	}
 }
+
+// TestRecycledBuffersNotReusedWhileHeld: under WithRecycledBuffers a packed
+// read's buffer goes back to the pool only when its record is released: a
+// record still held keeps its values while later reads run, and reads after
+// releases (which reuse the buffers) return the right rows.
+func TestRecycledBuffersNotReusedWhileHeld(t *testing.T) {
+	const rows, per, dim = 1000, 64, 128
+	data, _, vF := packedFixture(t, rows, per, dim)
+	ctx := WithRecycledBuffers(context.Background())
+	r, err := Open(ctx, BytesSource(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	span := func(a, b int) []int {
+		var out []int
+		for i := a; i < b; i++ {
+			out = append(out, i)
+		}
+		return out
+	}
+	held, err := r.ReadRange(ctx, []int32{vF}, 0, 300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release()
+	for round := range 20 {
+		a := 300 + round*20
+		rec, err := r.ReadRange(ctx, []int32{vF}, uint64(a), uint64(a+300))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := vectorRows(t, rec.Column(0), dim); !slices.Equal(got, span(a, a+300)) {
+			t.Fatalf("round %d: rows %v..., want from %d", round, got[:3], a)
+		}
+		rec.Release()
+		if got := vectorRows(t, held.Column(0), dim); !slices.Equal(got, span(0, 300)) {
+			t.Fatalf("round %d: the held record changed: rows %v...", round, got[:3])
+		}
+	}
+}

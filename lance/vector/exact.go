@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/lancecat/lancecat/lance/dataset"
+	lancefile "github.com/lancecat/lancecat/lance/file"
 )
 
 // ExactQuery is a brute-force top-k over a vector column.
@@ -219,7 +220,9 @@ func scanFragment(ctx context.Context, ds *dataset.Dataset, q ExactQuery, sr sca
 		return scoreBatch(ctx, q, b, h, &ds32, false)
 	}
 	opts := dataset.ScanOptions{Columns: []string{q.Column}, Fragments: []uint64{sr.frag}, WithRowAddress: true, Offset: sr.offset, Limit: sr.limit}
-	return ds.Scan(ctx, opts, func(b arrow.RecordBatch) error {
+	// scoreBatch is done with a batch's vectors when it returns, so the
+	// scan may read the next batches into the released ones' buffers
+	return ds.Scan(lancefile.WithRecycledBuffers(ctx), opts, func(b arrow.RecordBatch) error {
 		return scoreBatch(ctx, q, b, h, &ds32, q.Prefilter == nil)
 	})
 }
