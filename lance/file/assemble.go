@@ -147,6 +147,37 @@ func (r *Reader) readLeafRanges(ctx context.Context, spec *readLeaf, ranges [][2
 		return r.readPacked(ctx, segs, st)
 	}
 	var pieces []*leafPiece
+	err = pageParts(ci, spec.col, ranges, func(pi int, pg *pageInfo, pa, pb uint64) (bool, error) {
+		st, err := r.pageState(ctx, pg, spec)
+		if err != nil {
+			return false, err
+		}
+		var p *leafPiece
+		switch s := st.(type) {
+		case *miniState:
+			p, err = r.readMini(ctx, s, spec, pa, pb)
+		case *fullZipState:
+			p, err = r.readFullZip(ctx, pg, s, spec, pa, pb)
+		case *allNullState:
+			p, err = s.read(pg, spec, pa, pb)
+		}
+		if err != nil {
+			return false, fmt.Errorf("column %d page %d: %w", spec.col, pi, err)
+		}
+		r.stats.pages.Add(1)
+		pieces = append(pieces, p)
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return concatPieces(pieces, spec)
+}
+
+// pageParts calls fn with each part of a page the ranges cover, in order:
+// the page's index, the page and its rows [pa, pb) (page-relative). fn
+// returning false ends the walk.
+func pageParts(ci *columnInfo, col int, ranges [][2]uint64, fn func(pi int, pg *pageInfo, pa, pb uint64) (bool, error)) error {
 	for _, rg := range ranges {
 		a, b := rg[0], rg[1]
 		pi := sort.Search(len(ci.pages), func(i int) bool { return ci.pages[i].firstRow+ci.pages[i].numRows > a })
@@ -156,31 +187,16 @@ func (r *Reader) readLeafRanges(ctx context.Context, spec *readLeaf, ranges [][2
 				continue
 			}
 			pa, pb := a-pg.firstRow, min(b, pg.firstRow+pg.numRows)-pg.firstRow
-			st, err := r.pageState(ctx, pg, spec)
-			if err != nil {
-				return nil, err
+			if more, err := fn(pi, pg, pa, pb); err != nil || !more {
+				return err
 			}
-			var p *leafPiece
-			switch s := st.(type) {
-			case *miniState:
-				p, err = r.readMini(ctx, s, spec, pa, pb)
-			case *fullZipState:
-				p, err = r.readFullZip(ctx, pg, s, spec, pa, pb)
-			case *allNullState:
-				p, err = s.read(pg, spec, pa, pb)
-			}
-			if err != nil {
-				return nil, fmt.Errorf("column %d page %d: %w", spec.col, pi, err)
-			}
-			r.stats.pages.Add(1)
-			pieces = append(pieces, p)
 			a = pg.firstRow + pb
 		}
 		if a < b {
-			return nil, corruptf("column %d has no page for row %d", spec.col, a)
+			return corruptf("column %d has no page for row %d", col, a)
 		}
 	}
-	return concatPieces(pieces, spec)
+	return nil
 }
 
 func concatPieces(pieces []*leafPiece, spec *readLeaf) (*leafPiece, error) {

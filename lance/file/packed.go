@@ -3,7 +3,6 @@ package lancefile
 import (
 	"context"
 	"fmt"
-	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -20,43 +19,38 @@ type packedSegment struct {
 // control words nor validity: a vector column without nulls) of one value
 // shape, with the first page's state; ok is false otherwise.
 func (r *Reader) packedPages(ctx context.Context, ci *columnInfo, spec *readLeaf, ranges [][2]uint64) (segs []packedSegment, first *fullZipState, ok bool, err error) {
-	for _, rg := range ranges {
-		a, b := rg[0], rg[1]
-		pi := sort.Search(len(ci.pages), func(i int) bool { return ci.pages[i].firstRow+ci.pages[i].numRows > a })
-		for ; a < b && pi < len(ci.pages); pi++ {
-			pg := ci.pages[pi]
-			if pg.numRows == 0 {
-				continue
-			}
-			if pg.layout.GetFullZipLayout() == nil {
-				return nil, nil, false, nil
-			}
-			st, err := r.pageState(ctx, pg, spec)
-			if err != nil {
-				return nil, nil, false, fmt.Errorf("column %d page %d: %w", spec.col, pi, err)
-			}
-			fz, isFZ := st.(*fullZipState)
-			if !isFZ || !fz.packed() || fz.repIdxBytes != 0 {
-				return nil, nil, false, nil
-			}
-			if first == nil {
-				first = fz
-			} else if fz.valueBytes != first.valueBytes || fz.itemBits != first.itemBits || (fz.fsl == nil) != (first.fsl == nil) ||
-				(fz.fsl != nil && fz.fsl.ItemsPerValue != first.fsl.ItemsPerValue) {
-				return nil, nil, false, nil
-			}
-			pa, pb := a-pg.firstRow, min(b, pg.firstRow+pg.numRows)-pg.firstRow
-			if pb*fz.valueBytes > pg.bufs[0].Size {
-				return nil, nil, false, corruptf("column %d page %d: full-zip rows %d..%d past its %d bytes", spec.col, pi, pa, pb, pg.bufs[0].Size)
-			}
-			segs = append(segs, packedSegment{pg: pg, a: pa, b: pb})
-			a = pg.firstRow + pb
+	ok = true
+	err = pageParts(ci, spec.col, ranges, func(pi int, pg *pageInfo, pa, pb uint64) (bool, error) {
+		if pg.layout.GetFullZipLayout() == nil {
+			ok = false
+			return false, nil
 		}
-		if a < b {
-			return nil, nil, false, corruptf("column %d has no page for row %d", spec.col, a)
+		st, err := r.pageState(ctx, pg, spec)
+		if err != nil {
+			return false, fmt.Errorf("column %d page %d: %w", spec.col, pi, err)
 		}
+		fz, isFZ := st.(*fullZipState)
+		if !isFZ || !fz.packed() || fz.repIdxBytes != 0 {
+			ok = false
+			return false, nil
+		}
+		if first == nil {
+			first = fz
+		} else if fz.valueBytes != first.valueBytes || fz.itemBits != first.itemBits || (fz.fsl == nil) != (first.fsl == nil) ||
+			(fz.fsl != nil && fz.fsl.ItemsPerValue != first.fsl.ItemsPerValue) {
+			ok = false
+			return false, nil
+		}
+		if pb*fz.valueBytes > pg.bufs[0].Size {
+			return false, corruptf("column %d page %d: full-zip rows %d..%d past its %d bytes", spec.col, pi, pa, pb, pg.bufs[0].Size)
+		}
+		segs = append(segs, packedSegment{pg: pg, a: pa, b: pb})
+		return true, nil
+	})
+	if err != nil || !ok || first == nil {
+		return nil, nil, false, err
 	}
-	return segs, first, first != nil, nil
+	return segs, first, true, nil
 }
 
 // readPacked reads the segments' values straight into one buffer, in order:
