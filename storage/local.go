@@ -147,14 +147,22 @@ func (s *localStore) ReadRange(ctx context.Context, path string, offset, length 
 		return nil, err
 	}
 	buf := make([]byte, length)
-	n, err := f.ReadAt(buf, offset)
-	if int64(n) < length {
-		if err == nil || errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("read %q [%d, +%d): got %d bytes: %w", path, offset, length, n, ErrOutOfRange)
-		}
-		return nil, fmt.Errorf("read %q: %w", path, err)
+	if err := readAtFull(f, path, offset, buf); err != nil {
+		return nil, err
 	}
 	return buf, nil
+}
+
+// readAtFull fills dst from f at offset; a short read is ErrOutOfRange.
+func readAtFull(f *os.File, path string, offset int64, dst []byte) error {
+	n, err := f.ReadAt(dst, offset)
+	if n < len(dst) {
+		if err == nil || errors.Is(err, io.EOF) {
+			return fmt.Errorf("read %q [%d, +%d): got %d bytes: %w", path, offset, len(dst), n, ErrOutOfRange)
+		}
+		return fmt.Errorf("read %q: %w", path, err)
+	}
+	return nil
 }
 
 func (s *localStore) Stat(ctx context.Context, path string) (ObjectInfo, error) {

@@ -608,7 +608,7 @@ func runVector(ctx context.Context, cfg vectorConfig) ([]Row, error) {
 // pdir. The queries go through a file: 100 x 768 numbers exceed what one
 // command-line argument may hold.
 func peerVector(ctx context.Context, cfg vectorConfig, sh vecShape, pdir string, qs [][]float32) (*vecRun, error) {
-	var idx []map[string]any
+	idx := []map[string]any{} // not nil: the peer iterates it even with no index types (-types "")
 	for _, typ := range cfg.Types {
 		for _, t := range vecTypes {
 			if t.name != typ || t.peer == "" {

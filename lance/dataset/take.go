@@ -170,26 +170,95 @@ func (s *scanState) takeFragment(ctx context.Context, f *Fragment, offsets []uin
 	return array.NewRecordBatch(s.schema, cols, int64(n)), nil
 }
 
-// takeSpanGap: rows closer than this are read as one range and the
-// wanted ones selected from it, so the pages (mini-block chunks) that hold
-// several wanted rows are decoded once, not once per row.
+// takeSpanGap: for columns decoded in chunks (mini-block pages), rows
+// closer than this are read as one range and the wanted ones selected from
+// it, so a chunk holding several wanted rows is decoded once, not once per
+// row.
 const takeSpanGap = 256
 
+// TakeGapBytes: for columns read by byte position (every page a packed
+// full-zip page, as a vector column without nulls), Take reads two wanted
+// rows as one range only when the rows between them hold fewer bytes than
+// this (about what one more read call costs); a selective take of 768-float
+// vectors then reads the wanted rows' bytes and not the whole column.
+const TakeGapBytes = 16 << 10
+
+// rangesReader is a data file that reads several row ranges in one call and
+// tells when its rows are fixed-width by position (lance/file.Reader).
+type rangesReader interface {
+	ReadRanges(ctx context.Context, fieldIDs []int32, ranges [][2]uint64) (arrow.RecordBatch, error)
+	FixedRowBytes(ctx context.Context, fieldIDs []int32) (uint64, bool, error)
+}
+
 // takeRows reads rows (ascending, distinct) of the fields from one data
-// file: nearby rows as one range read, isolated rows alone.
+// file: nearby rows as one range read, isolated rows alone. How near is near
+// depends on the columns (takeSpanGap, TakeGapBytes).
 func takeRows(ctx context.Context, r dataFileReader, ids []int32, rows []uint64) (arrow.RecordBatch, error) {
+	gap := uint64(takeSpanGap)
+	rr, ranged := r.(rangesReader)
+	if ranged {
+		rowBytes, fixed, err := rr.FixedRowBytes(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		if fixed {
+			gap = 1 + TakeGapBytes/rowBytes
+		}
+	}
+	var spans [][2]uint64
+	for s := 0; s < len(rows); {
+		e := s + 1
+		for e < len(rows) && rows[e]-rows[e-1] < gap {
+			e++
+		}
+		spans = append(spans, [2]uint64{rows[s], rows[e-1] + 1})
+		s = e
+	}
+	if !ranged {
+		return takeSpans(ctx, r, ids, rows, spans)
+	}
+	rec, err := rr.ReadRanges(ctx, ids, spans)
+	if err != nil {
+		return nil, err
+	}
+	var read uint64
+	for _, sp := range spans {
+		read += sp[1] - sp[0]
+	}
+	if read == uint64(len(rows)) {
+		return rec, nil
+	}
+	// the wanted rows' positions in the spans read back to back
+	keep := make([]uint32, 0, len(rows))
+	base, si := uint64(0), 0
+	for _, row := range rows {
+		for row >= spans[si][1] {
+			base += spans[si][1] - spans[si][0]
+			si++
+		}
+		keep = append(keep, uint32(base+row-spans[si][0]))
+	}
+	sel, err := takeOffsets(memory.DefaultAllocator, rec, keep)
+	rec.Release()
+	return sel, err
+}
+
+// takeSpans reads the spans one ReadRange each and selects the wanted rows
+// from each.
+func takeSpans(ctx context.Context, r dataFileReader, ids []int32, rows []uint64, spans [][2]uint64) (arrow.RecordBatch, error) {
 	var parts []arrow.RecordBatch
 	defer func() {
 		for _, p := range parts {
 			p.Release()
 		}
 	}()
-	for s := 0; s < len(rows); {
-		e := s + 1
-		for e < len(rows) && rows[e]-rows[e-1] < takeSpanGap {
+	s := 0
+	for _, sp := range spans {
+		lo, hi := sp[0], sp[1]
+		e := s
+		for e < len(rows) && rows[e] < hi {
 			e++
 		}
-		lo, hi := rows[s], rows[e-1]+1
 		rec, err := r.ReadRange(ctx, ids, lo, hi)
 		if err != nil {
 			return nil, err

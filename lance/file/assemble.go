@@ -140,7 +140,44 @@ func (r *Reader) readLeafRanges(ctx context.Context, spec *readLeaf, ranges [][2
 	if err != nil {
 		return nil, err
 	}
+	if segs, st, ok, err := r.packedPages(ctx, ci, spec, ranges); err != nil {
+		return nil, err
+	} else if ok && (len(segs) > 1 || r.opensRanges()) {
+		// (one segment from memory is served without a copy below)
+		return r.readPacked(ctx, segs, st)
+	}
 	var pieces []*leafPiece
+	err = pageParts(ci, spec.col, ranges, func(pi int, pg *pageInfo, pa, pb uint64) (bool, error) {
+		st, err := r.pageState(ctx, pg, spec)
+		if err != nil {
+			return false, err
+		}
+		var p *leafPiece
+		switch s := st.(type) {
+		case *miniState:
+			p, err = r.readMini(ctx, s, spec, pa, pb)
+		case *fullZipState:
+			p, err = r.readFullZip(ctx, pg, s, spec, pa, pb)
+		case *allNullState:
+			p, err = s.read(pg, spec, pa, pb)
+		}
+		if err != nil {
+			return false, fmt.Errorf("column %d page %d: %w", spec.col, pi, err)
+		}
+		r.stats.pages.Add(1)
+		pieces = append(pieces, p)
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return concatPieces(pieces, spec)
+}
+
+// pageParts calls fn with each part of a page the ranges cover, in order:
+// the page's index, the page and its rows [pa, pb) (page-relative). fn
+// returning false ends the walk.
+func pageParts(ci *columnInfo, col int, ranges [][2]uint64, fn func(pi int, pg *pageInfo, pa, pb uint64) (bool, error)) error {
 	for _, rg := range ranges {
 		a, b := rg[0], rg[1]
 		pi := sort.Search(len(ci.pages), func(i int) bool { return ci.pages[i].firstRow+ci.pages[i].numRows > a })
@@ -150,31 +187,16 @@ func (r *Reader) readLeafRanges(ctx context.Context, spec *readLeaf, ranges [][2
 				continue
 			}
 			pa, pb := a-pg.firstRow, min(b, pg.firstRow+pg.numRows)-pg.firstRow
-			st, err := r.pageState(ctx, pg, spec)
-			if err != nil {
-				return nil, err
+			if more, err := fn(pi, pg, pa, pb); err != nil || !more {
+				return err
 			}
-			var p *leafPiece
-			switch s := st.(type) {
-			case *miniState:
-				p, err = r.readMini(ctx, s, spec, pa, pb)
-			case *fullZipState:
-				p, err = r.readFullZip(ctx, pg, s, spec, pa, pb)
-			case *allNullState:
-				p, err = s.read(pg, spec, pa, pb)
-			}
-			if err != nil {
-				return nil, fmt.Errorf("column %d page %d: %w", spec.col, pi, err)
-			}
-			r.stats.pages.Add(1)
-			pieces = append(pieces, p)
 			a = pg.firstRow + pb
 		}
 		if a < b {
-			return nil, corruptf("column %d has no page for row %d", spec.col, a)
+			return corruptf("column %d has no page for row %d", col, a)
 		}
 	}
-	return concatPieces(pieces, spec)
+	return nil
 }
 
 func concatPieces(pieces []*leafPiece, spec *readLeaf) (*leafPiece, error) {
@@ -486,7 +508,14 @@ func leafArray(dt arrow.DataType, v *block, n int, valid *memory.Buffer, nulls i
 			}
 			iv = memory.NewBufferBytes(b)
 		}
-		child := array.NewData(t.Elem(), int(items), []*memory.Buffer{iv, memory.NewBufferBytes(v.data)}, nil, inulls, 0)
+		vals := memory.NewBufferBytes(v.data)
+		if v.owner != nil {
+			// freed to the owner when the last array over it is released
+			vals = memory.NewBufferWithAllocator(v.data, v.owner)
+			defer vals.Release()
+		}
+		child := array.NewData(t.Elem(), int(items), []*memory.Buffer{iv, vals}, nil, inulls, 0)
+		defer child.Release()
 		return array.NewData(dt, n, []*memory.Buffer{valid}, []arrow.ArrayData{child}, nulls, 0), nil
 	case arrow.FixedWidthDataType:
 		if v.variable || v.itemsPerValue() != 1 || v.bits != uint64(t.BitWidth()) {
@@ -543,12 +572,7 @@ func (r *Reader) readRanges(ctx context.Context, fieldIDs []int32, ranges [][2]u
 		}
 	}
 	for i, id := range fieldIDs {
-		var f *lanceschema.Field
-		for _, tf := range r.schema.Fields {
-			if tf.ID == id {
-				f = tf
-			}
-		}
+		f := r.topField(id)
 		if f == nil {
 			release()
 			return nil, fmt.Errorf("%w: field id %d is not a top-level field of the file", ErrInvalidArgument, id)
@@ -569,6 +593,17 @@ func (r *Reader) readRanges(ctx context.Context, fieldIDs []int32, ranges [][2]u
 	rec := array.NewRecord(arrow.NewSchema(fields, nil), cols, int64(nRows))
 	release()
 	return rec, nil
+}
+
+// topField is the top-level field of the file with the given id (nil: none).
+func (r *Reader) topField(id int32) *lanceschema.Field {
+	var f *lanceschema.Field
+	for _, tf := range r.schema.Fields {
+		if tf.ID == id {
+			f = tf
+		}
+	}
+	return f
 }
 
 func (r *Reader) readField(ctx context.Context, f *lanceschema.Field, ranges [][2]uint64, nRows uint64) (arrow.Array, error) {

@@ -2,6 +2,8 @@ package lancefile
 
 import (
 	"encoding/binary"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // maxItems bounds any count taken from a file before it is used to size an
@@ -21,6 +23,10 @@ type block struct {
 	// variable width
 	offsets []uint64 // n+1 offsets into data
 	data    []byte
+	// owner, when set, allocated data (a recycled buffer of a packed read,
+	// WithRecycledBuffers): the array built over data frees it to owner
+	// when released. A slice of the block does not inherit it.
+	owner memory.Allocator
 }
 
 func (b *block) itemsPerValue() uint64 {

@@ -245,6 +245,18 @@ func rdTryAll(t testing.TB, b []byte) int {
 	}
 	n := min(r.NumRows(), 1<<16)
 	for _, f := range r.Schema().Fields {
+		_, _, err := r.FixedRowBytes(ctx, []int32{f.ID})
+		check("FixedRowBytes "+f.Name, err)
+		if n > 2 {
+			rec, err := r.ReadRanges(ctx, []int32{f.ID}, [][2]uint64{{0, 1}, {n - 1, n}})
+			check("ReadRanges "+f.Name, err)
+			if err == nil {
+				if rec.NumRows() != 2 {
+					t.Fatalf("ReadRanges %s: %d rows, asked for 2", f.Name, rec.NumRows())
+				}
+				rec.Release()
+			}
+		}
 		rec, err := r.ReadRange(ctx, []int32{f.ID}, 0, n)
 		check("ReadRange "+f.Name, err)
 		if err == nil {

@@ -100,3 +100,70 @@ func (r *Reader) read(ctx context.Context, off, n uint64) ([]byte, error) {
 	r.stats.bytesRead.Add(int64(n))
 	return b, nil
 }
+
+// rangeReads reads parts of the file straight into the caller's buffers,
+// through one open file where the store can hold it open
+// (storage.RangeOpener): a read of many ranges (a take of scattered rows, a
+// scan chunk over several pages) neither reopens the file per range nor
+// allocates and copies a buffer per range. close it when done.
+type rangeReads struct {
+	r *Reader
+	f storage.RangeFile // nil: Source.ReadRange and a copy
+}
+
+func (r *Reader) openReads(ctx context.Context) (*rangeReads, error) {
+	rr := &rangeReads{r: r}
+	if s, ok := r.src.(*storeSource); ok {
+		if o, ok := storage.RangeOpenerOf(s.store); ok {
+			f, err := o.OpenRange(ctx, s.path)
+			if err != nil {
+				return nil, fmt.Errorf("lancefile: open %s: %w", s.path, err)
+			}
+			rr.f = f
+		}
+	}
+	return rr, nil
+}
+
+// opensRanges reports whether the source's store holds a file open for
+// several reads (storage.RangeOpener).
+func (r *Reader) opensRanges() bool {
+	s, ok := r.src.(*storeSource)
+	if !ok {
+		return false
+	}
+	_, ok = storage.RangeOpenerOf(s.store)
+	return ok
+}
+
+// readInto fills dst with the file's bytes at off, after checking they lie
+// in the file.
+func (rr *rangeReads) readInto(ctx context.Context, off uint64, dst []byte) error {
+	n := uint64(len(dst))
+	if rr.f == nil {
+		b, err := rr.r.read(ctx, off, n)
+		if err != nil {
+			return err
+		}
+		copy(dst, b)
+		return nil
+	}
+	if size := uint64(rr.r.src.Size()); off > size || n > size-off {
+		return corruptf("range %d+%d outside file of %d bytes", off, n, size)
+	}
+	if n == 0 {
+		return nil
+	}
+	if err := rr.f.ReadRangeInto(ctx, int64(off), dst); err != nil {
+		return fmt.Errorf("lancefile: read %s [%d,+%d): %w", rr.r.src.(*storeSource).path, off, n, err)
+	}
+	rr.r.stats.reads.Add(1)
+	rr.r.stats.bytesRead.Add(int64(n))
+	return nil
+}
+
+func (rr *rangeReads) close() {
+	if rr.f != nil {
+		rr.f.Close()
+	}
+}

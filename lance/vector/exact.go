@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/lancecat/lancecat/lance/dataset"
+	lancefile "github.com/lancecat/lancecat/lance/file"
 )
 
 // ExactQuery is a brute-force top-k over a vector column.
@@ -64,6 +65,17 @@ func Exact(ctx context.Context, ds *dataset.Dataset, q ExactQuery) ([]Hit, error
 	}
 	var ranges []scanRange
 	for _, f := range frags {
+		if q.Prefilter != nil {
+			// float32 vectors: 4 bytes a dimension
+			takes, ok, err := takeRanges(ctx, ds, q.Prefilter, f, physical[f], 4*uint64(len(q.Vector)))
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				ranges = append(ranges, takes...)
+				continue
+			}
+		}
 		ranges = append(ranges, splitRows(f, physical[f], workers)...)
 	}
 	workers = min(workers, len(ranges))
@@ -119,10 +131,57 @@ func rankBelow(b *roaring64.Bitmap, x uint64) uint64 {
 }
 
 // scanRange is a part of one fragment for an exact scan: the live rows
-// from offset, at most limit of them (0: to the end).
+// from offset, at most limit of them (0: to the end); or, when rows is set,
+// exactly those rows (addresses, ascending) read by Take.
 type scanRange struct {
 	frag          uint64
 	offset, limit uint64
+	rows          []uint64
+}
+
+// takeBatchRows is how many prefiltered rows one Take of an exact search
+// reads (bounds the batch in memory: 8,192 x 768 floats is 24 MiB).
+const takeBatchRows = 8192
+
+// takeRanges splits the rows of fragment frag that pre allows into Take
+// batches when they are at most half of its physical rows and, spread
+// evenly, further apart than dataset.TakeGapBytes of vectors of rowBytes:
+// then the take reads the allowed rows' vectors alone, which costs less
+// than reading the whole column and dropping most of it. (Closer rows would
+// be read as whole ranges and selected from: a scan does the same for
+// less.) Deleted rows are left out. ok is false when the fragment is better
+// scanned.
+func takeRanges(ctx context.Context, ds *dataset.Dataset, pre *roaring64.Bitmap, frag, physical, rowBytes uint64) (out []scanRange, ok bool, err error) {
+	lo, hi := frag<<32, frag<<32|0xffffffff
+	allowed := pre.Rank(hi) - rankBelow(pre, lo)
+	if physical == 0 || allowed > physical/2 || (physical/max(allowed, 1)-1)*rowBytes < dataset.TakeGapBytes {
+		return nil, false, nil
+	}
+	deleted, err := ds.DeletedOffsets(ctx, frag)
+	if err != nil {
+		return nil, false, err
+	}
+	var rows []uint64
+	it := pre.Iterator()
+	it.AdvanceIfNeeded(lo)
+	for it.HasNext() {
+		a := it.Next()
+		if a > hi {
+			break
+		}
+		if deleted.Contains(uint32(a)) {
+			continue
+		}
+		rows = append(rows, a)
+		if len(rows) == takeBatchRows {
+			out = append(out, scanRange{frag: frag, rows: rows})
+			rows = nil
+		}
+	}
+	if len(rows) > 0 {
+		out = append(out, scanRange{frag: frag, rows: rows})
+	}
+	return out, true, nil
 }
 
 // minScanRange is the fewest physical rows worth a scan of their own.
@@ -149,57 +208,74 @@ func splitRows(frag, rows uint64, workers int) []scanRange {
 }
 
 func scanFragment(ctx context.Context, ds *dataset.Dataset, q ExactQuery, sr scanRange, h *maxHeap) error {
-	dim := len(q.Vector)
-	// whole 8-float blocks of rows go through the batch kernels, a block of
-	// rows per call, when every row of the batch is a candidate
-	batched := dim%8 == 0 && (q.Metric == L2 || q.Metric == Dot)
 	var ds32 []float32
-	opts := dataset.ScanOptions{Columns: []string{q.Column}, Fragments: []uint64{sr.frag}, WithRowAddress: true, Offset: sr.offset, Limit: sr.limit}
-	return ds.Scan(ctx, opts, func(b arrow.RecordBatch) error {
-		vecs, err := vectorValues(b.Column(0), dim)
+	if sr.rows != nil {
+		b, err := ds.Take(ctx, sr.rows, dataset.TakeOptions{Columns: []string{q.Column}, WithRowAddress: true})
 		if err != nil {
 			return err
 		}
-		addrs, ok := b.Column(1).(*array.Uint64)
-		if !ok {
-			return fmt.Errorf("%w: row address column", ErrCorrupt)
+		defer b.Release()
+		// every row taken is allowed: no prefilter test per row
+		q.Prefilter = nil
+		return scoreBatch(ctx, q, b, h, &ds32, false)
+	}
+	opts := dataset.ScanOptions{Columns: []string{q.Column}, Fragments: []uint64{sr.frag}, WithRowAddress: true, Offset: sr.offset, Limit: sr.limit}
+	// scoreBatch is done with a batch's vectors when it returns, so the
+	// scan may read the next batches into the released ones' buffers
+	return ds.Scan(lancefile.WithRecycledBuffers(ctx), opts, func(b arrow.RecordBatch) error {
+		return scoreBatch(ctx, q, b, h, &ds32, q.Prefilter == nil)
+	})
+}
+
+// scoreBatch offers the batch's rows (vector column, row addresses) that
+// q.Prefilter allows to h. With batched, whole 8-float blocks of rows go
+// through the batch kernels, a block of rows per call (ds32 is their
+// scratch); otherwise each row's distance is Metric.Distance.
+func scoreBatch(ctx context.Context, q ExactQuery, b arrow.RecordBatch, h *maxHeap, ds32 *[]float32, batched bool) error {
+	dim := len(q.Vector)
+	vecs, err := vectorValues(b.Column(0), dim)
+	if err != nil {
+		return err
+	}
+	addrs, ok := b.Column(1).(*array.Uint64)
+	if !ok {
+		return fmt.Errorf("%w: row address column", ErrCorrupt)
+	}
+	col := b.Column(0)
+	n := int(b.NumRows())
+	if batched && dim%8 == 0 && (q.Metric == L2 || q.Metric == Dot) && col.NullN() == 0 {
+		const block = 256
+		if *ds32 == nil {
+			*ds32 = make([]float32, block)
 		}
-		col := b.Column(0)
-		n := int(b.NumRows())
-		if batched && q.Prefilter == nil && col.NullN() == 0 {
-			const block = 256
-			if ds32 == nil {
-				ds32 = make([]float32, block)
-			}
-			for lo := 0; lo < n; lo += block {
-				hi := min(n, lo+block)
-				out := ds32[:hi-lo]
-				if q.Metric == L2 {
-					l2sqBatch(q.Vector, vecs[lo*dim:hi*dim], out)
-				} else {
-					dotBatch(q.Vector, vecs[lo*dim:hi*dim], out)
-					for i, d := range out {
-						out[i] = 1 - d
-					}
-				}
+		for lo := 0; lo < n; lo += block {
+			hi := min(n, lo+block)
+			out := (*ds32)[:hi-lo]
+			if q.Metric == L2 {
+				l2sqBatch(q.Vector, vecs[lo*dim:hi*dim], out)
+			} else {
+				dotBatch(q.Vector, vecs[lo*dim:hi*dim], out)
 				for i, d := range out {
-					pushTop(h, Hit{addrs.Value(lo + i), d}, q.K)
+					out[i] = 1 - d
 				}
 			}
-			return ctx.Err()
-		}
-		for i := range n {
-			if col.IsNull(i) {
-				continue
+			for i, d := range out {
+				pushTop(h, Hit{addrs.Value(lo + i), d}, q.K)
 			}
-			r := addrs.Value(i)
-			if q.Prefilter != nil && !q.Prefilter.Contains(r) {
-				continue
-			}
-			pushTop(h, Hit{r, q.Metric.Distance(q.Vector, vecs[i*dim:(i+1)*dim])}, q.K)
 		}
 		return ctx.Err()
-	})
+	}
+	for i := range n {
+		if col.IsNull(i) {
+			continue
+		}
+		r := addrs.Value(i)
+		if q.Prefilter != nil && !q.Prefilter.Contains(r) {
+			continue
+		}
+		pushTop(h, Hit{r, q.Metric.Distance(q.Vector, vecs[i*dim:(i+1)*dim])}, q.K)
+	}
+	return ctx.Err()
 }
 
 // vectorValues returns a fixed-size-list vector column's values as float32
