@@ -64,20 +64,52 @@ func multiVectorPeerSearch(ctx context.Context, t *testing.T, root, table string
 		}
 		reqs = append(reqs, r)
 	}
+	var res []peerVecHits
+	peerQueryFile(ctx, t, "multivec.mjs", root, table, reqs, &res)
+	if len(res) != len(qs) {
+		t.Fatalf("peer multivector search: %d results for %d queries", len(res), len(qs))
+	}
+	return res
+}
+
+// peerQueryFile writes reqs as JSON to a file and runs `node script search
+// root table file`, decoding its last output line into res.
+func peerQueryFile(ctx context.Context, t *testing.T, script, root, table string, reqs, res any) {
+	t.Helper()
 	qf := filepath.Join(t.TempDir(), "q.json")
 	b, _ := json.Marshal(reqs)
 	if err := os.WriteFile(qf, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := peer.Run(ctx, t, "multivec.mjs", "search", root, table, qf)
+	out, err := peer.Run(ctx, t, script, "search", root, table, qf)
 	if err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	var res []peerVecHits
-	if err := json.Unmarshal(lastLine(out), &res); err != nil || len(res) != len(qs) {
-		t.Fatalf("peer multivector search: %v: %.300s", err, out)
+	if err := json.Unmarshal(lastLine(out), res); err != nil {
+		t.Fatalf("%s search: %v: %.300s", script, err, out)
 	}
-	return res
+}
+
+// explainSQL is EXPLAIN q's lines, joined by newlines.
+func explainSQL(ctx context.Context, t *testing.T, db *sql.DB, q string) string {
+	t.Helper()
+	rows, err := db.QueryContext(ctx, "EXPLAIN "+q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var l string
+		if err := rows.Scan(&l); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, l)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(plan, "\n")
 }
 
 // sameHits compares lancecat's hits with the peer's: the same number, each
@@ -113,7 +145,9 @@ func sameHits(t *testing.T, label string, got []idDist, want peerVecHits, tol fl
 // multivector search (table.search(q).distanceType(metric)
 // .bypassVectorIndex()). A table lancecat created as MULTIVECTOR(16) and
 // filled by INSERT reads in the peer with every float as written and the
-// same type, and the peer's search over it answers as lancecat's.
+// same type, and the peer's search over it answers as lancecat's. With the
+// peer's IVF_PQ index on the column, lancecat's search stays exact (EXPLAIN
+// says why) and still answers as the peer's exact search.
 func TestPeerMultiVectorSearch(t *testing.T) {
 	peer.Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -188,6 +222,15 @@ func TestPeerMultiVectorSearch(t *testing.T) {
 			}
 			sameHits(t, label, queryIDs(ctx, t, db, q.sql(table)), want[i], 1e-5)
 		}
+	}
+	check("theirs")
+	// with the peer's multivector index on the column lancecat still
+	// searches exactly (it does not read such an index) and says so
+	if out, err := peer.Run(ctx, t, "multivec.mjs", "index", root, "theirs", `{"type":"IVF_PQ","metric":"cosine","numPartitions":2,"numSubVectors":4}`); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if p := explainSQL(ctx, t, db, qs[0].sql("theirs")); !strings.Contains(p, "ExactVectorSearch") || !strings.Contains(p, "does not read multivector indices") {
+		t.Errorf("EXPLAIN with the peer's multivector index:\n%s", p)
 	}
 	check("theirs")
 
