@@ -145,7 +145,8 @@ func sameHits(t *testing.T, label string, got []idDist, want peerVecHits, tol fl
 // multivector search (table.search(q).distanceType(metric)
 // .bypassVectorIndex()). A table lancecat created as MULTIVECTOR(16) and
 // filled by INSERT reads in the peer with every float as written and the
-// same type, and the peer's search over it answers as lancecat's. With the
+// same type, and the peer's search over it answers as lancecat's; a query
+// bound as a [][]float32 placeholder answers as its text. With the
 // peer's IVF_PQ index on the column, lancecat's search stays exact (EXPLAIN
 // says why) and still answers as the peer's exact search.
 func TestPeerMultiVectorSearch(t *testing.T) {
@@ -233,6 +234,12 @@ func TestPeerMultiVectorSearch(t *testing.T) {
 		t.Errorf("EXPLAIN with the peer's multivector index:\n%s", p)
 	}
 	check("theirs")
+	// the query bound as a [][]float32 placeholder
+	bound := fmt.Sprintf("SELECT id, VEC_MAXSIM_DOT_DISTANCE(mv, ?) AS d FROM theirs ORDER BY d LIMIT %d", qs[3].k)
+	if qs[3].metric != "dot" || qs[3].where != "" {
+		t.Fatalf("query 3 is %s where %q, want dot without WHERE", qs[3].metric, qs[3].where)
+	}
+	sameHits(t, "bound [][]float32", queryIDs(ctx, t, db, bound, qs[3].q), multiVectorPeerSearch(ctx, t, root, "theirs", qs[3:4])[0], 1e-5)
 
 	// lancecat's own MULTIVECTOR table, read and searched by the peer
 	if _, err := db.ExecContext(ctx, "CREATE TABLE mine (id BIGINT NOT NULL, cat BIGINT, mv MULTIVECTOR(16), PRIMARY KEY (id))"); err != nil {

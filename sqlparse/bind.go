@@ -149,6 +149,14 @@ func formatLiteral(v any, depth int) (string, error) {
 		return formatVector(len(x), func(i int) (float64, int) { return float64(x[i]), 32 })
 	case []float64:
 		return formatVector(len(x), func(i int) (float64, int) { return x[i], 64 })
+	case [][]float32:
+		return formatMultiVector(len(x), func(i int) (string, error) {
+			return formatVector(len(x[i]), func(j int) (float64, int) { return float64(x[i][j]), 32 })
+		})
+	case [][]float64:
+		return formatMultiVector(len(x), func(i int) (string, error) {
+			return formatVector(len(x[i]), func(j int) (float64, int) { return x[i][j], 64 })
+		})
 	case driver.Valuer:
 		if depth > 4 {
 			return "", fmt.Errorf("driver.Valuer nesting too deep")
@@ -188,6 +196,29 @@ func formatLiteral(v any, depth int) (string, error) {
 		return formatLiteral(rv.Elem().Interface(), depth+1)
 	}
 	return "", fmt.Errorf("unsupported argument type %T", v)
+}
+
+// formatMultiVector renders a [][]float32 / [][]float64 argument as the
+// multivector text literal '[[x, ...], [x, ...]]' (a MULTIVECTOR column and
+// the VEC_MAXSIM_ functions read it), each vector as formatVector renders it.
+func formatMultiVector(n int, vec func(int) (string, error)) (string, error) {
+	if n > 1<<16 {
+		return "", fmt.Errorf("multivector of %d vectors is too long to bind", n)
+	}
+	var b strings.Builder
+	b.WriteString("'[")
+	for i := range n {
+		v, err := vec(i)
+		if err != nil {
+			return "", err
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(v[1 : len(v)-1]) // without formatVector's quotes
+	}
+	b.WriteString("]'")
+	return b.String(), nil
 }
 
 // formatVector renders a []float32 / []float64 argument as the vector
