@@ -205,20 +205,13 @@ func formatMultiVector(n int, vec func(int) (string, error)) (string, error) {
 	if n > 1<<16 {
 		return "", fmt.Errorf("multivector of %d vectors is too long to bind", n)
 	}
-	var b strings.Builder
-	b.WriteString("'[")
-	for i := range n {
+	return formatList(n, func(i int) (string, error) {
 		v, err := vec(i)
 		if err != nil {
 			return "", err
 		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(v[1 : len(v)-1]) // without formatVector's quotes
-	}
-	b.WriteString("]'")
-	return b.String(), nil
+		return v[1 : len(v)-1], nil // without formatVector's quotes
+	})
 }
 
 // formatVector renders a []float32 / []float64 argument as the vector
@@ -228,17 +221,28 @@ func formatVector(n int, at func(int) (float64, int)) (string, error) {
 	if n > 1<<16 {
 		return "", fmt.Errorf("vector of %d elements is too long to bind", n)
 	}
-	var b strings.Builder
-	b.WriteString("'[")
-	for i := range n {
+	return formatList(n, func(i int) (string, error) {
 		f, bits := at(i)
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return "", fmt.Errorf("cannot bind a vector holding %v", f)
 		}
+		return strconv.FormatFloat(f, 'g', -1, bits), nil
+	})
+}
+
+// formatList renders n items as the quoted text '[a, b, ...]'.
+func formatList(n int, item func(int) (string, error)) (string, error) {
+	var b strings.Builder
+	b.WriteString("'[")
+	for i := range n {
+		x, err := item(i)
+		if err != nil {
+			return "", err
+		}
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(strconv.FormatFloat(f, 'g', -1, bits))
+		b.WriteString(x)
 	}
 	b.WriteString("]'")
 	return b.String(), nil
