@@ -230,20 +230,7 @@ func TestPeerFTSThroughSQL(t *testing.T) {
 	}
 
 	// EXPLAIN.
-	var plan []string
-	r, err := db.QueryContext(ctx, "EXPLAIN SELECT id FROM docs WHERE MATCH (text) AGAINST ('file') AND id > 5 ORDER BY MATCH (text) AGAINST ('file') DESC LIMIT 3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for r.Next() {
-		var l string
-		if err := r.Scan(&l); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, l)
-	}
-	r.Close()
-	text := strings.Join(plan, "\n")
+	text := explainSQL(ctx, t, db, "SELECT id FROM docs WHERE MATCH (text) AGAINST ('file') AND id > 5 ORDER BY MATCH (text) AGAINST ('file') DESC LIMIT 3")
 	for _, want := range []string{"FullTextSearch", "text_idx", "INVERTED", `match("file", OR)`, "prefilter: id > 5", "fragments covered [0], scanned [1]"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("EXPLAIN lacks %q:\n%s", want, text)

@@ -98,18 +98,10 @@ func hybridPeerSearch(ctx context.Context, t *testing.T, root, table string, qs 
 	for _, q := range qs {
 		reqs = append(reqs, q.peer())
 	}
-	qf := filepath.Join(t.TempDir(), "q.json")
-	b, _ := json.Marshal(reqs)
-	if err := os.WriteFile(qf, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := peer.Run(ctx, t, "hybrid.mjs", "search", root, table, qf)
-	if err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
 	var res []hybridPeerResult
-	if err := json.Unmarshal(lastLine(out), &res); err != nil || len(res) != len(qs) {
-		t.Fatalf("peer hybrid search: %v: %.300s", err, out)
+	peerQueryFile(ctx, t, "hybrid.mjs", root, table, reqs, &res)
+	if len(res) != len(qs) {
+		t.Fatalf("peer hybrid search: %d results for %d queries", len(res), len(qs))
 	}
 	return res
 }

@@ -91,7 +91,9 @@ func (c *Conn) Ping(ctx context.Context) error {
 
 // CheckNamedValue accepts every argument sqlparse.Bind can render as a
 // literal: nil, bools, integers, floats (not NaN or infinite), strings,
-// []byte, time.Time, sqlparse.Decimal, driver.Valuer and pointers to those.
+// []byte, time.Time, sqlparse.Decimal, vectors ([]float32, []float64),
+// multivectors ([][]float32, [][]float64), driver.Valuer and pointers to
+// those.
 func (c *Conn) CheckNamedValue(nv *driver.NamedValue) error {
 	if _, ok := nv.Value.(sql.Out); ok {
 		return invalidf("OUT parameters are not supported")

@@ -178,7 +178,7 @@ func schemaFor(st *sqlparse.CreateTable) (*arrow.Schema, error) {
 		}
 		seen[name] = true
 		f := fields[i]
-		if st.Columns[i].Type.Kind == sqltypes.KindJSON || st.Columns[i].Type.Kind == sqltypes.KindVector {
+		if st.Columns[i].Type.Kind == sqltypes.KindJSON || st.Columns[i].Type.Kind == sqltypes.KindVector || st.Columns[i].Type.Kind == sqltypes.KindMultiVector {
 			return nil, errorf(catalog.CodeInvalidInput, "column %s of type %s cannot be part of the primary key", sqlparse.QuoteIdent(name), st.Columns[i].Type.SQL)
 		}
 		// Primary key columns are NOT NULL, as in MySQL (Lance requires

@@ -71,7 +71,22 @@ func distanceMetric(name string) (m vector.Metric, indexable, isDistance bool) {
 	case "vec_l1_distance":
 		return vector.L2, false, true
 	}
+	if m, ok := multiVectorMetric(name); ok {
+		return m, false, true
+	}
 	return 0, false, false
+}
+
+// multiVectorMetric maps a MaxSim distance function (expr/multivector.go)
+// to its metric.
+func multiVectorMetric(name string) (vector.Metric, bool) {
+	switch strings.ToLower(name) {
+	case "vec_maxsim_cosine_distance":
+		return vector.Cosine, true
+	case "vec_maxsim_dot_distance":
+		return vector.Dot, true
+	}
+	return 0, false
 }
 
 // vectorPlan is a planned vector search.
@@ -89,6 +104,7 @@ type vectorPlan struct {
 	// without a round trip through text (onlyDistanceOperand).
 	colShown bool
 	query    []float32
+	multi    [][]float32 // a multivector (MaxSim) search's query vectors; query unused
 	metric   vector.Metric
 	useIndex bool // the function has an index metric
 	k        int
@@ -144,29 +160,37 @@ func (s *Session) planVectorSearch(ctx context.Context, st *sqlparse.Select, nam
 	if err != nil {
 		return nil, true, err
 	}
-	fsl, ok := dp.schema.Field(col).Type.(*arrow.FixedSizeListType)
-	if !ok || !isFloat(fsl.Elem()) {
-		return nil, true, errorf(catalog.CodeInvalidInput, "%s: column %s is not a vector column", strings.ToUpper(call.Name), sqlparse.QuoteIdent(cref.Column))
-	}
-	qv, err := parseVectorValue(literalValue(l))
-	if err != nil {
-		return nil, true, err
-	}
-	if len(qv) != int(fsl.Len()) {
-		return nil, true, errorf(catalog.CodeInvalidInput, "vector of dimension %d, column %s has %d", len(qv), sqlparse.QuoteIdent(cref.Column), fsl.Len())
-	}
 	p := &vectorPlan{data: dp, call: call, column: dp.schema.Field(col).Name, colPos: col}
+	var parsed any // the query vector(s), parsed once for every row's distance
+	if _, multi := multiVectorMetric(call.Name); multi {
+		if parsed, err = p.multiVectorQuery(dp.schema.Field(col), literalValue(l)); err != nil {
+			return nil, true, err
+		}
+	} else {
+		fsl, ok := dp.schema.Field(col).Type.(*arrow.FixedSizeListType)
+		if !ok || !isFloat(fsl.Elem()) {
+			return nil, true, errorf(catalog.CodeInvalidInput, "%s: column %s is not a vector column", strings.ToUpper(call.Name), sqlparse.QuoteIdent(cref.Column))
+		}
+		qv, err := parseVectorValue(literalValue(l))
+		if err != nil {
+			return nil, true, err
+		}
+		if len(qv) != int(fsl.Len()) {
+			return nil, true, errorf(catalog.CodeInvalidInput, "vector of dimension %d, column %s has %d", len(qv), sqlparse.QuoteIdent(cref.Column), fsl.Len())
+		}
+		for _, f := range qv {
+			p.query = append(p.query, float32(f))
+		}
+		parsed = qv
+	}
 	dc := *call
 	dc.Args = slices.Clone(call.Args)
 	for i, a := range dc.Args {
 		if a == lit {
-			dc.Args[i] = &sqlparse.Literal{Kind: l.Kind, Value: qv}
+			dc.Args[i] = &sqlparse.Literal{Kind: l.Kind, Value: parsed}
 		}
 	}
 	p.distCall = &dc
-	for _, f := range qv {
-		p.query = append(p.query, float32(f))
-	}
 	if p.limit, err = limitValue(st.Limit.Count); err != nil {
 		return nil, true, err
 	}
@@ -262,6 +286,10 @@ func (s *Session) intVariable(name string, def int) (int, bool, error) {
 // chooseIndex picks the column's vector index whose metric matches.
 func (p *vectorPlan) chooseIndex(ctx context.Context) error {
 	ds := p.data.ds
+	if p.multi != nil {
+		p.why = "lancecat does not read multivector indices"
+		return nil
+	}
 	if !p.useIndex {
 		p.why = fmt.Sprintf("%s has no index metric", strings.ToUpper(p.call.Name))
 		return nil
@@ -416,7 +444,7 @@ func (p *vectorPlan) run(ctx context.Context, s *Session) (*Result, error) {
 func (p *vectorPlan) search(ctx context.Context, pre *roaring64.Bitmap) ([]vector.Hit, error) {
 	d := p.data
 	if p.ix == nil {
-		hits, err := vector.Exact(ctx, d.ds, vector.ExactQuery{Column: p.column, Vector: p.query, K: p.k, Metric: p.metric, Prefilter: pre})
+		hits, err := vector.Exact(ctx, d.ds, vector.ExactQuery{Column: p.column, Vector: p.query, Multi: p.multi, K: p.k, Metric: p.metric, Prefilter: pre})
 		if err != nil {
 			return nil, vectorErr(err)
 		}
@@ -750,4 +778,35 @@ func openVectorIndex(ctx context.Context, ds *dataset.Dataset, name string) (*ve
 		c.keys, c.ixs = c.keys[1:], c.ixs[1:]
 	}
 	return ix, nil
+}
+
+// multiVectorQuery checks that f is a multivector column
+// (list<fixed_size_list<float32>[d]>) and reads the query vectors v, each
+// of dimension d, into p.multi; it returns them as the distance function
+// takes them.
+func (p *vectorPlan) multiVectorQuery(f arrow.Field, v any) ([][]float64, error) {
+	name := strings.ToUpper(p.call.Name)
+	lt, ok := f.Type.(*arrow.ListType)
+	var fsl *arrow.FixedSizeListType
+	if ok {
+		fsl, ok = lt.Elem().(*arrow.FixedSizeListType)
+	}
+	if !ok || !isFloat(fsl.Elem()) {
+		return nil, errorf(catalog.CodeInvalidInput, "%s: column %s is not a multivector column", name, sqlparse.QuoteIdent(f.Name))
+	}
+	qs, err := expr.ParseMultiVector(v, false)
+	if err != nil {
+		return nil, &catalog.Error{Code: catalog.CodeInvalidInput, Cause: err}
+	}
+	if len(qs[0]) != int(fsl.Len()) {
+		return nil, errorf(catalog.CodeInvalidInput, "multivector of dimension %d, column %s has %d", len(qs[0]), sqlparse.QuoteIdent(f.Name), fsl.Len())
+	}
+	p.multi = make([][]float32, len(qs))
+	for i, q := range qs {
+		p.multi[i] = make([]float32, len(q))
+		for j, x := range q {
+			p.multi[i][j] = float32(x)
+		}
+	}
+	return qs, nil
 }

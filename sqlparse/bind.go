@@ -149,6 +149,14 @@ func formatLiteral(v any, depth int) (string, error) {
 		return formatVector(len(x), func(i int) (float64, int) { return float64(x[i]), 32 })
 	case []float64:
 		return formatVector(len(x), func(i int) (float64, int) { return x[i], 64 })
+	case [][]float32:
+		return formatMultiVector(len(x), func(i int) (string, error) {
+			return formatVector(len(x[i]), func(j int) (float64, int) { return float64(x[i][j]), 32 })
+		})
+	case [][]float64:
+		return formatMultiVector(len(x), func(i int) (string, error) {
+			return formatVector(len(x[i]), func(j int) (float64, int) { return x[i][j], 64 })
+		})
 	case driver.Valuer:
 		if depth > 4 {
 			return "", fmt.Errorf("driver.Valuer nesting too deep")
@@ -190,6 +198,22 @@ func formatLiteral(v any, depth int) (string, error) {
 	return "", fmt.Errorf("unsupported argument type %T", v)
 }
 
+// formatMultiVector renders a [][]float32 / [][]float64 argument as the
+// multivector text literal '[[x, ...], [x, ...]]' (a MULTIVECTOR column and
+// the VEC_MAXSIM_ functions read it), each vector as formatVector renders it.
+func formatMultiVector(n int, vec func(int) (string, error)) (string, error) {
+	if n > 1<<16 {
+		return "", fmt.Errorf("multivector of %d vectors is too long to bind", n)
+	}
+	return formatList(n, func(i int) (string, error) {
+		v, err := vec(i)
+		if err != nil {
+			return "", err
+		}
+		return v[1 : len(v)-1], nil // without formatVector's quotes
+	})
+}
+
 // formatVector renders a []float32 / []float64 argument as the vector
 // text literal '[x, y, ...]' (what a VECTOR column and the VEC_ functions
 // read). NaN and infinities are refused as for scalar floats.
@@ -197,17 +221,28 @@ func formatVector(n int, at func(int) (float64, int)) (string, error) {
 	if n > 1<<16 {
 		return "", fmt.Errorf("vector of %d elements is too long to bind", n)
 	}
-	var b strings.Builder
-	b.WriteString("'[")
-	for i := range n {
+	return formatList(n, func(i int) (string, error) {
 		f, bits := at(i)
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return "", fmt.Errorf("cannot bind a vector holding %v", f)
 		}
+		return strconv.FormatFloat(f, 'g', -1, bits), nil
+	})
+}
+
+// formatList renders n items as the quoted text '[a, b, ...]'.
+func formatList(n int, item func(int) (string, error)) (string, error) {
+	var b strings.Builder
+	b.WriteString("'[")
+	for i := range n {
+		x, err := item(i)
+		if err != nil {
+			return "", err
+		}
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(strconv.FormatFloat(f, 'g', -1, bits))
+		b.WriteString(x)
 	}
 	b.WriteString("]'")
 	return b.String(), nil

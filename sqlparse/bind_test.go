@@ -47,6 +47,8 @@ func TestBind(t *testing.T) {
 		{"time in UTC", "SELECT ?", pos(time.Date(2024, 2, 3, 4, 5, 6, 789000000, time.FixedZone("x", 3600))), "SELECT '2024-02-03 03:05:06.789'"},
 		{"decimal", "SELECT ?, ?", pos(Decimal("12.50"), Decimal("-1")), "SELECT 12.50, (-1)"},
 		{"valuer", "SELECT ?", pos(valuer{"v"}), "SELECT 'v'"},
+		{"vectors", "SELECT ?, ?", pos([]float32{0.1, -2}, []float64{0.5}), "SELECT '[0.1, -2]', '[0.5]'"},
+		{"multivectors", "SELECT ?, ?", pos([][]float32{{0.1, -2}, {3, 4}}, [][]float64{{0.5}}), "SELECT '[[0.1, -2], [3, 4]]', '[[0.5]]'"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -74,6 +76,7 @@ func TestBindErrors(t *testing.T) {
 		{"duplicate named", "SELECT :a", []driver.NamedValue{{Name: "a", Value: int64(1)}, {Name: "a", Value: int64(2)}}, "given twice"},
 		{"NaN", "SELECT ?", pos(math.NaN()), "cannot bind NaN"},
 		{"Inf", "SELECT ?", pos(math.Inf(1)), "cannot bind +Inf"},
+		{"NaN in a multivector", "SELECT ?", pos([][]float64{{1}, {math.NaN()}}), "cannot bind a vector holding NaN"},
 		{"bad type", "SELECT ?", pos(struct{}{}), "unsupported argument type"},
 		{"bad decimal", "SELECT ?", pos(Decimal("1; DROP")), "invalid decimal"},
 	}

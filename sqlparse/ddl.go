@@ -3,6 +3,7 @@ package sqlparse
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -336,6 +337,12 @@ func (c *converter) columnType(ft *types.FieldType, span *colSpan, at int) (sqlt
 		d.Base = sqltypes.BaseJSON
 	case mysql.TypeTiDBVectorFloat32:
 		d.Base = sqltypes.BaseVector
+		if first == "MULTIVECTOR" {
+			d.Base = sqltypes.BaseMultiVector // rewriteForTiDB handed TiDB VECTOR(n)
+		} else if span == nil && slices.ContainsFunc(c.toks, func(t token) bool { return t.is("MULTIVECTOR") }) {
+			// without the column's tokens a MULTIVECTOR would pass as a VECTOR
+			return sqltypes.Type{}, c.notSupported(at, "MULTIVECTOR in this statement (declare it in a column list)")
+		}
 	}
 	if binary && (d.Base == sqltypes.BaseChar || d.Base == sqltypes.BaseText) {
 		d.Base = sqltypes.BaseBinary

@@ -267,6 +267,8 @@ func TestColumnTypes(t *testing.T) {
 		{"JSON", sqltypes.KindJSON, arrow.BinaryTypes.LargeBinary, "JSON"},
 		{"VECTOR(3)", sqltypes.KindVector, arrow.FixedSizeListOf(3, arrow.PrimitiveTypes.Float32), "VECTOR(3)"},
 		{"vector<float>(128)", sqltypes.KindVector, arrow.FixedSizeListOf(128, arrow.PrimitiveTypes.Float32), "VECTOR<FLOAT>(128)"},
+		{"MULTIVECTOR(16)", sqltypes.KindMultiVector, arrow.ListOf(arrow.FixedSizeListOf(16, arrow.PrimitiveTypes.Float32)), "MULTIVECTOR(16)"},
+		{"multivector (3)", sqltypes.KindMultiVector, arrow.ListOf(arrow.FixedSizeListOf(3, arrow.PrimitiveTypes.Float32)), "MULTIVECTOR (3)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.typ, func(t *testing.T) {
@@ -337,6 +339,9 @@ func TestColumnTypeErrors(t *testing.T) {
 		{"CREATE TABLE t (a DECIMAL(5,6))", ErrSyntax, 19, "scale 6 exceeds precision 5"},
 		{"CREATE TABLE t (a VECTOR)", ErrSyntax, 19, "VECTOR needs a dimension"},
 		{"CREATE TABLE t (a VECTOR(0))", ErrSyntax, 19, "dimension must be positive"},
+		{"CREATE TABLE t (a MULTIVECTOR(0))", ErrSyntax, 19, "dimension must be positive"},
+		{"CREATE TABLE t (a MULTIVECTOR)", ErrNotSupported, 19, "unsupported type MULTIVECTOR"},
+		{"CREATE TABLE t (multivector INT, b MULTIVECTOR(70000))", ErrLimit, 36, "dimension 70000 exceeds the limit"},
 		{"CREATE TABLE t (a TIME(10))", ErrSyntax, 19, "precision 10 exceeds 9"},
 		{"CREATE TABLE t (a DATETIME(10))", ErrSyntax, 19, "precision 10 exceeds 9"},
 		{"CREATE TABLE t (a TIMESTAMP(12))", ErrSyntax, 19, "precision 12 exceeds 9"},

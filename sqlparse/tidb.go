@@ -80,6 +80,8 @@ func (m *mappedText) toOrig(out int) int {
 // which takes the same ON and USING; m.fullJoins counts them and
 // m.straightJoins the statement's own STRAIGHT_JOINs (the converter
 // refuses a statement with both, as it could not tell them apart).
+//
+// MULTIVECTOR(n) becomes VECTOR(n).
 func rewriteForTiDB(sc *script, toks []token, prefix string, names *nameMap) *mappedText {
 	m := &mappedText{}
 	for i := 0; i < len(toks); i++ {
@@ -101,6 +103,13 @@ func rewriteForTiDB(sc *script, toks []token, prefix string, names *nameMap) *ma
 				i = j
 				continue
 			}
+		}
+		if t.is("MULTIVECTOR") && i+1 < len(toks) && toks[i+1].isPunct("(") && !(i > 0 && toks[i-1].isPunct(".")) {
+			// lancecat's MULTIVECTOR(n) type: TiDB parses it as VECTOR(n),
+			// and the converter reads the word back from the column's
+			// tokens (converter.columnType)
+			m.synth("VECTOR", t.start)
+			continue
 		}
 		if t.isNamePart() && !(i > 0 && toks[i-1].isPunct(".")) {
 			// Collect the chain t ('.' part)*.

@@ -25,7 +25,8 @@ type Quoting struct {
 // Arrow type, so SHOW CREATE TABLE output re-creates the same schema); the
 // others use an Arrow-like spelling that CREATE TABLE does not accept:
 //
-//	STRUCT<name TYPE, ...>, LIST<TYPE>, LARGE_LIST<TYPE>,
+//	STRUCT<name TYPE, ...>, LIST<TYPE> (a list of nullable VECTOR(n) is
+//	MULTIVECTOR(n)), LARGE_LIST<TYPE>,
 //	FIXED_SIZE_LIST<TYPE>[n] (item type other than FLOAT), LARGE_TEXT,
 //	LARGE_BLOB, FIXED_SIZE_BINARY(n), FLOAT16, DECIMAL256(p,s),
 //	DATE64, TIME32(p), DURATION(unit), TIMESTAMP(p) WITH TIME ZONE 'zone'
@@ -156,6 +157,10 @@ func (q Quoting) typeName(dt arrow.DataType) string {
 		}
 		return fmt.Sprintf("FIXED_SIZE_LIST<%s>[%d]", q.childName(t.ElemField()), t.Len())
 	case *arrow.ListType:
+		if v, ok := t.Elem().(*arrow.FixedSizeListType); ok && v.Elem().ID() == arrow.FLOAT32 && v.ElemField().Metadata.Len() == 0 && t.ElemField().Metadata.Len() == 0 && t.ElemField().Nullable {
+			// a multivector, as LanceDB stores one
+			return fmt.Sprintf("MULTIVECTOR(%d)", v.Len())
+		}
 		return "LIST<" + q.childName(t.ElemField()) + ">"
 	case *arrow.LargeListType:
 		return "LARGE_LIST<" + q.childName(t.ElemField()) + ">"

@@ -35,6 +35,7 @@
 //	TIMESTAMP[(p)]                          timestamp with zone "UTC" (same units)
 //	JSON                                    large_binary tagged lance.json (Lance's JSON type)
 //	VECTOR(n), VECTOR<FLOAT>(n)             fixed_size_list<float32>[n]
+//	MULTIVECTOR(n)                          list<fixed_size_list<float32>[n]> (Lance's multivector)
 package sqltypes
 
 import (
@@ -83,12 +84,16 @@ const (
 	KindTimestamp // timestamp with time zone "UTC"
 	KindJSON      // large_binary tagged lance.json
 	KindVector    // fixed_size_list<float32>[n]
+	// KindMultiVector is a list of vectors per row (late interaction):
+	// list<fixed_size_list<float32>[n]>, as LanceDB stores a multivector.
+	KindMultiVector
 )
 
 var kindNames = map[Kind]string{
 	KindBool: "BOOL", KindInt: "INT", KindUint: "UINT", KindFloat: "FLOAT", KindDecimal: "DECIMAL",
 	KindString: "STRING", KindBinary: "BINARY", KindDate: "DATE", KindTime: "TIME",
 	KindDatetime: "DATETIME", KindTimestamp: "TIMESTAMP", KindJSON: "JSON", KindVector: "VECTOR",
+	KindMultiVector: "MULTIVECTOR",
 }
 
 func (k Kind) String() string {
@@ -136,23 +141,24 @@ type Base int
 
 // The base types a declaration can name.
 const (
-	BaseBool      Base = iota + 1 // BOOL, BOOLEAN
-	BaseTinyInt                   // TINYINT
-	BaseSmallInt                  // SMALLINT
-	BaseInt                       // MEDIUMINT, INT, INTEGER
-	BaseBigInt                    // BIGINT, SERIAL
-	BaseFloat                     // FLOAT, REAL when single
-	BaseDouble                    // DOUBLE
-	BaseDecimal                   // DECIMAL, NUMERIC
-	BaseChar                      // CHAR(n), VARCHAR(n): Length is n
-	BaseText                      // TEXT and its TINY/MEDIUM/LONG forms
-	BaseBinary                    // BINARY, VARBINARY, BLOB and its forms
-	BaseDate                      // DATE
-	BaseTime                      // TIME
-	BaseDatetime                  // DATETIME
-	BaseTimestamp                 // TIMESTAMP
-	BaseJSON                      // JSON
-	BaseVector                    // VECTOR(n), VECTOR<FLOAT>(n)
+	BaseBool        Base = iota + 1 // BOOL, BOOLEAN
+	BaseTinyInt                     // TINYINT
+	BaseSmallInt                    // SMALLINT
+	BaseInt                         // MEDIUMINT, INT, INTEGER
+	BaseBigInt                      // BIGINT, SERIAL
+	BaseFloat                       // FLOAT, REAL when single
+	BaseDouble                      // DOUBLE
+	BaseDecimal                     // DECIMAL, NUMERIC
+	BaseChar                        // CHAR(n), VARCHAR(n): Length is n
+	BaseText                        // TEXT and its TINY/MEDIUM/LONG forms
+	BaseBinary                      // BINARY, VARBINARY, BLOB and its forms
+	BaseDate                        // DATE
+	BaseTime                        // TIME
+	BaseDatetime                    // DATETIME
+	BaseTimestamp                   // TIMESTAMP
+	BaseJSON                        // JSON
+	BaseVector                      // VECTOR(n), VECTOR<FLOAT>(n)
+	BaseMultiVector                 // MULTIVECTOR(n)
 )
 
 // Unspecified marks a length or decimals the declaration does not give.
@@ -271,17 +277,25 @@ func Resolve(d Decl) (Type, error) {
 		return typ(KindDatetime, &arrow.TimestampType{Unit: unit})
 	case BaseJSON:
 		return typ(KindJSON, arrow.BinaryTypes.LargeBinary)
-	case BaseVector:
+	case BaseVector, BaseMultiVector:
 		n := d.Length
+		word := "VECTOR"
+		if d.Base == BaseMultiVector {
+			word = "MULTIVECTOR"
+		}
 		switch {
 		case n == Unspecified:
-			return invalid("VECTOR needs a dimension, e.g. VECTOR(128)")
+			return invalid("%s needs a dimension, e.g. %s(128)", word, word)
 		case n <= 0:
 			return invalid("dimension must be positive")
 		case n > MaxVectorDimension:
 			return Type{}, &typeError{kind: ErrTypeLimit, msg: fmt.Sprintf("invalid type %s: dimension %d exceeds the limit of %d", sql, n, MaxVectorDimension)}
 		}
-		return typ(KindVector, arrow.FixedSizeListOf(int32(n), arrow.PrimitiveTypes.Float32))
+		vec := arrow.FixedSizeListOf(int32(n), arrow.PrimitiveTypes.Float32)
+		if d.Base == BaseMultiVector {
+			return typ(KindMultiVector, arrow.ListOf(vec))
+		}
+		return typ(KindVector, vec)
 	}
 	return unsupported()
 }

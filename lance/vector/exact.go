@@ -22,6 +22,10 @@ type ExactQuery struct {
 	Metric    Metric
 	Fragments []uint64 // nil: every fragment
 	Prefilter *roaring64.Bitmap
+	// Multi, when set, makes this a multivector search (multivec.go) of
+	// a list<fixed_size_list<float32>> column by these query vectors,
+	// Vector unused.
+	Multi [][]float32
 	// Workers bounds the parallel fragment scans (0: GOMAXPROCS).
 	Workers int
 }
@@ -30,7 +34,11 @@ type ExactQuery struct {
 // reading only the vector column (and row addresses), fragments scanned in
 // parallel.
 func Exact(ctx context.Context, ds *dataset.Dataset, q ExactQuery) ([]Hit, error) {
-	if err := Validate(q.Vector, 0, q.K); err != nil {
+	if q.Multi != nil {
+		if err := validateMulti(q); err != nil {
+			return nil, err
+		}
+	} else if err := Validate(q.Vector, 0, q.K); err != nil {
 		return nil, err
 	}
 	frags := q.Fragments
@@ -94,7 +102,11 @@ func Exact(ctx context.Context, ds *dataset.Dataset, q ExactQuery) ([]Hit, error
 				if errs[w] != nil {
 					continue
 				}
-				errs[w] = scanFragment(ctx, ds, q, f, heaps[w])
+				if q.Multi != nil {
+					errs[w] = scanMultiFragment(ctx, ds, q, f, heaps[w])
+				} else {
+					errs[w] = scanFragment(ctx, ds, q, f, heaps[w])
+				}
 				if errs[w] != nil {
 					cancel()
 				}
