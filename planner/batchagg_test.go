@@ -130,25 +130,32 @@ func TestBatchAggregateIsUsed(t *testing.T) {
 		"SELECT SUM(qty * 1.5e0) FROM li":                                                                                                          false,
 		"SELECT SUM(n * k) FROM li":                                                                                                                false,
 	} {
-		st, err := sqlparse.ParseOne(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tp, err := f.s.buildSelect(context.Background(), st.(*sqlparse.Select))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var agg *plan.Aggregate
-		for n := tp.root; n != nil; n = plan.Input(n) {
-			if a, ok := n.(*plan.Aggregate); ok {
-				agg = a
-			}
-		}
-		if agg == nil {
-			t.Fatalf("%s: no Aggregate in the plan", q)
-		}
+		tp, agg := aggregateOfQuery(t, f, q)
 		if got := tp.batchAggregate(agg) != nil; got != want {
 			t.Errorf("%s: over column batches %v, want %v", q, got, want)
 		}
 	}
+}
+
+// aggregateOfQuery plans q and returns the plan and its (lowest) Aggregate.
+func aggregateOfQuery(t *testing.T, f *fixture, q string) (*treePlan, *plan.Aggregate) {
+	t.Helper()
+	st, err := sqlparse.ParseOne(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, err := f.s.buildSelect(context.Background(), st.(*sqlparse.Select))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var agg *plan.Aggregate
+	for n := tp.root; n != nil; n = plan.Input(n) {
+		if a, ok := n.(*plan.Aggregate); ok {
+			agg = a
+		}
+	}
+	if agg == nil {
+		t.Fatalf("%s: no Aggregate in the plan", q)
+	}
+	return tp, agg
 }

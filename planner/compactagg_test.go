@@ -11,8 +11,6 @@ import (
 	"testing"
 
 	"github.com/lancecat/lancecat/planner/exec"
-	"github.com/lancecat/lancecat/planner/plan"
-	"github.com/lancecat/lancecat/sqlparse"
 )
 
 // TestCompactAggregateSameAsGeneral: GROUP BY an integer column (the
@@ -151,20 +149,7 @@ func heapInUse() uint64 {
 // under f's budget rather than the column-batch path.
 func usesCompact(t *testing.T, f *fixture, q string) bool {
 	t.Helper()
-	st, err := sqlparse.ParseOne(q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tp, err := f.s.buildSelect(context.Background(), st.(*sqlparse.Select))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for n := tp.root; n != nil; n = plan.Input(n) {
-		if a, ok := n.(*plan.Aggregate); ok {
-			b := tp.batchAggregate(a)
-			return b != nil && preferCompact(context.Background(), b, exec.NewBudget(f.s.opts.JoinMemory))
-		}
-	}
-	t.Fatalf("%s: no Aggregate in the plan", q)
-	return false
+	tp, agg := aggregateOfQuery(t, f, q)
+	b := tp.batchAggregate(agg)
+	return b != nil && preferCompact(context.Background(), b, exec.NewBudget(f.s.opts.JoinMemory))
 }
