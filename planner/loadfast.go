@@ -37,8 +37,8 @@ import (
 // column's append in table order), so errors, IGNORE's adjusted values
 // and their warnings are the row path's. SET assignments, @variables and
 // LINES STARTING BY keep the row path for the whole statement.
-// TestLoadFastMatchesRowPath and FuzzLoadFastMatchesRowPath compare both
-// on the same inputs.
+// TestLoadFastMatchesRowPath compares both on the same inputs, and
+// FuzzScanReaderMatches the record splitter with the row path's reader.
 
 // loadRowPathOnly makes every load take the row path (tests compare the
 // two paths with it).

@@ -22,7 +22,7 @@ import (
 // go through appendRaw as before, so errors, IGNORE's adjustments and
 // their warnings are the row path's. The builders end up with the same
 // values, validity and NULL slots (zero) as appending one record at a
-// time gives: TestLoadFastMatchesRowPath and FuzzLoadFastMatchesRowPath
+// time gives: TestLoadRunsMatchRowPath and FuzzLoadRunsMatchRowPath
 // cover both.
 
 // loadRunRows counts the records appended in runs (tests check runs ran).
