@@ -3,6 +3,7 @@ package sqlparse
 import (
 	"database/sql/driver"
 	"errors"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -23,6 +24,8 @@ var fuzzSeeds = []string{
 		"ORDER BY x DESC LIMIT 3 OFFSET 1; SELECT 1 UNION SELECT 2",
 	"INSERT INTO a.b.t (a, b) VALUES (1, -2.5), (TRUE, DEFAULT) ON DUPLICATE KEY UPDATE a = X'41'",
 	"WITH a (x) AS (SELECT 1), b AS (SELECT x FROM a) SELECT * FROM b NATURAL JOIN a UNION ALL SELECT 2 INTERSECT SELECT 3",
+	// One level past MaxExpressionDepth: the ErrLimit a CI fuzz run found the check missing.
+	"SELECT " + strings.Repeat("(", MaxExpressionDepth+1) + "1" + strings.Repeat(")", MaxExpressionDepth+1),
 }
 
 // FuzzParse checks that Parse never panics and that every position it reports lies within the
@@ -53,8 +56,10 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("error offset %d outside input of %d bytes", e.Pos.Offset, len(sql))
 			}
 			checkPos(t, sql, e.Pos)
-			if !errors.Is(err, ErrSyntax) && !errors.Is(err, ErrNotSupported) {
-				t.Fatalf("error %v wraps neither ErrSyntax nor ErrNotSupported", err)
+			// ErrLimit is the documented kind for input beyond a limit (statement
+			// size, nesting depth, operator chain), e.g. 1,001 nested parentheses.
+			if !errors.Is(err, ErrSyntax) && !errors.Is(err, ErrNotSupported) && !errors.Is(err, ErrLimit) {
+				t.Fatalf("error %v wraps none of ErrSyntax, ErrNotSupported, ErrLimit", err)
 			}
 		}
 		// Binding a string into a statement never changes its structure.
