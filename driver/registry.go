@@ -7,6 +7,7 @@ import (
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/manifest"
+	"github.com/lancecat/lancecat/planner"
 	"github.com/lancecat/lancecat/storage"
 )
 
@@ -132,13 +133,14 @@ func openCatalog(ctx context.Context, cfg Config) (*catalog.Catalog, storage.Sto
 		}
 		return nil, nil, nil, errNoPos(err)
 	}
-	closeFn := lc.Close
-	if scheme(cfg.URI) == "memory" {
-		closeFn = func() error {
+	closeFn := func() error {
+		// The engine's process-wide index caches must not outlive the store.
+		planner.ForgetStore(lc.Store)
+		if scheme(cfg.URI) == "memory" {
 			// An in-memory catalog lives as long as a connector uses it.
 			_, _ = lc.Store.DeletePrefix(context.Background(), "")
-			return lc.Close()
 		}
+		return lc.Close()
 	}
 	return lc.Catalog, lc.Store, closeFn, nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/lancecat/lancecat/lance/index/inverted"
 	"github.com/lancecat/lancecat/lance/index/tokenize"
 	"github.com/lancecat/lancecat/sqlparse"
+	"github.com/lancecat/lancecat/storage"
 )
 
 // Full-text search: MATCH (col) AGAINST ('query' [IN NATURAL LANGUAGE MODE |
@@ -695,3 +696,9 @@ func fullTextParams(props []sqlparse.Property) (tokenize.Params, error) {
 	}
 	return p, nil
 }
+
+// ForgetStore drops what the engine caches process-wide for tables read
+// through store (the full-text segments and their decoded posting lists).
+// The driver calls it when it closes a catalog's store, so that a closed
+// sql.DB leaves no index data in memory.
+func ForgetStore(store storage.Store) { inverted.ForgetStore(store) }

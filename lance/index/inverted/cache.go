@@ -109,6 +109,26 @@ func sameFragments(a, b *dataset.IndexMetadata) bool {
 	return a.FragmentBitmap.Equals(b.FragmentBitmap)
 }
 
+// ForgetStore drops the cached segments read through store. The owner of a
+// store calls it when it closes the store (sql.DB.Close): the segments, up
+// to keptSegments of them with their posting caches, would otherwise stay
+// in memory for the life of the process, unreachable through any open store.
+func ForgetStore(store storage.Store) {
+	c := &segmentCache
+	c.Lock()
+	defer c.Unlock()
+	kept := c.entries[:0]
+	for _, e := range c.entries {
+		if !sameStore(e.store, store) {
+			kept = append(kept, e)
+		}
+	}
+	for i := len(kept); i < len(c.entries); i++ {
+		c.entries[i] = nil
+	}
+	c.entries = kept
+}
+
 // dropCachedSegments empties the segment cache (tests).
 func dropCachedSegments() {
 	segmentCache.Lock()

@@ -118,3 +118,51 @@ func TestCachedIndexFollowsVersions(t *testing.T) {
 		t.Errorf("after eviction: %v, want %v", got, reloaded)
 	}
 }
+
+// TestClosedDBLeavesNoCachedSegments: sql.DB.Close drops the segments read
+// through that catalog's store, and only those: another open catalog's
+// segment stays cached and answers.
+func TestClosedDBLeavesNoCachedSegments(t *testing.T) {
+	ctx := context.Background()
+	open := func(name string) *sql.DB {
+		t.Helper()
+		db, err := sql.Open("lancecat", "memory://fts-close-test/"+name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{
+			"CREATE TABLE docs (id BIGINT NOT NULL, body TEXT, PRIMARY KEY (id))",
+			"INSERT INTO docs VALUES (1, 'red apple'), (2, 'green pear'), (3, 'red plum')",
+			"CREATE FULLTEXT INDEX body_idx ON docs (body)",
+		} {
+			if _, err := db.ExecContext(ctx, q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+		return db
+	}
+	inverted.DropCachedSegments()
+	kept, closed := open("kept"), open("closed")
+	defer kept.Close()
+	if got := matchRows(t, kept, "docs", "red"); len(got) != 2 {
+		t.Fatalf("kept: %v, want 2 hits", got)
+	}
+	if got := matchRows(t, closed, "docs", "red"); len(got) != 2 {
+		t.Fatalf("closed: %v, want 2 hits", got)
+	}
+	if n := inverted.CachedSegments(); n != 2 {
+		t.Fatalf("%d cached segments after searching two catalogs, want 2", n)
+	}
+	if err := closed.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := inverted.CachedSegments(); n != 1 {
+		t.Fatalf("%d cached segments after closing one catalog, want 1", n)
+	}
+	if got := matchRows(t, kept, "docs", "red"); len(got) != 2 {
+		t.Fatalf("kept after the other closed: %v, want 2 hits", got)
+	}
+	if n := inverted.CachedSegments(); n != 1 {
+		t.Fatalf("%d cached segments, want the kept catalog's 1 still cached", n)
+	}
+}
