@@ -12,7 +12,7 @@ import (
 )
 
 // A partitioned hash join's files: each partition of each side is one
-// temporary file of gob records (row, key), written through a buffer and
+// temporary file of records (row, key; rowcodec.go), written through a buffer and
 // read back once. They live in the spill area's directory (the planner's
 // per-process spill directory, with its sweep of dead processes' files)
 // and are removed as soon as their partition is joined, and all of them
@@ -36,8 +36,9 @@ const (
 )
 
 func init() {
-	// Values of rows that gob carries inside interfaces: times, and
-	// lists and structs as []any and map[string]any.
+	// Values of rows that gob carries inside interfaces, for the records
+	// the spill layout sends through gob: times, and lists and structs as
+	// []any and map[string]any.
 	gob.Register(time.Time{})
 	gob.Register([]any(nil))
 	gob.Register(map[string]any(nil))
@@ -57,10 +58,10 @@ type spillFiles struct {
 }
 
 type spillFile struct {
-	f   *os.File
-	w   *bufio.Writer
-	enc *gob.Encoder
-	n   int64
+	f       *os.File
+	w       *bufio.Writer
+	scratch []byte // one encoded record
+	n       int64
 }
 
 // SpillError is a failure of a join's temporary files.
@@ -85,7 +86,6 @@ func (s *spillFiles) create(n int, side string) ([]*spillFile, error) {
 			return nil, &SpillError{err}
 		}
 		sf := &spillFile{f: f, w: bufio.NewWriterSize(f, spillBuffer)}
-		sf.enc = gob.NewEncoder(sf.w)
 		s.open[sf] = true
 		out[i] = sf
 	}
@@ -94,8 +94,12 @@ func (s *spillFiles) create(n int, side string) ([]*spillFile, error) {
 
 func (f *spillFile) write(r joinRec) error {
 	f.n++
-	if err := f.enc.Encode(&r); err != nil {
+	var err error
+	if f.scratch, err = appendRecord(f.scratch[:0], &r); err != nil {
 		return &SpillError{fmt.Errorf("encode: %w", err)}
+	}
+	if _, err := f.w.Write(f.scratch); err != nil {
+		return &SpillError{err}
 	}
 	return nil
 }
@@ -105,7 +109,7 @@ func (f *spillFile) finish() error {
 	if err := f.w.Flush(); err != nil {
 		return &SpillError{err}
 	}
-	f.w = nil
+	f.w, f.scratch = nil, nil
 	if _, err := f.f.Seek(0, io.SeekStart); err != nil {
 		return &SpillError{err}
 	}
@@ -114,7 +118,7 @@ func (f *spillFile) finish() error {
 
 // source reads the file's records back (hash recomputes their hashes).
 func (f *spillFile) source(ctx context.Context, hash func([]any) (uint64, bool)) recSource {
-	dec := gob.NewDecoder(bufio.NewReaderSize(f.f, spillBuffer))
+	dec := &recordReader{r: bufio.NewReaderSize(f.f, spillBuffer)}
 	var read int64
 	return func() (joinRec, bool, error) {
 		if read >= f.n {
@@ -126,8 +130,8 @@ func (f *spillFile) source(ctx context.Context, hash func([]any) (uint64, bool))
 			}
 		}
 		read++
-		var r joinRec
-		if err := dec.Decode(&r); err != nil {
+		r, err := dec.read()
+		if err != nil {
 			if errors.Is(err, io.EOF) {
 				err = io.ErrUnexpectedEOF
 			}
