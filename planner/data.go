@@ -111,6 +111,9 @@ func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan
 		}
 		return s.planJoinQuery(ctx, st)
 	}
+	if ts, err := singleTable(st.From); err == nil && ts.Table != nil && st.Where != nil {
+		st = s.reduceBySiblingIn(ctx, st, ts) // siblingreduce.go
+	}
 	if err := s.planSubqueries(ctx, s.lazyScope(ctx, st.From), selectExprs(st)...); err != nil {
 		return nil, err
 	}

@@ -113,14 +113,8 @@ func (s *Session) reducedSelect(ctx context.Context, q *sqlparse.Select, root pl
 // intColumnNamed reports whether ref (in a query over ts alone) names an
 // integer column of t.
 func (t *sourceTable) intColumnNamed(ref *sqlparse.ColumnRef, ts *sqlparse.TableSource) bool {
-	if q := ref.Qualifier; len(q) > 0 {
-		name := ts.Alias
-		if name == "" {
-			name = ts.Table.String()
-		}
-		if !strings.EqualFold(q[len(q)-1], lastPart(name)) {
-			return false
-		}
+	if !qualifies(ref, ts) {
+		return false
 	}
 	for _, c := range t.cols {
 		if strings.EqualFold(c.Name, ref.Column) {
