@@ -56,11 +56,8 @@ func (s *Session) reduceCorrelated(ctx context.Context, where sqlparse.Expr, roo
 // reducedSelect is q with the domain conjuncts added, nil when none
 // applies.
 func (s *Session) reducedSelect(ctx context.Context, q *sqlparse.Select, root plan.Node, scope *expr.Scope) *sqlparse.Select {
-	if q == nil || len(q.SetOps) > 0 || len(q.With) > 0 {
-		return nil
-	}
-	ts, ok := q.From.(*sqlparse.TableSource)
-	if !ok || ts.Table == nil || ts.AsOf != nil {
+	ts := oneTable(q)
+	if ts == nil {
 		return nil
 	}
 	var innerTable *sourceTable
@@ -118,7 +115,7 @@ func (t *sourceTable) intColumnNamed(ref *sqlparse.ColumnRef, ts *sqlparse.Table
 	}
 	for _, c := range t.cols {
 		if strings.EqualFold(c.Name, ref.Column) {
-			return intColumn(c.Field.Type)
+			return c.Field.Type != nil && intColumn(c.Field.Type) // nil: not table data
 		}
 	}
 	return false

@@ -39,7 +39,7 @@ var siblingReduction = true
 // EXISTS) of its WHERE given the IN conjuncts of its sibling conjuncts;
 // st itself when none applies. st is a query over the one table ts.
 func (s *Session) reduceBySiblingIn(ctx context.Context, st *sqlparse.Select, ts *sqlparse.TableSource) *sqlparse.Select {
-	if !siblingReduction || st.Where == nil || ts.AsOf != nil {
+	if !siblingReduction || st.Where == nil || ts.AsOf != nil || !hasCorrelatable(st.Where) {
 		return st
 	}
 	conj := plan.Conjuncts(st.Where)
@@ -109,11 +109,8 @@ func (s *Session) reduceBySiblingIn(ctx context.Context, st *sqlparse.Select, ts
 // the subquery q (col a column of the outer table over ts, inner an
 // integer column of q's one table), nil when q has none.
 func (s *Session) siblingConjunct(ctx context.Context, q *sqlparse.Select, col string, dom *sqlparse.Select, outer *sourceTable, ots *sqlparse.TableSource) sqlparse.Expr {
-	if q == nil || len(q.SetOps) > 0 || len(q.With) > 0 {
-		return nil
-	}
-	its, ok := q.From.(*sqlparse.TableSource)
-	if !ok || its.Table == nil || its.AsOf != nil {
+	its := oneTable(q)
+	if its == nil {
 		return nil
 	}
 	var inner *sourceTable
@@ -151,18 +148,15 @@ func (s *Session) siblingConjunct(ctx context.Context, q *sqlparse.Select, col s
 // column references all name that table's columns and that nests no
 // query: it means the same in any scope.
 func (s *Session) selfContained(ctx context.Context, q *sqlparse.Select) bool {
-	if q == nil || len(q.SetOps) > 0 || len(q.With) > 0 {
-		return false
-	}
-	ts, ok := q.From.(*sqlparse.TableSource)
-	if !ok || ts.Table == nil || ts.AsOf != nil {
+	ts := oneTable(q)
+	if ts == nil {
 		return false
 	}
 	t, err := s.newSourceTable(ctx, &sqlparse.TableSource{Table: ts.Table, Alias: ts.Alias})
 	if err != nil {
 		return false
 	}
-	ok = true
+	ok := true
 	check := func(e sqlparse.Expr) {
 		sqlparse.Rewrite(e, func(n sqlparse.Expr) sqlparse.Expr {
 			switch x := n.(type) {
@@ -215,4 +209,32 @@ func qualifies(ref *sqlparse.ColumnRef, ts *sqlparse.TableSource) bool {
 		name = ts.Table.String()
 	}
 	return strings.EqualFold(q[len(q)-1], lastPart(name))
+}
+
+// hasCorrelatable reports whether where holds a scalar or EXISTS
+// subquery (outside other subqueries): without one there is nothing to
+// reduce, and no table to open.
+func hasCorrelatable(where sqlparse.Expr) bool {
+	found := false
+	sqlparse.Rewrite(where, func(n sqlparse.Expr) sqlparse.Expr {
+		switch n.(type) {
+		case *sqlparse.Subquery, *sqlparse.Exists:
+			found = true
+		}
+		return n
+	})
+	return found
+}
+
+// oneTable is the table of q when q is a query over one plain table (no
+// set operation, WITH or AS OF), nil otherwise.
+func oneTable(q *sqlparse.Select) *sqlparse.TableSource {
+	if q == nil || len(q.SetOps) > 0 || len(q.With) > 0 {
+		return nil
+	}
+	ts, ok := q.From.(*sqlparse.TableSource)
+	if !ok || ts.Table == nil || ts.AsOf != nil {
+		return nil
+	}
+	return ts
 }
