@@ -111,6 +111,10 @@ func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan
 		}
 		return s.planJoinQuery(ctx, st)
 	}
+	if ts, err := singleTable(st.From); err == nil && ts.Table != nil && st.Where != nil &&
+		(len(ts.Table) < 2 || !strings.EqualFold(ts.Table[0], "information_schema")) {
+		st = s.reduceBySiblingIn(ctx, st, ts) // siblingreduce.go
+	}
 	if err := s.planSubqueries(ctx, s.lazyScope(ctx, st.From), selectExprs(st)...); err != nil {
 		return nil, err
 	}

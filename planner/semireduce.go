@@ -56,11 +56,8 @@ func (s *Session) reduceCorrelated(ctx context.Context, where sqlparse.Expr, roo
 // reducedSelect is q with the domain conjuncts added, nil when none
 // applies.
 func (s *Session) reducedSelect(ctx context.Context, q *sqlparse.Select, root plan.Node, scope *expr.Scope) *sqlparse.Select {
-	if q == nil || len(q.SetOps) > 0 || len(q.With) > 0 {
-		return nil
-	}
-	ts, ok := q.From.(*sqlparse.TableSource)
-	if !ok || ts.Table == nil || ts.AsOf != nil {
+	ts := oneTable(q)
+	if ts == nil {
 		return nil
 	}
 	var innerTable *sourceTable
@@ -113,18 +110,12 @@ func (s *Session) reducedSelect(ctx context.Context, q *sqlparse.Select, root pl
 // intColumnNamed reports whether ref (in a query over ts alone) names an
 // integer column of t.
 func (t *sourceTable) intColumnNamed(ref *sqlparse.ColumnRef, ts *sqlparse.TableSource) bool {
-	if q := ref.Qualifier; len(q) > 0 {
-		name := ts.Alias
-		if name == "" {
-			name = ts.Table.String()
-		}
-		if !strings.EqualFold(q[len(q)-1], lastPart(name)) {
-			return false
-		}
+	if !qualifies(ref, ts) {
+		return false
 	}
 	for _, c := range t.cols {
 		if strings.EqualFold(c.Name, ref.Column) {
-			return intColumn(c.Field.Type)
+			return c.Field.Type != nil && intColumn(c.Field.Type) // nil: not table data
 		}
 	}
 	return false
