@@ -20,6 +20,15 @@ import (
 // it) replaced by derived tables; scope holds the CTEs of the enclosing
 // queries.
 func (s *Session) inlineCTEs(q *sqlparse.Select, scope map[string]*sqlparse.CTE) (*sqlparse.Select, error) {
+	return s.inlineWith(q, scope, false)
+}
+
+// inlineWith is inlineCTEs; with share, a CTE of q's own WITH that q
+// names more than once is computed once for all its references
+// (sharedcte.go). Only the WITH of a statement's query shares: the CTEs
+// of a subquery may name the outer query's columns, which a correlated
+// run substitutes into the query text a shared CTE hides.
+func (s *Session) inlineWith(q *sqlparse.Select, scope map[string]*sqlparse.CTE, share bool) (*sqlparse.Select, error) {
 	if q == nil {
 		return nil, nil
 	}
@@ -55,6 +64,9 @@ func (s *Session) inlineCTEs(q *sqlparse.Select, scope map[string]*sqlparse.CTE)
 				if body, err = s.renameColumns(body, c); err != nil {
 					return nil, err
 				}
+			}
+			if share && cteReferences(q, i) > 1 {
+				body = s.shareCTE(c.Name, body)
 			}
 			inner[k] = &sqlparse.CTE{Name: c.Name, Select: body}
 		}

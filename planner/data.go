@@ -88,9 +88,12 @@ func (s *Session) planQuery(ctx context.Context, st *sqlparse.Select) (queryPlan
 		if r, ok := s.renamed[k]; ok {
 			return s.planRenamed(ctx, r) // cte.go
 		}
+		if c, ok := s.shared[k]; ok {
+			return s.planShared(ctx, c) // sharedcte.go
+		}
 	}
 	if len(st.With) > 0 {
-		q, err := s.inlineCTEs(st, nil)
+		q, err := s.inlineWith(st, nil, true)
 		if err != nil {
 			return nil, err
 		}

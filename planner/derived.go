@@ -102,6 +102,8 @@ func (s *Session) prepareExplain(ctx context.Context, p queryPlan) error {
 		return s.prepareRecursiveExplain(ctx, x)
 	case *renamedPlan:
 		return s.prepareExplain(ctx, x.queryPlan)
+	case *sharedPlan:
+		return s.prepareExplain(ctx, x.body)
 	}
 	return nil
 }

@@ -111,6 +111,10 @@ type Session struct {
 	// renamed holds the CTEs whose column list renames a set operation or
 	// a SELECT *, by their placeholder's key (cte.go).
 	renamed map[string]*renamedCTE
+	// shared holds the CTEs the statement names more than once, computed
+	// once, by their placeholder's key (sharedcte.go); a new statement
+	// starts a new map (forks keep the one of their statement).
+	shared map[string]*sharedCTE
 	// stmt is the function library's context of the statement being run
 	// (one NOW() per statement), made on first use (funcs.go).
 	stmt *expr.Statement
@@ -173,7 +177,7 @@ func NewSession(cat *catalog.Catalog, opts Options) *Session {
 	}
 	return &Session{cat: cat, opts: opts, defaultNS: ns, ns: append(catalog.Ident{}, ns...),
 		recursive: map[string]*recursiveDef{}, working: map[string]*workTable{},
-		renamed: map[string]*renamedCTE{}}
+		renamed: map[string]*renamedCTE{}, shared: map[string]*sharedCTE{}}
 }
 
 // Catalog returns the session's catalog.
@@ -574,6 +578,7 @@ func (s *Session) exec(ctx context.Context, st sqlparse.Statement) (*Result, err
 		return nil, err
 	}
 	s.subq = nil // the previous statement's subqueries (its rowEnvs keep their own)
+	s.shared = map[string]*sharedCTE{}
 	s.execCtx = ctx
 	if ins, ok := st.(*sqlparse.Insert); ok && ins.Query != nil && (s.tx == nil || !s.tx.readOnly) {
 		// INSERT ... SELECT: the query's rows become VALUES (insertselect.go).
