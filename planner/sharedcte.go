@@ -99,7 +99,9 @@ func (p *sharedPlan) run(ctx context.Context, s *Session) (*Result, error) {
 	defer c.mu.Unlock()
 	cols := p.resultColumns()
 	if c.rows != nil {
-		return &Result{Columns: cols, Rows: c.rows}, nil
+		// A copy of the slice: a reference that sorts its input in place
+		// must not reorder the next reference's rows.
+		return &Result{Columns: cols, Rows: append([][]any(nil), c.rows...)}, nil
 	}
 	c.computed++
 	res, err := p.body.run(ctx, s)
@@ -149,5 +151,5 @@ func (p *sharedPlan) run(ctx context.Context, s *Session) (*Result, error) {
 		rows = [][]any{}
 	}
 	c.rows = rows
-	return &Result{Columns: cols, Rows: rows}, nil
+	return &Result{Columns: cols, Rows: append([][]any(nil), rows...)}, nil
 }
