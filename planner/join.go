@@ -368,7 +368,7 @@ func (p *joinPlan) buildNode(ctx context.Context, n plan.Node, env *rowEnv, budg
 		}
 		ll, rl := plan.Layout(x.Left), plan.Layout(x.Right)
 		both := append(append([]plan.Seg(nil), ll...), rl...)
-		spec := exec.JoinSpec{Kind: x.Kind, LeftWidth: plan.Width(ll), RightWidth: plan.Width(rl), Budget: budget,
+		spec := exec.JoinSpec{Kind: x.Kind, LeftWidth: plan.Width(ll), RightWidth: plan.Width(rl), Budget: budget, BuildLeft: x.BuildLeft,
 			Name: "the " + x.Strategy() + "'s build side"}
 		if len(x.Keys) > 0 {
 			spec.Spill = p.spill
@@ -780,6 +780,7 @@ func (s *Session) planJoinQuery(ctx context.Context, st *sqlparse.Select) (query
 		t, ok := sc.Table.(*sourceTable)
 		return ok && joinKeyFilters && t.KeyFilterable(ctx, col)
 	})
+	plan.ChooseBuildSides(ctx, root)
 	used := map[int]bool{}
 	var exprs []sqlparse.Expr
 	for _, it := range q.Items {

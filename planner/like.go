@@ -37,6 +37,11 @@ type likePattern struct {
 	// contains, 'a' anything (only %), 0 the automaton.
 	fast byte
 	lit  string
+	// Kind 'm': the literal runs between the %s (two or more), and
+	// whether the pattern starts (lead) and ends (trail) with %; lit is
+	// their concatenation (for literalOnly).
+	segs        []string
+	lead, trail bool
 	// The automaton: bit i of the state is set when elems[:i+1] can match
 	// the subject read so far.
 	words int
@@ -75,10 +80,13 @@ func compileLike(pattern string, esc rune) *likePattern {
 	return p
 }
 
-// chooseFast recognises patterns without _ and with % only at the ends.
+// chooseFast recognises patterns without _: with % only at the ends (a
+// literal, prefix, suffix or contains test), or with % inside too (kind
+// 'm': literal segments found in order, as '%special%requests%').
 func (p *likePattern) chooseFast() {
 	var b strings.Builder
 	lead, trail := false, false
+	var segs []string
 	for i, e := range p.elems {
 		switch {
 		case e.kind == '_':
@@ -88,10 +96,18 @@ func (p *likePattern) chooseFast() {
 		case e.kind == '%' && i == len(p.elems)-1:
 			trail = true
 		case e.kind == '%':
-			return
+			segs = append(segs, b.String())
+			b.Reset()
 		default:
 			b.WriteRune(e.r)
 		}
+	}
+	if segs != nil {
+		p.segs = append(segs, b.String())
+		p.lead, p.trail = lead, trail
+		p.lit = strings.Join(p.segs, "")
+		p.fast = 'm'
+		return
 	}
 	p.lit = b.String()
 	switch {
@@ -130,6 +146,8 @@ func (p *likePattern) match(s string, stop func() bool) bool {
 			return strings.HasPrefix(s, p.lit)
 		case 's':
 			return strings.HasSuffix(s, p.lit)
+		case 'm':
+			return p.matchSegments(s)
 		default:
 			return strings.Contains(s, p.lit)
 		}
@@ -185,6 +203,34 @@ func (p *likePattern) match(s string, stop func() bool) bool {
 		return len(p.elems) == 1 && p.elems[0].kind == '%'
 	}
 	return cur[p.last/64]&(1<<(p.last%64)) != 0
+}
+
+// matchSegments matches valid UTF-8 s against a kind 'm' pattern: the
+// first segment is a prefix unless the pattern starts with %, the last a
+// suffix unless it ends with %, and each one between is found at its
+// leftmost place after the one before (taking the leftmost leaves the
+// most subject for the rest, so no other choice can succeed where it
+// fails).
+func (p *likePattern) matchSegments(s string) bool {
+	segs := p.segs
+	if !p.lead {
+		if !strings.HasPrefix(s, segs[0]) {
+			return false
+		}
+		s, segs = s[len(segs[0]):], segs[1:]
+	}
+	last := ""
+	if !p.trail {
+		last, segs = segs[len(segs)-1], segs[:len(segs)-1]
+	}
+	for _, seg := range segs {
+		i := strings.Index(s, seg)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(seg):]
+	}
+	return strings.HasSuffix(s, last)
 }
 
 // buildAutomaton builds the automaton for p.elems.

@@ -197,3 +197,51 @@ func TestCompareTemporalWithNumber(t *testing.T) {
 		t.Errorf("through the index: %s", got)
 	}
 }
+
+// TestLikeSegmentsMatchReference: patterns with % inside and no _ take the
+// segment search (kind 'm'), which must agree with the reference, with and
+// without a leading or trailing %, on subjects where a segment occurs more
+// than once or overlaps the next.
+func TestLikeSegmentsMatchReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	gen := func(n int, alpha []string) string {
+		var b strings.Builder
+		for range rng.IntN(n) {
+			b.WriteString(alpha[rng.IntN(len(alpha))])
+		}
+		return b.String()
+	}
+	chars := []string{"a", "b", "é"}
+	segmented := 0
+	for range 20000 {
+		pat := gen(4, chars) + "%" + gen(4, chars) + "%" + gen(4, chars)
+		if rng.IntN(3) == 0 {
+			pat += "%" + gen(3, chars)
+		}
+		s := gen(14, chars)
+		if compileLike(pat, '\\').fast == 'm' {
+			segmented++
+		}
+		if got, want := likeMatch(pat, s, '\\'), likeReference(pat, s, '\\'); got != want {
+			t.Fatalf("%q LIKE %q = %v, want %v", s, pat, got, want)
+		}
+	}
+	if segmented == 0 {
+		t.Fatal("no pattern took the segment search")
+	}
+	for _, c := range []struct {
+		pat, s string
+		want   bool
+	}{
+		{"%special%requests%", "carefully special ironic requests sleep", true},
+		{"%special%requests%", "requests before special", false},
+		{"ab%ba", "aba", false}, // the prefix and the suffix may not share the middle a
+		{"ab%ba", "abba", true},
+		{"a%a%a", "aaa", true},
+		{"a%a%a", "aa", false},
+	} {
+		if got := likeMatch(c.pat, c.s, '\\'); got != c.want {
+			t.Errorf("%q LIKE %q = %v, want %v", c.s, c.pat, got, c.want)
+		}
+	}
+}

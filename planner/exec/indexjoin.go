@@ -25,6 +25,7 @@ func IndexJoin(ctx context.Context, outer Operator, lookup LookupFunc, keyIndex,
 		if spec.Kind == RightJoin {
 			outerKey, innerKey = spec.RightKey, spec.LeftKey
 			j.probeNulls, j.buildNulls = j.buildNulls, j.probeNulls
+			j.buildIsLeft = true // the rows looked up are the left side's
 		}
 		j.probeKeep = spec.Kind != InnerJoin
 		defer j.removeFiles()

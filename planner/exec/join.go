@@ -48,6 +48,11 @@ type JoinSpec struct {
 	// budget partition both sides to temporary files there instead of
 	// failing (spill.go). A nested-loop join never spills.
 	Spill SpillArea
+	// BuildLeft makes a LEFT hash join hold its left side and stream
+	// its right side, emitting the unmatched left rows at the end (for a
+	// left side much smaller than the right). Its rows then come in the
+	// right side's order, the unmatched ones last.
+	BuildLeft bool
 	// KeyFilter, when set (an inner hash join), receives the build
 	// side's values of key KeyFilter.Key once the build side is read,
 	// before the probe side's first row is asked for (KeyFilter).
@@ -206,6 +211,7 @@ type joiner struct {
 	yield func([]any, error) bool
 	// probeKeep, buildKeep: the side keeps its unmatched rows.
 	probeKeep, buildKeep bool
+	buildIsLeft          bool // the build side is the left input (RIGHT JOIN, or BuildLeft)
 	hashed               bool
 	probeNulls           []any // the NULLs padding an unmatched probe row
 	buildNulls           []any // those padding an unmatched build row
@@ -225,13 +231,20 @@ func joinRows(ctx context.Context, left, right Operator, spec JoinSpec) iter.Seq
 		buildKey, probeKey := spec.RightKey, spec.LeftKey
 		j.probeNulls = make([]any, spec.RightWidth)
 		j.buildNulls = make([]any, spec.LeftWidth)
-		if spec.Kind == RightJoin {
+		j.probeKeep = spec.Kind != InnerJoin
+		j.buildKeep = spec.Kind == FullJoin
+		buildLeft := spec.BuildLeft && spec.Kind == LeftJoin && j.hashed
+		if spec.Kind == RightJoin || buildLeft {
 			build, probe = left, right
 			buildKey, probeKey = spec.LeftKey, spec.RightKey
 			j.probeNulls, j.buildNulls = j.buildNulls, j.probeNulls
+			j.buildIsLeft = true
 		}
-		j.probeKeep = spec.Kind != InnerJoin
-		j.buildKeep = spec.Kind == FullJoin
+		if buildLeft {
+			// The left side keeps its unmatched rows: it is the build
+			// side now.
+			j.probeKeep, j.buildKeep = false, true
+		}
 		defer j.removeFiles()
 		err := j.run(j.opSource(build, buildKey), j.opSource(probe, probeKey), 0, func() { build.Close() })
 		if err != nil && !errors.Is(err, errStopped) {
@@ -289,7 +302,7 @@ func (j *joiner) combine(p, b []any) []any {
 	}
 	row := j.slab[:w:w]
 	j.slab = j.slab[w:]
-	if j.spec.Kind == RightJoin {
+	if j.buildIsLeft {
 		copy(row, b)
 		copy(row[j.spec.LeftWidth:], p)
 	} else {
@@ -380,7 +393,7 @@ func (j *joiner) run(build, probe recSource, depth int, buildDone func()) error 
 			b := &all[ci-1]
 			if j.hashed {
 				lk, rk := p.Key, b.key
-				if j.spec.Kind == RightJoin {
+				if j.buildIsLeft {
 					lk, rk = b.key, p.Key
 				}
 				if !j.spec.KeyEqual(lk, rk) {

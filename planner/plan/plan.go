@@ -123,6 +123,9 @@ type Join struct {
 	// KeyFilter, when set, passes the build side's keys to a scan under
 	// the probe side (ChooseKeyFilters).
 	KeyFilter *KeyFilterPlan
+	// BuildLeft: a LEFT hash join holds its left side in memory and
+	// streams the right side (ChooseBuildSides).
+	BuildLeft bool
 	// Notes are lines EXPLAIN prints under the join's (the plans of the
 	// subqueries its condition holds).
 	Notes []string
@@ -215,7 +218,7 @@ func Explain(ctx context.Context, root Node, budget int64) ([]string, error) {
 				b.WriteString(" on " + strings.Join(cs, " AND "))
 			}
 			build := "right"
-			if x.Kind == Right {
+			if x.Kind == Right || x.BuildLeft {
 				build = "left"
 			}
 			if lk := x.Lookup; lk != nil {
