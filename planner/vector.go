@@ -319,6 +319,11 @@ func (p *vectorPlan) chooseIndex(ctx context.Context) error {
 			skipped = append(skipped, fmt.Sprintf("%s has metric %s", m.Name, ix.Metric()))
 			continue
 		}
+		if p.multi != nil && ix.Metric() != vector.Cosine {
+			// the reference's multivector search reads cosine indices only
+			skipped = append(skipped, fmt.Sprintf("%s is a %s multivector index (searched through: cosine)", m.Name, ix.Metric()))
+			continue
+		}
 		p.ix = ix
 		return nil
 	}
