@@ -59,7 +59,9 @@ func parseVectorValue(v any) ([]float64, error) {
 }
 
 // distanceMetric maps a distance function to the index metric it can use
-// (ok false for VEC_L1_DISTANCE: exact only).
+// (indexable false for VEC_L1_DISTANCE: exact only). The MaxSim functions
+// are indexable: a multivector index is cosine, so only
+// VEC_MAXSIM_COSINE_DISTANCE finds one whose metric matches.
 func distanceMetric(name string) (m vector.Metric, indexable, isDistance bool) {
 	switch strings.ToLower(name) {
 	case "vec_l2_distance":
@@ -72,7 +74,7 @@ func distanceMetric(name string) (m vector.Metric, indexable, isDistance bool) {
 		return vector.L2, false, true
 	}
 	if m, ok := multiVectorMetric(name); ok {
-		return m, false, true
+		return m, true, true
 	}
 	return 0, false, false
 }
@@ -286,10 +288,6 @@ func (s *Session) intVariable(name string, def int) (int, bool, error) {
 // chooseIndex picks the column's vector index whose metric matches.
 func (p *vectorPlan) chooseIndex(ctx context.Context) error {
 	ds := p.data.ds
-	if p.multi != nil {
-		p.why = "lancecat does not read multivector indices"
-		return nil
-	}
 	if !p.useIndex {
 		p.why = fmt.Sprintf("%s has no index metric", strings.ToUpper(p.call.Name))
 		return nil
@@ -319,6 +317,11 @@ func (p *vectorPlan) chooseIndex(ctx context.Context) error {
 		}
 		if ix.Metric() != p.metric {
 			skipped = append(skipped, fmt.Sprintf("%s has metric %s", m.Name, ix.Metric()))
+			continue
+		}
+		if p.multi != nil && ix.Metric() != vector.Cosine {
+			// the reference's multivector search reads cosine indices only
+			skipped = append(skipped, fmt.Sprintf("%s is a %s multivector index (searched through: cosine)", m.Name, ix.Metric()))
 			continue
 		}
 		p.ix = ix
@@ -381,12 +384,29 @@ func (p *vectorPlan) searchLines(pre string) []string {
 	if p.refine > 0 {
 		refine = fmt.Sprintf("refine_factor=%d", p.refine)
 	}
+	// each query vector of a multivector search fetches k * XTROverfetch
+	// entries, as a single-vector search with that refine factor
+	perVector := p.k * max(p.refine, 1)
+	if p.multi != nil {
+		perVector = p.k * vector.XTROverfetch
+	}
 	ef := ""
 	if p.ix.HNSW() {
 		if p.ef > 0 {
 			ef = fmt.Sprintf(", ef=%d", p.ef)
 		} else {
-			ef = fmt.Sprintf(", ef=%d", max(p.k*max(p.refine, 1)*3/2, p.k))
+			ef = fmt.Sprintf(", ef=%d", max(perVector*3/2, p.k))
+		}
+	}
+	if p.multi != nil {
+		rescore := "estimates are the distances"
+		if p.refine > 0 || len(p.ix.Uncovered()) > 0 {
+			rescore = fmt.Sprintf("the best %d estimates re-scored by exact MaxSim", p.k*max(p.refine, 1))
+		}
+		return []string{
+			fmt.Sprintf("MultiVectorSearch %s (version %d): index %s (%s, metric %s, %d partitions, %d segment(s)); k=%d, %d query vectors each searched for %d entries (%s, %s%s), rows scored by the MaxSim estimate, %s; prefilter: %s",
+				displayName(d.id), d.ds.Version(), p.ix.Name(), p.ix.Type(), p.ix.Metric(), p.ix.Partitions(), p.ix.Segments(), p.k, len(p.multi), perVector, np, refine, ef, rescore, pre),
+			fmt.Sprintf("fragments covered by the index %s; scanned exactly %s", fragList(p.ix.Covered()), fragList(p.ix.Uncovered())),
 		}
 	}
 	return []string{
@@ -457,7 +477,13 @@ func (p *vectorPlan) search(ctx context.Context, pre *roaring64.Bitmap) ([]vecto
 	if pre != nil && pre.GetCardinality() <= uint64(p.k) {
 		q.MaxNProbes = 0 // k rows whenever k match: every partition
 	}
-	res, err := p.ix.Search(ctx, q)
+	var res *vector.Result
+	var err error
+	if p.multi != nil {
+		res, err = p.ix.SearchMulti(ctx, vector.MultiQuery{Vectors: p.multi, K: q.K, NProbes: q.NProbes, MaxNProbes: q.MaxNProbes, RefineFactor: q.RefineFactor, Ef: q.Ef, Prefilter: pre})
+	} else {
+		res, err = p.ix.Search(ctx, q)
+	}
 	if err != nil {
 		return nil, vectorErr(err)
 	}
@@ -465,7 +491,7 @@ func (p *vectorPlan) search(ctx context.Context, pre *roaring64.Bitmap) ([]vecto
 	if pre != nil && len(hits) < p.k && uint64(len(hits)) < pre.GetCardinality() {
 		// the probed partitions held fewer than k allowed rows: the
 		// rest of the allowed rows, exactly
-		more, err := vector.Exact(ctx, d.ds, vector.ExactQuery{Column: p.column, Vector: p.query, K: p.k, Metric: p.metric, Prefilter: pre})
+		more, err := vector.Exact(ctx, d.ds, vector.ExactQuery{Column: p.column, Vector: p.query, Multi: p.multi, K: p.k, Metric: p.metric, Prefilter: pre})
 		if err != nil {
 			return nil, vectorErr(err)
 		}

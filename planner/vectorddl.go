@@ -127,8 +127,14 @@ func (s *Session) createVectorIndex(ctx context.Context, st *sqlparse.CreateInde
 	if field == nil {
 		return nil, errorf(catalog.CodeTableColumnNotFound, "table %s has no column %s", displayName(id), sqlparse.QuoteIdent(st.Column))
 	}
-	if _, ok := field.Type.(*arrow.FixedSizeListType); !ok {
-		return nil, errorf(catalog.CodeInvalidInput, "a vector index needs a VECTOR column; %s is %s", sqlparse.QuoteIdent(field.Name), typeName(*field))
+	if isMultiVectorField(*field) {
+		// the reference builds multivector indices with the cosine metric
+		// only: it is the default here, another metric an error
+		if !metricGiven(st) {
+			opts.Metric = vector.Cosine
+		}
+	} else if _, ok := field.Type.(*arrow.FixedSizeListType); !ok {
+		return nil, errorf(catalog.CodeInvalidInput, "a vector index needs a VECTOR or MULTIVECTOR column; %s is %s", sqlparse.QuoteIdent(field.Name), typeName(*field))
 	}
 	opts.UUID = uuid.NewString()
 	cleanup := func() {
@@ -159,4 +165,29 @@ func vectorIndexError(id catalog.Ident, name string, err error) error {
 		return indexError(id, name, err)
 	}
 	return &catalog.Error{Code: code, Message: fmt.Sprintf("vector index %s on %s: %v", sqlparse.QuoteIdent(name), displayName(id), err), Cause: err}
+}
+
+// isMultiVectorField reports whether f is a multivector column,
+// list<fixed_size_list<float>[n]>.
+func isMultiVectorField(f arrow.Field) bool {
+	lt, ok := f.Type.(*arrow.ListType)
+	if !ok {
+		return false
+	}
+	fsl, ok := lt.Elem().(*arrow.FixedSizeListType)
+	return ok && isFloat(fsl.Elem())
+}
+
+// metricGiven reports whether the statement names the index's metric (a
+// distance function or a metric / distance_type property).
+func metricGiven(st *sqlparse.CreateIndex) bool {
+	if st.Metric != "" {
+		return true
+	}
+	for _, p := range st.Properties {
+		if k := strings.ToLower(p.Key); k == "metric" || k == "distance_type" {
+			return true
+		}
+	}
+	return false
 }

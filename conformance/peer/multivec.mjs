@@ -3,14 +3,16 @@
 //       a table (id int64, cat int64, mv list<fixed_size_list<float32>[dim]>) of the JSONL
 //       rows ({"id", "cat", "mv": [[dim floats], ...] or null}); prints {rows}
 //   node multivec.mjs search <dir> <table> <queries.json>
-//       runs each query ({"q": [[...], ...], "k", "metric", "where", "exact"}) as
-//       table.search(q) (the peer's multivector query: one vector, then addQueryVector for
-//       the rest) .distanceType(metric).limit(k) [.where(where)] [.bypassVectorIndex()];
+//       runs each query ({"q": [[...], ...], "k", "metric", "where", "exact", "nprobes",
+//       "refine"}) as table.search(q) (the peer's multivector query)
+//       .distanceType(metric).limit(k) [.where(where)] [.bypassVectorIndex()]
+//       [.nprobes(nprobes)] [.refineFactor(refine)];
 //       prints [{"ids": [...], "dists": [_distance...]}...]
 //   node multivec.mjs read <dir> <table>
 //       prints {"type": mv's Arrow type, "rows": [{"id", "mv"}...]} ordered by id
 //   node multivec.mjs index <dir> <table> <json>  json: {type, metric, numPartitions,
-//       numSubVectors}: builds a vector index on mv; prints the index list
+//       numSubVectors, m, efConstruction}: builds a vector index on mv (IVF_PQ, IVF_HNSW_SQ,
+//       IVF_HNSW_PQ, IVF_FLAT); prints the index list
 import * as fs from "node:fs";
 import * as lancedb from "@lancedb/lancedb";
 import * as arrow from "apache-arrow";
@@ -37,6 +39,8 @@ if (op === "create") {
     let q = tbl.search(o.q).column("mv").distanceType(o.metric).select(["id"]).limit(o.k);
     if (o.where) q = q.where(o.where);
     if (o.exact) q = q.bypassVectorIndex();
+    if (o.nprobes) q = q.nprobes(o.nprobes);
+    if (o.refine) q = q.refineFactor(o.refine);
     const res = await q.toArray();
     out.push({ ids: res.map((r) => Number(r.id)), dists: res.map((r) => r._distance) });
   }
@@ -53,8 +57,8 @@ if (op === "create") {
   const o = JSON.parse(arg);
   const tbl = await db.openTable(name);
   const opts = { distanceType: o.metric };
-  for (const k of ["numPartitions", "numSubVectors"]) if (o[k] !== undefined) opts[k] = o[k];
-  const make = { IVF_PQ: "ivfPq", IVF_HNSW_SQ: "hnswSq", IVF_FLAT: "ivfFlat" }[o.type];
+  for (const k of ["numPartitions", "numSubVectors", "m", "efConstruction"]) if (o[k] !== undefined) opts[k] = o[k];
+  const make = { IVF_PQ: "ivfPq", IVF_HNSW_SQ: "hnswSq", IVF_HNSW_PQ: "hnswPq", IVF_FLAT: "ivfFlat" }[o.type];
   await tbl.createIndex("mv", { config: lancedb.Index[make](opts) });
   console.log(JSON.stringify((await tbl.listIndices()).map((i) => ({ name: i.name, indexType: i.indexType }))));
 } else {

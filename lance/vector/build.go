@@ -105,14 +105,18 @@ func CreateIndex(ctx context.Context, ds *dataset.Dataset, column string, opts B
 
 // builder holds one build's state.
 type builder struct {
-	ds      *dataset.Dataset
-	column  string
-	opts    BuildOptions
-	dim     int
-	metric  Metric
-	pq      bool
-	sq      bool
-	hnsw    bool
+	ds     *dataset.Dataset
+	column string
+	opts   BuildOptions
+	dim    int
+	metric Metric
+	pq     bool
+	sq     bool
+	hnsw   bool
+	// multi: a multivector column (list<fixed_size_list<float>[dim]>):
+	// every vector of a row is indexed under the row's address, as the
+	// reference flattens it
+	multi   bool
 	sqq     sqQuantizer
 	hp      hnswParams
 	m       int // PQ sub-vectors
@@ -171,6 +175,14 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, opts BuildOp
 	at, err := f.ArrowType()
 	if err != nil {
 		return nil, nil, err
+	}
+	if lt, ok := at.(*arrow.ListType); ok {
+		if _, inner := lt.Elem().(*arrow.FixedSizeListType); inner {
+			if b.metric != Cosine {
+				return nil, nil, b.errf("a multivector index takes the cosine metric, not %s (the reference builds no other)", b.metric)
+			}
+			b.multi, at = true, lt.Elem()
+		}
 	}
 	fsl, ok := at.(*arrow.FixedSizeListType)
 	if !ok {
@@ -337,32 +349,56 @@ func (b *builder) scanVectors(ctx context.Context, fn func(addrs []uint64, vecs 
 	}
 	dim := b.dim
 	err := b.ds.Scan(ctx, dataset.ScanOptions{Columns: []string{b.column}, Fragments: ids, WithRowAddress: true}, func(rb arrow.RecordBatch) error {
-		vals, err := vectorValues(rb.Column(0), dim)
-		if err != nil {
-			return err
-		}
 		ac, ok := rb.Column(1).(*array.Uint64)
 		if !ok {
 			return fmt.Errorf("%w: row address column", ErrCorrupt)
 		}
+		// row i's vectors are vals[lo[i]*dim : hi[i]*dim]: one each, or a
+		// multivector row's list (NULL and empty lists index nothing)
 		col := rb.Column(0)
+		lo := func(i int) int { return i }
+		hi := func(i int) int { return i + 1 }
+		if b.multi {
+			list, ok := col.(*array.List)
+			if !ok {
+				return fmt.Errorf("%w: column of type %s is not a multivector", ErrInvalidQuery, col.DataType())
+			}
+			offs := list.Offsets()
+			lo = func(i int) int { return int(offs[i]) }
+			hi = func(i int) int { return int(offs[i+1]) }
+			col = list.ListValues()
+		}
+		vals, err := vectorValues(col, dim)
+		if err != nil {
+			return err
+		}
+		nulls := rb.Column(0)
 		addrs := make([]uint64, 0, rb.NumRows())
 		vecs := make([]float32, 0, int(rb.NumRows())*dim)
 		for i := 0; i < int(rb.NumRows()); i++ {
-			if col.IsNull(i) {
+			if nulls.IsNull(i) {
 				continue
 			}
-			v := vals[i*dim : (i+1)*dim]
-			if b.metric == Cosine {
-				v = Normalize(v)
+			from, to := lo(i), hi(i)
+			if from < 0 || from > to || to*dim > len(vals) {
+				return fmt.Errorf("%w: multivector offsets past the column's %d vectors", ErrCorrupt, len(vals)/dim)
 			}
-			for _, x := range v {
-				if x != x || math.IsInf(float64(x), 0) {
-					return b.errf("row %d holds a NaN or infinite vector value", ac.Value(i))
+			for j := from; j < to; j++ {
+				if col.IsNull(j) {
+					continue // a NULL vector inside a multivector row
 				}
+				v := vals[j*dim : (j+1)*dim]
+				if b.metric == Cosine {
+					v = Normalize(v)
+				}
+				for _, x := range v {
+					if x != x || math.IsInf(float64(x), 0) {
+						return b.errf("row %d holds a NaN or infinite vector value", ac.Value(i))
+					}
+				}
+				addrs = append(addrs, ac.Value(i))
+				vecs = append(vecs, v...)
 			}
-			addrs = append(addrs, ac.Value(i))
-			vecs = append(vecs, v...)
 		}
 		if err := fn(addrs, vecs); err != nil {
 			return err

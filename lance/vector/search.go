@@ -428,9 +428,15 @@ func (s *segment) searchPartition(ctx context.Context, p int, key []float32, q Q
 		if len(nodes) > kk {
 			nodes = nodes[:kk]
 		}
-		hits := make([]Hit, len(nodes))
-		for i, nd := range nodes {
-			hits[i] = Hit{pt.rowIDs[nd.id], nd.dist}
+		// one hit per row, its nearest: a multivector index holds several
+		// entries of a row (the reference makes them unique here too)
+		hits := make([]Hit, 0, len(nodes))
+		seen := make(map[uint64]bool, len(nodes))
+		for _, nd := range nodes {
+			if r := pt.rowIDs[nd.id]; !seen[r] {
+				seen[r] = true
+				hits = append(hits, Hit{r, nd.dist})
+			}
 		}
 		return hits, nil
 	}
