@@ -84,6 +84,12 @@ func (f *KeyFilter) Keys() (set map[int64]struct{}, ok bool) {
 	return f.set, true
 }
 
+// PublishedKeyFilter returns a key filter already holding the keys set
+// (not from a join's build side: a semi join's outer key values).
+func PublishedKeyFilter(set map[int64]struct{}) *KeyFilter {
+	return &KeyFilter{set: set, done: true}
+}
+
 // publish fills f from the build rows.
 func (f *KeyFilter) publish(all []buildRow) {
 	f.done = true
