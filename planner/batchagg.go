@@ -83,8 +83,8 @@ func (t *treePlan) batchAggregate(x *plan.Aggregate) *batchAgg {
 	var cond sqlparse.Expr
 	in := x.Input
 	if f, ok := in.(*plan.Filter); ok {
-		if f.Having {
-			return nil
+		if f.Having || len(f.OuterKeys) > 0 {
+			return nil // OuterKeys: the Filter reads its rows ahead (semidomain.go)
 		}
 		cond, in = f.Cond, f.Input
 		if src, ok := f.Input.(*plan.Source); !ok || !t.filteredSource(f, src) {

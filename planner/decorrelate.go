@@ -57,6 +57,13 @@ const (
 )
 
 func (sq *subquery) shouldDecorrelate() bool {
+	// With an outer key domain the one run reads only the rows of the
+	// keys asked for: no cheaper than a run per value only for a few.
+	for _, set := range sq.domains {
+		if len(set) > decorrelateAfter {
+			return true
+		}
+	}
 	return sq.runs >= decorrelateAfter || (sq.runs >= decorrelateEarly && sq.runTime >= decorrelateSlow) ||
 		(sq.runs >= 1 && sq.runTime >= decorrelateOneSlow)
 }
@@ -74,6 +81,9 @@ type decorrelation struct {
 	ints  map[int64]intDecorEntry
 	empty subqueryResult // for an outer value that matches no inner row
 	yes   subqueryResult // EXISTS: the answer of every key in the table
+	// domains are the outer key domains the table was read within
+	// (semidomain.go): an outer value outside one runs per value.
+	domains []keyDomain
 }
 
 // intDecorEntry is an entry of decorrelation.ints.
@@ -130,7 +140,7 @@ func (sq *subquery) decorrelated(env *rowEnv, vals []any) (*subqueryResult, bool
 		sq.decor = sq.decorrelate(env)
 	}
 	d := sq.decor
-	if d == nil {
+	if d == nil || !d.inDomains(vals) {
 		return nil, false
 	}
 	if d.ints != nil {
@@ -324,6 +334,9 @@ func (sq *subquery) decorrelate(env *rowEnv) *decorrelation {
 		sq.pinned = map[string]*dataset.Dataset{}
 	}
 	fork.pinned = sq.pinned
+	if sq.kind == subExists {
+		fork.keyFilters = sq.domainFilters(sq.ctx, d, keysInner) // semidomain.go
+	}
 	p, err := fork.planQuery(sq.ctx, &dq)
 	if err != nil {
 		return nil

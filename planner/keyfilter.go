@@ -70,6 +70,14 @@ func keySetTest(arr arrow.Array, f *exec.KeyFilter) func(i int) (int8, bool) {
 	if !ok || get == nil {
 		return func(int) (int8, bool) { return 1, true }
 	}
+	if bits := f.Bits(); bits != nil {
+		return func(i int) (int8, bool) {
+			if arr.IsNull(i) || !bits.Has(get(i)) {
+				return 0, true
+			}
+			return 1, true
+		}
+	}
 	return func(i int) (int8, bool) {
 		if arr.IsNull(i) {
 			return 0, true

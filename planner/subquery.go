@@ -211,6 +211,9 @@ type subquery struct {
 	decor      *decorrelation
 	decorTried bool
 	runTime    time.Duration // spent in the runs per outer value
+	// domains are outer key domains (semidomain.go): per outer
+	// reference, the values every outer row asking has.
+	domains map[int]map[int64]struct{}
 }
 
 // subqueryValues maps the subquery nodes of one statement (by identity) to

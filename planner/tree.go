@@ -130,7 +130,14 @@ func (t *treePlan) above(from plan.Node, sp *selectPipeline) {
 	t.cols = sp.outCols
 	n := from
 	if sp.where != nil {
-		n = t.node(&plan.Filter{Input: n, Cond: sp.where}, sp.env)
+		f := &plan.Filter{Input: n, Cond: sp.where}
+		// Not under a LIMIT that stops the rows early: reading them all
+		// ahead would read more than the query needs.
+		early := sp.limit >= 0 && sp.agg == nil && len(sp.order) == 0
+		if _, _, keys := domainConjuncts(sp.where, sp.env); len(keys) > 0 && !early {
+			f.OuterKeys = domainKeyNames(keys) // semidomain.go
+		}
+		n = t.node(f, sp.env)
 	}
 	switch {
 	case sp.agg != nil:
@@ -278,6 +285,11 @@ func (t *treePlan) build(ctx context.Context, n plan.Node, budget *exec.Budget) 
 		return t.from.build(ctx, n, env, budget)
 	case *plan.Values:
 		return exec.Values(x.Rows), nil
+	}
+	if x, ok := n.(*plan.Filter); ok && len(x.OuterKeys) > 0 {
+		if op, ok, err := t.domainFilter(ctx, x, budget); ok {
+			return op, err
+		}
 	}
 	if x, ok := n.(*plan.Filter); ok {
 		// A table's scan under its WHERE: filtered column-wise as it is

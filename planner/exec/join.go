@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"iter"
+	"math"
 )
 
 // JoinKind is the kind of a join: which side keeps its unmatched rows.
@@ -68,7 +69,63 @@ type KeyFilter struct {
 	// Key is the position of the key among the join's keys.
 	Key  int
 	set  map[int64]struct{}
-	done bool // published: set holds the keys, or nil for no filter
+	bits *KeyBits // set as a bitmap, when its keys are dense enough
+	done bool     // published: set holds the keys, or nil for no filter
+}
+
+// KeyBits is a set of integer keys as a bitmap from Lo: a scan tests a
+// key with a shift and a mask instead of a map lookup (TPC-H Q21's scans
+// of lineitem test 14 million keys against sets of 70,000 to 730,000
+// order keys).
+type KeyBits struct {
+	Lo    int64
+	Words []uint64
+}
+
+// Has reports whether v is in the set.
+func (b *KeyBits) Has(v int64) bool {
+	d := uint64(v - b.Lo) // a v below Lo wraps past the bitmap's end
+	if d >= uint64(len(b.Words))*64 {
+		return false
+	}
+	return b.Words[d>>6]&(1<<(d&63)) != 0
+}
+
+// Bitmaps are made for key sets whose span is at most keyBitsPerKey bits
+// a key (a map holds ~40 bytes a key) and keyBitsMax bits in all.
+const (
+	keyBitsPerKey = 256
+	keyBitsMax    = 1 << 27
+)
+
+// keyBitsOf is set as a bitmap, nil when its keys are too sparse.
+func keyBitsOf(set map[int64]struct{}) *KeyBits {
+	if len(set) == 0 {
+		return nil
+	}
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for k := range set {
+		lo, hi = min(lo, k), max(hi, k)
+	}
+	span := uint64(hi) - uint64(lo) // exact: hi >= lo
+	if span >= keyBitsMax || span >= keyBitsPerKey*uint64(len(set)) {
+		return nil
+	}
+	b := &KeyBits{Lo: lo, Words: make([]uint64, span/64+1)}
+	for k := range set {
+		d := uint64(k - lo)
+		b.Words[d>>6] |= 1 << (d & 63)
+	}
+	return b
+}
+
+// Bits returns the build keys as a bitmap, nil when there is none (see
+// Keys; keys too sparse for one).
+func (f *KeyFilter) Bits() *KeyBits {
+	if f == nil || !f.done || f.set == nil {
+		return nil
+	}
+	return f.bits
 }
 
 // maxKeyFilterKeys bounds the keys a KeyFilter holds (past it the scan
@@ -82,6 +139,12 @@ func (f *KeyFilter) Keys() (set map[int64]struct{}, ok bool) {
 		return nil, false
 	}
 	return f.set, true
+}
+
+// PublishedKeyFilter returns a key filter already holding the keys set
+// (not from a join's build side: a semi join's outer key values).
+func PublishedKeyFilter(set map[int64]struct{}) *KeyFilter {
+	return &KeyFilter{set: set, bits: keyBitsOf(set), done: true}
 }
 
 // publish fills f from the build rows.
@@ -104,7 +167,7 @@ func (f *KeyFilter) publish(all []buildRow) {
 		}
 		set[v] = struct{}{}
 	}
-	f.set = set
+	f.set, f.bits = set, keyBitsOf(set)
 }
 
 // Join returns the join of left and right: a hash join when spec has

@@ -22,6 +22,11 @@ type Filter struct {
 	Cond  sqlparse.Expr
 	// Having: the filter is a HAVING over groups (EXPLAIN says so).
 	Having bool
+	// OuterKeys, when set, names the outer columns whose values the
+	// filter collects from all its input rows before it evaluates its
+	// correlated EXISTS conjuncts, whose decorrelated runs then read only
+	// the inner rows of those keys (the planner's semidomain.go).
+	OuterKeys []string
 }
 
 // Slots implements Node.
@@ -171,7 +176,11 @@ func explainLine(n Node) string {
 		if x.Having {
 			return "Having " + render(x.Cond, names)
 		}
-		return "Filter " + render(x.Cond, names)
+		l := "Filter " + render(x.Cond, names)
+		if len(x.OuterKeys) > 0 {
+			l += " (EXISTS semi/anti joins get the outer keys of every input row first: " + strings.Join(x.OuterKeys, ", ") + ")"
+		}
+		return l
 	case *Project:
 		return "Project " + strings.Join(x.Names, ", ")
 	case *Aggregate:
