@@ -90,9 +90,8 @@ func (pl *positionList) positions(c *posCursor, i int, buf []uint32) ([]uint32, 
 	return out, nil
 }
 
-// cachedPositions is p's position list of token tok (of length docs),
-// read once and then kept in the segment's posting cache. Shared: read
-// only.
+// cachedPositions is p's position list of token tok, read once and then
+// kept in the segment's posting cache. Shared: read only.
 func (seg *segment) cachedPositions(ctx context.Context, p *partition, tok uint32) (*positionList, error) {
 	k := postingKey{part: p.index, tok: tok, positions: true}
 	if pl, ok := seg.postings.get(k).(*positionList); ok {
