@@ -136,15 +136,22 @@ func dropCachedSegments() {
 	segmentCache.Unlock()
 }
 
-// postingKey names one decoded posting list of a segment.
+// postingKey names one decoded list of a segment: a token's posting list
+// or, with positions set, its positionList.
 type postingKey struct {
-	part    int
-	tok     uint32
-	withPos bool
+	part      int
+	tok       uint32
+	positions bool
 }
 
-// postingCache keeps decoded posting lists, least recently used out first,
-// within a byte budget (the reference caches them in its index cache too).
+// cachedList is what the posting cache holds: *posting or *positionList.
+type cachedList interface {
+	bytes() int64
+}
+
+// postingCache keeps decoded posting and position lists, least recently
+// used out first, within a byte budget (the reference caches them in its
+// index cache too).
 type postingCache struct {
 	mu    sync.Mutex
 	max   int64
@@ -155,7 +162,7 @@ type postingCache struct {
 
 type postingEntry struct {
 	key   postingKey
-	pl    *posting
+	pl    cachedList
 	bytes int64
 }
 
@@ -163,16 +170,11 @@ func newPostingCache(max int64) postingCache {
 	return postingCache{max: max, order: list.New(), byKey: map[postingKey]*list.Element{}}
 }
 
-// get returns the cached list for k; a list decoded with positions also
-// serves a request without.
-func (c *postingCache) get(k postingKey) *posting {
+// get returns the cached list for k, or nil.
+func (c *postingCache) get(k postingKey) cachedList {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.byKey[k]
-	if !ok && !k.withPos {
-		k.withPos = true
-		el, ok = c.byKey[k]
-	}
 	if !ok {
 		return nil
 	}
@@ -180,7 +182,7 @@ func (c *postingCache) get(k postingKey) *posting {
 	return el.Value.(*postingEntry).pl
 }
 
-func (c *postingCache) put(k postingKey, pl *posting) {
+func (c *postingCache) put(k postingKey, pl cachedList) {
 	n := pl.bytes()
 	if n > c.max/4 {
 		return // one list would crowd out the rest
@@ -203,5 +205,5 @@ func (c *postingCache) put(k postingKey, pl *posting) {
 
 // bytes estimates the memory the decoded list holds.
 func (pl *posting) bytes() int64 {
-	return int64(64 + 4*(cap(pl.docs)+cap(pl.freqs)+cap(pl.pos)+cap(pl.posEnd)))
+	return int64(64 + 4*(cap(pl.docs)+cap(pl.freqs)))
 }

@@ -401,11 +401,13 @@ func (ix *Index) scoreTerms(ctx context.Context, q Query, st *Stats, emit func(a
 		}
 		lists := make([]*posting, len(present))
 		weights := make([]float32, len(present))
+		toks := make([]uint32, len(present))
 		for k, ti := range present {
+			toks[k] = uint32(ids[pi][ti])
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			pl, err := ix.cachedPosting(ctx, p, uint32(ids[pi][ti]), phrase)
+			pl, err := ix.cachedPosting(ctx, p, uint32(ids[pi][ti]))
 			if err != nil {
 				return fmt.Errorf("partition %d token %q: %w", p.id, terms[ti], err)
 			}
@@ -418,12 +420,10 @@ func (ix *Index) scoreTerms(ctx context.Context, q Query, st *Stats, emit func(a
 		switch {
 		case len(lists) == 1 && !phrase:
 			err = scoreOne(p, lists[0], weights[0], norms, st, emit)
-		case q.And || phrase:
-			var qp []uint32
-			if phrase {
-				qp = qpos
-			}
-			err = scoreAll(ctx, p, lists, weights, norms, qp, st, emit)
+		case phrase:
+			err = ix.scorePhrase(ctx, p, lists, toks, weights, norms, qpos, st, emit)
+		case q.And:
+			err = scoreAll(ctx, p, lists, weights, norms, st, emit)
 		default:
 			err = ix.scoreAny(ctx, p, lists, weights, norms, st, emit)
 		}
@@ -511,18 +511,19 @@ func (seg *segment) scoreAny(ctx context.Context, p *partition, lists []*posting
 	return nil
 }
 
-// scoreAll emits the documents holding every list's term (at the query's
-// relative positions when qpos is set: a phrase), found by advancing a
-// cursor per list in doc-id order.
-func scoreAll(ctx context.Context, p *partition, lists []*posting, idf []float32, norms []float32, qpos []uint32, st *Stats, emit func(uint64, float32) error) error {
-	cur := make([]int, len(lists))
-	// The shortest list leads: every match is one of its documents.
+// intersect calls fn with every document holding every list's term, in
+// doc-id order, and each list's index of it (at, reused across calls). The
+// shortest list leads; the others gallop to each of its documents, so a
+// rare term paired with a frequent one costs about the rare one's length
+// times the log of the frequent one's.
+func intersect(ctx context.Context, lists []*posting, fn func(d uint32, at []int) error) error {
 	lead := 0
 	for k, pl := range lists {
 		if len(pl.docs) < len(lists[lead].docs) {
 			lead = k
 		}
 	}
+	at := make([]int, len(lists))
 	for n, d := range lists[lead].docs {
 		if n%4096 == 4095 {
 			if err := ctx.Err(); err != nil {
@@ -531,15 +532,12 @@ func scoreAll(ctx context.Context, p *partition, lists []*posting, idf []float32
 		}
 		all := true
 		for k, pl := range lists {
-			i := cur[k]
 			if k == lead {
-				i = n
-			} else {
-				for i < len(pl.docs) && pl.docs[i] < d {
-					i++
-				}
-				cur[k] = i
+				at[k] = n
+				continue
 			}
+			i := gallop(pl.docs, at[k], d)
+			at[k] = i
 			if i == len(pl.docs) {
 				return nil // a list ran out: nothing further matches
 			}
@@ -548,47 +546,124 @@ func scoreAll(ctx context.Context, p *partition, lists []*posting, idf []float32
 				break
 			}
 		}
-		if !all {
-			continue
-		}
-		if qpos != nil && !phraseAt(lists, cur, n, lead, qpos) {
-			continue
-		}
-		var s float32
-		for k, pl := range lists {
-			i := cur[k]
-			if k == lead {
-				i = n
+		if all {
+			if err := fn(d, at); err != nil {
+				return err
 			}
-			s += idf[k] * weight(pl.freqs[i], norms[d])
-		}
-		st.DocsScored++
-		if err := emit(p.rowAddrs[d], s); err != nil {
-			return err
 		}
 	}
 	return nil
 }
 
-// phraseAt reports whether the terms occur at consecutive positions in
-// the document at cur[k] of each list (at n of the lead list).
-func phraseAt(lists []*posting, cur []int, n, lead int, qpos []uint32) bool {
-	at := func(k int) []uint32 {
-		if k == lead {
-			return lists[k].positions(n)
-		}
-		return lists[k].positions(cur[k])
+// gallop returns the first index from i on of docs (ascending) whose doc
+// is d or above (len(docs) if none): steps doubling from i, then a binary
+// search within the last step.
+func gallop(docs []uint32, i int, d uint32) int {
+	if i >= len(docs) || docs[i] >= d {
+		return i
 	}
-	first := at(0)
-	for _, p0 := range first {
+	// docs[lo] < d throughout
+	lo, step := i, 1
+	for lo+step < len(docs) && docs[lo+step] < d {
+		lo += step
+		step *= 2
+	}
+	hi := min(lo+step, len(docs)) // docs[hi] >= d, or hi is the end
+	for lo+1 < hi {
+		m := int(uint(lo+hi) >> 1)
+		if docs[m] < d {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return hi
+}
+
+// scoreAll emits the documents holding every list's term.
+func scoreAll(ctx context.Context, p *partition, lists []*posting, idf []float32, norms []float32, st *Stats, emit func(uint64, float32) error) error {
+	return intersect(ctx, lists, func(d uint32, at []int) error {
+		var s float32
+		for k, pl := range lists {
+			s += idf[k] * weight(pl.freqs[at[k]], norms[d])
+		}
+		st.DocsScored++
+		return emit(p.rowAddrs[d], s)
+	})
+}
+
+// scorePhrase emits the documents holding the lists' terms (tokens toks)
+// at the query's relative positions qpos. Document ids are intersected
+// first; positions are read only once a document holds every term, and
+// decoded only for such documents, each distinct token's once.
+func (seg *segment) scorePhrase(ctx context.Context, p *partition, lists []*posting, toks []uint32, idf []float32, norms []float32, qpos []uint32, st *Stats, emit func(uint64, float32) error) error {
+	// slot[k] is list k's token among the distinct ones (a phrase may
+	// repeat a term: its positions are decoded once a document).
+	slot := make([]int, len(lists))
+	var distinct []int // a list of each distinct token
+	for k, t := range toks {
+		slot[k] = len(distinct)
+		for j, k0 := range distinct {
+			if toks[k0] == t {
+				slot[k] = j
+				break
+			}
+		}
+		if slot[k] == len(distinct) {
+			distinct = append(distinct, k)
+		}
+	}
+	var pls []*positionList // read at the first candidate
+	curs := make([]posCursor, len(distinct))
+	bufs := make([][]uint32, len(distinct))
+	pos := make([][]uint32, len(lists))
+	return intersect(ctx, lists, func(d uint32, at []int) error {
+		if pls == nil {
+			pls = make([]*positionList, len(distinct))
+			for j, k := range distinct {
+				pl, err := seg.cachedPositions(ctx, p, toks[k])
+				if err != nil {
+					return fmt.Errorf("partition %d token id %d positions: %w", p.id, toks[k], err)
+				}
+				if pl.docs != len(lists[k].docs) {
+					return corrupt("partition %d token id %d: %d position lists for %d docs", p.id, toks[k], pl.docs, len(lists[k].docs))
+				}
+				pls[j] = pl
+			}
+		}
+		for j, k := range distinct {
+			var err error
+			if bufs[j], err = pls[j].positions(&curs[j], at[k], bufs[j]); err != nil {
+				return fmt.Errorf("partition %d token id %d: %w", p.id, toks[k], err)
+			}
+		}
+		for k := range lists {
+			pos[k] = bufs[slot[k]]
+		}
+		if !phraseAt(pos, qpos) {
+			return nil
+		}
+		var s float32
+		for k, pl := range lists {
+			s += idf[k] * weight(pl.freqs[at[k]], norms[d])
+		}
+		st.DocsScored++
+		return emit(p.rowAddrs[d], s)
+	})
+}
+
+// phraseAt reports whether pos[k], the positions of the phrase's k-th
+// term in one document, hold the terms at the query's relative positions.
+func phraseAt(pos [][]uint32, qpos []uint32) bool {
+	for _, p0 := range pos[0] {
 		// The reference aligns on the query's own positions: a term must
 		// sit at least as far into the document as into the query.
 		if p0 < qpos[0] {
 			continue
 		}
 		ok := true
-		for k := 1; k < len(lists); k++ {
-			ps := at(k)
+		for k := 1; k < len(pos); k++ {
+			ps := pos[k]
 			want := p0 + qpos[k] - qpos[0]
 			i := sort.Search(len(ps), func(i int) bool { return ps[i] >= want })
 			if i == len(ps) || ps[i] != want {

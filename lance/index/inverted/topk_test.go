@@ -41,8 +41,8 @@ func TestTopKMatchesSortAndCut(t *testing.T) {
 }
 
 // TestPostingCacheBudget: the posting cache stays within its byte budget,
-// evicting the least recently used list, and a list decoded with
-// positions serves a request without.
+// evicting the least recently used list, and keeps a token's position
+// list apart from its posting list.
 func TestPostingCacheBudget(t *testing.T) {
 	c := newPostingCache(64 << 10)
 	mk := func(n int) *posting {
@@ -64,14 +64,13 @@ func TestPostingCacheBudget(t *testing.T) {
 	if c.get(postingKey{tok: 99}) == nil {
 		t.Error("the newest list is not cached")
 	}
-	withPos := mk(10)
-	withPos.posEnd = make([]uint32, 10)
-	c.put(postingKey{tok: 500, withPos: true}, withPos)
-	if c.get(postingKey{tok: 500}) != withPos {
-		t.Error("a list with positions does not serve a request without")
+	pos := &positionList{data: make([]byte, 10), skip: make([]uint32, 1), docs: 10}
+	c.put(postingKey{tok: 99, positions: true}, pos)
+	if c.get(postingKey{tok: 99, positions: true}) != pos {
+		t.Error("a token's position list is not cached")
 	}
-	if c.get(postingKey{tok: 99, withPos: true}) != nil {
-		t.Error("a list without positions served a request for positions")
+	if c.get(postingKey{tok: 99}) == cachedList(pos) {
+		t.Error("a position list served a request for the posting list")
 	}
 	huge := mk(1 << 20)
 	c.put(postingKey{tok: 7}, huge)
