@@ -750,7 +750,23 @@ func (s *Session) planJoinQuery(ctx context.Context, st *sqlparse.Select) (query
 	rest := plan.PushFilters(root, impliedOrFilters(factorOr(conjuncts), scope), scope) // orfactor.go
 	// Correlated subqueries get the keys of filtered relations (semireduce.go).
 	q.Where = s.reduceCorrelated(ctx, plan.And(rest), root, scope)
-	root = plan.ReorderJoins(ctx, root, scope)
+	// Equalities chain into implied join keys only between columns that
+	// compare alike (lookupClass: integers with integers, strings with
+	// strings), where `=` is transitive.
+	root = plan.ReorderJoins(ctx, root, scope, func(l, r sqlparse.Expr) bool {
+		ls, lok := sqlparse.StripParens(l).(*sqlparse.ColumnRef)
+		rs, rok := sqlparse.StripParens(r).(*sqlparse.ColumnRef)
+		if !lok || !rok {
+			return false
+		}
+		li, lok := scope.SlotOfRef(ls)
+		ri, rok := scope.SlotOfRef(rs)
+		if !lok || !rok {
+			return false
+		}
+		lc, rc := lookupClass(jp.cols[li]), lookupClass(jp.cols[ri])
+		return lc != "" && lc == rc
+	})
 	jp.root = root
 	plan.SplitJoinKeys(root, scope, func(l, r sqlparse.Expr) bool {
 		ls, lok := sqlparse.StripParens(l).(*sqlparse.ColumnRef)
