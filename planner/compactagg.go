@@ -93,12 +93,18 @@ type compactAggregateOp struct {
 	budget *exec.Budget
 	name   string
 
-	index   map[int64]int32
-	keys    []int64 // the groups' keys in order of first appearance
-	nullAt  int32   // the NULL key's group (its keys entry unused), -1 none
-	states  []compactState
-	fulls   []*aggState
-	charged int64
+	index  map[int64]int32
+	keys   []int64 // the groups' keys in order of first appearance
+	nullAt int32   // the NULL key's group (its keys entry unused), -1 none
+	// last is the group of the last int64 key looked up (lastOK: there is
+	// one): rows of a group often come together (lineitem's rows of an
+	// order), and those skip the map.
+	lastKey   int64
+	lastGroup int32
+	lastOK    bool
+	states    []compactState
+	fulls     []*aggState
+	charged   int64
 
 	done  bool
 	err   error
@@ -139,10 +145,18 @@ func (o *compactAggregateOp) groupOf(v any) (int32, error) {
 		}
 		o.nullAt = g
 	case int64:
-		if i, ok := o.index[k]; ok {
+		if o.lastOK && k == o.lastKey {
+			return o.lastGroup, nil
+		}
+		i, ok := o.index[k]
+		if !ok {
+			i = g
+			o.index[k] = g
+		}
+		o.lastKey, o.lastGroup, o.lastOK = k, i, true
+		if ok {
 			return i, nil
 		}
-		o.index[k] = g
 		key = k
 	default:
 		return 0, errorf(catalog.CodeInternal, "internal: compact GROUP BY key is a %T", v)

@@ -171,6 +171,14 @@ func (d *decSum) float() float64 {
 // zero.
 
 func (d *decSum) text(div int64, scale int) sqltypes.Decimal {
+	if d.v == nil && div == 1 && scale >= d.scale {
+		// A sum in an int64 at no more digits than the result's: its
+		// digits as they are, padded, without big.Int (a GROUP BY's
+		// SUM per group).
+		if u, ok := mulPow10(d.small, scale-d.scale); ok {
+			return sqltypes.Decimal(sqltypes.AppendDecimalText(nil, u, scale))
+		}
+	}
 	var num *big.Int
 	if d.v != nil {
 		num = new(big.Int).Set(d.v)

@@ -455,6 +455,13 @@ func (p *joinPlan) buildNode(ctx context.Context, n plan.Node, env *rowEnv, budg
 		if cond := plan.And(x.On); cond != nil {
 			spec.Cond = func(row []any) (bool, error) { return env.matches(cond, at(row, both)) }
 		}
+		if x.Lookup == nil {
+			buildNode := x.Right
+			if x.Kind == plan.Right || x.BuildLeft && x.Kind == plan.Left && len(x.Keys) > 0 {
+				buildNode = x.Left
+			}
+			spec.BuildCols = heldColumns(buildNode)
+		}
 		if lk := x.Lookup; lk != nil {
 			innerNode, _ := x.Inner()
 			is := innerNode.(*plan.Scan)
@@ -481,6 +488,33 @@ func (p *joinPlan) buildNode(ctx context.Context, n plan.Node, env *rowEnv, budg
 		return exec.Join(ctx, left, right, spec), nil
 	}
 	return nil, errorf(catalog.CodeInternal, "no operator for plan node %T", n)
+}
+
+// heldColumns lists the positions of n's rows (its layout) that its scans
+// read, nil when that is all of them: the others are NULL in every row
+// (plan.PruneColumns), so a join building n need not hold them
+// (exec.JoinSpec.BuildCols).
+func heldColumns(n plan.Node) []int {
+	scans := map[int]*plan.Scan{}
+	for _, sc := range plan.Scans(n) {
+		scans[sc.Lo] = sc
+	}
+	var cols []int
+	pos := 0
+	for _, seg := range plan.Layout(n) {
+		sc := scans[seg.Lo]
+		if sc == nil || sc.Hi != seg.Hi {
+			return nil // a layout range that is not one scan's: keep all
+		}
+		for _, c := range sc.Spec.Columns {
+			cols = append(cols, pos+c)
+		}
+		pos += seg.Hi - seg.Lo
+	}
+	if len(cols) == pos {
+		return nil
+	}
+	return cols
 }
 
 // rowPos is where the value of e, when it is a bound column reference,
@@ -750,7 +784,23 @@ func (s *Session) planJoinQuery(ctx context.Context, st *sqlparse.Select) (query
 	rest := plan.PushFilters(root, impliedOrFilters(factorOr(conjuncts), scope), scope) // orfactor.go
 	// Correlated subqueries get the keys of filtered relations (semireduce.go).
 	q.Where = s.reduceCorrelated(ctx, plan.And(rest), root, scope)
-	root = plan.ReorderJoins(ctx, root, scope)
+	// Equalities chain into implied join keys only between columns that
+	// compare alike (lookupClass: integers with integers, strings with
+	// strings), where `=` is transitive.
+	root = plan.ReorderJoins(ctx, root, scope, func(l, r sqlparse.Expr) bool {
+		ls, lok := sqlparse.StripParens(l).(*sqlparse.ColumnRef)
+		rs, rok := sqlparse.StripParens(r).(*sqlparse.ColumnRef)
+		if !lok || !rok {
+			return false
+		}
+		li, lok := scope.SlotOfRef(ls)
+		ri, rok := scope.SlotOfRef(rs)
+		if !lok || !rok {
+			return false
+		}
+		lc, rc := lookupClass(jp.cols[li]), lookupClass(jp.cols[ri])
+		return lc != "" && lc == rc
+	})
 	jp.root = root
 	plan.SplitJoinKeys(root, scope, func(l, r sqlparse.Expr) bool {
 		ls, lok := sqlparse.StripParens(l).(*sqlparse.ColumnRef)

@@ -18,6 +18,8 @@ import (
 	"io"
 	"iter"
 	"time"
+
+	"github.com/lancecat/lancecat/sqltypes"
 )
 
 // BatchSize is how many rows an operator returns per Next at most.
@@ -79,6 +81,8 @@ func RowBytes(row []any) int64 {
 	for _, v := range row {
 		switch x := v.(type) {
 		case string:
+			n += int64(len(x))
+		case sqltypes.Decimal: // an exact number's text (arithmetic, aggregates)
 			n += int64(len(x))
 		case []byte:
 			n += int64(len(x))

@@ -58,6 +58,13 @@ type JoinSpec struct {
 	// side's values of key KeyFilter.Key once the build side is read,
 	// before the probe side's first row is asked for (KeyFilter).
 	KeyFilter *KeyFilter
+	// BuildCols, when set, lists the positions of the build side's row
+	// that may hold a value (the columns its scans read; the others are
+	// always NULL): the join holds, charges and spills only these, and
+	// puts them back in place in its output rows. A wide join row with a
+	// few columns read (a join of joins) then costs its values, not its
+	// width.
+	BuildCols []int
 }
 
 // KeyFilter carries a hash join's build keys to a scan under its probe
@@ -280,6 +287,7 @@ type joiner struct {
 	buildNulls           []any // those padding an unmatched build row
 	spill                *spillFiles
 	slab                 []any // output rows are cut from it (combine)
+	buildCols            []int // the build rows hold these positions only (JoinSpec.BuildCols)
 }
 
 // slabRows is how many output rows combine allocates at once.
@@ -308,11 +316,34 @@ func joinRows(ctx context.Context, left, right Operator, spec JoinSpec) iter.Seq
 			// side now.
 			j.probeKeep, j.buildKeep = false, true
 		}
+		buildSrc := j.opSource(build, buildKey)
+		if cols := spec.BuildCols; cols != nil {
+			j.buildCols = cols
+			j.probeNulls = make([]any, len(cols))
+			buildSrc = packedSource(buildSrc, cols)
+		}
 		defer j.removeFiles()
-		err := j.run(j.opSource(build, buildKey), j.opSource(probe, probeKey), 0, func() { build.Close() })
+		err := j.run(buildSrc, j.opSource(probe, probeKey), 0, func() { build.Close() })
 		if err != nil && !errors.Is(err, errStopped) {
 			yield(nil, err)
 		}
+	}
+}
+
+// packedSource yields the records of src with only the values at cols in
+// their rows, in a buffer valid until the next call (run copies the rows
+// it holds; partition writes them out at once).
+func packedSource(src recSource, cols []int) recSource {
+	buf := make([]any, len(cols))
+	return func() (joinRec, bool, error) {
+		r, ok, err := src()
+		if ok {
+			for k, pos := range cols {
+				buf[k] = r.Row[pos]
+			}
+			r.Row = buf
+		}
+		return r, ok, err
 	}
 }
 
@@ -365,12 +396,18 @@ func (j *joiner) combine(p, b []any) []any {
 	}
 	row := j.slab[:w:w]
 	j.slab = j.slab[w:]
+	probeAt, buildAt := 0, j.spec.LeftWidth
 	if j.buildIsLeft {
-		copy(row, b)
-		copy(row[j.spec.LeftWidth:], p)
-	} else {
-		copy(row, p)
-		copy(row[j.spec.LeftWidth:], b)
+		probeAt, buildAt = j.spec.LeftWidth, 0
+	}
+	copy(row[probeAt:], p)
+	if j.buildCols == nil {
+		copy(row[buildAt:], b)
+		return row
+	}
+	// The slab is fresh (all NULL): only the held positions are set.
+	for k, pos := range j.buildCols {
+		row[buildAt+pos] = b[k]
 	}
 	return row
 }

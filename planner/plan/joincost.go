@@ -126,8 +126,12 @@ type joinGraph struct {
 	sides  [][2]uint32 // an equality's sides' relations (zero: not a key)
 	inCls  []bool      // the condition is a column equality of colCls
 	colCls []eqClass   // the column classes of the equalities
-	table  []float64   // each relation's rows before its predicates
-	memo   map[uint32]float64
+	// implied are the classes of columns the chainable equalities make
+	// equal (impliedkeys.go): any two relations holding a column of one
+	// can be joined on a key.
+	implied []impliedClass
+	table   []float64 // each relation's rows before its predicates
+	memo    map[uint32]float64
 }
 
 // eqClass is a class of columns made equal by equalities of the cluster:
@@ -140,7 +144,7 @@ type eqClass struct {
 
 // newJoinGraph builds the graph of leaves and conds (slotsOf: each
 // condition's slots).
-func newJoinGraph(ctx context.Context, leaves []Node, conds []sqlparse.Expr, slotsOf [][]int, b Binding) *joinGraph {
+func newJoinGraph(ctx context.Context, leaves []Node, conds []sqlparse.Expr, slotsOf [][]int, b Binding, chainable func(l, r sqlparse.Expr) bool) *joinGraph {
 	g := &joinGraph{n: len(leaves), rows: make([]float64, len(leaves)), memo: map[uint32]float64{}}
 	domain := make([]float64, len(leaves))
 	for i, l := range leaves {
@@ -207,6 +211,7 @@ func newJoinGraph(ctx context.Context, leaves []Node, conds []sqlparse.Expr, slo
 	for _, c := range classes {
 		g.colCls = append(g.colCls, *c)
 	}
+	g.implied = impliedClasses(conds, b, chainable, func(slot int) uint32 { return relsOf([]int{slot}) })
 	return g
 }
 
@@ -306,13 +311,18 @@ func (g *joinGraph) treeDomains(set uint32) []float64 {
 	return doms
 }
 
-// keyed reports whether an equality condition ties a to b (a hash join
-// of the two has a key).
+// keyed reports whether an equality condition ties a to b, written or
+// implied (a hash join of the two has a key).
 func (g *joinGraph) keyed(a, b uint32) bool {
 	within := func(x, y uint32) bool { return x != 0 && x&^y == 0 }
 	for _, s := range g.sides {
 		if within(s[0], a) && within(s[1], b) || within(s[0], b) && within(s[1], a) {
 			return true
+		}
+	}
+	for _, c := range g.implied {
+		if c.rels&a != 0 && c.rels&b != 0 {
+			return true // addImpliedKeys gives the join a key
 		}
 	}
 	return false

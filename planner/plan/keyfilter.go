@@ -39,6 +39,11 @@ func ChooseKeyFilters(ctx context.Context, n Node, b Binding, usable func(s *Sca
 	if j.Kind != Inner || j.Lookup != nil {
 		return
 	}
+	// Of several qualifying keys the first whose build column comes from
+	// a filtered scan: its keys are a part of its table's, where an
+	// unfiltered dimension's (Q9's supplier beside its green parts)
+	// likely hold every key and the filter would drop nothing.
+	var first *KeyFilterPlan
 	for i, k := range j.Keys {
 		if k.NullSafe {
 			continue // NULL <=> NULL joins: the scan must keep NULL keys
@@ -54,9 +59,30 @@ func ChooseKeyFilters(ctx context.Context, n Node, b Binding, usable func(s *Sca
 		if s == nil || !usable(s, slots[0]-s.Lo) {
 			continue
 		}
-		j.KeyFilter = &KeyFilterPlan{Key: i, Scan: s, Column: slots[0] - s.Lo}
-		return
+		kf := &KeyFilterPlan{Key: i, Scan: s, Column: slots[0] - s.Lo}
+		if filteredBuild(j.Right, k.R, b) {
+			j.KeyFilter = kf
+			return
+		}
+		if first == nil {
+			first = kf
+		}
 	}
+	j.KeyFilter = first
+}
+
+// filteredBuild reports whether build key e is a column of a scan under
+// n with predicates of its own.
+func filteredBuild(n Node, e sqlparse.Expr, b Binding) bool {
+	if _, ok := sqlparse.StripParens(e).(*sqlparse.ColumnRef); !ok {
+		return false
+	}
+	slots, ok := b.SlotsOf(e)
+	if !ok || len(slots) != 1 {
+		return false
+	}
+	s := probeScan(n, slots[0])
+	return s != nil && len(s.Spec.Predicates) > 0
 }
 
 // probeScan is the scan under n holding slot, reached through inner

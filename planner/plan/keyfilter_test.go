@@ -57,3 +57,27 @@ func TestChooseKeyFilters(t *testing.T) {
 		t.Errorf("filter with a <=> key: %+v, keys %v", kf, j.Keys)
 	}
 }
+
+// TestChooseKeyFiltersPrefersFilteredBuild: of f's two keys, the one
+// whose build column is of a filtered scan (a.v = 1) filters f's scan,
+// though written second; with neither filtered, the first.
+func TestChooseKeyFiltersPrefersFilteredBuild(t *testing.T) {
+	all := func(*Scan, int) bool { return true }
+	for _, c := range []struct {
+		where string
+		col   int
+	}{
+		{"f.k = b.k AND f.k2 = a.k2 AND a.v = 1", 2},
+		{"f.k = b.k AND f.k2 = a.k2", 1},
+	} {
+		s, sc := starScans(map[string]int64{"f": 1000, "a": 10, "b": 10}, "f", "a", "b")
+		low := &Join{Kind: Inner, Left: sc["a"], Right: sc["b"]}
+		top := &Join{Kind: Inner, Left: sc["f"], Right: low}
+		PushFilters(top, bound(t, s, c.where), s)
+		SplitJoinKeys(top, s, hashAll)
+		ChooseKeyFilters(context.Background(), top, s, all)
+		if kf := top.KeyFilter; kf == nil || kf.Scan != sc["f"] || kf.Column != c.col {
+			t.Errorf("%s: filter %+v, want f's column %d", c.where, kf, c.col)
+		}
+	}
+}

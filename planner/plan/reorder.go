@@ -116,15 +116,17 @@ func estimateRows(ctx context.Context, n Node) float64 {
 // ReorderJoins is the join-order rule (see above), applied after
 // PushFilters (so each relation's own filters are in its scan and every
 // join condition is in the On of an inner join) and before
-// SplitJoinKeys. It returns the new root.
-func ReorderJoins(ctx context.Context, n Node, b Binding) Node {
+// SplitJoinKeys. It returns the new root. chainable (nil: none) reports
+// whether a column equality l = r may be chained with others into implied
+// ones (impliedkeys.go): the two columns compare the same way.
+func ReorderJoins(ctx context.Context, n Node, b Binding, chainable func(l, r sqlparse.Expr) bool) Node {
 	j, ok := n.(*Join)
 	if !ok {
 		return n
 	}
 	if j.Kind != Inner || j.Lookup != nil {
-		j.Left = ReorderJoins(ctx, j.Left, b)
-		j.Right = ReorderJoins(ctx, j.Right, b)
+		j.Left = ReorderJoins(ctx, j.Left, b, chainable)
+		j.Right = ReorderJoins(ctx, j.Right, b, chainable)
 		return j
 	}
 	var leaves []Node
@@ -137,7 +139,7 @@ func ReorderJoins(ctx context.Context, n Node, b Binding) Node {
 			conds = append(conds, x.On...)
 			return
 		}
-		leaves = append(leaves, ReorderJoins(ctx, n, b))
+		leaves = append(leaves, ReorderJoins(ctx, n, b, chainable))
 	}
 	collect(j)
 	slotsOf := make([][]int, len(conds))
@@ -149,7 +151,7 @@ func ReorderJoins(ctx context.Context, n Node, b Binding) Node {
 		slotsOf[i] = s
 	}
 	if len(leaves) <= maxDPLeaves { // joincost.go
-		g := newJoinGraph(ctx, leaves, conds, slotsOf, b)
+		g := newJoinGraph(ctx, leaves, conds, slotsOf, b, chainable)
 		best := g.bestOrder()
 		full := uint32(1)<<len(leaves) - 1
 		next := 0
@@ -157,7 +159,9 @@ func ReorderJoins(ctx context.Context, n Node, b Binding) Node {
 			// The written tree already: keep it (and its USING /
 			// NATURAL labels), only its inputs' insides may have changed.
 			next = 0
-			return putLeaves(j, leaves, &next)
+			root := putLeaves(j, leaves, &next)
+			addImpliedKeys(root, g.implied, b)
+			return root
 		}
 		root := buildTree(best, full, leaves)
 		for i, c := range conds {
@@ -165,6 +169,7 @@ func ReorderJoins(ctx context.Context, n Node, b Binding) Node {
 				root.(*Join).On = append(root.(*Join).On, c)
 			}
 		}
+		addImpliedKeys(root, g.implied, b)
 		return root
 	}
 	est := make([]float64, len(leaves))

@@ -37,7 +37,7 @@ func TestReorderJoins(t *testing.T) {
 	c := &Scan{Name: "c", Table: sizedTable{100}, Lo: 4, Hi: 6, Spec: ScanSpec{Limit: -1}}
 	root := &Join{Kind: Inner, Left: &Join{Kind: Inner, Left: a, Right: b}, Right: c}
 	PushFilters(root, bound(t, s, "a.k = c.k AND b.k = c.k"), s)
-	got := ReorderJoins(context.Background(), root, s)
+	got := ReorderJoins(context.Background(), root, s, nil)
 	top, ok := got.(*Join)
 	if !ok {
 		t.Fatalf("root %T", got)
@@ -98,7 +98,7 @@ func TestReorderJoinsBuildsFilteredDimensionChain(t *testing.T) {
 	s, sc := starScans(map[string]int64{"f": 1_000_000, "d": 10_000, "n": 25, "r": 5}, "f", "d", "n", "r")
 	root := commaJoin(sc, "f", "d", "n", "r")
 	PushFilters(root, bound(t, s, "f.k = d.k AND d.k2 = n.k AND n.k2 = r.k AND r.v = 1"), s)
-	got := ReorderJoins(context.Background(), root, s)
+	got := ReorderJoins(context.Background(), root, s, nil)
 	if d := describe(got); d != "(f JOIN (d JOIN (n JOIN r)))" {
 		t.Fatalf("order: want (f JOIN (d JOIN (n JOIN r))), got %s", d)
 	}
@@ -118,7 +118,7 @@ func TestReorderJoinsSelectiveDimensionFirst(t *testing.T) {
 	s, sc := starScans(map[string]int64{"f": 1_000_000, "a": 1_000, "b": 1_000}, "f", "a", "b")
 	root := commaJoin(sc, "f", "a", "b")
 	PushFilters(root, bound(t, s, "f.k2 = b.k AND f.k = a.k AND a.v = 3"), s)
-	got := ReorderJoins(context.Background(), root, s)
+	got := ReorderJoins(context.Background(), root, s, nil)
 	if d := describe(got); d != "((f JOIN a) JOIN b)" {
 		t.Fatalf("order: want ((f JOIN a) JOIN b), got %s", d)
 	}
@@ -126,7 +126,7 @@ func TestReorderJoinsSelectiveDimensionFirst(t *testing.T) {
 	s, sc = starScans(map[string]int64{"f": 1_000_000, "a": 1_000, "b": 1_000}, "f", "b", "a")
 	root = commaJoin(sc, "f", "b", "a")
 	PushFilters(root, bound(t, s, "f.k2 = b.k AND f.k = a.k AND a.v = 3"), s)
-	if d := describe(ReorderJoins(context.Background(), root, s)); d != "((f JOIN a) JOIN b)" {
+	if d := describe(ReorderJoins(context.Background(), root, s, nil)); d != "((f JOIN a) JOIN b)" {
 		t.Fatalf("order written f, b, a: want ((f JOIN a) JOIN b), got %s", d)
 	}
 }
@@ -138,7 +138,7 @@ func TestReorderJoinsKeepsWrittenTree(t *testing.T) {
 	s, sc := starScans(map[string]int64{"f": 1_000_000, "a": 1_000}, "f", "a")
 	j := &Join{Kind: Inner, Left: sc["f"], Right: sc["a"], Using: []string{"k"}}
 	PushFilters(j, bound(t, s, "f.k = a.k"), s)
-	if got := ReorderJoins(context.Background(), j, s); got != j || j.Left != sc["f"] || j.Right != sc["a"] {
+	if got := ReorderJoins(context.Background(), j, s, nil); got != j || j.Left != sc["f"] || j.Right != sc["a"] {
 		t.Fatalf("want the written join kept, got %s", describe(got))
 	}
 }
@@ -174,5 +174,33 @@ func TestSelectivity(t *testing.T) {
 	}
 	if got := predicateRows(1000, bound(t, s, "t.a = 1 AND t.a < 5")); math.Abs(got-1000*eqSelectivity*rangeSelectivity) > 1e-9 {
 		t.Errorf("predicateRows: %g", got)
+	}
+}
+
+// TestReorderJoinsImpliedKey: with f.k = p.k AND s.k = f.k, p and s (a
+// filtered p) have no written condition; when the equalities may chain
+// the search joins them first on the implied p.k = s.k (written into that
+// join) and streams f past the small result, else it keeps them apart
+// (their join would be a cross product).
+func TestReorderJoinsImpliedKey(t *testing.T) {
+	plan := func(chainable func(l, r sqlparse.Expr) bool) Node {
+		s, sc := starScans(map[string]int64{"f": 1_000_000, "p": 2_000, "s": 8_000}, "f", "p", "s")
+		root := commaJoin(sc, "f", "p", "s")
+		PushFilters(root, bound(t, s, "f.k = p.k AND s.k = f.k AND p.v = 1"), s)
+		return ReorderJoins(context.Background(), root, s, chainable)
+	}
+	got := plan(func(l, r sqlparse.Expr) bool { return true })
+	if d := describe(got); d != "(f JOIN (s JOIN p))" && d != "(f JOIN (p JOIN s))" {
+		t.Fatalf("chained: want f JOIN (p, s), got %s", d)
+	}
+	low := got.(*Join).Right.(*Join)
+	if on := fmtList(texts(low.On)); on != "[`s.k` = `p.k`]" && on != "[`p.k` = `s.k`]" {
+		t.Errorf("chained: the join of p and s has %s", on)
+	}
+	if top := got.(*Join); len(top.On) != 2 {
+		t.Errorf("chained: the top join has %v", texts(top.On))
+	}
+	if d := describe(plan(nil)); d != "((f JOIN p) JOIN s)" {
+		t.Errorf("not chained: want ((f JOIN p) JOIN s), got %s", d)
 	}
 }
