@@ -64,30 +64,19 @@ func impliedClasses(conds []sqlparse.Expr, b Binding, chainable func(l, r sqlpar
 	if chainable == nil {
 		return nil
 	}
-	parent := map[int]int{}
-	var find func(int) int
-	find = func(s int) int {
-		p, ok := parent[s]
-		if !ok || p == s {
-			parent[s] = s
-			return s
-		}
-		root := find(p)
-		parent[s] = root
-		return root
-	}
+	sets := slotSets{}
 	refs := map[int]sqlparse.Expr{}
 	for _, c := range conds {
 		ls, rs, l, r, ok := columnEquality(c, b)
 		if !ok || relOf(ls) == 0 || relOf(rs) == 0 || relOf(ls) == relOf(rs) || !chainable(l, r) {
 			continue
 		}
-		parent[find(ls)] = find(rs)
+		sets.union(ls, rs)
 		refs[ls], refs[rs] = l, r
 	}
 	byRoot := map[int]*impliedClass{}
 	for s := range refs {
-		root := find(s)
+		root := sets.find(s)
 		c := byRoot[root]
 		if c == nil {
 			c = &impliedClass{refs: map[int]sqlparse.Expr{}}
@@ -149,3 +138,22 @@ func joinsClass(conds []sqlparse.Expr, c impliedClass, b Binding) bool {
 	}
 	return false
 }
+
+// slotSets is a union-find over column slots: the classes of columns that
+// chains of `=` make equal. A slot not yet seen is its own class.
+type slotSets map[int]int
+
+// find returns the representative of s's class, compressing the path.
+func (u slotSets) find(s int) int {
+	p, ok := u[s]
+	if !ok || p == s {
+		u[s] = s
+		return s
+	}
+	root := u.find(p)
+	u[s] = root
+	return root
+}
+
+// union merges the classes of a and b.
+func (u slotSets) union(a, b int) { u[u.find(a)] = u.find(b) }

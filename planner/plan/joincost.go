@@ -170,18 +170,7 @@ func newJoinGraph(ctx context.Context, leaves []Node, conds []sqlparse.Expr, slo
 		return m
 	}
 	// Union-find over single slots joined by column equalities.
-	parent := map[int]int{}
-	var find func(int) int
-	find = func(s int) int {
-		p, ok := parent[s]
-		if !ok || p == s {
-			parent[s] = s
-			return s
-		}
-		r := find(p)
-		parent[s] = r
-		return r
-	}
+	sets := slotSets{}
 	for i, c := range conds {
 		g.conds = append(g.conds, relsOf(slotsOf[i]))
 		l, r, ok := equality(c, b)
@@ -192,13 +181,13 @@ func newJoinGraph(ctx context.Context, leaves []Node, conds []sqlparse.Expr, slo
 		g.sides = append(g.sides, sides)
 		col := ok && len(l) == 1 && len(r) == 1 && isColumn(c) && leafOf(l[0]) != leafOf(r[0])
 		if col {
-			parent[find(l[0])] = find(r[0])
+			sets.union(l[0], r[0])
 		}
 		g.inCls = append(g.inCls, col)
 	}
 	classes := map[int]*eqClass{}
-	for s := range parent {
-		r := find(s)
+	for s := range sets {
+		r := sets.find(s)
 		c := classes[r]
 		if c == nil {
 			c = &eqClass{domain: math.Inf(1)}
