@@ -73,7 +73,7 @@ func (c countingFormat) reset() {
 // of the given sizes in one data storage version, then deletes rows at
 // batch edges and scattered ones; it returns the dataset and the expected
 // rows of a full scan (rangeRow strings) with their ids.
-func rangeFixture(t *testing.T, version string, sizes []int64, deleteSome bool) (*Dataset, []string, []int64) {
+func rangeFixture(t testing.TB, version string, sizes []int64, deleteSome bool) (*Dataset, []string, []int64) {
 	t.Helper()
 	ctx := context.Background()
 	d, err := CreateWithData(ctx, memStore(t), "", rangeSchema, []arrow.RecordBatch{rangeRecord(t, 0, sizes[0])}, CreateOptions{DataStorageVersion: version})
@@ -268,5 +268,37 @@ func TestRowFilterErrors(t *testing.T) {
 	err := d.Scan(ctx, ScanOptions{Filter: &RowFilter{Columns: []string{"id"}, Select: func(arrow.RecordBatch) ([]int, error) { return nil, boom }}}, nop)
 	if !errors.Is(err, boom) {
 		t.Errorf("Select's error: got %v", err)
+	}
+}
+
+// BenchmarkRowFilterClustered scans 200,000 rows keeping 1% of them, one
+// run of ids (data clustered on the filtered column): with the row filter
+// and with the filter applied to the batches of a full scan.
+func BenchmarkRowFilterClustered(b *testing.B) {
+	d, _, _ := rangeFixture(b, "2.1", []int64{100000, 100000}, false)
+	keep := func(id int64) bool { return id >= 150000 && id < 152000 }
+	ctx := context.Background()
+	for _, late := range []bool{false, true} {
+		b.Run(fmt.Sprintf("late=%v", late), func(b *testing.B) {
+			for range b.N {
+				opts := ScanOptions{}
+				if late {
+					opts.Filter = idFilter([]string{"id"}, keep)
+				}
+				var rows int
+				err := d.Scan(ctx, opts, func(rec arrow.RecordBatch) error {
+					ids := rec.Column(0).(*array.Int64)
+					for i := 0; i < ids.Len(); i++ {
+						if keep(ids.Value(i)) {
+							rows++
+						}
+					}
+					return nil
+				})
+				if err != nil || rows != 2000 {
+					b.Fatal(err, rows)
+				}
+			}
+		})
 	}
 }
