@@ -135,7 +135,7 @@ func (t *treePlan) above(from plan.Node, sp *selectPipeline) {
 		// ahead would read more than the query needs.
 		early := sp.limit >= 0 && sp.agg == nil && len(sp.order) == 0
 		if _, _, keys := domainConjuncts(sp.where, sp.env); len(keys) > 0 && !early {
-			f.OuterKeys = domainKeyNames(keys) // semidomain.go
+			f.OuterKeys, f.OuterKinds = domainKeyNames(keys), domainKeyKinds(keys) // semidomain.go
 		}
 		n = t.node(f, sp.env)
 	}
