@@ -10,6 +10,7 @@ import (
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/planner/exec"
 	"github.com/lancecat/lancecat/sqlparse"
+	"github.com/lancecat/lancecat/sqltypes"
 )
 
 // A compact group table for the common shape of a large GROUP BY (TPC-H
@@ -119,7 +120,13 @@ type compactAggregateOp struct {
 	lastOK    bool
 	states    [][]compactState
 	fulls     []*aggState
-	charged   int64
+	// cols, when set, is the same aggregate planned over column batches
+	// (in is nil then): fold reads the table's column batches, the key
+	// and the exact sums straight from the Arrow values (no row of Go
+	// values per scanned row), and only a value the int64 path does not
+	// hold goes through the row path (add on the row's Go values).
+	cols    *batchAgg
+	charged int64
 
 	done  bool
 	err   error
@@ -290,6 +297,9 @@ func (o *compactAggregateOp) general(c aggCall, cs *compactState) *aggState {
 }
 
 func (o *compactAggregateOp) fold(ctx context.Context) error {
+	if o.cols != nil {
+		return o.foldBatches(ctx)
+	}
 	defer o.in.Close()
 	calls := o.a.calls
 	n := 0
@@ -383,5 +393,129 @@ func (o *compactAggregateOp) Close() error {
 	if o.err == nil {
 		o.err = io.EOF
 	}
+	if o.in == nil {
+		return nil
+	}
 	return o.in.Close()
+}
+
+// newCompactBatchAggregate is the compact group table over b's column
+// batches: an aggregate preferCompact sends to the compact table, read
+// as the batch path reads it.
+func newCompactBatchAggregate(b *batchAgg, budget *exec.Budget) *compactAggregateOp {
+	o := newCompactAggregate(nil, b.env, b.a, budget, "the Aggregate's groups")
+	o.cols = b
+	return o
+}
+
+// foldBatches folds the rows of the batch plan's scan (fold's work over
+// column batches). Each call's state is the one the row path would
+// reach: a value is added with decSum.addSmall at its column scale, as
+// the row path adds its parsed text, and a value the batch path cannot
+// give (vecFallback), an int64 overflow or a call already on the
+// general state takes add on the row's Go values.
+func (o *compactAggregateOp) foldBatches(ctx context.Context) error {
+	b := o.cols
+	scan, err := b.d.newFilterScan(ctx, b.cond)
+	if err != nil {
+		return err
+	}
+	defer scan.Close()
+	r := &batchAggRun{b: b}
+	r.readers = make([]sqltypes.ValueReader, len(b.d.dp.read))
+	r.row = make([]any, b.d.dp.schema.NumFields())
+	calls := o.a.calls
+	countsValid := make([]bool, len(b.calls))
+	for {
+		err := scan.selectNext(ctx)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		sel := scan.alive
+		if len(sel) == 0 {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if scan.rec != r.rec {
+			r.rec = scan.rec
+			clear(r.readers)
+		}
+		r.chunks++
+		key := r.keyReader(b.keys[0])
+		for ci, bc := range b.calls {
+			switch bc.kind {
+			case batchCountCol:
+				countsValid[ci] = nullMeansNil(r.rec.Column(bc.col), b.d.dp.schema.Field(b.d.dp.read[bc.col]))
+			case batchCountNum, batchSum:
+				bc.num.eval(r.rec, sel, r.chunks)
+			}
+		}
+		for k, i := range sel {
+			var v any
+			if key.int != nil {
+				if !key.arr.IsNull(int(i)) {
+					v = key.int(int(i))
+				}
+			} else if v, err = r.value(key.j, int(i)); err != nil {
+				return err
+			}
+			g, err := o.groupOf(v)
+			if err != nil {
+				return err
+			}
+			states := o.stateOf(g)
+			filled := false
+			for ci, bc := range b.calls {
+				cs := &states[ci]
+				if cs.full == 0 {
+					switch bc.kind {
+					case batchCountStar:
+						cs.count++
+						continue
+					case batchCountCol:
+						if countsValid[ci] {
+							if !r.rec.Column(bc.col).IsNull(int(i)) {
+								cs.count++
+							}
+							continue
+						}
+					case batchCountNum:
+						switch bc.num.st[k] {
+						case vecOK:
+							cs.count++
+							continue
+						case vecNull:
+							continue
+						}
+					case batchSum:
+						switch bc.num.st[k] {
+						case vecOK:
+							d := decSum{small: cs.small, scale: int(cs.scale), any: cs.count > 0}
+							if d.addSmall(bc.num.vals[k], bc.num.scale) && d.scale <= 1<<30 {
+								cs.small, cs.scale = d.small, int32(d.scale)
+								cs.count++
+								continue
+							}
+						case vecNull:
+							continue
+						}
+					}
+				}
+				if !filled {
+					if err := r.fillRow(int(i)); err != nil {
+						return err
+					}
+					filled = true
+				}
+				if err := o.add(calls[ci], cs, r.row); err != nil {
+					return err
+				}
+			}
+		}
+	}
 }

@@ -247,3 +247,57 @@ func TestCompactAggregateAscendingSameAsGeneral(t *testing.T) {
 		t.Fatalf("IN (GROUP BY HAVING): %v, want %v", got, want)
 	}
 }
+
+// TestCompactAggregateOverColumnBatches: an aggregate the compact table
+// takes over a table's scan reads the scan's column batches (no row of Go
+// values per scanned row), and gives the compact table over rows' and the
+// general operator's groups, order and results: NULL keys and values,
+// DECIMAL scales, sums past the int64 and past BIGINT, COUNT of a column
+// and of an expression, under a WHERE, and as Q18's IN (GROUP BY HAVING).
+func TestCompactAggregateOverColumnBatches(t *testing.T) {
+	f := newDataFixture(t, Options{JoinMemory: 4 << 20})
+	f.exec(`CREATE SCHEMA s; CREATE TABLE s.t (k BIGINT, d DECIMAL(20,2), w DECIMAL(38,6), i BIGINT)`)
+	r := rand.New(rand.NewPCG(18, 6))
+	var values []string
+	for n := range 4000 {
+		key := fmt.Sprint(n/3 - r.IntN(2)*r.IntN(600))
+		if r.IntN(25) == 0 {
+			key = "NULL"
+		}
+		d := fmt.Sprintf("%d.%02d", r.IntN(100000)-50000, r.IntN(100))
+		if r.IntN(10) == 0 {
+			d = "NULL"
+		}
+		w := fmt.Sprintf("%d.%06d", r.Int64N(1000000), r.IntN(1000000))
+		i := fmt.Sprint(r.Int64N(1000) - 500)
+		if n%50 == 7 {
+			d, w, i = "999999999999999999.99", "99999999999999999999999999999999.999999", "9223372036854775807"
+		}
+		values = append(values, fmt.Sprintf("(%s, %s, %s, %s)", key, d, w, i))
+	}
+	f.exec("INSERT INTO s.t VALUES " + strings.Join(values, ", "))
+	const calls = `SUM(d), COUNT(*), COUNT(d), COUNT(d * 2), AVG(d), SUM(w), SUM(i), AVG(i), SUM(d * i)`
+	q := `SELECT k, ` + calls + ` FROM s.t WHERE i <> 3 GROUP BY k`
+	tp, agg := aggregateOfQuery(t, f, q)
+	op, err := tp.build(context.Background(), agg, exec.NewBudget(f.s.opts.JoinMemory))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := op.(*compactAggregateOp); !ok || c.cols == nil {
+		t.Fatalf("GROUP BY k runs on %T, not the compact table over column batches", op)
+	}
+	op.Close()
+	in := `SELECT COUNT(*), SUM(i) FROM s.t WHERE k IN (SELECT k FROM s.t GROUP BY k HAVING SUM(d) > 20000)`
+	batches, batchesIn := f.rows(q), f.rows(in)
+	compactBatches = false
+	rows, rowsIn := f.rows(q), f.rows(in)
+	compactBatches = true
+	general := f.rows(`SELECT k + 0, ` + calls + ` FROM s.t WHERE i <> 3 GROUP BY k + 0`)
+	if len(batches) < 1000 || !reflect.DeepEqual(batches, rows) || !reflect.DeepEqual(batches, general) {
+		t.Fatalf("over batches %d groups, over rows %d, general %d; first differing:\n%v\n%v",
+			len(batches), len(rows), len(general), firstDiff(batches, rows), firstDiff(batches, general))
+	}
+	if !reflect.DeepEqual(batchesIn, rowsIn) || batchesIn[0][0] == int64(0) {
+		t.Fatalf("IN (GROUP BY HAVING): over batches %v, over rows %v", batchesIn, rowsIn)
+	}
+}
