@@ -290,6 +290,7 @@ func TestCompactAggregateOverColumnBatches(t *testing.T) {
 	in := `SELECT COUNT(*), SUM(i) FROM s.t WHERE k IN (SELECT k FROM s.t GROUP BY k HAVING SUM(d) > 20000)`
 	batches, batchesIn := f.rows(q), f.rows(in)
 	compactBatches = false
+	t.Cleanup(func() { compactBatches = true })
 	rows, rowsIn := f.rows(q), f.rows(in)
 	compactBatches = true
 	general := f.rows(`SELECT k + 0, ` + calls + ` FROM s.t WHERE i <> 3 GROUP BY k + 0`)
