@@ -301,8 +301,14 @@ func (t *treePlan) build(ctx context.Context, n plan.Node, budget *exec.Budget) 
 	if x, ok := n.(*plan.Aggregate); ok {
 		// Over a table's scan: over its column batches where it can
 		// (batchagg.go).
-		if b := t.batchAggregate(x); b != nil && !preferCompact(ctx, b, budget) {
-			return b.operator(budget), nil
+		if b := t.batchAggregate(x); b != nil {
+			if preferCompact(ctx, b, budget) {
+				if compactBatches {
+					return newCompactBatchAggregate(b, budget), nil
+				}
+			} else {
+				return b.operator(budget), nil
+			}
 		}
 	}
 	inNode := plan.Input(n)
