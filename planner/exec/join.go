@@ -217,13 +217,14 @@ type buildRow struct {
 }
 
 // hashTable indexes the build rows by key hash: open addressing over the
-// distinct hashes, each slot holding the hash and the first row of its
-// hash's chain (next), the chain in build order. It is built once the
-// build side is read, sized from its row count, so it never grows or
-// rehashes, and it holds two small arrays instead of a map entry and a
-// slice per key. A slot keeps its hash so that a probe reads one slot
-// (16 bytes) per step, not the build row it points at (a cache miss each
-// once the build side outgrows the cache).
+// distinct hashes, each slot holding the first row of its hash's chain
+// (next), the chain in build order. It is built once the build side is
+// read, sized from its row count, so it never grows or rehashes, and it
+// holds small arrays instead of a map entry and a slice per key. A slot
+// keeps the high half of its hash, so that a probe passes the slots of
+// other hashes without reading their build rows (a cache miss each once
+// the build side outgrows the cache); 8 bytes a slot keep the table
+// small (it is not charged to the budget).
 type hashTable struct {
 	mask  uint64
 	slots []hashSlot
@@ -234,12 +235,8 @@ type hashTable struct {
 }
 
 type hashSlot struct {
-	h uint64
-	// k is the int64 key of row when the table has ints: a probe of a
-	// build side of distinct keys then reads no other memory until its
-	// match.
-	k   int64
-	row int32 // a row index + 1; 0: empty
+	tag uint32 // the high 32 bits of the row's hash
+	row int32  // a row index + 1; 0: empty
 }
 
 func newHashTable(all []buildRow, intKey bool) *hashTable {
@@ -258,20 +255,18 @@ func newHashTable(all []buildRow, intKey bool) *hashTable {
 			continue
 		}
 		h := all[i].h
+		tag := uint32(h >> 32)
 		for p := mix64(h) & t.mask; ; p = (p + 1) & t.mask {
 			s := &t.slots[p]
 			if s.row == 0 {
-				*s = hashSlot{h: h, row: int32(i + 1)}
-			} else if s.h == h {
+				*s = hashSlot{tag: tag, row: int32(i + 1)}
+				break
+			}
+			if s.tag == tag && all[s.row-1].h == h {
 				t.next[i] = s.row
 				s.row = int32(i + 1)
-			} else {
-				continue
+				break
 			}
-			if t.ints != nil {
-				s.k = t.ints[i]
-			}
-			break
 		}
 	}
 	return t
@@ -297,13 +292,26 @@ func intKeys(all []buildRow) []int64 {
 	return ints
 }
 
-// first is the first row (index + 1) of hash h, 0 for none, and its
-// int64 key when the table has ints.
-func (t *hashTable) first(h uint64) (row int32, k int64) {
+// first is the first row (index + 1) of hash h, 0 for none.
+func (t *hashTable) first(all []buildRow, h uint64) int32 {
+	tag := uint32(h >> 32)
 	for p := mix64(h) & t.mask; ; p = (p + 1) & t.mask {
-		s := &t.slots[p]
-		if s.row == 0 || s.h == h {
-			return s.row, s.k
+		s := t.slots[p]
+		if s.row == 0 || s.tag == tag && all[s.row-1].h == h {
+			return s.row
+		}
+	}
+}
+
+// firstInt is first for a probe key k of hash h when the table has ints:
+// a head row of key k is of hash h (equal keys hash alike), so the build
+// row is read only when the keys differ.
+func (t *hashTable) firstInt(all []buildRow, h uint64, k int64) int32 {
+	tag := uint32(h >> 32)
+	for p := mix64(h) & t.mask; ; p = (p + 1) & t.mask {
+		s := t.slots[p]
+		if s.row == 0 || s.tag == tag && (t.ints[s.row-1] == k || all[s.row-1].h == h) {
+			return s.row
 		}
 	}
 }
@@ -537,33 +545,29 @@ func (j *joiner) run(build, probe recSource, depth int, buildDone func()) error 
 		}
 		// The candidates: the chain of p's hash (hashed), else every
 		// build row. ci is a row index + 1.
+		// An int64 probe key against int64 build keys is compared in
+		// table.ints (JoinSpec.IntKey): equal is ==, and a candidate of
+		// another key is skipped without reading its build row.
 		var ci int32
-		var headKey int64 // the int64 key of the chain's head, ci (table.ints)
+		var pInt int64
+		intCmp := false
 		switch {
 		case !j.hashed && len(all) > 0:
 			ci = 1
 		case j.hashed && !p.Null:
-			ci, headKey = table.first(p.h)
-		}
-		head := ci
-		// An int64 probe key against int64 build keys is compared in
-		// table.ints (JoinSpec.IntKey): equal is ==, and a candidate of
-		// another key is skipped without reading its build row.
-		var pInt int64
-		intCmp := false
-		if ci != 0 && table != nil && table.ints != nil && len(p.Key) == 1 {
-			pInt, intCmp = p.Key[0].(int64)
+			if table.ints != nil && len(p.Key) == 1 {
+				pInt, intCmp = p.Key[0].(int64)
+			}
+			if intCmp {
+				ci = table.firstInt(all, p.h, pInt)
+			} else {
+				ci = table.first(all, p.h)
+			}
 		}
 		matched := false
 		for ; ci != 0; ci = nextCand(table, ci, len(all)) {
-			if intCmp {
-				k := headKey
-				if ci != head {
-					k = table.ints[ci-1]
-				}
-				if k != pInt {
-					continue
-				}
+			if intCmp && table.ints[ci-1] != pInt {
+				continue
 			}
 			b := &all[ci-1]
 			if j.hashed && !intCmp {
