@@ -3,6 +3,7 @@ package lancefile
 import (
 	"context"
 	"encoding/binary"
+	"slices"
 	"sort"
 
 	"github.com/lancecat/lancecat/lance/internal/pb/enc21pb"
@@ -402,14 +403,14 @@ func (r *Reader) readMini(ctx context.Context, st *miniState, spec *readLeaf, a,
 	if !hasDef {
 		def = nil
 	}
-	vals, err := concatBlocks(blocks)
+	var vals *block
+	if st.dict != nil {
+		vals, err = applyDictionary(blocks, st.dict)
+	} else {
+		vals, err = concatBlocks(blocks)
+	}
 	if err != nil {
 		return nil, err
-	}
-	if st.dict != nil {
-		if vals, err = applyDictionary(vals, st.dict); err != nil {
-			return nil, err
-		}
 	}
 	cdef, err := st.dm.mapLevels(def)
 	if err != nil {
@@ -524,43 +525,56 @@ func (st *miniState) decodeChunk(buf []byte, items uint64) (rep, def []uint16, n
 	return
 }
 
-func applyDictionary(idx, dict *block) (*block, error) {
-	if err := idx.check(); err != nil {
-		return nil, err
-	}
+// applyDictionary maps the dictionary indices of one or more chunks (idxs,
+// in order) to their values, written straight into one output block: the
+// chunks' indices are not concatenated first, and each chunk's keys go
+// through one reused scratch slice (a scan range spans tens of chunks, and
+// the concatenated indices and a range-wide key slice were two buffers the
+// size of the output, zeroed and then copied).
+func applyDictionary(idxs []*block, dict *block) (*block, error) {
 	if err := dict.check(); err != nil {
 		return nil, err
 	}
-	if idx.variable || idx.itemsPerValue() != 1 {
-		return nil, corruptf("dictionary indices are not fixed width")
-	}
-	switch idx.bits {
-	case 8, 16, 32, 64:
-	default:
-		return nil, corruptf("dictionary indices of %d bits", idx.bits)
+	var n uint64
+	for _, idx := range idxs {
+		if err := idx.check(); err != nil {
+			return nil, err
+		}
+		if idx.variable || idx.itemsPerValue() != 1 {
+			return nil, corruptf("dictionary indices are not fixed width")
+		}
+		switch idx.bits {
+		case 8, 16, 32, 64:
+		default:
+			return nil, corruptf("dictionary indices of %d bits", idx.bits)
+		}
+		n += idx.n
 	}
 	if dict.variable {
 		// Size the output once: a first pass checks the indices and sums
 		// the lengths.
 		var size uint64
-		for i := uint64(0); i < idx.n; i++ {
-			k := uintAt(idx.data, idx.bits, i)
-			if k >= dict.n {
-				return nil, corruptf("dictionary index %d of %d", k, dict.n)
-			}
-			size += dict.offsets[k+1] - dict.offsets[k]
-			if size > maxItems*4 {
-				return nil, corruptf("dictionary expands to more than %d bytes", maxItems*4)
+		for _, idx := range idxs {
+			for i := uint64(0); i < idx.n; i++ {
+				k := uintAt(idx.data, idx.bits, i)
+				if k >= dict.n {
+					return nil, corruptf("dictionary index %d of %d", k, dict.n)
+				}
+				size += dict.offsets[k+1] - dict.offsets[k]
+				if size > maxItems*4 {
+					return nil, corruptf("dictionary expands to more than %d bytes", maxItems*4)
+				}
 			}
 		}
-		out := &block{n: idx.n, variable: true, offsets: make([]uint64, idx.n+1), data: make([]byte, 0, size)}
-		for i := uint64(0); i < idx.n; i++ {
-			k := uintAt(idx.data, idx.bits, i)
-			if k >= dict.n {
-				return nil, corruptf("dictionary index %d of %d", k, dict.n)
+		out := &block{n: n, variable: true, offsets: make([]uint64, n+1), data: make([]byte, 0, size)}
+		j := uint64(0)
+		for _, idx := range idxs {
+			for i := uint64(0); i < idx.n; i++ {
+				k := uintAt(idx.data, idx.bits, i) // checked above
+				out.data = append(out.data, dict.data[dict.offsets[k]:dict.offsets[k+1]]...)
+				j++
+				out.offsets[j] = uint64(len(out.data))
 			}
-			out.data = append(out.data, dict.data[dict.offsets[k]:dict.offsets[k+1]]...)
-			out.offsets[i+1] = uint64(len(out.data))
 		}
 		return out, nil
 	}
@@ -569,19 +583,25 @@ func applyDictionary(idx, dict *block) (*block, error) {
 		return nil, unsupportedf("dictionary of %d-bit values", per)
 	}
 	w := per / 8
-	out := &block{n: idx.n, bits: dict.bits, dim: dict.dim, data: make([]byte, idx.n*w)}
-	// The indices are read once into keys (checked against the dictionary
-	// there), then gathered with the value width fixed: this runs for every
-	// value of a dictionary page (TPC-H's DECIMAL columns of few values).
-	keys := make([]uint32, idx.n)
-	for i := range keys {
-		k := uintAt(idx.data, idx.bits, uint64(i))
-		if k >= dict.n {
-			return nil, corruptf("dictionary index %d of %d", k, dict.n)
+	out := &block{n: n, bits: dict.bits, dim: dict.dim, data: make([]byte, n*w)}
+	// Each chunk's indices are read once into keys (checked against the
+	// dictionary there), then gathered with the value width fixed: this
+	// runs for every value of a dictionary page (TPC-H's DECIMAL columns of
+	// few values).
+	var keys []uint32
+	dst := out.data
+	for _, idx := range idxs {
+		keys = slices.Grow(keys[:0], int(idx.n))[:idx.n]
+		for i := range keys {
+			k := uintAt(idx.data, idx.bits, uint64(i))
+			if k >= dict.n {
+				return nil, corruptf("dictionary index %d of %d", k, dict.n)
+			}
+			keys[i] = uint32(k) // dict.n <= maxItems fits
 		}
-		keys[i] = uint32(k) // dict.n <= maxItems fits
+		gatherFixed(dst, dict.data, w, keys)
+		dst = dst[idx.n*w:]
 	}
-	gatherFixed(out.data, dict.data, w, keys)
 	return out, nil
 }
 
