@@ -3,7 +3,6 @@ package lancefile
 import (
 	"context"
 	"encoding/binary"
-	"slices"
 	"sort"
 
 	"github.com/lancecat/lancecat/lance/internal/pb/enc21pb"
@@ -368,9 +367,32 @@ func (r *Reader) readMini(ctx context.Context, st *miniState, spec *readLeaf, a,
 	}
 	parts := make([]decoded, 0, c1-c0+1)
 	blocks := make([]*block, 0, c1-c0+1)
+	// Inline bit-packed values (TPC-H's integers, dates, dictionary
+	// indices) of several chunks are decoded side by side into one buffer:
+	// it is the range's values, with no per-chunk buffers to concatenate.
+	var joint []byte
+	var jointBytes, jointN uint64
+	if ib := st.l.ValueCompression.GetInlineBitpacking(); ib != nil && c1 > c0 {
+		if t := ib.UncompressedBitsPerValue; t == 8 || t == 16 || t == 32 || t == 64 {
+			jointBytes = t / 8
+			for ci := c0; ci <= c1; ci++ {
+				jointN += st.chunks[ci].items
+			}
+			if jointN > maxItems {
+				return nil, corruptf("mini-block chunks of %d values", jointN)
+			}
+			joint = make([]byte, jointN*jointBytes)
+		}
+	}
+	var at uint64
 	for ci := c0; ci <= c1; ci++ {
 		ch := st.chunks[ci]
-		cr, cd, n, vals, err := st.decodeChunk(raw[ch.off-start:ch.off-start+ch.size], ch.items)
+		var into []byte
+		if joint != nil {
+			into = joint[at*jointBytes : (at+ch.items)*jointBytes]
+			at += ch.items
+		}
+		cr, cd, n, vals, err := st.decodeChunk(raw[ch.off-start:ch.off-start+ch.size], ch.items, into)
 		if err != nil {
 			return nil, err
 		}
@@ -404,6 +426,9 @@ func (r *Reader) readMini(ctx context.Context, st *miniState, spec *readLeaf, a,
 		def = nil
 	}
 	var vals *block
+	if joint != nil {
+		blocks = []*block{{n: jointN, bits: jointBytes * 8, data: joint}}
+	}
 	if st.dict != nil {
 		vals, err = applyDictionary(blocks, st.dict)
 	} else {
@@ -430,7 +455,9 @@ func (r *Reader) readMini(ctx context.Context, st *miniState, spec *readLeaf, a,
 	return cut(rep, cdef, vals, l0, l1, v0, v1)
 }
 
-func (st *miniState) decodeChunk(buf []byte, items uint64) (rep, def []uint16, nLevels uint64, vals *block, err error) {
+// decodeChunk decodes one chunk of items values; into, when set, is where
+// its inline bit-packed values go (items values wide).
+func (st *miniState) decodeChunk(buf []byte, items uint64, into []byte) (rep, def []uint16, nLevels uint64, vals *block, err error) {
 	hasRep, hasDef := st.l.RepCompression != nil, st.l.DefCompression != nil
 	nb := st.l.NumBuffers
 	if nb > 64 {
@@ -521,6 +548,10 @@ func (st *miniState) decodeChunk(buf []byte, items uint64) (rep, def []uint16, n
 			return
 		}
 	}
+	if into != nil {
+		vals, err = decodeInlineBitpackingInto(st.l.ValueCompression.GetInlineBitpacking(), bufs, items, into)
+		return
+	}
 	vals, err = decodeMiniBlock(st.l.ValueCompression, bufs, items, st.fsst)
 	return
 }
@@ -528,9 +559,8 @@ func (st *miniState) decodeChunk(buf []byte, items uint64) (rep, def []uint16, n
 // applyDictionary maps the dictionary indices of one or more chunks (idxs,
 // in order) to their values, written straight into one output block: the
 // chunks' indices are not concatenated first, and each chunk's keys go
-// through one reused scratch slice (a scan range spans tens of chunks, and
-// the concatenated indices and a range-wide key slice were two buffers the
-// size of the output, zeroed and then copied).
+// through a fixed scratch array (a range-wide key slice was a buffer the
+// size of the output, zeroed and then filled).
 func applyDictionary(idxs []*block, dict *block) (*block, error) {
 	if err := dict.check(); err != nil {
 		return nil, err
@@ -584,23 +614,25 @@ func applyDictionary(idxs []*block, dict *block) (*block, error) {
 	}
 	w := per / 8
 	out := &block{n: n, bits: dict.bits, dim: dict.dim, data: make([]byte, n*w)}
-	// Each chunk's indices are read once into keys (checked against the
+	// The indices are read 1,024 at a time into keys (checked against the
 	// dictionary there), then gathered with the value width fixed: this
 	// runs for every value of a dictionary page (TPC-H's DECIMAL columns of
 	// few values).
-	var keys []uint32
+	var keyBuf [1024]uint32
 	dst := out.data
 	for _, idx := range idxs {
-		keys = slices.Grow(keys[:0], int(idx.n))[:idx.n]
-		for i := range keys {
-			k := uintAt(idx.data, idx.bits, uint64(i))
-			if k >= dict.n {
-				return nil, corruptf("dictionary index %d of %d", k, dict.n)
+		for at := uint64(0); at < idx.n; at += uint64(len(keyBuf)) {
+			keys := keyBuf[:min(uint64(len(keyBuf)), idx.n-at)]
+			for i := range keys {
+				k := uintAt(idx.data, idx.bits, at+uint64(i))
+				if k >= dict.n {
+					return nil, corruptf("dictionary index %d of %d", k, dict.n)
+				}
+				keys[i] = uint32(k) // dict.n <= maxItems fits
 			}
-			keys[i] = uint32(k) // dict.n <= maxItems fits
+			gatherFixed(dst, dict.data, w, keys)
+			dst = dst[uint64(len(keys))*w:]
 		}
-		gatherFixed(dst, dict.data, w, keys)
-		dst = dst[idx.n*w:]
 	}
 	return out, nil
 }
