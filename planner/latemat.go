@@ -40,8 +40,7 @@ const rowFilterPatience = 4
 
 // rowFilterTest is a conjunct of the row filter.
 type rowFilterTest struct {
-	t    *vecTest
-	keys map[int64]struct{} // vecKeySet: the join's published keys
+	t *vecTest
 }
 
 // rowFilter returns the scan's row filter, nil when WHERE has no prefix of
@@ -64,11 +63,12 @@ func (o *filterScanOp) rowFilter(ctx context.Context) *scan.RowFilter {
 			break
 		}
 		if t.kind == vecKeySet {
-			set, ok := t.keys.Keys()
-			if !ok {
+			// Published keys do not change: the scan's goroutine may
+			// read them.
+			if _, ok := t.keys.Keys(); !ok {
 				break
 			}
-			tests = append(tests, rowFilterTest{t: t, keys: set})
+			tests = append(tests, rowFilterTest{t: t})
 			continue
 		}
 		if t.kind == vecInQuery {
@@ -118,7 +118,7 @@ func (o *filterScanOp) rowFilter(ctx context.Context) *scan.RowFilter {
 			var f func(i int) (int8, bool)
 			switch rt.t.kind {
 			case vecKeySet:
-				f = keysTest(arr, rt.keys)
+				f = keySetTest(arr, rt.t.keys)
 			case vecCmpCols:
 				f = pureTest(rt.t, arr, batch.Column(at[rt.t.col2]))
 			default:
@@ -161,22 +161,4 @@ func allRows(n int) []int {
 		out[i] = i
 	}
 	return out
-}
-
-// keysTest is keySetTest with the keys read once: a row passes when its
-// value is one of them; NULL joins nothing.
-func keysTest(arr arrow.Array, set map[int64]struct{}) func(i int) (int8, bool) {
-	get := intGetter(arr)
-	if get == nil {
-		return func(int) (int8, bool) { return 1, true }
-	}
-	return func(i int) (int8, bool) {
-		if arr.IsNull(i) {
-			return 0, true
-		}
-		if _, in := set[get(i)]; in {
-			return 1, true
-		}
-		return 0, true
-	}
 }
