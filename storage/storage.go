@@ -42,6 +42,7 @@ type Store interface {
 	// names of its child directories (sorted).
 	ListDir(ctx context.Context, dir string) (files []ObjectInfo, dirs []string, err error)
 	// Put creates or replaces an object. Readers never see a torn object.
+	// It keeps nothing of data once it returns (callers reuse the buffer).
 	Put(ctx context.Context, path string, data []byte) error
 	// PutIfAbsent creates an object only if it does not exist, atomically across processes.
 	// It fails with an error wrapping ErrAlreadyExists when the object exists.

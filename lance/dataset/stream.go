@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bytes"
 	"context"
 	"time"
 
@@ -30,6 +31,7 @@ func (d *Dataset) AppendStreamChecked(ctx context.Context, next func() (arrow.Re
 	}
 	var frags []*Fragment
 	var staged []string
+	var buf bytes.Buffer // every batch's data files, one after another
 	fail := func(err error) (*Dataset, error) {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
@@ -49,7 +51,7 @@ func (d *Dataset) AppendStreamChecked(ctx context.Context, next func() (arrow.Re
 		if rec == nil {
 			break
 		}
-		fs, files, err := writeFragments(ctx, d.store, d.dir, d.manifest.Schema, d.manifest.DataFormat.Version, []arrow.RecordBatch{rec})
+		fs, files, err := writeFragmentsBuf(ctx, d.store, d.dir, d.manifest.Schema, d.manifest.DataFormat.Version, []arrow.RecordBatch{rec}, &buf)
 		rec.Release()
 		staged = append(staged, files...)
 		if err != nil {
