@@ -237,8 +237,22 @@ func scanRecords(b []byte, opts *sqlparse.LoadData, crlf bool) (row, fast string
 		}
 		rb.WriteByte('\n')
 	}
+	// A 3-byte window is refilled mid-field and mid-terminator; the
+	// default one holds whole lines, which fastRecord splits.
+	small := scanRecordsWindow(b, opts, crlf, 3)
+	if whole := scanRecordsWindow(b, opts, crlf, scanWindow); whole != small {
+		fmt.Fprintf(&fb, "windows of 3 bytes:\n%s\nwindows of %d bytes:\n%s", small, scanWindow, whole)
+	}
+	fb.WriteString(small)
+	return rb.String(), fb.String()
+}
+
+// scanRecordsWindow is scanRecords' scanReader side with a window of
+// window bytes.
+func scanRecordsWindow(b []byte, opts *sqlparse.LoadData, crlf bool, window int) string {
+	var fb strings.Builder
 	sr := newScanReader(bytes.NewReader(b), newLoadReaderOpts(opts, crlf))
-	sr.buf = make([]byte, 3) // windows refilled mid-field and mid-terminator
+	sr.buf = make([]byte, window)
 	var rec rawRecord
 	for i := 0; i <= len(b)+1; i++ {
 		err := sr.record(&rec)
@@ -254,7 +268,7 @@ func scanRecords(b []byte, opts *sqlparse.LoadData, crlf bool) (row, fast string
 		}
 		fb.WriteByte('\n')
 	}
-	return rb.String(), fb.String()
+	return fb.String()
 }
 
 func newLoadReaderOpts(opts *sqlparse.LoadData, crlf bool) *loadReader {
@@ -272,6 +286,13 @@ func FuzzScanReaderMatches(f *testing.F) {
 	f.Add([]byte("1::a||2::\\N:::x||"), uint8(2))
 	f.Add([]byte("a\r\nb,\"c\r\n\"\r\n\\N\\N,\\"), uint8(5))
 	f.Add([]byte("\"a\"b,\"\"\n\"\n"), uint8(0))
+	// Whole plain lines (fastRecord): empty fields and lines, a line of
+	// one field, then lines fastRecord leaves to record (an escape, a
+	// quote, a '\r' with and without "\r\n" ending lines, no final
+	// newline).
+	f.Add([]byte("1,ab,2.5\n\n,x,\n,\nq\n3,\\N,\"z\"\na\rb,c\r\nlast,"), uint8(0))
+	f.Add([]byte("1,ab,2.5\n\n,x,\n,\nq\n3,\\N,\"z\"\na\rb,c\r\nlast,"), uint8(4))
+	f.Add([]byte("a\tb\t\n\tc\r\n\\N\td\n"), uint8(1))
 	f.Fuzz(func(t *testing.T, b []byte, mode uint8) {
 		opts := loadOpts()
 		switch mode % 4 {
