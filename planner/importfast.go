@@ -311,7 +311,7 @@ func appendBinarySlice[O int32 | int64](bb *array.BinaryBuilder, offsets []O, da
 		if valid != nil && !valid[j-off] {
 			bb.AppendNull()
 		} else {
-			bb.Append(data[offsets[j]-base : offsets[j+1]-base])
+			bb.UnsafeAppend(data[offsets[j]-base : offsets[j+1]-base]) // reserveBinary made the room
 		}
 	}
 }

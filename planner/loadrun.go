@@ -254,7 +254,7 @@ func appendRunBytes(bb *array.BinaryBuilder, c *rawChunk, k, from, to int) {
 		if rec.null[k] {
 			bb.AppendNull()
 		} else {
-			bb.Append(rec.field(k))
+			bb.UnsafeAppend(rec.field(k)) // reserveBinary made the room
 		}
 	}
 }
