@@ -64,16 +64,8 @@ func TestImpliedInReplacedByKeyFilter(t *testing.T) {
 	f := newDataFixture(t, Options{})
 	f.exec(`CREATE TABLE p (pk INT, brand VARCHAR(8), flag INT)`)
 	f.exec(`CREATE TABLE l (lk INT, q BIGINT)`)
-	var rows []string
-	for i := range 2000 {
-		rows = append(rows, fmt.Sprintf("(%d, 'b%d', %d)", i, i%7, i%3))
-	}
-	f.exec(`INSERT INTO p VALUES ` + strings.Join(rows, ", "))
-	rows = rows[:0]
-	for i := range 12000 {
-		rows = append(rows, fmt.Sprintf("(%d, %d)", i%2050, i*37%1000))
-	}
-	f.exec(`INSERT INTO l VALUES ` + strings.Join(rows, ", "))
+	insertRows(f, "p", 2000, func(i int) string { return fmt.Sprintf("(%d, 'b%d', %d)", i, i%7, i%3) })
+	insertRows(f, "l", 12000, func(i int) string { return fmt.Sprintf("(%d, %d)", i%2050, i*37%1000) })
 	var decorrelated []string
 	decorrelatedQueryHook = func(q *sqlparse.Select) {
 		w := "" // every conjunct a correlation key
