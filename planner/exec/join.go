@@ -6,6 +6,7 @@ import (
 	"io"
 	"iter"
 	"math"
+	"math/bits"
 )
 
 // JoinKind is the kind of a join: which side keeps its unmatched rows.
@@ -82,8 +83,10 @@ type KeyFilter struct {
 	// Key is the position of the key among the join's keys.
 	Key  int
 	set  map[int64]struct{}
-	bits *KeyBits // set as a bitmap, when its keys are dense enough
-	done bool     // published: set holds the keys, or nil for no filter
+	bits *KeyBits // the keys as a bitmap, when they are dense enough
+	// done: published; set or bits holds the keys (a join's build keys
+	// only bits, when it is made), both nil for no filter.
+	done bool
 }
 
 // KeyBits is a set of integer keys as a bitmap from Lo: a scan tests a
@@ -135,7 +138,7 @@ func keyBitsOf(set map[int64]struct{}) *KeyBits {
 // Bits returns the build keys as a bitmap, nil when there is none (see
 // Keys; keys too sparse for one).
 func (f *KeyFilter) Bits() *KeyBits {
-	if f == nil || !f.done || f.set == nil {
+	if f == nil || !f.done {
 		return nil
 	}
 	return f.bits
@@ -146,9 +149,11 @@ func (f *KeyFilter) Bits() *KeyBits {
 const maxKeyFilterKeys = 1 << 22
 
 // Keys returns the build keys; ok is false when the scan must keep every
-// row (not published, or a key that is not an integer, or too many).
+// row (not published, or a key that is not an integer, or too many). set
+// is nil when Bits holds the keys (a join's build keys are not also kept
+// as a map then).
 func (f *KeyFilter) Keys() (set map[int64]struct{}, ok bool) {
-	if f == nil || !f.done || f.set == nil {
+	if f == nil || !f.done || f.set == nil && f.bits == nil {
 		return nil, false
 	}
 	return f.set, true
@@ -160,22 +165,25 @@ func PublishedKeyFilter(set map[int64]struct{}) *KeyFilter {
 	return &KeyFilter{set: set, bits: keyBitsOf(set), done: true}
 }
 
-// publish fills f from the build rows.
+// publish fills f from the build rows: a bitmap when the keys are dense
+// enough (keyBitsOf's rule), else a map. The bitmap is made straight from
+// the keys, without the map (~40 bytes a key: 730,000 order keys in
+// TPC-H Q21).
 func (f *KeyFilter) publish(b *buildSet) {
 	f.done = true
 	if len(b.rows) > maxKeyFilterKeys {
 		return
 	}
-	set := make(map[int64]struct{}, len(b.rows))
+	vals := make([]int64, 0, b.hashed)
 	for i := range b.rows {
 		if b.rows[i].null {
 			continue
 		}
-		if b.keys == nil && b.ints != nil {
+		if b.intPath {
 			if f.Key != 0 {
 				return
 			}
-			set[b.ints[i]] = struct{}{}
+			vals = append(vals, b.ints[i])
 			continue
 		}
 		key := b.keys[i]
@@ -186,9 +194,47 @@ func (f *KeyFilter) publish(b *buildSet) {
 		if !ok {
 			return // a key of another type: no filter
 		}
+		vals = append(vals, v)
+	}
+	if bits := denseKeyBits(vals); bits != nil {
+		f.bits = bits
+		return
+	}
+	set := make(map[int64]struct{}, len(vals))
+	for _, v := range vals {
 		set[v] = struct{}{}
 	}
-	f.set, f.bits = set, keyBitsOf(set)
+	f.set = set
+}
+
+// denseKeyBits is vals as a bitmap when keyBitsOf would make one of their
+// set, else nil.
+func denseKeyBits(vals []int64) *KeyBits {
+	if len(vals) == 0 {
+		return nil
+	}
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for _, v := range vals {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	span := uint64(hi) - uint64(lo) // exact: hi >= lo
+	// len(vals) bounds the distinct keys: past it no bitmap is made.
+	if span >= keyBitsMax || span >= keyBitsPerKey*uint64(len(vals)) {
+		return nil
+	}
+	b := &KeyBits{Lo: lo, Words: make([]uint64, span/64+1)}
+	for _, v := range vals {
+		d := uint64(v - lo)
+		b.Words[d>>6] |= 1 << (d & 63)
+	}
+	distinct := 0
+	for _, w := range b.Words {
+		distinct += bits.OnesCount64(w)
+	}
+	if span >= keyBitsPerKey*uint64(distinct) {
+		return nil
+	}
+	return b
 }
 
 // Join returns the join of left and right: a hash join when spec has
