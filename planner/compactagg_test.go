@@ -22,35 +22,9 @@ func TestCompactAggregateSameAsGeneral(t *testing.T) {
 	// A budget under which the 3,000 rows could not all be batch-path
 	// groups, so GROUP BY k takes the compact table (checked below).
 	f := newDataFixture(t, Options{JoinMemory: 1 << 20})
-	f.exec(`CREATE SCHEMA s; CREATE TABLE s.t (k BIGINT, d DECIMAL(20,2), w DECIMAL(38,6), i BIGINT)`)
 	r := rand.New(rand.NewPCG(18, 15))
-	var values []string
-	for n := range 3000 {
-		key := fmt.Sprint(r.IntN(400) - 200)
-		if r.IntN(20) == 0 {
-			key = "NULL"
-		}
-		d := fmt.Sprintf("%d.%02d", r.IntN(100000)-50000, r.IntN(100))
-		if r.IntN(10) == 0 {
-			d = "NULL"
-		}
-		w := fmt.Sprintf("%d.%06d", r.Int64N(1000000), r.IntN(1000000))
-		i := fmt.Sprint(r.Int64N(1000) - 500)
-		if n%50 == 7 { // past an int64 scaled by 10^2 / 10^6, past BIGINT
-			d, w, i = "999999999999999999.99", "99999999999999999999999999999999.999999", "9223372036854775807"
-		}
-		values = append(values, fmt.Sprintf("(%s, %s, %s, %s)", key, d, w, i))
-	}
-	f.exec("INSERT INTO s.t VALUES " + strings.Join(values, ", "))
-	const calls = `SUM(d), COUNT(*), COUNT(d), AVG(d), SUM(w), SUM(i), AVG(i)`
-	if !usesCompact(t, f, `SELECT k, `+calls+` FROM s.t GROUP BY k`) {
-		t.Fatal("GROUP BY k does not take the compact group table")
-	}
-	compact := f.rows(`SELECT k, ` + calls + ` FROM s.t GROUP BY k`)
-	general := f.rows(`SELECT k + 0, ` + calls + ` FROM s.t GROUP BY k + 0`)
-	if len(compact) < 400 || !reflect.DeepEqual(compact, general) {
-		t.Fatalf("compact %d groups, general %d; first differing:\n%v", len(compact), len(general), firstDiff(compact, general))
-	}
+	sumsTable(f, r, 3000, 20, func(int) int { return r.IntN(400) - 200 })
+	compact := compactSameAsGeneral(t, f, `SUM(d), COUNT(*), COUNT(d), AVG(d), SUM(w), SUM(i), AVG(i)`, 400)
 	var nullGroup, big bool
 	for _, row := range compact {
 		nullGroup = nullGroup || row[0] == nil
@@ -64,6 +38,50 @@ func TestCompactAggregateSameAsGeneral(t *testing.T) {
 		f.rows(`SELECT k + 0 FROM s.t GROUP BY k + 0 HAVING SUM(d) > 100000 ORDER BY 1`); !reflect.DeepEqual(got, want) {
 		t.Fatalf("HAVING: %v, want %v", got, want)
 	}
+}
+
+// sumsTable creates s.t (k BIGINT, d DECIMAL(20,2), w DECIMAL(38,6), i
+// BIGINT) of n rows: k from key (NULL one row in nullOneIn), d NULL one
+// row in ten, and in every 50th row values past an int64 scaled by 10^2
+// and 10^6 and i the largest BIGINT (so sums go past both).
+func sumsTable(f *fixture, r *rand.Rand, n, nullOneIn int, key func(n int) int) {
+	f.exec(`CREATE SCHEMA s; CREATE TABLE s.t (k BIGINT, d DECIMAL(20,2), w DECIMAL(38,6), i BIGINT)`)
+	var values []string
+	for n := range n {
+		k := fmt.Sprint(key(n))
+		if r.IntN(nullOneIn) == 0 {
+			k = "NULL"
+		}
+		d := fmt.Sprintf("%d.%02d", r.IntN(100000)-50000, r.IntN(100))
+		if r.IntN(10) == 0 {
+			d = "NULL"
+		}
+		w := fmt.Sprintf("%d.%06d", r.Int64N(1000000), r.IntN(1000000))
+		i := fmt.Sprint(r.Int64N(1000) - 500)
+		if n%50 == 7 {
+			d, w, i = "999999999999999999.99", "99999999999999999999999999999999.999999", "9223372036854775807"
+		}
+		values = append(values, fmt.Sprintf("(%s, %s, %s, %s)", k, d, w, i))
+	}
+	f.exec("INSERT INTO s.t VALUES " + strings.Join(values, ", "))
+}
+
+// compactSameAsGeneral checks that SELECT k, calls FROM s.t GROUP BY k
+// takes the compact group table and gives at least minGroups groups, those
+// of GROUP BY k + 0 (the general operator) in the same order with the
+// same results; it returns them.
+func compactSameAsGeneral(t *testing.T, f *fixture, calls string, minGroups int) [][]any {
+	t.Helper()
+	q := `SELECT k, ` + calls + ` FROM s.t GROUP BY k`
+	if !usesCompact(t, f, q) {
+		t.Fatal("GROUP BY k does not take the compact group table")
+	}
+	compact := f.rows(q)
+	general := f.rows(`SELECT k + 0, ` + calls + ` FROM s.t GROUP BY k + 0`)
+	if len(compact) < minGroups || !reflect.DeepEqual(compact, general) {
+		t.Fatalf("compact %d groups, general %d; first differing:\n%v", len(compact), len(general), firstDiff(compact, general))
+	}
+	return compact
 }
 
 func firstDiff(a, b [][]any) string {
@@ -89,19 +107,20 @@ func TestCompactAggregateBudget(t *testing.T) {
 		}
 	}
 	const sum = `SELECT COUNT(*) FROM (SELECT %s AS k FROM s.t GROUP BY %s HAVING SUM(q) > 5) d`
-	f := newDataFixture(t, Options{JoinMemory: 2 << 20})
-	f.exec(`CREATE SCHEMA s; CREATE TABLE s.t (k BIGINT, q DECIMAL(15,2))`)
-	f.exec("INSERT INTO s.t VALUES " + strings.Join(values, ", "))
+	fixture := func(budget int64) *fixture {
+		f := newDataFixture(t, Options{JoinMemory: budget})
+		f.exec(`CREATE SCHEMA s; CREATE TABLE s.t (k BIGINT, q DECIMAL(15,2))`)
+		f.exec("INSERT INTO s.t VALUES " + strings.Join(values, ", "))
+		return f
+	}
+	f := fixture(2 << 20)
 	if got := f.rows(fmt.Sprintf(sum, "k", "k")); !reflect.DeepEqual(got, [][]any{{want}}) {
 		t.Errorf("compact within the budget: %v", got)
 	}
 	if _, err := f.try(fmt.Sprintf(sum, "k + 0", "k + 0")); !errors.Is(err, exec.ErrBudgetExceeded) {
 		t.Errorf("general: got %v, want ErrBudgetExceeded", err)
 	}
-	g := newDataFixture(t, Options{JoinMemory: 1 << 20})
-	g.exec(`CREATE SCHEMA s; CREATE TABLE s.t (k BIGINT, q DECIMAL(15,2))`)
-	g.exec("INSERT INTO s.t VALUES " + strings.Join(values, ", "))
-	if _, err := g.try(fmt.Sprintf(sum, "k", "k")); !errors.Is(err, exec.ErrBudgetExceeded) {
+	if _, err := fixture(1 << 20).try(fmt.Sprintf(sum, "k", "k")); !errors.Is(err, exec.ErrBudgetExceeded) {
 		t.Errorf("compact past the budget: got %v, want ErrBudgetExceeded", err)
 	}
 }
@@ -233,15 +252,7 @@ func TestCompactAggregateAscendingSameAsGeneral(t *testing.T) {
 		values = append(values, fmt.Sprintf("(%d, %d.%02d)", k, r.IntN(200), r.IntN(100)))
 	}
 	f.exec("INSERT INTO s.t VALUES " + strings.Join(values, ", "))
-	q := `SELECT k, SUM(d), COUNT(*) FROM s.t GROUP BY k`
-	if !usesCompact(t, f, q) {
-		t.Fatal("GROUP BY k does not take the compact group table")
-	}
-	compact := f.rows(q)
-	general := f.rows(`SELECT k + 0, SUM(d), COUNT(*) FROM s.t GROUP BY k + 0`)
-	if len(compact) < 3000 || !reflect.DeepEqual(compact, general) {
-		t.Fatalf("compact %d groups, general %d; first differing:\n%v", len(compact), len(general), firstDiff(compact, general))
-	}
+	compactSameAsGeneral(t, f, `SUM(d), COUNT(*)`, 3000)
 	if got, want := f.rows(`SELECT COUNT(*) FROM s.t WHERE k IN (SELECT k FROM s.t GROUP BY k HAVING SUM(d) > 250)`),
 		f.rows(`SELECT COUNT(*) FROM s.t WHERE k IN (SELECT k + 0 FROM s.t GROUP BY k + 0 HAVING SUM(d) > 250)`); !reflect.DeepEqual(got, want) {
 		t.Fatalf("IN (GROUP BY HAVING): %v, want %v", got, want)
@@ -256,26 +267,8 @@ func TestCompactAggregateAscendingSameAsGeneral(t *testing.T) {
 // and of an expression, under a WHERE, and as Q18's IN (GROUP BY HAVING).
 func TestCompactAggregateOverColumnBatches(t *testing.T) {
 	f := newDataFixture(t, Options{JoinMemory: 4 << 20})
-	f.exec(`CREATE SCHEMA s; CREATE TABLE s.t (k BIGINT, d DECIMAL(20,2), w DECIMAL(38,6), i BIGINT)`)
 	r := rand.New(rand.NewPCG(18, 6))
-	var values []string
-	for n := range 4000 {
-		key := fmt.Sprint(n/3 - r.IntN(2)*r.IntN(600))
-		if r.IntN(25) == 0 {
-			key = "NULL"
-		}
-		d := fmt.Sprintf("%d.%02d", r.IntN(100000)-50000, r.IntN(100))
-		if r.IntN(10) == 0 {
-			d = "NULL"
-		}
-		w := fmt.Sprintf("%d.%06d", r.Int64N(1000000), r.IntN(1000000))
-		i := fmt.Sprint(r.Int64N(1000) - 500)
-		if n%50 == 7 {
-			d, w, i = "999999999999999999.99", "99999999999999999999999999999999.999999", "9223372036854775807"
-		}
-		values = append(values, fmt.Sprintf("(%s, %s, %s, %s)", key, d, w, i))
-	}
-	f.exec("INSERT INTO s.t VALUES " + strings.Join(values, ", "))
+	sumsTable(f, r, 4000, 25, func(n int) int { return n/3 - r.IntN(2)*r.IntN(600) })
 	const calls = `SUM(d), COUNT(*), COUNT(d), COUNT(d * 2), AVG(d), SUM(w), SUM(i), AVG(i), SUM(d * i)`
 	q := `SELECT k, ` + calls + ` FROM s.t WHERE i <> 3 GROUP BY k`
 	tp, agg := aggregateOfQuery(t, f, q)

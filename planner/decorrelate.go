@@ -383,6 +383,13 @@ func (sq *subquery) decorrelate(env *rowEnv) *decorrelation {
 	if consumed != len(sq.outer) || len(keysInner) == 0 {
 		return nil // an outer reference elsewhere (the select list, a nested query, ...)
 	}
+	// The outer key domains filter the inner table's scan on its key
+	// columns; the planner's own IN conjuncts on those columns
+	// (semireduce.go, siblingreduce.go) keep a superset of the same keys,
+	// so the key filter replaces them instead of following a set lookup
+	// on every row.
+	keyFilters := sq.domainFilters(sq.ctx, d, keysInner) // semidomain.go
+	rest = dropImpliedIns(rest, keyFilters)
 	// The rewritten query: keys (and the inequality's inner side) first.
 	dq := *q
 	dq.Where = plan.And(rest)
@@ -404,12 +411,15 @@ func (sq *subquery) decorrelate(env *rowEnv) *decorrelation {
 		dq.Items = append(dq.Items, q.Items[0])
 		dq.GroupBy = append([]sqlparse.Expr(nil), keysInner...)
 	}
+	if decorrelatedQueryHook != nil {
+		decorrelatedQueryHook(&dq)
+	}
 	fork := sq.sess.fork()
 	if sq.pinned == nil {
 		sq.pinned = map[string]*dataset.Dataset{}
 	}
 	fork.pinned = sq.pinned
-	fork.keyFilters = sq.domainFilters(sq.ctx, d, keysInner) // semidomain.go
+	fork.keyFilters = keyFilters
 	p, err := fork.planQuery(sq.ctx, &dq)
 	if err != nil {
 		return nil
@@ -585,4 +595,39 @@ func hasAggregate(e sqlparse.Expr) bool {
 		return !found
 	})
 	return found
+}
+
+// decorrelatedQueryHook, when set (tests), sees each decorrelated
+// query before it is planned.
+var decorrelatedQueryHook func(q *sqlparse.Select)
+
+// dropImpliedIns is conds without the planner's IN conjuncts (Implied)
+// over a column that one of filters filters: each held for every inner
+// row an outer value of the domain asks for, and the key filter keeps
+// only those rows.
+func dropImpliedIns(conds []sqlparse.Expr, filters []tableKeyFilter) []sqlparse.Expr {
+	if len(filters) == 0 {
+		return conds
+	}
+	out := conds[:0:0]
+	for _, c := range conds {
+		if in, ok := sqlparse.StripParens(c).(*sqlparse.InList); ok && in.Implied && !in.Not {
+			if ref, ok := sqlparse.StripParens(in.X).(*sqlparse.ColumnRef); ok && filtersColumn(filters, ref.Column) {
+				continue
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// filtersColumn reports whether one of filters is on the column named col
+// (the decorrelated query's one table).
+func filtersColumn(filters []tableKeyFilter, col string) bool {
+	for _, f := range filters {
+		if strings.EqualFold(f.column, col) {
+			return true
+		}
+	}
+	return false
 }

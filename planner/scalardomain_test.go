@@ -32,12 +32,11 @@ func scalarDomainFixture(t *testing.T) (*fixture, *scalarDomainData) {
 		}
 		return fmt.Sprint(*p)
 	}
-	var rows []string
-	for i := range int64(300) {
+	insertRows(f, "o", 300, func(i int) string {
 		r := struct {
 			ok, sk *int64
 			grp    int64
-		}{ok: ip(i * 3), sk: ip(i % 4), grp: i % 5}
+		}{ok: ip(int64(i) * 3), sk: ip(int64(i) % 4), grp: int64(i) % 5}
 		if i%41 == 0 {
 			r.ok = nil
 		}
@@ -45,16 +44,14 @@ func scalarDomainFixture(t *testing.T) (*fixture, *scalarDomainData) {
 			r.sk = nil
 		}
 		d.o = append(d.o, r)
-		rows = append(rows, fmt.Sprintf("(%s, %d, %s)", lit(r.ok), r.grp, lit(r.sk)))
-	}
-	f.exec(`INSERT INTO o VALUES ` + strings.Join(rows, ", "))
-	rows = rows[:0]
-	for i := range int64(3000) {
-		lk := i % 900
+		return fmt.Sprintf("(%s, %d, %s)", lit(r.ok), r.grp, lit(r.sk))
+	})
+	insertRows(f, "l", 3000, func(i int) string {
+		lk := int64(i % 900)
 		if lk%7 == 3 {
-			lk = 1000 + i // o's keys 3, 10, ... have no inner rows
+			lk = 1000 + int64(i) // o's keys 3, 10, ... have no inner rows
 		}
-		r := struct{ lk, sk, qty *int64 }{lk: ip(lk), sk: ip(i * 7 % 5), qty: ip(i * 37 % 53)}
+		r := struct{ lk, sk, qty *int64 }{lk: ip(lk), sk: ip(int64(i) * 7 % 5), qty: ip(int64(i) * 37 % 53)}
 		if i%67 == 0 {
 			r.lk = nil
 		}
@@ -65,9 +62,8 @@ func scalarDomainFixture(t *testing.T) (*fixture, *scalarDomainData) {
 			r.qty = nil
 		}
 		d.l = append(d.l, r)
-		rows = append(rows, fmt.Sprintf("(%s, %s, %s)", lit(r.lk), lit(r.sk), lit(r.qty)))
-	}
-	f.exec(`INSERT INTO l VALUES ` + strings.Join(rows, ", "))
+		return fmt.Sprintf("(%s, %s, %s)", lit(r.lk), lit(r.sk), lit(r.qty))
+	})
 	return f, d
 }
 

@@ -1,15 +1,10 @@
 package planner
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/lancecat/lancecat/planner/exec"
-	"github.com/lancecat/lancecat/planner/plan"
-	"github.com/lancecat/lancecat/sqlparse"
 )
 
 // filterFixture is a table of every type the column-wise filter compares
@@ -113,34 +108,7 @@ func TestColumnWiseFilterMatchesRows(t *testing.T) {
 // column-wise filtered scan (so the test above compares two paths).
 func TestColumnWiseFilterIsUsed(t *testing.T) {
 	f := filterFixture(t)
-	st, err := sqlparse.ParseOne("SELECT a FROM t WHERE p < 24 AND s = 'AIR' AND s IN ('MAIL', 'SHIP') AND b NOT IN (1, 2)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	tp, err := f.s.buildSelect(ctx, st.(*sqlparse.Select))
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := tp.root
-	for n != nil {
-		if _, ok := n.(*plan.Filter); ok {
-			break
-		}
-		n = plan.Input(n)
-	}
-	if n == nil {
-		t.Fatal("no Filter in the plan")
-	}
-	op, err := tp.build(ctx, n, exec.NewBudget(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer op.Close()
-	fo, ok := op.(*filterScanOp)
-	if !ok {
-		t.Fatalf("the Filter runs as %T, not the filtered scan", op)
-	}
+	fo := filterScanOf(t, f, "SELECT a FROM t WHERE p < 24 AND s = 'AIR' AND s IN ('MAIL', 'SHIP') AND b NOT IN (1, 2)")
 	for _, c := range fo.conj {
 		if c.vec == nil {
 			t.Errorf("conjunct %s is not column-wise", c.expr)

@@ -13,32 +13,12 @@ func semiDomainFixture(t *testing.T, opts Options) *fixture {
 	f := newDataFixture(t, opts)
 	f.exec(`CREATE TABLE o (ok BIGINT, grp INT, sk BIGINT, name VARCHAR(8))`)
 	f.exec(`CREATE TABLE l (lk BIGINT, sk BIGINT, flag INT, name VARCHAR(8))`)
-	var rows []string
-	for i := range 300 {
-		ok := fmt.Sprint(i * 2)
-		if i%41 == 0 {
-			ok = "NULL"
-		}
-		sk := fmt.Sprint(i % 4)
-		if i%37 == 0 {
-			sk = "NULL"
-		}
-		rows = append(rows, fmt.Sprintf("(%s, %d, %s, 'n%d')", ok, i%5, sk, i*2))
-	}
-	f.exec(`INSERT INTO o VALUES ` + strings.Join(rows, ", "))
-	rows = rows[:0]
-	for i := range 3000 {
-		lk := fmt.Sprint(i % 900)
-		if i%67 == 0 {
-			lk = "NULL"
-		}
-		sk := fmt.Sprint(i * 7 % 5)
-		if i%43 == 0 {
-			sk = "NULL"
-		}
-		rows = append(rows, fmt.Sprintf("(%s, %s, %d, 'n%d')", lk, sk, i*13%3, i%900))
-	}
-	f.exec(`INSERT INTO l VALUES ` + strings.Join(rows, ", "))
+	insertRows(f, "o", 300, func(i int) string {
+		return fmt.Sprintf("(%s, %d, %s, 'n%d')", keyOrNull(i, i*2, 41), i%5, keyOrNull(i, i%4, 37), i*2)
+	})
+	insertRows(f, "l", 3000, func(i int) string {
+		return fmt.Sprintf("(%s, %s, %d, 'n%d')", keyOrNull(i, i%900, 67), keyOrNull(i, i*7%5, 43), i*13%3, i%900)
+	})
 	return f
 }
 

@@ -95,7 +95,7 @@ func (s *Session) reducedSelect(ctx context.Context, q *sqlparse.Select, root pl
 			if !innerTable.intColumnNamed(inner, ts) {
 				continue
 			}
-			add = append(add, &sqlparse.InList{X: inner, Subquery: dom})
+			add = append(add, &sqlparse.InList{X: inner, Subquery: dom, Implied: true})
 			break
 		}
 	}

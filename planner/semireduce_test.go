@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/lancecat/lancecat/sqlparse"
 )
 
 // TestReduceCorrelated: a correlated subquery over a join whose outer key
@@ -51,4 +53,48 @@ func TestReduceCorrelated(t *testing.T) {
 	if e := explain(queries[4]); strings.Contains(e, "IN (SELECT pk") {
 		t.Errorf("EXPLAIN %s:\n%s\nwant no reduction", queries[4], e)
 	}
+}
+
+// TestImpliedInReplacedByKeyFilter: the IN conjunct the planner adds to
+// a correlated subquery (semireduce.go) is left out of its decorrelated
+// run when the outer key domain filters the same column (the key filter
+// keeps fewer keys), while an IN the query wrote stays; the answers are
+// those without the domains.
+func TestImpliedInReplacedByKeyFilter(t *testing.T) {
+	f := newDataFixture(t, Options{})
+	f.exec(`CREATE TABLE p (pk INT, brand VARCHAR(8), flag INT)`)
+	f.exec(`CREATE TABLE l (lk INT, q BIGINT)`)
+	insertRows(f, "p", 2000, func(i int) string { return fmt.Sprintf("(%d, 'b%d', %d)", i, i%7, i%3) })
+	insertRows(f, "l", 12000, func(i int) string { return fmt.Sprintf("(%d, %d)", i%2050, i*37%1000) })
+	var decorrelated []string
+	decorrelatedQueryHook = func(q *sqlparse.Select) {
+		w := "" // every conjunct a correlation key
+		if q.Where != nil {
+			w = q.Where.String()
+		}
+		decorrelated = append(decorrelated, w)
+	}
+	defer func() { decorrelatedQueryHook = nil }()
+	planned := `SELECT SUM(l.q), COUNT(*) FROM l, p WHERE p.pk = l.lk AND p.brand = 'b3' AND p.flag = 1 AND l.q < (SELECT AVG(q) FROM l l2 WHERE l2.lk = p.pk)`
+	written := `SELECT SUM(l.q), COUNT(*) FROM l, p WHERE p.pk = l.lk AND p.brand = 'b3' AND p.flag = 1 AND l.q < (SELECT AVG(q) FROM l l2 WHERE l2.lk = p.pk AND l2.lk IN (SELECT pk FROM p WHERE brand = 'b3'))`
+	if e := explainText(f, planned); !strings.Contains(e, "IN (SELECT pk AS pk FROM p WHERE") || !strings.Contains(e, "get the outer keys") {
+		t.Fatalf("EXPLAIN %s:\n%s\nwant the subquery reduced to p's keys and an outer key domain", planned, e)
+	}
+	for _, c := range []struct {
+		q      string
+		wantIn bool
+	}{{planned, false}, {written, true}} {
+		decorrelated = nil
+		f.rows(c.q)
+		if len(decorrelated) == 0 {
+			t.Fatalf("%s: no decorrelated run", c.q)
+		}
+		for _, w := range decorrelated {
+			if got := strings.Contains(w, " IN (SELECT"); got != c.wantIn {
+				t.Errorf("%s: decorrelated WHERE %s, want IN kept %v", c.q, w, c.wantIn)
+			}
+		}
+	}
+	decorrelatedQueryHook = nil
+	sameWithAndWithout(t, f, &semiDomains, []string{planned, written})
 }

@@ -138,7 +138,7 @@ func (s *Session) siblingConjunct(ctx context.Context, q *sqlparse.Select, col s
 				continue
 			}
 			d := *dom
-			return &sqlparse.InList{X: in, Subquery: &d}
+			return &sqlparse.InList{X: in, Subquery: &d, Implied: true}
 		}
 	}
 	return nil

@@ -188,6 +188,11 @@ type InList struct {
 	Not      bool
 	List     []Expr
 	Subquery *Select
+	// Implied marks a conjunct the planner added (a semi-join reduction
+	// of a correlated subquery), never one the query wrote: it holds for
+	// every row that matters, so the planner may drop it where a key
+	// filter on X does its work.
+	Implied bool
 }
 
 // Between is X [NOT] BETWEEN Lo AND Hi.

@@ -1,13 +1,16 @@
 package exec
 
 // Tests of the int64 key path of hash joins (JoinSpec.IntKey): it must
-// give exactly the rows, in the same order, of the path through KeyEqual.
+// give exactly the rows of the path through KeyEqual, in the same order
+// when neither spills.
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -109,6 +112,12 @@ func TestJoinIntKeyMatchesGeneric(t *testing.T) {
 			return joinAll(t, left, right, spec)
 		}
 		want, got := run(false), run(true)
+		if spilled {
+			// The int path holds less a row, so it may partition a
+			// level less deep: the same rows, in another order.
+			slices.Sort(want)
+			slices.Sort(got)
+		}
 		for i := range max(len(got), len(want)) {
 			if i >= len(got) || i >= len(want) || got[i] != want[i] {
 				t.Fatalf("trial %d (kind %d, build left %v, spilled %v): IntKey gives %d rows, KeyEqual %d; they differ from row %d",
@@ -130,18 +139,88 @@ func TestJoinIntKeyMatchesGeneric(t *testing.T) {
 // intKey1 is the key of a {key, tag} row, in a fresh slice.
 func intKey1(row []any) ([]any, error) { return []any{row[0]}, nil }
 
-// TestHashTableIntKeys: the dense int64 keys are taken only when every
-// non-NULL build key is one int64.
+// TestHashTableIntKeys: the build keys are kept as int64s alone (no
+// []any key a row) only while every non-NULL build key is one int64; a
+// key of another type moves the earlier rows' keys to []any keys derived
+// from the int64s, and the table compares in ints only on the int path.
 func TestHashTableIntKeys(t *testing.T) {
-	rows := []buildRow{{key: []any{int64(4)}, h: 1}, {key: []any{nil}, null: true}, {key: []any{int64(-2)}, h: 2}}
-	if got := newHashTable(rows, true).ints; fmt.Sprint(got) != "[4 0 -2]" {
-		t.Fatalf("ints %v", got)
+	recs := []joinRec{{Key: []any{int64(4)}, h: 1}, {Key: []any{nil}, Null: true}, {Key: []any{int64(-2)}, h: 2}}
+	fill := func(intKey bool, recs []joinRec) *buildSet {
+		b := newBuildSet(intKey)
+		for _, r := range recs {
+			b.add(nil, r)
+		}
+		return b
 	}
-	if got := newHashTable(rows, false).ints; got != nil {
-		t.Fatalf("ints without IntKey: %v", got)
+	b := fill(true, recs)
+	if fmt.Sprint(b.ints) != "[4 0 -2]" || b.keys != nil {
+		t.Fatalf("int path: ints %v, keys %v", b.ints, b.keys)
 	}
-	rows = append(rows, buildRow{key: []any{3.0}, h: 3})
-	if got := newHashTable(rows, true).ints; got != nil {
-		t.Fatalf("ints with a float64 key: %v", got)
+	if got := newHashTable(b).ints; fmt.Sprint(got) != "[4 0 -2]" {
+		t.Fatalf("table ints %v", got)
+	}
+	if got := fmt.Sprint(b.key(0), b.key(1), b.key(2)); got != "[4] [<nil>] [-2]" {
+		t.Fatalf("derived keys %s", got)
+	}
+	if b := fill(false, recs); b.ints != nil || newHashTable(b).ints != nil || fmt.Sprint(b.keys) != "[[4] [<nil>] [-2]]" {
+		t.Fatalf("without IntKey: ints %v, keys %v", b.ints, b.keys)
+	}
+	b = fill(true, append(recs, joinRec{Key: []any{3.0}, h: 3}, joinRec{Key: []any{int64(5)}, h: 5}))
+	if b.ints != nil || newHashTable(b).ints != nil {
+		t.Fatalf("ints with a float64 key: %v", b.ints)
+	}
+	if got := fmt.Sprint(b.keys); got != "[[4] [<nil>] [-2] [3] [5]]" {
+		t.Fatalf("keys after the float64 key: %s", got)
+	}
+}
+
+// TestJoinChargesHashTable: the hash table's slots and chains are charged
+// to the budget with the build rows: a build side whose rows fit the
+// budget but not with its table fails with the budget error (no spill
+// area), or spills and gives the in-memory join's rows.
+func TestJoinChargesHashTable(t *testing.T) {
+	build := make([][]any, 1000)
+	probe := make([][]any, 3000)
+	for i := range build {
+		build[i] = []any{int64(i)}
+	}
+	for i := range probe {
+		probe[i] = []any{int64(i % 1500)}
+	}
+	// The rows charge 1000 * (40 + 16 + 8) = 64,000 bytes, the table
+	// 2048 slots * 8 + 1000 * 4 = 20,384.
+	const budget = 70_000
+	spec := JoinSpec{Kind: InnerJoin, LeftWidth: 1, RightWidth: 1, LeftKey: intKey1, RightKey: intKey1,
+		Hash: numKeyHash, KeyEqual: numKeyEqual, IntKey: true, Budget: NewBudget(0), Name: "the build side"}
+	want := joinAll(t, probe, build, spec)
+	spec.Budget = NewBudget(budget)
+	var lc, rc bool
+	var err error
+	for _, e := range Rows(context.Background(), Join(context.Background(), rowsOf(&lc, probe...), rowsOf(&rc, build...), spec)) {
+		if e != nil {
+			err = e
+		}
+	}
+	var be *BudgetError
+	if !errors.As(err, &be) || be.Operator != "the build side" {
+		t.Fatalf("rows within the budget, table past it: got %v, want the budget error", err)
+	}
+	if spec.Budget.Used() != 0 {
+		t.Errorf("after the error: %d bytes still charged", spec.Budget.Used())
+	}
+	area := &dirArea{dir: t.TempDir()}
+	spec.Budget, spec.Spill = NewBudget(budget), area
+	got := joinAll(t, probe, build, spec)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("spilled for its table: %d rows, in memory %d", len(got), len(want))
+	}
+	if area.acquired == 0 {
+		t.Error("the join did not spill")
+	}
+	area.check(t, "spilled for its table")
+	if spec.Budget.Used() != 0 {
+		t.Errorf("after the spilled join: %d bytes still charged", spec.Budget.Used())
 	}
 }

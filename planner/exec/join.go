@@ -6,6 +6,7 @@ import (
 	"io"
 	"iter"
 	"math"
+	"math/bits"
 )
 
 // JoinKind is the kind of a join: which side keeps its unmatched rows.
@@ -82,8 +83,10 @@ type KeyFilter struct {
 	// Key is the position of the key among the join's keys.
 	Key  int
 	set  map[int64]struct{}
-	bits *KeyBits // set as a bitmap, when its keys are dense enough
-	done bool     // published: set holds the keys, or nil for no filter
+	bits *KeyBits // the keys as a bitmap, when they are dense enough
+	// done: published; set or bits holds the keys (a join's build keys
+	// only bits, when it is made), both nil for no filter.
+	done bool
 }
 
 // KeyBits is a set of integer keys as a bitmap from Lo: a scan tests a
@@ -135,7 +138,7 @@ func keyBitsOf(set map[int64]struct{}) *KeyBits {
 // Bits returns the build keys as a bitmap, nil when there is none (see
 // Keys; keys too sparse for one).
 func (f *KeyFilter) Bits() *KeyBits {
-	if f == nil || !f.done || f.set == nil {
+	if f == nil || !f.done {
 		return nil
 	}
 	return f.bits
@@ -146,9 +149,11 @@ func (f *KeyFilter) Bits() *KeyBits {
 const maxKeyFilterKeys = 1 << 22
 
 // Keys returns the build keys; ok is false when the scan must keep every
-// row (not published, or a key that is not an integer, or too many).
+// row (not published, or a key that is not an integer, or too many). set
+// is nil when Bits holds the keys (a join's build keys are not also kept
+// as a map then).
 func (f *KeyFilter) Keys() (set map[int64]struct{}, ok bool) {
-	if f == nil || !f.done || f.set == nil {
+	if f == nil || !f.done || f.set == nil && f.bits == nil {
 		return nil, false
 	}
 	return f.set, true
@@ -160,27 +165,76 @@ func PublishedKeyFilter(set map[int64]struct{}) *KeyFilter {
 	return &KeyFilter{set: set, bits: keyBitsOf(set), done: true}
 }
 
-// publish fills f from the build rows.
-func (f *KeyFilter) publish(all []buildRow) {
+// publish fills f from the build rows: a bitmap when the keys are dense
+// enough (keyBitsOf's rule), else a map. The bitmap is made straight from
+// the keys, without the map (~40 bytes a key: 730,000 order keys in
+// TPC-H Q21).
+func (f *KeyFilter) publish(b *buildSet) {
 	f.done = true
-	if len(all) > maxKeyFilterKeys {
+	if len(b.rows) > maxKeyFilterKeys {
 		return
 	}
-	set := make(map[int64]struct{}, len(all))
-	for i := range all {
-		if all[i].null {
+	vals := make([]int64, 0, b.hashed)
+	for i := range b.rows {
+		if b.rows[i].null {
 			continue
 		}
-		if f.Key >= len(all[i].key) {
+		if b.intPath {
+			if f.Key != 0 {
+				return
+			}
+			vals = append(vals, b.ints[i])
+			continue
+		}
+		key := b.keys[i]
+		if f.Key >= len(key) {
 			return
 		}
-		v, ok := all[i].key[f.Key].(int64)
+		v, ok := key[f.Key].(int64)
 		if !ok {
 			return // a key of another type: no filter
 		}
+		vals = append(vals, v)
+	}
+	if bits := denseKeyBits(vals); bits != nil {
+		f.bits = bits
+		return
+	}
+	set := make(map[int64]struct{}, len(vals))
+	for _, v := range vals {
 		set[v] = struct{}{}
 	}
-	f.set, f.bits = set, keyBitsOf(set)
+	f.set = set
+}
+
+// denseKeyBits is vals as a bitmap when keyBitsOf would make one of their
+// set, else nil.
+func denseKeyBits(vals []int64) *KeyBits {
+	if len(vals) == 0 {
+		return nil
+	}
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for _, v := range vals {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	span := uint64(hi) - uint64(lo) // exact: hi >= lo
+	// len(vals) bounds the distinct keys: past it no bitmap is made.
+	if span >= keyBitsMax || span >= keyBitsPerKey*uint64(len(vals)) {
+		return nil
+	}
+	b := &KeyBits{Lo: lo, Words: make([]uint64, span/64+1)}
+	for _, v := range vals {
+		d := uint64(v - lo)
+		b.Words[d>>6] |= 1 << (d & 63)
+	}
+	distinct := 0
+	for _, w := range b.Words {
+		distinct += bits.OnesCount64(w)
+	}
+	if span >= keyBitsPerKey*uint64(distinct) {
+		return nil
+	}
+	return b
 }
 
 // Join returns the join of left and right: a hash join when spec has
@@ -210,10 +264,109 @@ type recSource func() (r joinRec, ok bool, err error)
 
 type buildRow struct {
 	row     []any
-	key     []any
 	h       uint64
 	null    bool
 	matched bool
+}
+
+// buildRowBytes is the memory of a buildRow beside its row's slice (which
+// RowBytes counts).
+const buildRowBytes = 16
+
+// buildSet is the build side held in memory: its rows and their keys.
+// While every non-NULL key is one int64 (JoinSpec.IntKey) the keys are
+// ints alone, 8 bytes a row instead of a []any and its boxed value
+// (Q21's and Q9's builds hold millions of rows); key derives a row's
+// []any key from them for KeyEqual and the partition files.
+type buildSet struct {
+	rows []buildRow
+	// keys holds each row's key when the keys are not all one int64
+	// (nil on the int path).
+	keys [][]any
+	// ints holds each row's int64 key on the int path (0 for a NULL
+	// one, which is in no chain), else it is nil.
+	ints []int64
+	// intPath: keys are kept in ints (IntKey, and every key so far one
+	// int64 or NULL).
+	intPath bool
+	// hashed counts the rows whose key is not NULL (those the table
+	// indexes).
+	hashed int
+}
+
+func newBuildSet(intKey bool) *buildSet { return &buildSet{intPath: intKey} }
+
+// intKeyOf is r's key on the int path: ok is false when it is not one
+// int64 nor a NULL one (0).
+func intKeyOf(r joinRec) (v int64, ok bool) {
+	if len(r.Key) != 1 {
+		return 0, false
+	}
+	if r.Null {
+		return 0, r.Key[0] == nil
+	}
+	v, ok = r.Key[0].(int64)
+	return v, ok
+}
+
+// derivedKeyBytes is the memory of a key derived from ints: its slice in
+// keys and its one value (RowBytes) and the boxed int64.
+const derivedKeyBytes = 40 + 8
+
+// keyBytes is what holding r's key costs b (charged before add): 8 bytes
+// on the int path; a key that ends it also pays for the earlier rows'
+// keys, derived then.
+func (b *buildSet) keyBytes(r joinRec) int64 {
+	if b.intPath {
+		if _, ok := intKeyOf(r); ok {
+			return 8
+		}
+		return RowBytes(r.Key) + int64(len(b.rows))*derivedKeyBytes
+	}
+	return RowBytes(r.Key) // its slice in keys and its values
+}
+
+// add holds row (already copied) with r's key, hash and NULL flag. A key
+// that is not one int64 (nor NULL) ends the int path: the earlier rows'
+// keys are derived from ints, and every key is kept as it is from then on.
+func (b *buildSet) add(row []any, r joinRec) {
+	if b.intPath {
+		if v, ok := intKeyOf(r); ok {
+			b.ints = append(b.ints, v)
+		} else {
+			b.keys = make([][]any, len(b.rows), cap(b.rows))
+			for i := range b.rows {
+				b.keys[i] = b.key(i)
+			}
+			b.ints, b.intPath = nil, false
+		}
+	}
+	if !b.intPath {
+		b.keys = append(b.keys, r.Key)
+	}
+	b.rows = append(b.rows, buildRow{row: row, h: r.h, null: r.Null})
+	if !r.Null {
+		b.hashed++
+	}
+}
+
+// key is row i's key (derived on the int path: a fresh slice).
+func (b *buildSet) key(i int) []any {
+	if !b.intPath {
+		return b.keys[i]
+	}
+	if b.rows[i].null {
+		return []any{nil}
+	}
+	return []any{b.ints[i]}
+}
+
+// dropRow forgets row i's values and key (partition wrote them out).
+func (b *buildSet) dropRow(i int) {
+	b.rows[i] = buildRow{}
+	if b.keys != nil {
+		b.keys[i] = nil
+	}
 }
 
 // hashTable indexes the build rows by key hash: open addressing over the
@@ -224,13 +377,13 @@ type buildRow struct {
 // keeps the high half of its hash, so that a probe passes the slots of
 // other hashes without reading their build rows (a cache miss each once
 // the build side outgrows the cache); 8 bytes a slot keep the table
-// small (it is not charged to the budget).
+// small. It is charged to the budget (hashTableBytes) before it is made.
 type hashTable struct {
 	mask  uint64
 	slots []hashSlot
 	next  []int32 // the next row (index + 1) of the same hash; 0: none
 	// ints holds each build row's int64 key when every non-NULL build
-	// key is one int64 (JoinSpec.IntKey), else it is nil.
+	// key is one int64 (buildSet.ints), else it is nil.
 	ints []int64
 }
 
@@ -239,15 +392,26 @@ type hashSlot struct {
 	row int32  // a row index + 1; 0: empty
 }
 
-func newHashTable(all []buildRow, intKey bool) *hashTable {
+// hashTableSize is the slot count of a table over n hashed rows (at most
+// half full).
+func hashTableSize(n int) int {
 	size := 2
-	for size < 2*len(all) {
+	for size < 2*n {
 		size <<= 1
 	}
-	t := &hashTable{mask: uint64(size - 1), slots: make([]hashSlot, size), next: make([]int32, len(all))}
-	if intKey {
-		t.ints = intKeys(all)
-	}
+	return size
+}
+
+// hashTableBytes is the memory of b's table: its slots and chain links
+// (the int64 keys are charged with the rows).
+func hashTableBytes(b *buildSet) int64 {
+	return int64(hashTableSize(b.hashed))*8 + int64(len(b.rows))*4
+}
+
+func newHashTable(b *buildSet) *hashTable {
+	all := b.rows
+	size := hashTableSize(b.hashed)
+	t := &hashTable{mask: uint64(size - 1), slots: make([]hashSlot, size), next: make([]int32, len(all)), ints: b.ints}
 	// Backwards, so each chain is in build order (a probe row's matches
 	// come out in the build side's order, as before).
 	for i := len(all) - 1; i >= 0; i-- {
@@ -270,26 +434,6 @@ func newHashTable(all []buildRow, intKey bool) *hashTable {
 		}
 	}
 	return t
-}
-
-// intKeys is the int64 key of each build row (0 for a NULL one, which is
-// in no chain), nil when a non-NULL key is not one int64.
-func intKeys(all []buildRow) []int64 {
-	ints := make([]int64, len(all))
-	for i := range all {
-		if all[i].null {
-			continue
-		}
-		if len(all[i].key) != 1 {
-			return nil
-		}
-		v, ok := all[i].key[0].(int64)
-		if !ok {
-			return nil
-		}
-		ints[i] = v
-	}
-	return ints
 }
 
 // first is the first row (index + 1) of hash h, 0 for none.
@@ -467,13 +611,11 @@ func (j *joiner) combine(p, b []any) []any {
 	return row
 }
 
-func recBytes(r joinRec) int64 { return RowBytes(r.Row) + RowBytes(r.Key) + 8 }
-
 // run joins build and probe, holding the build side in memory; past the
 // budget (a hash join with a spill area) it partitions both to files and
 // joins the partitions. buildDone is called once the build side is read.
 func (j *joiner) run(build, probe recSource, depth int, buildDone func()) error {
-	var all []buildRow
+	b := newBuildSet(j.spec.IntKey && j.hashed)
 	var arena []any // the build rows' values are cut from it
 	var charged int64
 	budget := j.spec.Budget
@@ -482,6 +624,16 @@ func (j *joiner) run(build, probe recSource, depth int, buildDone func()) error 
 			budget.Release(charged)
 		}
 	}()
+	// overBudget spills past the budget: the rows held (b) and, when
+	// cur is set, the one that did not fit and the rest of build.
+	overBudget := func(err error, cur *joinRec) error {
+		if !j.hashed || j.spec.Spill == nil || depth >= maxSpillDepth {
+			return err
+		}
+		budget.Release(charged)
+		charged = 0
+		return j.partition(b, cur, build, probe, depth, buildDone)
+	}
 	for {
 		r, ok, err := build()
 		if err != nil {
@@ -493,16 +645,14 @@ func (j *joiner) run(build, probe recSource, depth int, buildDone func()) error 
 		if r.Null && !j.buildKeep {
 			continue // a NULL key joins nothing and the build side keeps nothing
 		}
-		n := recBytes(r) + 32
+		n := RowBytes(r.Row) + buildRowBytes
+		if j.hashed {
+			n += b.keyBytes(r)
+		}
 		if budget != nil {
 			if err := budget.Grow(j.spec.Name, n); err != nil {
 				budget.Release(n)
-				if !j.hashed || j.spec.Spill == nil || depth >= maxSpillDepth {
-					return err
-				}
-				budget.Release(charged)
-				charged = 0
-				return j.partition(all, r, build, probe, depth, buildDone)
+				return overBudget(err, &r)
 			}
 		}
 		charged += n
@@ -515,21 +665,43 @@ func (j *joiner) run(build, probe recSource, depth int, buildDone func()) error 
 		row := arena[:len(r.Row):len(r.Row)]
 		arena = arena[len(r.Row):]
 		copy(row, r.Row)
-		all = append(all, buildRow{row: row, key: r.Key, h: r.h, null: r.Null})
+		if j.hashed {
+			b.add(row, r)
+		} else {
+			b.rows = append(b.rows, buildRow{row: row})
+		}
 	}
 	if buildDone != nil {
 		buildDone()
+		buildDone = nil
 	}
-	if depth == 0 && j.spec.KeyFilter != nil && j.hashed && j.spec.Kind == InnerJoin {
-		j.spec.KeyFilter.publish(all)
+	all := b.rows
+	var table *hashTable
+	if j.hashed {
+		// The table is charged too: a build side whose rows fit the
+		// budget but not with their table spills (or fails) here.
+		n := hashTableBytes(b)
+		if budget != nil {
+			if err := budget.Grow(j.spec.Name, n); err != nil {
+				budget.Release(n)
+				return overBudget(err, nil)
+			}
+		}
+		charged += n
+		if depth == 0 && j.spec.KeyFilter != nil && j.spec.Kind == InnerJoin {
+			j.spec.KeyFilter.publish(b)
+		}
+		if len(all) == 0 && !j.probeKeep {
+			return nil
+		}
+		table = newHashTable(b)
 	}
 	if len(all) == 0 && !j.probeKeep {
 		return nil
 	}
-	var table *hashTable
-	if j.hashed {
-		table = newHashTable(all, j.spec.IntKey)
-	}
+	// One boxed key reused for KeyEqual of a derived build key (a probe
+	// key that is not an int64 against int64 build keys).
+	var derived [1]any
 	for n := 0; ; n++ {
 		if n%BatchSize == 0 {
 			if err := j.ctx.Err(); err != nil {
@@ -569,17 +741,24 @@ func (j *joiner) run(build, probe recSource, depth int, buildDone func()) error 
 			if intCmp && table.ints[ci-1] != pInt {
 				continue
 			}
-			b := &all[ci-1]
+			br := &all[ci-1]
 			if j.hashed && !intCmp {
-				lk, rk := p.Key, b.key
+				var bk []any
+				if b.intPath {
+					derived[0] = b.ints[ci-1]
+					bk = derived[:]
+				} else {
+					bk = b.keys[ci-1]
+				}
+				lk, rk := p.Key, bk
 				if j.buildIsLeft {
-					lk, rk = b.key, p.Key
+					lk, rk = bk, p.Key
 				}
 				if !j.spec.KeyEqual(lk, rk) {
 					continue
 				}
 			}
-			row := j.combine(p.Row, b.row)
+			row := j.combine(p.Row, br.row)
 			if j.spec.Cond != nil {
 				ok, err := j.spec.Cond(row)
 				if err != nil {
@@ -589,7 +768,7 @@ func (j *joiner) run(build, probe recSource, depth int, buildDone func()) error 
 					continue
 				}
 			}
-			matched, b.matched = true, true
+			matched, br.matched = true, true
 			if err := j.emit(row); err != nil {
 				return err
 			}
@@ -625,10 +804,11 @@ func nextCand(t *hashTable, ci int32, n int) int32 {
 }
 
 // partition spills: the build rows read so far (held), the one that did
-// not fit (cur), the rest of build and all of probe go to spillFanout
-// partition files each, by key hash; then each pair of partitions is
-// joined (run again, one level deeper).
-func (j *joiner) partition(held []buildRow, cur joinRec, build, probe recSource, depth int, buildDone func()) error {
+// not fit (cur) and the rest of build (nil cur: build is read already,
+// held is all of it), and all of probe go to spillFanout partition files
+// each, by key hash; then each pair of partitions is joined (run again,
+// one level deeper).
+func (j *joiner) partition(held *buildSet, cur *joinRec, build, probe recSource, depth int, buildDone func()) error {
 	if j.spill == nil {
 		j.spill = &spillFiles{area: j.spec.Spill}
 	}
@@ -643,28 +823,29 @@ func (j *joiner) partition(held []buildRow, cur joinRec, build, probe recSource,
 		}
 		return parts[i].write(r)
 	}
-	for i, b := range held {
-		if err := write(bparts, joinRec{Row: b.row, Key: b.key, Null: b.null, h: b.h}); err != nil {
+	for i, b := range held.rows {
+		if err := write(bparts, joinRec{Row: b.row, Key: held.key(i), Null: b.null, h: b.h}); err != nil {
 			return err
 		}
-		held[i] = buildRow{}
+		held.dropRow(i)
 	}
-	if err := write(bparts, cur); err != nil {
-		return err
-	}
-	for {
-		r, ok, err := build()
-		if err != nil {
+	held.rows, held.keys, held.ints = nil, nil, nil
+	for cur != nil {
+		if err := write(bparts, *cur); err != nil {
 			return err
 		}
-		if !ok {
-			break
-		}
-		if r.Null && !j.buildKeep {
-			continue
-		}
-		if err := write(bparts, r); err != nil {
-			return err
+		cur = nil
+		for cur == nil {
+			r, ok, err := build()
+			if err != nil {
+				return err
+			}
+			if !ok {
+				break
+			}
+			if !r.Null || j.buildKeep {
+				cur = &r
+			}
 		}
 	}
 	if buildDone != nil {
