@@ -80,6 +80,10 @@ func TestLoadUpsertStreamMatchesInMemory(t *testing.T) {
 	compFile := "1,q,10\n2,q,11\n1,p,12\n2,q,13\n3,p,14\n1,pq,15\n12,p,16\n"
 	str := []string{"CREATE TABLE t (k VARCHAR(10) NOT NULL, v INT, PRIMARY KEY (k))", "INSERT INTO t VALUES ('a', 1), ('b', 2)"}
 	strFile := "b,1\nc,2\nc,3\na,4\nd,5\nb,6\n"
+	dated := []string{"CREATE TABLE t (d DATE NOT NULL, x DOUBLE, v INT, PRIMARY KEY (d))", "INSERT INTO t VALUES ('2024-01-02', 1.5, 1)"}
+	datedFile := "2024-01-02,2.5,2\n2024-01-03,3.25,3\n2024-01-03,4,4\n"
+	dbl := []string{"CREATE TABLE t (x DOUBLE NOT NULL, v INT, PRIMARY KEY (x))", "INSERT INTO t VALUES (1.5, 1), (2, 2)"}
+	dblFile := "1.5,10\n2.0,20\n3.25,30\n3.25,31\n1e3,40\n1000,41\n"
 	nokey := []string{"CREATE TABLE t (id INT, v VARCHAR(10))", "INSERT INTO t VALUES (1, 'one')"}
 	bad := "3,ok\n4,fine\n7,x\nseven,bad\n"
 	var cases []upsertLoadCase
@@ -91,6 +95,8 @@ func TestLoadUpsertStreamMatchesInMemory(t *testing.T) {
 			upsertLoadCase{mode + " composite key", comp, compFile, stmt, "SELECT a, b, v FROM t ORDER BY a, b"},
 			upsertLoadCase{mode + " string key", str, strFile, stmt, "SELECT k, v FROM t ORDER BY k"},
 			upsertLoadCase{mode + " no key", nokey, pkFile, stmt, "SELECT id, v FROM t ORDER BY id, v"},
+			upsertLoadCase{mode + " date key", dated, datedFile, stmt, "SELECT d, x, v FROM t ORDER BY d"},
+			upsertLoadCase{mode + " double key", dbl, dblFile, stmt, "SELECT x, v FROM t ORDER BY x"},
 			upsertLoadCase{mode + " every row stored", pk, "1,a\n2,b\n1,c\n", stmt, "SELECT id, v FROM t ORDER BY id"},
 			upsertLoadCase{mode + " bad row", pk, bad, stmt, "SELECT id, v FROM t ORDER BY id"},
 		)
@@ -111,11 +117,11 @@ func TestLoadUpsertStreamMatchesInMemory(t *testing.T) {
 	if got.affected != 9+3+2 || !strings.Contains(got.table, "2|f\n3|d\n5|j\n7|g\n") {
 		t.Fatalf("REPLACE: %+v", got)
 	}
-	got = runUpsertLoad(t, cases[7], false, 3, 0)
+	got = runUpsertLoad(t, cases[9], false, 3, 0)
 	if got.affected != 4 || got.count != "5\n" || !strings.Contains(got.warnings, "Warning 1062 Duplicate entry '2' for key 'PRIMARY'") || !strings.Contains(got.table, "2|two\n3|d\n5|five\n7|b\n") {
 		t.Fatalf("IGNORE: %+v", got)
 	}
-	if got := runUpsertLoad(t, cases[6], false, 1, 0); !strings.Contains(got.err, "line 4, column 1") || got.table != "1|one\n2|two\n5|five\n" {
+	if got := runUpsertLoad(t, cases[8], false, 1, 0); !strings.Contains(got.err, "line 4, column 1") || got.table != "1|one\n2|two\n5|five\n" {
 		t.Fatalf("bad row: %+v", got)
 	}
 }
