@@ -165,7 +165,7 @@ func (s *Session) loadUpsertStream(ctx context.Context, id catalog.Ident, ds *da
 		return okResult(0), nil
 	}
 	for attempt := 1; ; attempt++ {
-		plan, err := kl.resolve(ctx, ds, schema)
+		plan, err := kl.resolve(ctx, s, ds, schema)
 		if err != nil {
 			return nil, loadKeyError(spec, err)
 		}
@@ -259,9 +259,10 @@ type upsertPlan struct {
 func tableKeyWhere(addr uint64) int64 { return -int64(addr) - 1 }
 
 // resolve decides, against ds, which file rows are dropped and which
-// stored rows deleted, reading the key's columns of ds once. It leaves kl
+// stored rows deleted, reading the key's columns of ds once (or, for at
+// most keyIndexLookupMax keys of an indexed column, looking them up). It leaves kl
 // as it was, so a conflict can resolve again on a later version.
-func (kl *keyedLoad) resolve(ctx context.Context, ds *dataset.Dataset, schema *arrow.Schema) (*upsertPlan, error) {
+func (kl *keyedLoad) resolve(ctx context.Context, s *Session, ds *dataset.Dataset, schema *arrow.Schema) (*upsertPlan, error) {
 	p := &upsertPlan{drop: kl.dropped.Clone(), warns: kl.warns.clone()}
 	ks := kl.ks
 	if ks == nil || ks.n == 0 {
@@ -280,6 +281,33 @@ func (kl *keyedLoad) resolve(ctx context.Context, ds *dataset.Dataset, schema *a
 		}
 	}
 	var key []byte
+	if len(ks.runs.files) == 0 && ks.n <= keyIndexLookupMax {
+		// A few keys and an index on the key's column: look them up
+		// (col IN (...)) instead of reading the whole column.
+		held := make(map[string]struct{}, len(ks.ents))
+		for _, e := range ks.ents {
+			held[string(ks.key(e))] = struct{}{}
+		}
+		if where := keyIndexLookup(ds, schema, kl.key, held); where != nil {
+			env := newRowEnv(columnsOf(schema))
+			env.session = s
+			name := schema.Field(kl.key.cols[0]).Name
+			err := s.matchingRows(ctx, ds, schema, env, where, false, func(addr uint64, rec arrow.RecordBatch, i int) error {
+				c := rec.Schema().FieldIndices(name)
+				if len(c) == 0 {
+					return errorf(catalog.CodeInternal, "key lookup of %s returned no such column", name)
+				}
+				var ok bool
+				if key, ok = appendRowKey(key[:0], rec, c[:1], i); ok {
+					if e := ks.findIndex(loadKeyHash(ks.seed, key), key); e >= 0 {
+						stored(uint32(ks.ents[e].where), addr, key)
+					}
+				}
+				return nil
+			})
+			return p, err
+		}
+	}
 	if len(ks.runs.files) == 0 {
 		err := ds.Scan(ctx, dataset.ScanOptions{Columns: names, WithRowAddress: true}, func(rec arrow.RecordBatch) error {
 			addrs := rowAddresses(rec)

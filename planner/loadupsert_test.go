@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -91,6 +92,7 @@ func TestLoadUpsertStreamMatchesInMemory(t *testing.T) {
 		stmt := fmt.Sprintf(`LOAD DATA INFILE 'f.csv' %s INTO TABLE t FIELDS TERMINATED BY ','`, mode)
 		cases = append(cases,
 			upsertLoadCase{mode + " primary key", pk, pkFile, stmt, "SELECT id, v FROM t ORDER BY id"},
+			upsertLoadCase{mode + " indexed key", append(slices.Clone(pk), "CREATE INDEX id_idx ON t (id)", "INSERT INTO t VALUES (12, 'twelve')"), pkFile + "12,k\n", stmt, "SELECT id, v FROM t ORDER BY id"},
 			upsertLoadCase{mode + " unique with NULLs", uniq, uniqFile, stmt, "SELECT id, e, v FROM t ORDER BY id"},
 			upsertLoadCase{mode + " composite key", comp, compFile, stmt, "SELECT a, b, v FROM t ORDER BY a, b"},
 			upsertLoadCase{mode + " string key", str, strFile, stmt, "SELECT k, v FROM t ORDER BY k"},
@@ -117,11 +119,11 @@ func TestLoadUpsertStreamMatchesInMemory(t *testing.T) {
 	if got.affected != 9+3+2 || !strings.Contains(got.table, "2|f\n3|d\n5|j\n7|g\n") {
 		t.Fatalf("REPLACE: %+v", got)
 	}
-	got = runUpsertLoad(t, cases[9], false, 3, 0)
+	got = runUpsertLoad(t, cases[10], false, 3, 0)
 	if got.affected != 4 || got.count != "5\n" || !strings.Contains(got.warnings, "Warning 1062 Duplicate entry '2' for key 'PRIMARY'") || !strings.Contains(got.table, "2|two\n3|d\n5|five\n7|b\n") {
 		t.Fatalf("IGNORE: %+v", got)
 	}
-	if got := runUpsertLoad(t, cases[8], false, 1, 0); !strings.Contains(got.err, "line 4, column 1") || got.table != "1|one\n2|two\n5|five\n" {
+	if got := runUpsertLoad(t, cases[9], false, 1, 0); !strings.Contains(got.err, "line 4, column 1") || got.table != "1|one\n2|two\n5|five\n" {
 		t.Fatalf("bad row: %+v", got)
 	}
 }
