@@ -186,7 +186,8 @@ func (s *Session) loadUpsertStream(ctx context.Context, id catalog.Ident, ds *da
 			return okResult(affected), nil
 		}
 		if !errors.Is(err, dataset.ErrCommitConflict) || attempt >= upsertAttempts {
-			done = true // UpdateStaged deleted the files
+			// The deferred Discard deletes the files a conflict kept
+			// (UpdateStaged deleted them on any other failure).
 			return nil, versionErr(id, err)
 		}
 		if ds, err = ds.Latest(ctx); err != nil {

@@ -239,3 +239,43 @@ func TestLoadUpsertCancelled(t *testing.T) {
 		t.Fatalf("after a cancelled load:\n%s", got)
 	}
 }
+
+// TestLoadUpsertGivesUp: a streamed REPLACE that loses every commit race
+// fails after upsertAttempts attempts and leaves none of its data files.
+func TestLoadUpsertGivesUp(t *testing.T) {
+	f, other := twoSessions(t)
+	dir := t.TempDir()
+	f.s.opts.LoadDataDir = dir
+	if err := os.WriteFile(filepath.Join(dir, "f.csv"), []byte("1,a\n2,b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.exec("CREATE TABLE t (id INT NOT NULL, v VARCHAR(10), PRIMARY KEY (id))")
+	dataFiles := func() int {
+		objs, err := f.s.opts.Store.List(context.Background(), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, o := range objs {
+			if strings.Contains(o.Path, "/data/") {
+				n++
+			}
+		}
+		return n
+	}
+	n := 100
+	beforeUpsertCommit = func() {
+		n++
+		other.exec(fmt.Sprintf("INSERT INTO t VALUES (%d, 'other')", n))
+	}
+	defer func() { beforeUpsertCommit = nil }()
+	before := dataFiles()
+	_, err := f.try(`LOAD DATA INFILE 'f.csv' REPLACE INTO TABLE t FIELDS TERMINATED BY ','`)
+	beforeUpsertCommit = nil
+	if err == nil || n-100 != upsertAttempts {
+		t.Fatalf("a load losing every race: %v after %d attempts", err, n-100)
+	}
+	if got, want := dataFiles(), before+upsertAttempts; got != want {
+		t.Fatalf("%d data files, want %d (the other session's only)", got, want)
+	}
+}
