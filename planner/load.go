@@ -44,9 +44,12 @@ import (
 // columns take their DEFAULT, AUTO_INCREMENT columns get ids reserved per
 // batch (an explicit value moves the counter past it, autoinc.go), and
 // UNIQUE columns are checked against the table and against every earlier
-// row of the statement, so a duplicate fails it. REPLACE and IGNORE go
-// through INSERT's upsert (upsert.go: REPLACE deletes the rows holding the
-// key, IGNORE skips the row) and so read the whole file first, bounded by
+// row of the statement, so a duplicate fails it. REPLACE and IGNORE into a
+// table with at most one key and no AUTO_INCREMENT column stream too
+// (loadupsert.go: rows written as they are read, the rows not kept marked
+// deleted by the one commit); into other tables they go through INSERT's
+// upsert (upsert.go: REPLACE deletes the rows holding the key, IGNORE
+// skips the row) and so read the whole file first, bounded by
 // Options.MaxRows rows and MaxInsertBytes of text. IGNORE also stores a
 // value a column refuses as MariaDB's adjusted value, with its warning
 // (ignore.go); without it a bad value fails the statement.
@@ -104,6 +107,9 @@ func (s *Session) loadData(ctx context.Context, st *sqlparse.LoadData) (*Result,
 		return nil, err
 	}
 	defer src.close() // again after loadStream's: the REPLACE / IGNORE path leaves it open
+	if (st.Replace || st.Ignore) && loadUpsertStreams(schema) {
+		return s.loadUpsertStream(ctx, id, ds, spec, src, st.Replace, pt)
+	}
 	if st.Replace || st.Ignore {
 		return s.loadUpsert(ctx, id, ds, spec, src, &sqlparse.Insert{Table: st.Table, Replace: st.Replace, Ignore: st.Ignore}, pt)
 	}
@@ -618,7 +624,7 @@ func loadKeyError(spec *loadSpec, err error) error {
 }
 
 // loadUpsert reads the whole source (bounded) and applies it as INSERT's
-// REPLACE or IGNORE does.
+// REPLACE or IGNORE does: for the tables loadUpsertStream does not take.
 func (s *Session) loadUpsert(ctx context.Context, id catalog.Ident, ds *dataset.Dataset, spec *loadSpec, src loadSource, n *sqlparse.Insert, pt *loadTracker) (*Result, error) {
 	fill, err := newInsertFill(spec.schema)
 	if err != nil {

@@ -87,21 +87,29 @@ func (ks *loadKeySet) key(e keyEntry) []byte { return ks.arena[e.off : e.off+e.n
 
 // find is the entry of key held in memory, if any.
 func (ks *loadKeySet) find(fp uint64, key []byte) (keyEntry, bool) {
+	if i := ks.findIndex(fp, key); i >= 0 {
+		return ks.ents[i], true
+	}
+	return keyEntry{}, false
+}
+
+// findIndex is the index into ents of key held in memory, -1 if none.
+func (ks *loadKeySet) findIndex(fp uint64, key []byte) int {
 	if len(ks.slots) == 0 {
-		return keyEntry{}, false
+		return -1
 	}
 	mask := uint64(len(ks.slots) - 1)
 	tag := fp >> 32
 	for h := fp & mask; ; h = (h + 1) & mask {
 		s := ks.slots[h]
 		if s == 0 {
-			return keyEntry{}, false
+			return -1
 		}
 		if s>>32 != tag {
 			continue
 		}
-		if e := ks.ents[uint32(s)-1]; e.fp == fp && bytes.Equal(ks.key(e), key) {
-			return e, true
+		if i := int(uint32(s)) - 1; ks.ents[i].fp == fp && bytes.Equal(ks.key(ks.ents[i]), key) {
+			return i
 		}
 	}
 }
@@ -113,12 +121,18 @@ func (ks *loadKeySet) add(key []byte, where int64) (int64, bool, error) {
 	if e, ok := ks.find(fp, key); ok {
 		return e.where, true, nil
 	}
+	return 0, false, ks.insert(fp, key, where)
+}
+
+// insert records key (fingerprint fp, not held in memory), read at where,
+// spilling the memory first when the key would overrun the budget.
+func (ks *loadKeySet) insert(fp uint64, key []byte, where int64) error {
 	if int64(len(ks.arena)+len(key)) > 1<<32-1 || ks.memory()+int64(len(key))+keyEntryBytes > ks.budget && len(ks.ents) > 0 {
 		if ks.noSpill {
-			return 0, false, errorf(catalog.CodeInvalidInput, "more than %d bytes of keys to check (planner.Options.SortMemory) and spilling is off (NoSpill): split the file", ks.budget)
+			return errorf(catalog.CodeInvalidInput, "more than %d bytes of keys to check (planner.Options.SortMemory) and spilling is off (NoSpill): split the file", ks.budget)
 		}
 		if err := ks.spill(); err != nil {
-			return 0, false, err
+			return err
 		}
 	}
 	if 2*(len(ks.ents)+1) > len(ks.slots) {
@@ -128,7 +142,7 @@ func (ks *loadKeySet) add(key []byte, where int64) (int64, bool, error) {
 	ks.arena = append(ks.arena, key...)
 	ks.place(len(ks.ents) - 1)
 	ks.n++
-	return 0, false, nil
+	return nil
 }
 
 func (ks *loadKeySet) place(i int) {

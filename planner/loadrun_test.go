@@ -83,7 +83,7 @@ func TestLoadRunsMatchRowPath(t *testing.T) {
 		loadBatchRows = batch
 		for _, rc := range []struct {
 			c    loadCase
-			runs bool // records go in runs (IGNORE and REPLACE read one at a time: loadUpsert)
+			runs bool // records go in runs (IGNORE reads one at a time: its lenient values warn per field)
 		}{
 			{loadCase{name: "runs", ok: true, files: map[string]string{"a.csv": good.String()}, stmt: fmt.Sprintf(stmt, "")}, true},
 			{loadCase{name: "runs, bad records", files: map[string]string{"a.csv": bad.String()}, stmt: fmt.Sprintf(stmt, "")}, true},

@@ -185,6 +185,7 @@ func TestIgnoreWarningsMatchMariaDB(t *testing.T) {
 	for _, s := range []string{
 		"CREATE TABLE tj (id BIGINT PRIMARY KEY, a TINYINT, b INT NOT NULL, u INT UNSIGNED, s VARCHAR(10) NOT NULL, f DOUBLE NOT NULL)",
 		"CREATE TABLE lt (id INT PRIMARY KEY, a TINYINT, b INT NOT NULL, c VARCHAR(10) UNIQUE)",
+		"CREATE TABLE lk (id INT PRIMARY KEY, a TINYINT, s VARCHAR(10))",
 	} {
 		if _, err := myc.ExecContext(ctx, s); err != nil {
 			t.Fatal(err)
@@ -216,6 +217,10 @@ func TestIgnoreWarningsMatchMariaDB(t *testing.T) {
 		{sql: fmt.Sprintf("LOAD DATA INFILE '%s' IGNORE INTO TABLE lt FIELDS TERMINATED BY ','", write("i1.csv", "1,x,\\N,a\n2,300,5,b\n3,12abc,4,c\n4, 7 ,1,d\n")), check: "SELECT * FROM lt ORDER BY id"},
 		{sql: fmt.Sprintf("LOAD DATA INFILE '%s' IGNORE INTO TABLE lt FIELDS TERMINATED BY ','", write("i2.csv", "5,1,1,e\n1,2,2,f\n6,3,3,a\n")), check: "SELECT * FROM lt ORDER BY id"},
 		{sql: fmt.Sprintf("LOAD DATA INFILE '%s' INTO TABLE lt FIELDS TERMINATED BY ','", write("s1.csv", "7,300,1,g\n")), fails: true, check: "SELECT * FROM lt ORDER BY id"},
+		// One key: the streamed REPLACE / IGNORE (planner/loadupsert.go).
+		{sql: fmt.Sprintf("LOAD DATA INFILE '%s' IGNORE INTO TABLE lk FIELDS TERMINATED BY ','", write("k1.csv", "1,1,a\n2,2,b\n1,3,c\n3,4,d\n2,5,e\n")), check: "SELECT * FROM lk ORDER BY id"},
+		{sql: fmt.Sprintf("LOAD DATA INFILE '%s' IGNORE INTO TABLE lk FIELDS TERMINATED BY ','", write("k2.csv", "4,300,f\n3,1,g\n5,x,h\n5,1,i\n")), asSet: true, check: "SELECT * FROM lk ORDER BY id"},
+		{sql: fmt.Sprintf("LOAD DATA INFILE '%s' REPLACE INTO TABLE lk FIELDS TERMINATED BY ','", write("k3.csv", "2,20,j\n6,60,k\n6,61,l\n1,10,m\n7,70,n\n2,21,o\n")), check: "SELECT * FROM lk ORDER BY id"},
 		{sql: "INSERT INTO lt VALUES (50, 1, 1, 'a')", fails: true, check: "SELECT * FROM lt ORDER BY id"},
 		{sql: "INSERT IGNORE INTO lt VALUES (50, 1, 1, 'a'), (51, 1, 1, 'z')", check: "SELECT * FROM lt ORDER BY id"},
 	}

@@ -34,6 +34,10 @@ type commitRequest struct {
 	staged []string
 	// exact: never rebase (a concurrent commit is a conflict).
 	exact bool
+	// keepOnConflict: an ErrCommitConflict of an exact commit keeps the
+	// files in staged (the caller tries again with them); the files build
+	// staged are still deleted.
+	keepOnConflict bool
 	// modified lists the existing fragments the operation modifies or
 	// removes: a concurrent commit that touched any of them conflicts even
 	// when its operation is compatible (Lance's rule for Update and
@@ -163,6 +167,12 @@ func commit(ctx context.Context, store storage.Store, dir string, scheme NamingS
 			return nil, fmt.Errorf("%w: %w: %s (version 1 exists)", ErrAlreadyExists, ErrCommitConflict, store.Location(dir))
 		}
 		allowed := rebaseCompatible[req.op]
+		if req.exact && req.keepOnConflict {
+			for _, p := range staged[len(req.staged):] {
+				_ = store.Delete(ctx, p)
+			}
+			return nil, fmt.Errorf("%w: version %d of %s was committed by another writer", ErrCommitConflict, next.Version, store.Location(dir))
+		}
 		if req.exact || allowed == nil || attempt >= maxCommitAttempts {
 			cleanup()
 			return nil, fmt.Errorf("%w: version %d of %s was committed by another writer", ErrCommitConflict, next.Version, store.Location(dir))

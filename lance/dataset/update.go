@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -40,6 +41,12 @@ type RowChangeOptions struct {
 	// rows concurrent commits added, so the check always holds for the
 	// version the commit lands on.
 	Recheck func(ctx context.Context, latest *Dataset) error
+	// KeepStaged (UpdateStaged with ExactBase) keeps the staged rows when
+	// the commit fails with ErrCommitConflict: the caller decides its
+	// deletions again on the latest version and passes the same RowStager
+	// to UpdateStaged once more, instead of writing its rows again. The
+	// caller Discards the stager when it gives up.
+	KeepStaged bool
 }
 
 // Append adds records as new fragments. It rebases over concurrent commits
@@ -101,6 +108,8 @@ type RowStager struct {
 	frags  []*Fragment
 	staged []string
 	used   bool
+	rows   uint64          // rows written
+	drop   *roaring.Bitmap // staged rows the commit marks deleted (DropRows)
 }
 
 // NewRowStager starts staging rows for an UpdateStaged of d (or of a later
@@ -129,7 +138,56 @@ func (s *RowStager) Write(ctx context.Context, rec arrow.RecordBatch) error {
 	}
 	s.frags = append(s.frags, frags...)
 	s.staged = append(s.staged, staged...)
+	for _, f := range frags {
+		s.rows += f.PhysicalRows
+	}
 	return nil
+}
+
+// Rows is the number of rows written so far.
+func (s *RowStager) Rows() uint64 { return s.rows }
+
+// DropRows makes the commit mark the staged rows in rows deleted: rows are
+// numbered from 0 in the order Write wrote them (so below 2^32). A loader
+// that learns only after writing a row that a later one supersedes it
+// writes the row anyway and drops it here; the new fragments then carry
+// deletion files from their first version, and a fragment left without
+// live rows is not committed at all (its files are deleted once the
+// version lands). It replaces the rows of an earlier call.
+func (s *RowStager) DropRows(rows *roaring.Bitmap) { s.drop = rows }
+
+// liveFragments splits the staged fragments by s.drop: the fragments to
+// commit with the rows each drops (nil: none), and the data files of the
+// fragments that drop every row.
+func (s *RowStager) liveFragments() (frags []*Fragment, drops []*roaring.Bitmap, dead []string) {
+	if s.drop == nil || s.drop.IsEmpty() {
+		return s.frags, make([]*roaring.Bitmap, len(s.frags)), nil
+	}
+	it := s.drop.Iterator()
+	start := uint64(0)
+	for _, f := range s.frags {
+		end := start + f.PhysicalRows
+		var del *roaring.Bitmap
+		if start <= uint64(^uint32(0)) {
+			it.AdvanceIfNeeded(uint32(start))
+			for it.HasNext() && uint64(it.PeekNext()) < end {
+				if del == nil {
+					del = roaring.New()
+				}
+				del.Add(it.Next() - uint32(start))
+			}
+		}
+		start = end
+		if del != nil && del.GetCardinality() >= f.PhysicalRows {
+			for _, df := range f.Files {
+				dead = append(dead, joinPath(s.d.dir, dataDir, df.Path))
+			}
+			continue
+		}
+		frags = append(frags, f)
+		drops = append(drops, del)
+	}
+	return frags, drops, dead
 }
 
 // Discard deletes the files written so far (the rows will not be
@@ -155,7 +213,8 @@ func (d *Dataset) UpdateStaged(ctx context.Context, rs *RowStager, rowAddresses 
 		return nil, err
 	}
 	var frags []*Fragment
-	var staged []string
+	var freshDrops []*roaring.Bitmap // per fragment of frags: rows deleted from the start
+	var staged, dead []string
 	if rs != nil {
 		if rs.used {
 			return nil, fmt.Errorf("dataset: row stager used twice")
@@ -165,7 +224,8 @@ func (d *Dataset) UpdateStaged(ctx context.Context, rs *RowStager, rowAddresses 
 			return nil, fmt.Errorf("dataset: rows staged for %s, committed to %s", rs.d.dir, d.dir)
 		}
 		rs.used = true
-		frags, staged = rs.frags, rs.staged
+		staged = rs.staged
+		frags, freshDrops, dead = rs.liveFragments()
 	}
 	byFrag := map[uint64]*roaring.Bitmap{}
 	for _, a := range rowAddresses {
@@ -193,6 +253,11 @@ func (d *Dataset) UpdateStaged(ctx context.Context, rs *RowStager, rowAddresses 
 		}
 	}
 	if len(frags) == 0 && len(byFrag) == 0 && len(remove) == 0 {
+		if rs != nil {
+			// Every staged row was dropped: its files go.
+			rs.used = false
+			rs.Discard(ctx)
+		}
 		// No version to publish: the files to sync are still made durable,
 		// as promised.
 		if err := storage.SyncAll(ctx, d.store, opts.Sync); err != nil {
@@ -207,7 +272,7 @@ func (d *Dataset) UpdateStaged(ctx context.Context, rs *RowStager, rowAddresses 
 	case len(frags) == 0:
 		op = "Delete"
 	}
-	req := commitRequest{op: op, staged: staged, exact: opts.ExactBase, written: opts.Sync, recheck: opts.Recheck, build: func(ctx context.Context, base *Manifest, stage func(string)) (*Manifest, *tablepb.Transaction, error) {
+	req := commitRequest{op: op, staged: staged, exact: opts.ExactBase, keepOnConflict: opts.KeepStaged && rs != nil, written: opts.Sync, recheck: opts.Recheck, build: func(ctx context.Context, base *Manifest, stage func(string)) (*Manifest, *tablepb.Transaction, error) {
 		next := nextFrom(base)
 		var removed []uint64
 		var updated []*Fragment
@@ -270,6 +335,24 @@ func (d *Dataset) UpdateStaged(ctx context.Context, rs *RowStager, rowAddresses 
 			fresh[i] = f.clone()
 		}
 		assignIDs(fresh, base.NextFragmentID())
+		for i, f := range fresh {
+			del := freshDrops[i]
+			if del == nil {
+				continue
+			}
+			// The fragment's id is only known now: its deletion file is
+			// named after it, so it is written for each attempt.
+			typ, b, err := encodeDeletionVector(del)
+			if err != nil {
+				return nil, nil, err
+			}
+			f.Deletion = &DeletionFile{Type: typ, ReadVersion: base.Version, ID: randomU64(), NumDeleted: del.GetCardinality()}
+			p := deletionFilePath(d.dir, f.ID, f.Deletion)
+			if err := storage.PutDeferred(ctx, d.store, p, b); err != nil {
+				return nil, nil, fmt.Errorf("dataset: write deletion file: %w", err)
+			}
+			stage(p)
+		}
 		next.Fragments = append(kept, fresh...)
 		if len(removed) > 0 {
 			next.Indices = retainRelevantIndices(next.Indices, next.Fragments)
@@ -316,7 +399,23 @@ func (d *Dataset) UpdateStaged(ctx context.Context, rs *RowStager, rowAddresses 
 			req.modified = append(req.modified, id)
 		}
 	}
-	return commit(ctx, d.store, d.dir, d.loc.Scheme, d.manifest, req)
+	out, err := commit(ctx, d.store, d.dir, d.loc.Scheme, d.manifest, req)
+	if err != nil {
+		if req.keepOnConflict && errors.Is(err, ErrCommitConflict) {
+			rs.used = false // staged files kept: the caller may try again
+		}
+		return nil, err
+	}
+	if len(dead) > 0 {
+		// Fragments whose rows were all dropped: their files were staged
+		// (and synced) but the version does not refer to them.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		for _, p := range dead {
+			_ = d.store.Delete(cctx, p)
+		}
+	}
+	return out, nil
 }
 
 // retainRelevantIndices applies Lance's retention rule after fragments were
