@@ -71,6 +71,13 @@ type JoinSpec struct {
 	// few columns read (a join of joins) then costs its values, not its
 	// width.
 	BuildCols []int
+	// Group, when set, makes the hash join a group join: an Aggregate
+	// whose groups are the build side's rows folds each joined row into
+	// its build row's states as the probe finds it, and the join yields
+	// one row per group (Group's results) instead of the joined rows
+	// (groupjoin.go). Only a hash join whose probe side keeps no unmatched
+	// rows (INNER, or LEFT with BuildLeft) takes it.
+	Group *GroupJoin
 }
 
 // KeyFilter carries a hash join's build keys to a scan under its probe
@@ -232,7 +239,17 @@ type hashTable struct {
 	// ints holds each build row's int64 key when every non-NULL build
 	// key is one int64 (JoinSpec.IntKey), else it is nil.
 	ints []int64
+	// dense, when set (ints whose range is at most denseSpan times the
+	// build rows: a table's integer key, customer's c_custkey 1..150000),
+	// is the first row (index + 1) of the chain holding key denseMin + i:
+	// a probe then reads one array entry instead of searching the slots.
+	dense    []int32
+	denseMin int64
 }
+
+// denseSpan bounds the key range of a dense index against the build rows
+// (4 bytes a key: at most 8 bytes a build row, the slots' own size).
+const denseSpan = 2
 
 type hashSlot struct {
 	tag uint32 // the high 32 bits of the row's hash
@@ -248,6 +265,24 @@ func newHashTable(all []buildRow, intKey bool) *hashTable {
 	if intKey {
 		t.ints = intKeys(all)
 	}
+	lo, hi, seen := int64(0), int64(0), false
+	if t.ints != nil {
+		for i, k := range t.ints {
+			if all[i].null {
+				continue
+			}
+			if !seen || k < lo {
+				lo = k
+			}
+			if !seen || k > hi {
+				hi = k
+			}
+			seen = true
+		}
+	}
+	// hi-lo as uint64 cannot overflow; the span is checked before the
+	// allocation.
+	dense := seen && uint64(hi-lo) < uint64(denseSpan*len(all))
 	// Backwards, so each chain is in build order (a probe row's matches
 	// come out in the build side's order, as before).
 	for i := len(all) - 1; i >= 0; i-- {
@@ -266,6 +301,16 @@ func newHashTable(all []buildRow, intKey bool) *hashTable {
 				t.next[i] = s.row
 				s.row = int32(i + 1)
 				break
+			}
+		}
+	}
+	if dense {
+		t.dense, t.denseMin = make([]int32, hi-lo+1), lo
+		for _, s := range t.slots {
+			for ci := s.row; ci != 0; ci = t.next[ci-1] {
+				if d := &t.dense[t.ints[ci-1]-lo]; *d == 0 {
+					*d = s.row
+				}
 			}
 		}
 	}
@@ -307,6 +352,12 @@ func (t *hashTable) first(all []buildRow, h uint64) int32 {
 // a head row of key k is of hash h (equal keys hash alike), so the build
 // row is read only when the keys differ.
 func (t *hashTable) firstInt(all []buildRow, h uint64, k int64) int32 {
+	if t.dense != nil {
+		if off := uint64(k - t.denseMin); off < uint64(len(t.dense)) {
+			return t.dense[off]
+		}
+		return 0
+	}
 	tag := uint32(h >> 32)
 	for p := mix64(h) & t.mask; ; p = (p + 1) & t.mask {
 		s := t.slots[p]
@@ -376,6 +427,10 @@ func joinRows(ctx context.Context, left, right Operator, spec JoinSpec) iter.Seq
 			j.buildCols = cols
 			j.probeNulls = make([]any, len(cols))
 			buildSrc = packedSource(buildSrc, cols)
+		}
+		if spec.Group != nil && (!j.hashed || j.probeKeep) {
+			yield(nil, errors.New("join: a group join needs a hash join whose probe side keeps no unmatched rows"))
+			return
 		}
 		defer j.removeFiles()
 		err := j.run(buildSrc, j.opSource(probe, probeKey), 0, func() { build.Close() })
@@ -494,6 +549,9 @@ func (j *joiner) run(build, probe recSource, depth int, buildDone func()) error 
 			continue // a NULL key joins nothing and the build side keeps nothing
 		}
 		n := recBytes(r) + 32
+		if j.spec.Group != nil {
+			n += j.spec.Group.Bytes
+		}
 		if budget != nil {
 			if err := budget.Grow(j.spec.Name, n); err != nil {
 				budget.Release(n)
@@ -529,6 +587,9 @@ func (j *joiner) run(build, probe recSource, depth int, buildDone func()) error 
 	var table *hashTable
 	if j.hashed {
 		table = newHashTable(all, j.spec.IntKey)
+	}
+	if j.spec.Group != nil {
+		return j.groupProbe(all, table, probe)
 	}
 	for n := 0; ; n++ {
 		if n%BatchSize == 0 {
