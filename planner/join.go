@@ -342,163 +342,169 @@ func (p *joinPlan) buildNode(ctx context.Context, n plan.Node, env *rowEnv, budg
 		spec.KeyFilters = filters[x]
 		return x.Table.Scan(ctx, spec)
 	case *plan.Join:
-		var keyFilter *exec.KeyFilter
-		if kf := x.KeyFilter; kf != nil {
-			keyFilter = &exec.KeyFilter{Key: kf.Key}
-			filters[kf.Scan] = append(filters[kf.Scan], plan.ScanKeyFilter{Column: kf.Column, Filter: keyFilter})
-		}
-		if env.subq == nil {
-			env.subq = p.subq // the subqueries of the conditions
-		}
-		// An index join opens only its outer side; the inner is looked up.
-		var left, right exec.Operator
-		var err error
-		if x.Lookup == nil || x.Kind != plan.Right {
-			if left, err = p.buildNode(ctx, x.Left, env, budget, filters); err != nil {
-				return nil, err
-			}
-		}
-		if x.Lookup == nil || x.Kind == plan.Right {
-			if right, err = p.buildNode(ctx, x.Right, env, budget, filters); err != nil {
-				if left != nil {
-					left.Close()
-				}
-				return nil, err
-			}
-		}
-		ll, rl := plan.Layout(x.Left), plan.Layout(x.Right)
-		both := append(append([]plan.Seg(nil), ll...), rl...)
-		spec := exec.JoinSpec{Kind: x.Kind, LeftWidth: plan.Width(ll), RightWidth: plan.Width(rl), Budget: budget, BuildLeft: x.BuildLeft,
-			Name: "the " + x.Strategy() + "'s build side"}
-		if len(x.Keys) > 0 {
-			spec.Spill = p.spill
-			spec.KeyFilter = keyFilter
-		}
-		// Conditions are bound to the query's slots; each evaluation
-		// places the node's row (its layout's ranges) in a scratch full
-		// row.
-		scratch := make([]any, len(p.cols))
-		at := func(row []any, layout []plan.Seg) []any {
-			pos := 0
-			for _, s := range layout {
-				pos += copy(scratch[s.Lo:s.Hi], row[pos:])
-			}
-			return scratch
-		}
-		if len(x.Keys) > 0 {
-			keyFn := func(layout []plan.Seg, side func(plan.EquiKey) sqlparse.Expr) func([]any) ([]any, error) {
-				// A key that is a column is read from its place in the
-				// row; others are evaluated over the scratch row.
-				direct := make([]int, len(x.Keys))
-				all := true
-				for i, k := range x.Keys {
-					direct[i] = rowPos(p.scope, side(k), layout)
-					all = all && direct[i] >= 0
-				}
-				// Keys are cut from a slab of keySlabRows keys instead
-				// of one allocation a row: the build side holds its
-				// keys, so each key keeps its own place in the slab.
-				var slab []any
-				return func(row []any) ([]any, error) {
-					if len(slab) < len(x.Keys) {
-						slab = make([]any, len(x.Keys)*keySlabRows)
-					}
-					key := slab[:len(x.Keys):len(x.Keys)]
-					slab = slab[len(x.Keys):]
-					var full []any
-					if !all {
-						full = at(row, layout)
-					}
-					for i, k := range x.Keys {
-						if direct[i] >= 0 {
-							key[i] = row[direct[i]]
-							continue
-						}
-						v, err := env.eval(side(k), full)
-						if err != nil {
-							return nil, err
-						}
-						key[i] = v
-					}
-					return key, nil
-				}
-			}
-			spec.LeftKey = keyFn(ll, func(k plan.EquiKey) sqlparse.Expr { return k.L })
-			spec.RightKey = keyFn(rl, func(k plan.EquiKey) sqlparse.Expr { return k.R })
-			nullSafe := make([]bool, len(x.Keys))
-			anySafe := false
-			for i, k := range x.Keys {
-				nullSafe[i] = k.NullSafe
-				anySafe = anySafe || k.NullSafe
-			}
-			spec.Hash = func(key []any) (uint64, bool) { return hashKey64(key, nil) }
-			if anySafe {
-				spec.Hash = func(key []any) (uint64, bool) { return hashKey64(key, nullSafe) }
-			}
-			// KeyEqual below compares two int64s with ==, as IntKey
-			// asks.
-			spec.IntKey = len(x.Keys) == 1
-			spec.KeyEqual = func(l, r []any) bool {
-				for i := range l {
-					if l[i] == nil || r[i] == nil {
-						if nullSafe[i] && l[i] == nil && r[i] == nil {
-							continue // NULL <=> NULL
-						}
-						return false
-					}
-					// The common case first: two integers (compare's
-					// first check, without its type switches).
-					if a, ok := l[i].(int64); ok {
-						if b, ok := r[i].(int64); ok {
-							if a != b {
-								return false
-							}
-							continue
-						}
-					}
-					if compare(l[i], r[i]) != 0 {
-						return false
-					}
-				}
-				return true
-			}
-		}
-		if cond := plan.And(x.On); cond != nil {
-			spec.Cond = func(row []any) (bool, error) { return env.matches(cond, at(row, both)) }
-		}
-		if x.Lookup == nil {
-			buildNode := x.Right
-			if x.Kind == plan.Right || x.BuildLeft && x.Kind == plan.Left && len(x.Keys) > 0 {
-				buildNode = x.Left
-			}
-			spec.BuildCols = heldColumns(buildNode)
-		}
-		if lk := x.Lookup; lk != nil {
-			innerNode, _ := x.Inner()
-			is := innerNode.(*plan.Scan)
-			outer := left
-			if x.Kind == plan.Right {
-				outer = right
-			}
-			col := is.Table.ColumnNames()[lk.Column]
-			lookup := func(ctx context.Context, keys []any) (exec.Operator, error) {
-				in := &sqlparse.InList{X: &sqlparse.ColumnRef{Column: col}}
-				for _, k := range keys {
-					lit, ok := lookupLiteral(k)
-					if !ok {
-						return nil, errorf(catalog.CodeInternal, "index join: key %T cannot be looked up", k)
-					}
-					in.List = append(in.List, lit)
-				}
-				sp := is.Spec
-				sp.Predicates = append(append([]sqlparse.Expr(nil), sp.Predicates...), in)
-				return is.Table.Scan(ctx, sp)
-			}
-			return exec.IndexJoin(ctx, outer, lookup, lk.Key, plan.IndexJoinBatch, spec), nil
-		}
-		return exec.Join(ctx, left, right, spec), nil
+		return p.buildJoin(ctx, x, env, budget, filters, nil)
 	}
 	return nil, errorf(catalog.CodeInternal, "no operator for plan node %T", n)
+}
+
+// buildJoin makes the operator of a join node (buildNode); group, when
+// set, makes it a group join (exec.JoinSpec.Group).
+func (p *joinPlan) buildJoin(ctx context.Context, x *plan.Join, env *rowEnv, budget *exec.Budget, filters map[*plan.Scan][]plan.ScanKeyFilter, group *exec.GroupJoin) (exec.Operator, error) {
+	var keyFilter *exec.KeyFilter
+	if kf := x.KeyFilter; kf != nil {
+		keyFilter = &exec.KeyFilter{Key: kf.Key}
+		filters[kf.Scan] = append(filters[kf.Scan], plan.ScanKeyFilter{Column: kf.Column, Filter: keyFilter})
+	}
+	if env.subq == nil {
+		env.subq = p.subq // the subqueries of the conditions
+	}
+	// An index join opens only its outer side; the inner is looked up.
+	var left, right exec.Operator
+	var err error
+	if x.Lookup == nil || x.Kind != plan.Right {
+		if left, err = p.buildNode(ctx, x.Left, env, budget, filters); err != nil {
+			return nil, err
+		}
+	}
+	if x.Lookup == nil || x.Kind == plan.Right {
+		if right, err = p.buildNode(ctx, x.Right, env, budget, filters); err != nil {
+			if left != nil {
+				left.Close()
+			}
+			return nil, err
+		}
+	}
+	ll, rl := plan.Layout(x.Left), plan.Layout(x.Right)
+	both := append(append([]plan.Seg(nil), ll...), rl...)
+	spec := exec.JoinSpec{Kind: x.Kind, LeftWidth: plan.Width(ll), RightWidth: plan.Width(rl), Budget: budget, BuildLeft: x.BuildLeft,
+		Name: "the " + x.Strategy() + "'s build side", Group: group}
+	if len(x.Keys) > 0 {
+		spec.Spill = p.spill
+		spec.KeyFilter = keyFilter
+	}
+	// Conditions are bound to the query's slots; each evaluation
+	// places the node's row (its layout's ranges) in a scratch full
+	// row.
+	scratch := make([]any, len(p.cols))
+	at := func(row []any, layout []plan.Seg) []any {
+		pos := 0
+		for _, s := range layout {
+			pos += copy(scratch[s.Lo:s.Hi], row[pos:])
+		}
+		return scratch
+	}
+	if len(x.Keys) > 0 {
+		keyFn := func(layout []plan.Seg, side func(plan.EquiKey) sqlparse.Expr) func([]any) ([]any, error) {
+			// A key that is a column is read from its place in the
+			// row; others are evaluated over the scratch row.
+			direct := make([]int, len(x.Keys))
+			all := true
+			for i, k := range x.Keys {
+				direct[i] = rowPos(p.scope, side(k), layout)
+				all = all && direct[i] >= 0
+			}
+			// Keys are cut from a slab of keySlabRows keys instead
+			// of one allocation a row: the build side holds its
+			// keys, so each key keeps its own place in the slab.
+			var slab []any
+			return func(row []any) ([]any, error) {
+				if len(slab) < len(x.Keys) {
+					slab = make([]any, len(x.Keys)*keySlabRows)
+				}
+				key := slab[:len(x.Keys):len(x.Keys)]
+				slab = slab[len(x.Keys):]
+				var full []any
+				if !all {
+					full = at(row, layout)
+				}
+				for i, k := range x.Keys {
+					if direct[i] >= 0 {
+						key[i] = row[direct[i]]
+						continue
+					}
+					v, err := env.eval(side(k), full)
+					if err != nil {
+						return nil, err
+					}
+					key[i] = v
+				}
+				return key, nil
+			}
+		}
+		spec.LeftKey = keyFn(ll, func(k plan.EquiKey) sqlparse.Expr { return k.L })
+		spec.RightKey = keyFn(rl, func(k plan.EquiKey) sqlparse.Expr { return k.R })
+		nullSafe := make([]bool, len(x.Keys))
+		anySafe := false
+		for i, k := range x.Keys {
+			nullSafe[i] = k.NullSafe
+			anySafe = anySafe || k.NullSafe
+		}
+		spec.Hash = func(key []any) (uint64, bool) { return hashKey64(key, nil) }
+		if anySafe {
+			spec.Hash = func(key []any) (uint64, bool) { return hashKey64(key, nullSafe) }
+		}
+		// KeyEqual below compares two int64s with ==, as IntKey
+		// asks.
+		spec.IntKey = len(x.Keys) == 1
+		spec.KeyEqual = func(l, r []any) bool {
+			for i := range l {
+				if l[i] == nil || r[i] == nil {
+					if nullSafe[i] && l[i] == nil && r[i] == nil {
+						continue // NULL <=> NULL
+					}
+					return false
+				}
+				// The common case first: two integers (compare's
+				// first check, without its type switches).
+				if a, ok := l[i].(int64); ok {
+					if b, ok := r[i].(int64); ok {
+						if a != b {
+							return false
+						}
+						continue
+					}
+				}
+				if compare(l[i], r[i]) != 0 {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	if cond := plan.And(x.On); cond != nil {
+		spec.Cond = func(row []any) (bool, error) { return env.matches(cond, at(row, both)) }
+	}
+	if x.Lookup == nil {
+		buildNode := x.Right
+		if x.Kind == plan.Right || x.BuildLeft && x.Kind == plan.Left && len(x.Keys) > 0 {
+			buildNode = x.Left
+		}
+		spec.BuildCols = heldColumns(buildNode)
+	}
+	if lk := x.Lookup; lk != nil {
+		innerNode, _ := x.Inner()
+		is := innerNode.(*plan.Scan)
+		outer := left
+		if x.Kind == plan.Right {
+			outer = right
+		}
+		col := is.Table.ColumnNames()[lk.Column]
+		lookup := func(ctx context.Context, keys []any) (exec.Operator, error) {
+			in := &sqlparse.InList{X: &sqlparse.ColumnRef{Column: col}}
+			for _, k := range keys {
+				lit, ok := lookupLiteral(k)
+				if !ok {
+					return nil, errorf(catalog.CodeInternal, "index join: key %T cannot be looked up", k)
+				}
+				in.List = append(in.List, lit)
+			}
+			sp := is.Spec
+			sp.Predicates = append(append([]sqlparse.Expr(nil), sp.Predicates...), in)
+			return is.Table.Scan(ctx, sp)
+		}
+		return exec.IndexJoin(ctx, outer, lookup, lk.Key, plan.IndexJoinBatch, spec), nil
+	}
+	return exec.Join(ctx, left, right, spec), nil
 }
 
 // keySlabRows is how many join keys a join's key function allocates at
@@ -883,7 +889,9 @@ func (s *Session) planJoinQuery(ctx context.Context, st *sqlparse.Select) (query
 		return nil, err
 	}
 	if t, ok := p.(*treePlan); ok && t.from == jp {
-		return t, nil // one tree, the join and what runs above it (tree.go)
+		// One tree, the join and what runs above it (tree.go).
+		t.markGroupJoins(ctx) // groupjoin.go
+		return t, nil
 	}
 	return &joinQuery{queryPlan: p}, nil
 }

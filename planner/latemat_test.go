@@ -96,9 +96,10 @@ func TestScanRowFilterClustered(t *testing.T) {
 	}{
 		{"k BETWEEN 21000 AND 23999", []string{"k"}},
 		{"k >= 59000 AND x < 500", []string{"k", "x"}},
-		{"k < 100 OR k > 59900", nil},                 // no column-wise conjunct
-		{"v LIKE 'v1%' AND k < 5000", nil},            // a row-wise conjunct first
-		{"k < 30000 AND v LIKE 'v1%'", []string{"k"}}, // only the prefix
+		{"k < 100 OR k > 59900", nil},                        // no column-wise conjunct
+		{"UPPER(v) LIKE 'V1%' AND k < 5000", nil},            // a row-wise conjunct first
+		{"k < 30000 AND UPPER(v) LIKE 'V1%'", []string{"k"}}, // only the prefix
+		{"v LIKE 'v1%' AND k < 5000", []string{"v", "k"}},    // LIKE of a column: column-wise
 		{"k = 12345", []string{"k"}},
 		{"k < 0", []string{"k"}},
 		{"k > 0 AND v > '' AND x >= 0", nil}, // every column read: nothing later to decode

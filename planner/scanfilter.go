@@ -64,6 +64,7 @@ const (
 	vecIn                          // col [NOT] IN (constant, ...), a short list
 	vecKeySet                      // a join's key filter on col (keyfilter.go)
 	vecInQuery                     // col IN (an uncorrelated subquery of integers)
+	vecLike                        // col [NOT] LIKE constant, a string column
 )
 
 // vecTest is a conjunct evaluated on the scan's Arrow arrays.
@@ -82,6 +83,10 @@ type vecTest struct {
 	// integers, the row-wise evaluation answers).
 	inDone, inSet, inNull bool
 	ints                  map[int64]struct{}
+	// vecLike: the LIKE node, and its pattern compiled with the constant
+	// (nil: a NULL pattern).
+	likeNode *sqlparse.Like
+	like     *likePattern
 }
 
 // filteredScan returns the operator of the table's scan under the Filter
@@ -223,6 +228,12 @@ func (o *filterScanOp) vecTestOf(e sqlparse.Expr) *vecTest {
 	case *sqlparse.Between:
 		if c, ok := o.readColumn(n.X); ok && o.constant(n.Lo) && o.constant(n.Hi) {
 			return &vecTest{kind: vecBetween, col: c, consts: []sqlparse.Expr{n.Lo, n.Hi}, not: n.Not}
+		}
+	case *sqlparse.Like:
+		// A string column's values are the subjects as they are (ILIKE
+		// lowers them: row-wise).
+		if c, ok := o.readColumn(n.X); ok && !n.CaseInsensitive && o.constant(n.Pattern) && stringType(o.dp.schema.Field(c).Type) {
+			return &vecTest{kind: vecLike, col: c, consts: []sqlparse.Expr{n.Pattern}, not: n.Not, likeNode: n}
 		}
 	case *sqlparse.IsNull:
 		if c, ok := o.readColumn(n.X); ok {
@@ -574,6 +585,14 @@ func (o *filterScanOp) evalConsts(t *vecTest) {
 		}
 		t.vals = append(t.vals, v)
 	}
+	if t.kind == vecLike && t.constErr == nil && t.vals[0] != nil {
+		// Compiled here, once: pureTest may run on the scan's goroutine.
+		esc := rune(t.likeNode.Escape)
+		if t.likeNode.Escape == 0 {
+			esc = '\\' // as rowEnv.like
+		}
+		t.like = compileLike(toString(t.vals[0]), esc)
+	}
 }
 
 // pureTest is the test of t (not a key filter nor a subquery; constants
@@ -616,6 +635,23 @@ func pureTest(t *vecTest, arr, arr2 arrow.Array) func(i int) (int8, bool) {
 	for _, v := range t.vals {
 		if v == nil {
 			return func(int) (int8, bool) { return -1, true }
+		}
+	}
+	if t.kind == vecLike {
+		get := stringGetter(arr)
+		if get == nil || t.like == nil {
+			return nil
+		}
+		p, not := t.like, t.not
+		return func(i int) (int8, bool) {
+			if arr.IsNull(i) {
+				return -1, true
+			}
+			s := get(i)
+			if len(s) > 4096 {
+				return 0, false // row-wise: a long match checks the context
+			}
+			return boolTruth(p.match(s, nil) != not), true
 		}
 	}
 	cs := make([]func(i int) (int, bool), len(t.vals))
@@ -953,4 +989,14 @@ func (o *filterScanOp) inQueryTest(arr arrow.Array, t *vecTest) func(i int) (int
 		}
 		return miss, true
 	}
+}
+
+// stringType reports whether a column of type t holds strings that
+// stringGetter reads.
+func stringType(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW:
+		return true
+	}
+	return false
 }

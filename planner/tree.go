@@ -298,6 +298,9 @@ func (t *treePlan) build(ctx context.Context, n plan.Node, budget *exec.Budget) 
 			return src.Table.(*dataSource).filteredScan(ctx, x.Cond)
 		}
 	}
+	if x, ok := n.(*plan.Aggregate); ok && x.GroupJoin {
+		return t.groupJoinOp(ctx, x, budget) // groupjoin.go
+	}
 	if x, ok := n.(*plan.Aggregate); ok {
 		// Over a table's scan: over its column batches where it can
 		// (batchagg.go).

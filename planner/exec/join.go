@@ -72,6 +72,13 @@ type JoinSpec struct {
 	// few columns read (a join of joins) then costs its values, not its
 	// width.
 	BuildCols []int
+	// Group, when set, makes the hash join a group join: an Aggregate
+	// whose groups are the build side's rows folds each joined row into
+	// its build row's states as the probe finds it, and the join yields
+	// one row per group (Group's results) instead of the joined rows
+	// (groupjoin.go). Only a hash join whose probe side keeps no unmatched
+	// rows (INNER, or LEFT with BuildLeft) takes it.
+	Group *GroupJoin
 }
 
 // KeyFilter carries a hash join's build keys to a scan under its probe
@@ -385,7 +392,17 @@ type hashTable struct {
 	// ints holds each build row's int64 key when every non-NULL build
 	// key is one int64 (buildSet.ints), else it is nil.
 	ints []int64
+	// dense, when set (ints whose range is at most denseSpan times the
+	// build rows: a table's integer key, customer's c_custkey 1..150000),
+	// is the first row (index + 1) of the chain holding key denseMin + i:
+	// a probe then reads one array entry instead of searching the slots.
+	dense    []int32
+	denseMin int64
 }
+
+// denseSpan bounds the key range of a dense index against the build rows
+// (4 bytes a key: at most 8 bytes a build row, the slots' own size).
+const denseSpan = 2
 
 type hashSlot struct {
 	tag uint32 // the high 32 bits of the row's hash
@@ -402,16 +419,47 @@ func hashTableSize(n int) int {
 	return size
 }
 
-// hashTableBytes is the memory of b's table: its slots and chain links
-// (the int64 keys are charged with the rows).
+// denseRange is the range of b's non-NULL int64 keys when it is at most
+// denseSpan times the build rows (a dense index then pays), else ok is
+// false.
+func denseRange(b *buildSet) (lo, hi int64, ok bool) {
+	if b.ints == nil {
+		return 0, 0, false
+	}
+	seen := false
+	for i, k := range b.ints {
+		if b.rows[i].null {
+			continue
+		}
+		if !seen || k < lo {
+			lo = k
+		}
+		if !seen || k > hi {
+			hi = k
+		}
+		seen = true
+	}
+	// hi-lo as uint64 cannot overflow; the span is checked before the
+	// allocation.
+	return lo, hi, seen && uint64(hi-lo) < uint64(denseSpan*len(b.rows))
+}
+
+// hashTableBytes is the memory of b's table: its slots and chain links,
+// and its dense index when it gets one (the int64 keys are charged with
+// the rows).
 func hashTableBytes(b *buildSet) int64 {
-	return int64(hashTableSize(b.hashed))*8 + int64(len(b.rows))*4
+	n := int64(hashTableSize(b.hashed))*8 + int64(len(b.rows))*4
+	if lo, hi, ok := denseRange(b); ok {
+		n += int64(uint64(hi-lo)+1) * 4
+	}
+	return n
 }
 
 func newHashTable(b *buildSet) *hashTable {
 	all := b.rows
 	size := hashTableSize(b.hashed)
 	t := &hashTable{mask: uint64(size - 1), slots: make([]hashSlot, size), next: make([]int32, len(all)), ints: b.ints}
+	lo, hi, dense := denseRange(b)
 	// Backwards, so each chain is in build order (a probe row's matches
 	// come out in the build side's order, as before).
 	for i := len(all) - 1; i >= 0; i-- {
@@ -433,6 +481,16 @@ func newHashTable(b *buildSet) *hashTable {
 			}
 		}
 	}
+	if dense {
+		t.dense, t.denseMin = make([]int32, hi-lo+1), lo
+		for _, s := range t.slots {
+			for ci := s.row; ci != 0; ci = t.next[ci-1] {
+				if d := &t.dense[t.ints[ci-1]-lo]; *d == 0 {
+					*d = s.row
+				}
+			}
+		}
+	}
 	return t
 }
 
@@ -451,6 +509,12 @@ func (t *hashTable) first(all []buildRow, h uint64) int32 {
 // a head row of key k is of hash h (equal keys hash alike), so the build
 // row is read only when the keys differ.
 func (t *hashTable) firstInt(all []buildRow, h uint64, k int64) int32 {
+	if t.dense != nil {
+		if off := uint64(k - t.denseMin); off < uint64(len(t.dense)) {
+			return t.dense[off]
+		}
+		return 0
+	}
 	tag := uint32(h >> 32)
 	for p := mix64(h) & t.mask; ; p = (p + 1) & t.mask {
 		s := t.slots[p]
@@ -520,6 +584,10 @@ func joinRows(ctx context.Context, left, right Operator, spec JoinSpec) iter.Seq
 			j.buildCols = cols
 			j.probeNulls = make([]any, len(cols))
 			buildSrc = packedSource(buildSrc, cols)
+		}
+		if spec.Group != nil && (!j.hashed || j.probeKeep) {
+			yield(nil, errors.New("join: a group join needs a hash join whose probe side keeps no unmatched rows"))
+			return
 		}
 		defer j.removeFiles()
 		err := j.run(buildSrc, j.opSource(probe, probeKey), 0, func() { build.Close() })
@@ -649,6 +717,9 @@ func (j *joiner) run(build, probe recSource, depth int, buildDone func()) error 
 		if j.hashed {
 			n += b.keyBytes(r)
 		}
+		if j.spec.Group != nil {
+			n += j.spec.Group.Bytes
+		}
 		if budget != nil {
 			if err := budget.Grow(j.spec.Name, n); err != nil {
 				budget.Release(n)
@@ -698,6 +769,9 @@ func (j *joiner) run(build, probe recSource, depth int, buildDone func()) error 
 	}
 	if len(all) == 0 && !j.probeKeep {
 		return nil
+	}
+	if j.spec.Group != nil {
+		return j.groupProbe(b, table, probe)
 	}
 	// One boxed key reused for KeyEqual of a derived build key (a probe
 	// key that is not an int64 against int64 build keys).

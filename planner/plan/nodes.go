@@ -56,6 +56,10 @@ type Aggregate struct {
 	// Slots names the output columns (group keys, then calls) as the
 	// expressions above refer to them; EXPLAIN prints what they stand for.
 	SlotNames []string
+	// GroupJoin: the groups are the rows of the hash join below (its
+	// build side is unique on the GROUP BY key), folded during its probe
+	// (exec.GroupJoin); the joined rows are never made.
+	GroupJoin bool
 }
 
 // Slots implements Node.
@@ -200,7 +204,10 @@ func explainLine(n Node) string {
 			keys = append(keys, g.String())
 		}
 		l := "Aggregate " + strings.Join(calls, ", ")
-		if len(keys) > 0 {
+		switch {
+		case x.GroupJoin:
+			l += " group by " + strings.Join(keys, ", ") + " (group join: one state per build row of the hash join below, folded as it probes; no joined rows)"
+		case len(keys) > 0:
 			l += " group by " + strings.Join(keys, ", ") + " (one state per group)"
 		}
 		return l
