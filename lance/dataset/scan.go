@@ -532,7 +532,7 @@ func (s *scanState) readFiltered(ctx context.Context, f *Fragment, filterPart, r
 	}
 	frec := array.NewRecordBatch(filterPart.schema, fcols, int64(end-start))
 	releaseAll(fcols)
-	defer frec.Release()
+	defer func() { frec.Release() }() // frec may be replaced by its live rows below
 	n := int(end - start)
 	if live != nil {
 		n = len(live)
@@ -559,16 +559,16 @@ func (s *scanState) readFiltered(ctx context.Context, f *Fragment, filterPart, r
 		return nil, nil
 	}
 	if len(sel) == n && s.skip == 0 && (!s.limited || uint64(n) <= s.remaining) {
-		// Every live row kept: the chunk as a plain scan reads it.
-		return s.keepAll(ctx, f, frec, restPart, start, end, live)
+		// Every live row kept: the filter's columns as read.
+		return s.assembleKept(ctx, f, frec, restPart, start, end-start, live)
 	}
 	sel = sel[s.skip:]
 	s.skip = 0
 	if s.limited && uint64(len(sel)) > s.remaining {
 		sel = sel[:s.remaining]
 	}
-	// The kept rows' offsets in the chunk, and the span holding them: the
-	// only rows of the other columns decoded.
+	// The kept rows' offsets in the chunk: the span holding them is the
+	// only part of the other columns decoded.
 	phys := make([]uint32, len(sel))
 	for i, r := range sel {
 		phys[i] = uint32(r)
@@ -576,18 +576,32 @@ func (s *scanState) readFiltered(ctx context.Context, f *Fragment, filterPart, r
 			phys[i] = live[r]
 		}
 	}
-	lo, hi := uint64(phys[0]), uint64(phys[len(phys)-1])+1
-	cols := make([]arrow.Array, len(s.schema.Fields()))
-	defer releaseAll(cols)
 	keptFilter, err := takeOffsets(s.mem, frec, toOffsets(sel))
 	if err != nil {
 		return nil, err
 	}
+	defer keptFilter.Release()
+	return s.assembleKept(ctx, f, keptFilter, restPart, start, end-start, phys)
+}
+
+// assembleKept builds readFiltered's output for the kept rows of the chunk
+// of n rows at start: those at offsets phys (relative to start, ascending;
+// nil: all n). kept holds the filter's columns for exactly those rows; the
+// other columns are read over the span of the kept rows and cut to them,
+// and the row address is appended when asked for.
+func (s *scanState) assembleKept(ctx context.Context, f *Fragment, kept arrow.RecordBatch, restPart *chunkPart, start, n uint64, phys []uint32) (arrow.RecordBatch, error) {
+	lo, hi := uint64(0), n
+	rows := int(n)
+	if phys != nil {
+		lo, hi = uint64(phys[0]), uint64(phys[len(phys)-1])+1
+		rows = len(phys)
+	}
+	cols := make([]arrow.Array, len(s.schema.Fields()))
+	defer releaseAll(cols)
 	for j, c := range s.filterCols {
-		cols[c] = keptFilter.Column(j)
+		cols[c] = kept.Column(j)
 		cols[c].Retain()
 	}
-	keptFilter.Release()
 	if len(s.restCols) > 0 {
 		rcols, err := s.readPart(ctx, f, restPart, start+lo, start+hi)
 		if err != nil {
@@ -595,8 +609,8 @@ func (s *scanState) readFiltered(ctx context.Context, f *Fragment, filterPart, r
 		}
 		rrec := array.NewRecordBatch(restPart.schema, rcols, int64(hi-lo))
 		releaseAll(rcols)
-		if uint64(len(phys)) < hi-lo {
-			rel := make([]uint32, len(phys))
+		if uint64(rows) < hi-lo {
+			rel := make([]uint32, rows)
 			for i, p := range phys {
 				rel[i] = p - uint32(lo)
 			}
@@ -615,61 +629,18 @@ func (s *scanState) readFiltered(ctx context.Context, f *Fragment, filterPart, r
 	}
 	if s.opts.WithRowAddress {
 		b := array.NewUint64Builder(s.mem)
-		b.Reserve(len(phys))
-		for _, p := range phys {
-			b.UnsafeAppend(f.ID<<32 | (start + uint64(p)))
-		}
-		cols[len(cols)-1] = b.NewArray()
-		b.Release()
-	}
-	return array.NewRecordBatch(s.schema, cols, int64(len(phys))), nil
-}
-
-// keepAll is readFiltered's result when Select keeps every live row of
-// the chunk: the filter's columns as read, the others read over the chunk.
-func (s *scanState) keepAll(ctx context.Context, f *Fragment, frec arrow.RecordBatch, restPart *chunkPart, start, end uint64, live []uint32) (arrow.RecordBatch, error) {
-	cols := make([]arrow.Array, len(s.schema.Fields()))
-	defer releaseAll(cols)
-	for j, c := range s.filterCols {
-		cols[c] = frec.Column(j)
-		cols[c].Retain()
-	}
-	n := int(frec.NumRows())
-	if len(s.restCols) > 0 {
-		rcols, err := s.readPart(ctx, f, restPart, start, end)
-		if err != nil {
-			return nil, err
-		}
-		rrec := array.NewRecordBatch(restPart.schema, rcols, int64(end-start))
-		releaseAll(rcols)
-		if live != nil && len(live) < int(end-start) {
-			taken, err := takeOffsets(s.mem, rrec, live)
-			rrec.Release()
-			if err != nil {
-				return nil, err
-			}
-			rrec = taken
-		}
-		for j, c := range s.restCols {
-			cols[c] = rrec.Column(j)
-			cols[c].Retain()
-		}
-		rrec.Release()
-	}
-	if s.opts.WithRowAddress {
-		b := array.NewUint64Builder(s.mem)
-		b.Reserve(n)
-		for i := 0; i < n; i++ {
+		b.Reserve(rows)
+		for i := 0; i < rows; i++ {
 			off := uint64(i)
-			if live != nil {
-				off = uint64(live[i])
+			if phys != nil {
+				off = uint64(phys[i])
 			}
 			b.UnsafeAppend(f.ID<<32 | (start + off))
 		}
 		cols[len(cols)-1] = b.NewArray()
 		b.Release()
 	}
-	return array.NewRecordBatch(s.schema, cols, int64(n)), nil
+	return array.NewRecordBatch(s.schema, cols, int64(rows)), nil
 }
 
 func toOffsets(rows []int) []uint32 {
