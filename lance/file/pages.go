@@ -349,12 +349,6 @@ func (r *Reader) readMini(ctx context.Context, fr *fileReads, st *miniState, spe
 			break
 		}
 	}
-	start := st.chunks[c0].off
-	endOff := st.chunks[c1].off + st.chunks[c1].size
-	raw, err := fr.read(ctx, start, endOff-start)
-	if err != nil {
-		return nil, err
-	}
 	var rep, def []uint16
 	var nLevels uint64
 	hasRep, hasDef := st.l.RepCompression != nil, st.l.DefCompression != nil
@@ -383,6 +377,19 @@ func (r *Reader) readMini(ctx context.Context, fr *fileReads, st *miniState, spe
 			}
 			joint = make([]byte, jointN*jointBytes)
 		}
+	}
+	// Bit-packed values of several chunks and dictionary values are
+	// decoded into buffers of their own: the chunks' bytes are not kept
+	// (levels are always copied), so they are read into a reused buffer.
+	start := st.chunks[c0].off
+	endOff := st.chunks[c1].off + st.chunks[c1].size
+	read := fr.read
+	if joint != nil || st.dict != nil {
+		read = fr.readTransient
+	}
+	raw, err := read(ctx, start, endOff-start)
+	if err != nil {
+		return nil, err
 	}
 	var at uint64
 	for ci := c0; ci <= c1; ci++ {

@@ -3,6 +3,7 @@ package lancefile
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/lancecat/lancecat/storage"
@@ -114,7 +115,16 @@ func (r *Reader) read(ctx context.Context, off, n uint64) ([]byte, error) {
 type fileReads struct {
 	r *Reader
 	f storage.RangeFile // nil: Source.ReadRange (and a copy for readInto)
+	// scratch is readTransient's buffer, from scratchBuffers while open.
+	scratch *[]byte
 }
+
+// scratchBuffers holds readTransient buffers (*[]byte) between calls: a
+// scan reads the same few column chunk sizes over and over.
+var scratchBuffers sync.Pool
+
+// maxPooledScratch bounds the buffers kept in scratchBuffers.
+const maxPooledScratch = 4 << 20
 
 // sourceReads reads through Source.ReadRange, holding nothing open.
 func (r *Reader) sourceReads() *fileReads { return &fileReads{r: r} }
@@ -159,6 +169,39 @@ func (fr *fileReads) read(ctx context.Context, off, n uint64) ([]byte, error) {
 		return nil, nil
 	}
 	b := make([]byte, n)
+	if err := fr.readInto(ctx, off, b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// readTransient is read into a buffer the call's next readTransient
+// overwrites, for bytes that are decoded into buffers of their own at once
+// (nothing built from them keeps a slice of them): a mini-block chunk range
+// of bit-packed or dictionary values. It saves allocating and zeroing a
+// buffer per column per chunk. From a source that is not a held file it
+// is read.
+func (fr *fileReads) readTransient(ctx context.Context, off, n uint64) ([]byte, error) {
+	if fr.f == nil {
+		return fr.r.read(ctx, off, n)
+	}
+	if err := fr.r.checkRange(off, n); err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	if fr.scratch == nil {
+		if p, ok := scratchBuffers.Get().(*[]byte); ok {
+			fr.scratch = p
+		} else {
+			fr.scratch = new([]byte)
+		}
+	}
+	if uint64(cap(*fr.scratch)) < n {
+		*fr.scratch = make([]byte, n)
+	}
+	b := (*fr.scratch)[:n]
 	if err := fr.readInto(ctx, off, b); err != nil {
 		return nil, err
 	}
@@ -213,4 +256,8 @@ func (fr *fileReads) close() {
 	if fr.f != nil {
 		fr.f.Close()
 	}
+	if fr.scratch != nil && cap(*fr.scratch) <= maxPooledScratch {
+		scratchBuffers.Put(fr.scratch)
+	}
+	fr.scratch = nil
 }
