@@ -15,6 +15,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/lancecat/lancecat/storage"
 )
@@ -300,5 +301,31 @@ func BenchmarkRowFilterClustered(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestRowFilterReleasesLiveRows: in a chunk with deleted rows the filter's
+// columns are cut to the live rows before Select; that cut batch is
+// released with the chunk (nothing is left in the scan's allocator), for
+// chunks that keep every live row and chunks that keep some.
+func TestRowFilterReleasesLiveRows(t *testing.T) {
+	d, _, _ := rangeFixture(t, "2.1", []int64{3000}, true)
+	for _, keep := range []func(int64) bool{
+		func(int64) bool { return true },
+		func(id int64) bool { return id%13 == 0 },
+	} {
+		mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+		rows := 0
+		err := d.Scan(context.Background(), ScanOptions{BatchSize: 1000, WithRowAddress: true, Allocator: mem, Filter: idFilter([]string{"id"}, keep)}, func(rec arrow.RecordBatch) error {
+			rows += int(rec.NumRows())
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rows == 0 {
+			t.Fatal("the scan returned no rows")
+		}
+		mem.AssertSize(t, 0)
 	}
 }

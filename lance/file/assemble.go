@@ -106,7 +106,7 @@ func leafSpecFor(col int, nodes []*lanceschema.Field, types []arrow.DataType) (*
 // A failed load is not kept: a Reader lives across reads (lance/dataset
 // caches them per dataset version), and an I/O error or a cancelled context
 // in one read must not fail every later one.
-func (r *Reader) pageState(ctx context.Context, pg *pageInfo, spec *readLeaf) (any, error) {
+func (r *Reader) pageState(ctx context.Context, fr *fileReads, pg *pageInfo, spec *readLeaf) (any, error) {
 	pg.mu.Lock()
 	defer pg.mu.Unlock()
 	if pg.loaded != nil {
@@ -116,11 +116,11 @@ func (r *Reader) pageState(ctx context.Context, pg *pageInfo, spec *readLeaf) (a
 	var err error
 	switch {
 	case pg.layout.GetMiniBlockLayout() != nil:
-		st, err = r.loadMini(ctx, pg, spec)
+		st, err = r.loadMini(ctx, fr, pg, spec)
 	case pg.layout.GetFullZipLayout() != nil:
 		st, err = r.loadFullZip(pg, spec)
 	case pg.layout.GetConstantLayout() != nil:
-		st, err = r.loadAllNull(ctx, pg, spec)
+		st, err = r.loadAllNull(ctx, fr, pg, spec)
 	case pg.layout.GetBlobLayout() != nil:
 		err = unsupportedf("blob page layout")
 	default:
@@ -135,29 +135,29 @@ func (r *Reader) pageState(ctx context.Context, pg *pageInfo, spec *readLeaf) (a
 
 // readLeafRanges decodes the rows of each range (ascending, within the file)
 // of one leaf column and concatenates them.
-func (r *Reader) readLeafRanges(ctx context.Context, spec *readLeaf, ranges [][2]uint64) (*leafPiece, error) {
+func (r *Reader) readLeafRanges(ctx context.Context, fr *fileReads, spec *readLeaf, ranges [][2]uint64) (*leafPiece, error) {
 	ci, err := r.column(ctx, spec.col)
 	if err != nil {
 		return nil, err
 	}
-	if segs, st, ok, err := r.packedPages(ctx, ci, spec, ranges); err != nil {
+	if segs, st, ok, err := r.packedPages(ctx, fr, ci, spec, ranges); err != nil {
 		return nil, err
 	} else if ok && (len(segs) > 1 || r.opensRanges()) {
 		// (one segment from memory is served without a copy below)
-		return r.readPacked(ctx, segs, st)
+		return r.readPacked(ctx, fr, segs, st)
 	}
 	var pieces []*leafPiece
 	err = pageParts(ci, spec.col, ranges, func(pi int, pg *pageInfo, pa, pb uint64) (bool, error) {
-		st, err := r.pageState(ctx, pg, spec)
+		st, err := r.pageState(ctx, fr, pg, spec)
 		if err != nil {
 			return false, err
 		}
 		var p *leafPiece
 		switch s := st.(type) {
 		case *miniState:
-			p, err = r.readMini(ctx, s, spec, pa, pb)
+			p, err = r.readMini(ctx, fr, s, spec, pa, pb)
 		case *fullZipState:
-			p, err = r.readFullZip(ctx, pg, s, spec, pa, pb)
+			p, err = r.readFullZip(ctx, fr, pg, s, spec, pa, pb)
 		case *allNullState:
 			p, err = s.read(pg, spec, pa, pb)
 		}
@@ -561,16 +561,16 @@ func (r *Reader) Take(ctx context.Context, fieldIDs []int32, rows []uint64) (arr
 }
 
 func (r *Reader) readRanges(ctx context.Context, fieldIDs []int32, ranges [][2]uint64, nRows uint64) (arrow.Record, error) {
-	if len(ranges) > 0 {
-		hctx, done, err := r.withHeldFile(ctx)
-		if err != nil {
+	fr := r.sourceReads()
+	if len(ranges) > 0 && r.opensRanges() {
+		var err error
+		if fr, err = r.openReads(ctx); err != nil {
 			return nil, err
 		}
-		defer done()
-		ctx = hctx
+		defer fr.close()
 	}
 	if r.footer.Version.Is20() {
-		return r.readRangesV20(ctx, fieldIDs, ranges, nRows)
+		return r.readRangesV20(ctx, fr, fieldIDs, ranges, nRows)
 	}
 	fields := make([]arrow.Field, len(fieldIDs))
 	cols := make([]arrow.Array, 0, len(fieldIDs))
@@ -591,7 +591,7 @@ func (r *Reader) readRanges(ctx context.Context, fieldIDs []int32, ranges [][2]u
 			return nil, fmt.Errorf("%w: field %q: %v", ErrUnsupportedEncoding, f.Name, err)
 		}
 		fields[i] = af
-		arr, err := r.readField(ctx, f, ranges, nRows)
+		arr, err := r.readField(ctx, fr, f, ranges, nRows)
 		if err != nil {
 			release()
 			return nil, fmt.Errorf("lancefile: field %q: %w", f.Name, err)
@@ -614,14 +614,14 @@ func (r *Reader) topField(id int32) *lanceschema.Field {
 	return f
 }
 
-func (r *Reader) readField(ctx context.Context, f *lanceschema.Field, ranges [][2]uint64, nRows uint64) (arrow.Array, error) {
+func (r *Reader) readField(ctx context.Context, fr *fileReads, f *lanceschema.Field, ranges [][2]uint64, nRows uint64) (arrow.Array, error) {
 	paths, err := r.leavesOf(f)
 	if err != nil {
 		return nil, err
 	}
 	built := make([]*builtLeaf, len(paths))
 	for i, p := range paths {
-		piece, err := r.readLeafRanges(ctx, p.spec, ranges)
+		piece, err := r.readLeafRanges(ctx, fr, p.spec, ranges)
 		if err != nil {
 			return nil, err
 		}

@@ -18,14 +18,14 @@ type packedSegment struct {
 // they touch is a packed full-zip page (fixed-width values with neither
 // control words nor validity: a vector column without nulls) of one value
 // shape, with the first page's state; ok is false otherwise.
-func (r *Reader) packedPages(ctx context.Context, ci *columnInfo, spec *readLeaf, ranges [][2]uint64) (segs []packedSegment, first *fullZipState, ok bool, err error) {
+func (r *Reader) packedPages(ctx context.Context, fr *fileReads, ci *columnInfo, spec *readLeaf, ranges [][2]uint64) (segs []packedSegment, first *fullZipState, ok bool, err error) {
 	ok = true
 	err = pageParts(ci, spec.col, ranges, func(pi int, pg *pageInfo, pa, pb uint64) (bool, error) {
 		if pg.layout.GetFullZipLayout() == nil {
 			ok = false
 			return false, nil
 		}
-		st, err := r.pageState(ctx, pg, spec)
+		st, err := r.pageState(ctx, fr, pg, spec)
 		if err != nil {
 			return false, fmt.Errorf("column %d page %d: %w", spec.col, pi, err)
 		}
@@ -55,7 +55,7 @@ func (r *Reader) packedPages(ctx context.Context, ci *columnInfo, spec *readLeaf
 
 // readPacked reads the segments' values straight into one buffer, in order:
 // no per-page buffer, no concatenation, one open file for all the reads.
-func (r *Reader) readPacked(ctx context.Context, segs []packedSegment, st *fullZipState) (*leafPiece, error) {
+func (r *Reader) readPacked(ctx context.Context, fr *fileReads, segs []packedSegment, st *fullZipState) (*leafPiece, error) {
 	per := st.valueBytes
 	var rows uint64
 	for _, s := range segs {
@@ -72,15 +72,10 @@ func (r *Reader) readPacked(ctx context.Context, segs []packedSegment, st *fullZ
 	} else {
 		dst = make([]byte, rows*per)
 	}
-	rr, err := r.openReads(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer rr.close()
 	pos := uint64(0)
 	for _, s := range segs {
 		n := (s.b - s.a) * per
-		if err := rr.readInto(ctx, s.pg.bufs[0].Position+s.a*per, dst[pos:pos+n]); err != nil {
+		if err := fr.readInto(ctx, s.pg.bufs[0].Position+s.a*per, dst[pos:pos+n]); err != nil {
 			return nil, err
 		}
 		r.stats.pages.Add(1)
@@ -128,7 +123,7 @@ func (r *Reader) FixedRowBytes(ctx context.Context, fieldIDs []int32) (n uint64,
 			if r.numRows == 0 {
 				continue
 			}
-			_, st, ok, err := r.packedPages(ctx, ci, p.spec, [][2]uint64{{0, r.numRows}})
+			_, st, ok, err := r.packedPages(ctx, r.sourceReads(), ci, p.spec, [][2]uint64{{0, r.numRows}})
 			if err != nil || !ok {
 				return 0, false, err
 			}

@@ -199,7 +199,7 @@ type miniState struct {
 	fsst   fsstTables
 }
 
-func (r *Reader) loadMini(ctx context.Context, pg *pageInfo, spec *readLeaf) (*miniState, error) {
+func (r *Reader) loadMini(ctx context.Context, fr *fileReads, pg *pageInfo, spec *readLeaf) (*miniState, error) {
 	l := pg.layout.GetMiniBlockLayout()
 	if len(pg.bufs) < 2 {
 		return nil, corruptf("mini-block page with %d buffers", len(pg.bufs))
@@ -212,7 +212,7 @@ func (r *Reader) loadMini(ctx context.Context, pg *pageInfo, spec *readLeaf) (*m
 	if err := collectFSST(l.ValueCompression, st.fsst); err != nil {
 		return nil, err
 	}
-	meta, err := r.read(ctx, pg.bufs[0].Position, pg.bufs[0].Size)
+	meta, err := fr.read(ctx, pg.bufs[0].Position, pg.bufs[0].Size)
 	if err != nil {
 		return nil, err
 	}
@@ -263,7 +263,7 @@ func (r *Reader) loadMini(ctx context.Context, pg *pageInfo, spec *readLeaf) (*m
 		if len(pg.bufs) < 3 {
 			return nil, corruptf("dictionary page without a dictionary buffer")
 		}
-		db, err := r.read(ctx, pg.bufs[2].Position, pg.bufs[2].Size)
+		db, err := fr.read(ctx, pg.bufs[2].Position, pg.bufs[2].Size)
 		if err != nil {
 			return nil, err
 		}
@@ -281,7 +281,7 @@ func (r *Reader) loadMini(ctx context.Context, pg *pageInfo, spec *readLeaf) (*m
 			return nil, corruptf("repetition index buffer missing")
 		}
 		ref := pg.bufs[len(pg.bufs)-1]
-		ri, err := r.read(ctx, ref.Position, ref.Size)
+		ri, err := fr.read(ctx, ref.Position, ref.Size)
 		if err != nil {
 			return nil, err
 		}
@@ -337,7 +337,7 @@ func (st *miniState) findChunk(row uint64) int {
 	})
 }
 
-func (r *Reader) readMini(ctx context.Context, st *miniState, spec *readLeaf, a, b uint64) (*leafPiece, error) {
+func (r *Reader) readMini(ctx context.Context, fr *fileReads, st *miniState, spec *readLeaf, a, b uint64) (*leafPiece, error) {
 	c0 := st.findChunk(a)
 	c1 := st.findChunk(b - 1)
 	if c0 >= len(st.chunks) || c1 >= len(st.chunks) {
@@ -348,12 +348,6 @@ func (r *Reader) readMini(ctx context.Context, st *miniState, spec *readLeaf, a,
 		if st.chunks[c1].starts > 0 || !st.chunks[c1].trailer {
 			break
 		}
-	}
-	start := st.chunks[c0].off
-	endOff := st.chunks[c1].off + st.chunks[c1].size
-	raw, err := r.read(ctx, start, endOff-start)
-	if err != nil {
-		return nil, err
 	}
 	var rep, def []uint16
 	var nLevels uint64
@@ -383,6 +377,19 @@ func (r *Reader) readMini(ctx context.Context, st *miniState, spec *readLeaf, a,
 			}
 			joint = make([]byte, jointN*jointBytes)
 		}
+	}
+	// Bit-packed values of several chunks and dictionary values are
+	// decoded into buffers of their own: the chunks' bytes are not kept
+	// (levels are always copied), so they are read into a reused buffer.
+	start := st.chunks[c0].off
+	endOff := st.chunks[c1].off + st.chunks[c1].size
+	read := fr.read
+	if joint != nil || st.dict != nil {
+		read = fr.readTransient
+	}
+	raw, err := read(ctx, start, endOff-start)
+	if err != nil {
+		return nil, err
 	}
 	var at uint64
 	for ci := c0; ci <= c1; ci++ {

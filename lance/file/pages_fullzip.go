@@ -90,12 +90,12 @@ func (r *Reader) loadFullZip(pg *pageInfo, spec *readLeaf) (*fullZipState, error
 	return st, nil
 }
 
-func (r *Reader) readFullZip(ctx context.Context, pg *pageInfo, st *fullZipState, spec *readLeaf, a, b uint64) (*leafPiece, error) {
+func (r *Reader) readFullZip(ctx context.Context, fr *fileReads, pg *pageInfo, st *fullZipState, spec *readLeaf, a, b uint64) (*leafPiece, error) {
 	data := pg.bufs[0]
 	var start, end uint64
 	if st.repIdxBytes > 0 {
 		w := st.repIdxBytes
-		ri, err := r.read(ctx, pg.bufs[1].Position+a*w, (b-a+1)*w)
+		ri, err := fr.read(ctx, pg.bufs[1].Position+a*w, (b-a+1)*w)
 		if err != nil {
 			return nil, err
 		}
@@ -110,7 +110,7 @@ func (r *Reader) readFullZip(ctx context.Context, pg *pageInfo, st *fullZipState
 	if start > end || end > data.Size {
 		return nil, corruptf("full-zip rows %d..%d at bytes %d..%d of %d", a, b, start, end, data.Size)
 	}
-	buf, err := r.read(ctx, data.Position+start, end-start)
+	buf, err := fr.read(ctx, data.Position+start, end-start)
 	if err != nil {
 		return nil, err
 	}
@@ -360,7 +360,7 @@ func constantValue(b []byte, spec *readLeaf) ([]byte, bool, error) {
 // maxInlineValue is the spec's bound on a constant page's inline value.
 const maxInlineValue = 32
 
-func (r *Reader) loadAllNull(ctx context.Context, pg *pageInfo, spec *readLeaf) (*allNullState, error) {
+func (r *Reader) loadAllNull(ctx context.Context, fr *fileReads, pg *pageInfo, spec *readLeaf) (*allNullState, error) {
 	l := pg.layout.GetConstantLayout()
 	dm, err := newDefMapping(l.Layers, spec)
 	if err != nil {
@@ -393,7 +393,7 @@ func (r *Reader) loadAllNull(ctx context.Context, pg *pageInfo, spec *readLeaf) 
 		if ref.Size > maxConstantBytes {
 			return nil, corruptf("constant page value of %d bytes", ref.Size)
 		}
-		b, err := r.read(ctx, ref.Position, ref.Size)
+		b, err := fr.read(ctx, ref.Position, ref.Size)
 		if err != nil {
 			return nil, err
 		}
@@ -419,7 +419,7 @@ func (r *Reader) loadAllNull(ctx context.Context, pg *pageInfo, spec *readLeaf) 
 		if ref.Size == 0 {
 			return nil, nil
 		}
-		b, err := r.read(ctx, ref.Position, ref.Size)
+		b, err := fr.read(ctx, ref.Position, ref.Size)
 		if err != nil {
 			return nil, err
 		}

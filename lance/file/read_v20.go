@@ -17,7 +17,10 @@ import (
 // v20Source serves the container of a 2.0 file to package enc20. Column
 // metadata is parsed here without the row-count check of 2.1 columns: in 2.0
 // the item column of a list holds items, not rows.
-type v20Source struct{ r *Reader }
+type v20Source struct {
+	r  *Reader
+	fr *fileReads // the reads of the ReadRange/Take call
+}
 
 var _ enc20.ColumnSource = v20Source{}
 
@@ -34,7 +37,7 @@ func (s v20Source) ColumnMetadata(ctx context.Context, c int) (*file2pb.ColumnMe
 	if ref.Position < r.footer.ColumnMetaStart || ref.Size > maxMetadataBytes {
 		return nil, corruptf("column %d metadata at %d+%d", c, ref.Position, ref.Size)
 	}
-	b, err := r.readAt(ctx, ref.Position, ref.Size)
+	b, err := s.fr.readAt(ctx, ref.Position, ref.Size)
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +51,7 @@ func (s v20Source) ColumnMetadata(ctx context.Context, c int) (*file2pb.ColumnMe
 func (s v20Source) ReadRanges(ctx context.Context, ranges []enc20.Range) ([][]byte, error) {
 	out := make([][]byte, len(ranges))
 	for i, rg := range ranges {
-		b, err := s.r.readAt(ctx, rg.Position, rg.Size)
+		b, err := s.fr.readAt(ctx, rg.Position, rg.Size)
 		if err != nil {
 			return nil, err
 		}
@@ -58,11 +61,15 @@ func (s v20Source) ReadRanges(ctx context.Context, ranges []enc20.Range) ([][]by
 }
 
 func (s v20Source) GlobalBuffer(ctx context.Context, i int) ([]byte, error) {
-	return s.r.GlobalBuffer(ctx, i)
+	if i < 0 || i >= len(s.r.globalBufs) {
+		return nil, fmt.Errorf("%w: global buffer %d of %d", ErrInvalidArgument, i, len(s.r.globalBufs))
+	}
+	g := s.r.globalBufs[i]
+	return s.fr.readAt(ctx, g.Position, g.Size)
 }
 
 // readRangesV20 is readRanges for 2.0 files (legacy array encodings).
-func (r *Reader) readRangesV20(ctx context.Context, fieldIDs []int32, ranges [][2]uint64, nRows uint64) (arrow.Record, error) {
+func (r *Reader) readRangesV20(ctx context.Context, fr *fileReads, fieldIDs []int32, ranges [][2]uint64, nRows uint64) (arrow.Record, error) {
 	fields := make([]*lanceschema.Field, len(fieldIDs))
 	afs := make([]arrow.Field, len(fieldIDs))
 	for i, id := range fieldIDs {
@@ -80,7 +87,7 @@ func (r *Reader) readRangesV20(ctx context.Context, fieldIDs []int32, ranges [][
 		}
 		afs[i] = af
 	}
-	cols, err := enc20.Read(ctx, v20Source{r}, fields, ranges, nRows)
+	cols, err := enc20.Read(ctx, v20Source{r: r, fr: fr}, fields, ranges, nRows)
 	if err != nil {
 		switch {
 		case errors.Is(err, enc20.ErrCorrupt):

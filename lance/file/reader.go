@@ -168,11 +168,20 @@ func isLeafField(f *lanceschema.Field) bool {
 
 // readAt serves a range from the tail read when it lies inside it.
 func (r *Reader) readAt(ctx context.Context, off, n uint64) ([]byte, error) {
-	if off >= r.tailStart && off-r.tailStart <= uint64(len(r.tail)) && n <= uint64(len(r.tail))-(off-r.tailStart) {
-		s := off - r.tailStart
-		return r.tail[s : s+n : s+n], nil
+	if b, ok := r.fromTail(off, n); ok {
+		return b, nil
 	}
 	return r.read(ctx, off, n)
+}
+
+// fromTail returns [off, off+n) from the tail read, ok false when the range
+// is not all inside it.
+func (r *Reader) fromTail(off, n uint64) ([]byte, bool) {
+	if off >= r.tailStart && off-r.tailStart <= uint64(len(r.tail)) && n <= uint64(len(r.tail))-(off-r.tailStart) {
+		s := off - r.tailStart
+		return r.tail[s : s+n : s+n], true
+	}
+	return nil, false
 }
 
 // Version is the file format version from the footer.

@@ -3,6 +3,7 @@ package lancefile
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/lancecat/lancecat/storage"
@@ -80,7 +81,9 @@ func (c *counters) snapshot() Stats {
 	return Stats{BytesRead: c.bytesRead.Load(), Reads: c.reads.Load(), PagesDecoded: c.pages.Load(), ChunksDecoded: c.chunks.Load()}
 }
 
-// read fetches [off, off+n) from the source after checking it lies in the file.
+// read fetches [off, off+n) from the source after checking it lies in the
+// file. It serves Open and the metadata reads; the reads of one
+// ReadRange/Take call go through that call's fileReads.
 func (r *Reader) read(ctx context.Context, off, n uint64) ([]byte, error) {
 	size := uint64(r.src.Size())
 	if off > size || n > size-off {
@@ -88,13 +91,6 @@ func (r *Reader) read(ctx context.Context, off, n uint64) ([]byte, error) {
 	}
 	if n == 0 {
 		return nil, nil
-	}
-	if rr, ok := ctx.Value(heldFileKey{}).(*rangeReads); ok && rr.r == r && rr.f != nil {
-		b := make([]byte, n)
-		if err := rr.readInto(ctx, off, b); err != nil {
-			return nil, err
-		}
-		return b, nil
 	}
 	b, err := r.src.ReadRange(ctx, int64(off), int64(n))
 	if err != nil {
@@ -108,28 +104,45 @@ func (r *Reader) read(ctx context.Context, off, n uint64) ([]byte, error) {
 	return b, nil
 }
 
-// rangeReads reads parts of the file straight into the caller's buffers,
-// through one open file where the store can hold it open
-// (storage.RangeOpener): a read of many ranges (a take of scattered rows, a
-// scan chunk over several pages) neither reopens the file per range nor
-// allocates and copies a buffer per range. close it when done.
-type rangeReads struct {
+// fileReads is how the decoding of one ReadRange/Take call reads the file,
+// handed down explicitly to every function that reads page bytes. Where the
+// store can hold a file open (storage.RangeOpener) it reads through one
+// open file, straight into the caller's buffers: a scan chunk reads each
+// column's page part separately, and opening, stat-ing and closing the file
+// for each of those reads cost as much CPU as reading the bytes (TPC-H Q6
+// at SF 1: 40 of 90 ms in Reader.read). Otherwise it reads through
+// Source.ReadRange. close it when the call is done.
+type fileReads struct {
 	r *Reader
-	f storage.RangeFile // nil: Source.ReadRange and a copy
+	f storage.RangeFile // nil: Source.ReadRange (and a copy for readInto)
+	// scratch is readTransient's buffer, from scratchBuffers while open.
+	scratch *[]byte
 }
 
-func (r *Reader) openReads(ctx context.Context) (*rangeReads, error) {
-	rr := &rangeReads{r: r}
+// scratchBuffers holds readTransient buffers (*[]byte) between calls: a
+// scan reads the same few column chunk sizes over and over.
+var scratchBuffers sync.Pool
+
+// maxPooledScratch bounds the buffers kept in scratchBuffers.
+const maxPooledScratch = 4 << 20
+
+// sourceReads reads through Source.ReadRange, holding nothing open.
+func (r *Reader) sourceReads() *fileReads { return &fileReads{r: r} }
+
+// openReads returns the reads of one call: through one open file where the
+// store can hold it open, otherwise through Source.ReadRange.
+func (r *Reader) openReads(ctx context.Context) (*fileReads, error) {
+	fr := &fileReads{r: r}
 	if s, ok := r.src.(*storeSource); ok {
 		if o, ok := storage.RangeOpenerOf(s.store); ok {
 			f, err := o.OpenRange(ctx, s.path)
 			if err != nil {
 				return nil, fmt.Errorf("lancefile: open %s: %w", s.path, err)
 			}
-			rr.f = f
+			fr.f = f
 		}
 	}
-	return rr, nil
+	return fr, nil
 }
 
 // opensRanges reports whether the source's store holds a file open for
@@ -143,56 +156,108 @@ func (r *Reader) opensRanges() bool {
 	return ok
 }
 
+// read returns the file's bytes [off, off+n): a fresh buffer filled from
+// the open file, or the Source's bytes.
+func (fr *fileReads) read(ctx context.Context, off, n uint64) ([]byte, error) {
+	if fr.f == nil {
+		return fr.r.read(ctx, off, n)
+	}
+	if err := fr.r.checkRange(off, n); err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	b := make([]byte, n)
+	if err := fr.readInto(ctx, off, b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// readTransient is read into a buffer the call's next readTransient
+// overwrites, for bytes that are decoded into buffers of their own at once
+// (nothing built from them keeps a slice of them): a mini-block chunk range
+// of bit-packed or dictionary values. It saves allocating and zeroing a
+// buffer per column per chunk. From a source that is not a held file it
+// is read.
+func (fr *fileReads) readTransient(ctx context.Context, off, n uint64) ([]byte, error) {
+	if fr.f == nil {
+		return fr.r.read(ctx, off, n)
+	}
+	if err := fr.r.checkRange(off, n); err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	if fr.scratch == nil {
+		if p, ok := scratchBuffers.Get().(*[]byte); ok {
+			fr.scratch = p
+		} else {
+			fr.scratch = new([]byte)
+		}
+	}
+	if uint64(cap(*fr.scratch)) < n {
+		*fr.scratch = make([]byte, n)
+	}
+	b := (*fr.scratch)[:n]
+	if err := fr.readInto(ctx, off, b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// readAt is read served from the tail read when the range lies inside it
+// (column metadata, global buffers).
+func (fr *fileReads) readAt(ctx context.Context, off, n uint64) ([]byte, error) {
+	if b, ok := fr.r.fromTail(off, n); ok {
+		return b, nil
+	}
+	return fr.read(ctx, off, n)
+}
+
+// checkRange checks that [off, off+n) lies in the file.
+func (r *Reader) checkRange(off, n uint64) error {
+	if size := uint64(r.src.Size()); off > size || n > size-off {
+		return corruptf("range %d+%d outside file of %d bytes", off, n, size)
+	}
+	return nil
+}
+
 // readInto fills dst with the file's bytes at off, after checking they lie
 // in the file.
-func (rr *rangeReads) readInto(ctx context.Context, off uint64, dst []byte) error {
+func (fr *fileReads) readInto(ctx context.Context, off uint64, dst []byte) error {
 	n := uint64(len(dst))
-	if rr.f == nil {
-		b, err := rr.r.read(ctx, off, n)
+	if fr.f == nil {
+		b, err := fr.r.read(ctx, off, n)
 		if err != nil {
 			return err
 		}
 		copy(dst, b)
 		return nil
 	}
-	if size := uint64(rr.r.src.Size()); off > size || n > size-off {
-		return corruptf("range %d+%d outside file of %d bytes", off, n, size)
+	if err := fr.r.checkRange(off, n); err != nil {
+		return err
 	}
 	if n == 0 {
 		return nil
 	}
-	if err := rr.f.ReadRangeInto(ctx, int64(off), dst); err != nil {
-		return fmt.Errorf("lancefile: read %s [%d,+%d): %w", rr.r.src.(*storeSource).path, off, n, err)
+	if err := fr.f.ReadRangeInto(ctx, int64(off), dst); err != nil {
+		return fmt.Errorf("lancefile: read %s [%d,+%d): %w", fr.r.src.(*storeSource).path, off, n, err)
 	}
-	rr.r.stats.reads.Add(1)
-	rr.r.stats.bytesRead.Add(int64(n))
+	fr.r.stats.reads.Add(1)
+	fr.r.stats.bytesRead.Add(int64(n))
 	return nil
 }
 
-// heldFileKey is the context key of the rangeReads that Reader.read uses
-// instead of Source.ReadRange while one ReadRange/Take call of that Reader
-// runs (withHeldFile).
-type heldFileKey struct{}
-
-// withHeldFile opens r's file once for the reads of one ReadRange/Take call
-// where the store can hold it open: a scan chunk reads each column's page
-// part separately, and opening, stat-ing and closing the file for each of
-// those reads cost as much CPU as reading the bytes (TPC-H Q6 at SF 1: 40
-// of 90 ms in Reader.read). The returned done closes the file; ctx is
-// returned unchanged when the store cannot hold files open.
-func (r *Reader) withHeldFile(ctx context.Context) (context.Context, func(), error) {
-	if !r.opensRanges() {
-		return ctx, func() {}, nil
+// close closes the held file, if any.
+func (fr *fileReads) close() {
+	if fr.f != nil {
+		fr.f.Close()
 	}
-	rr, err := r.openReads(ctx)
-	if err != nil {
-		return nil, nil, err
+	if fr.scratch != nil && cap(*fr.scratch) <= maxPooledScratch {
+		scratchBuffers.Put(fr.scratch)
 	}
-	return context.WithValue(ctx, heldFileKey{}, rr), rr.close, nil
-}
-
-func (rr *rangeReads) close() {
-	if rr.f != nil {
-		rr.f.Close()
-	}
+	fr.scratch = nil
 }
