@@ -3,9 +3,7 @@ package dataset
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"slices"
-	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/apache/arrow-go/v18/arrow"
@@ -59,8 +57,7 @@ type RowFilter struct {
 	// Select returns the positions (ascending, distinct) of the rows of
 	// batch to keep; batch holds Columns, in that order, for the live rows
 	// of one chunk. The scan does not keep the slice past the call. It runs
-	// on a goroutine that decodes the scan, not necessarily fn's; calls do
-	// not overlap, but may come in any chunk order.
+	// on the goroutine that reads the scan, not necessarily fn's.
 	Select func(batch arrow.RecordBatch) ([]int, error)
 }
 
@@ -68,9 +65,9 @@ type RowFilter struct {
 // manifest fragment order and row order within a fragment. The batch is
 // released after fn returns: Retain it to keep it. A non-nil error from fn
 // stops the scan and is returned. fn runs on the caller's goroutine; a scan
-// of more than one chunk reads and decodes the next batches on goroutines
-// of its own meanwhile (scanParallel, or scanAhead under an offset or
-// limit), so decoding and the caller's work share the cores.
+// of more than one chunk reads and decodes the next batch on a goroutine of
+// its own meanwhile (scanAhead), so decoding and the caller's work share
+// the cores.
 //
 // Deleted rows are skipped; columns a fragment's files do not carry (added
 // after the fragment was written) read as nulls; columns are named and typed
@@ -96,21 +93,18 @@ func (d *Dataset) Scan(ctx context.Context, opts ScanOptions, fn func(arrow.Reco
 	if batch == 0 {
 		batch = DefaultBatchSize
 	}
-	s := &scanState{d: d, opts: opts, mem: mem, fields: fields, schema: outSchema, batch: batch, win: rowWindow{skip: opts.Offset}, fn: fn}
+	s := &scanState{d: d, opts: opts, mem: mem, fields: fields, schema: outSchema, batch: batch, skip: opts.Offset, fn: fn}
 	if opts.Filter != nil {
 		if err := s.planFilter(opts.Filter); err != nil {
 			return err
 		}
 	}
 	if opts.Limit > 0 {
-		s.win.remaining = opts.Limit
-		s.win.limited = true
+		s.remaining = opts.Limit
+		s.limited = true
 	}
 	if !s.readsAhead(frags) {
 		return s.scanFragments(ctx, frags)
-	}
-	if s.win == (rowWindow{}) && runtime.GOMAXPROCS(0) > 1 {
-		return s.scanParallel(ctx, frags, fn)
 	}
 	return s.scanAhead(ctx, frags, fn)
 }
@@ -125,7 +119,7 @@ const scanReadAhead = 1
 // one chunk, a point read or a small LIMIT, gains nothing from a second
 // goroutine).
 func (s *scanState) readsAhead(frags []*Fragment) bool {
-	if len(frags) == 0 || s.win.limited && s.win.remaining <= s.batch {
+	if len(frags) == 0 || s.limited && s.remaining <= s.batch {
 		return false
 	}
 	return len(frags) > 1 || frags[0].PhysicalRows == 0 || frags[0].PhysicalRows > s.batch
@@ -134,7 +128,7 @@ func (s *scanState) readsAhead(frags []*Fragment) bool {
 // scanFragments reads frags in order, handing each batch to s.fn.
 func (s *scanState) scanFragments(ctx context.Context, frags []*Fragment) error {
 	for _, f := range frags {
-		if s.win.limited && s.win.remaining == 0 {
+		if s.limited && s.remaining == 0 {
 			break
 		}
 		if err := ctx.Err(); err != nil {
@@ -185,114 +179,6 @@ func (s *scanState) scanAhead(ctx context.Context, frags []*Fragment, fn func(ar
 		return fnErr
 	}
 	return readErr
-}
-
-// scanDecoders is how many chunks a scan without offset or limit decodes
-// at once, each on a goroutine of its own (scanParallel): decoding is most
-// of a scan's CPU, and the chunks are independent once neither an offset
-// nor a limit carries over from one to the next.
-const scanDecoders = 2
-
-// chunkJob is one chunk of a parallel scan: rows [start, end) of fs, and
-// where its decoder leaves the result.
-type chunkJob struct {
-	fs         *fragmentScan
-	start, end uint64
-	done       chan chunkResult // buffered: a decoder never waits on it
-}
-
-type chunkResult struct {
-	rec arrow.RecordBatch // nil: no row of the chunk is returned
-	err error
-}
-
-// scanParallel is scanAhead for a scan without offset or limit: a
-// dispatcher goroutine opens the fragments in order and hands their chunks
-// to scanDecoders decoder goroutines; fn still gets the batches on the
-// caller's goroutine, in chunk order. At most scanDecoders chunks are
-// decoded or waiting beyond the one fn holds (scanAhead's read-ahead with
-// one more batch in flight). An error of fn, a read error or a cancelled
-// ctx stops the goroutines; every batch decoded ahead is released and
-// every goroutine has ended when scanParallel returns.
-func (s *scanState) scanParallel(ctx context.Context, frags []*Fragment, fn func(arrow.RecordBatch) error) error {
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	// order holds the jobs in chunk order, for fn; its capacity bounds the
-	// chunks decoded ahead. A job enters order before a decoder sees it.
-	order := make(chan *chunkJob, scanDecoders)
-	work := make(chan *chunkJob)
-	var wg sync.WaitGroup
-	wg.Add(1 + scanDecoders)
-	go func() {
-		defer wg.Done()
-		defer close(order)
-		defer close(work)
-		for _, f := range frags {
-			fs, err := s.openFragment(rctx, f)
-			if err != nil {
-				j := &chunkJob{done: make(chan chunkResult, 1)}
-				j.done <- chunkResult{err: err}
-				select {
-				case order <- j:
-				case <-rctx.Done():
-				}
-				return
-			}
-			for start := uint64(0); start < fs.physical; start += s.batch {
-				j := &chunkJob{fs: fs, start: start, end: min(start+s.batch, fs.physical), done: make(chan chunkResult, 1)}
-				select {
-				case order <- j:
-				case <-rctx.Done():
-					return
-				}
-				select {
-				case work <- j:
-				case <-rctx.Done():
-					j.done <- chunkResult{err: rctx.Err()}
-					return
-				}
-			}
-		}
-	}()
-	for range scanDecoders {
-		go func() {
-			defer wg.Done()
-			for j := range work {
-				if err := rctx.Err(); err != nil {
-					j.done <- chunkResult{err: err}
-					continue
-				}
-				rec, err := s.scanChunk(rctx, j.fs, j.start, j.end, &rowWindow{})
-				j.done <- chunkResult{rec: rec, err: err}
-			}
-		}()
-	}
-	var err error
-	for j := range order {
-		r := <-j.done
-		switch {
-		case err != nil:
-			// Stopping: release what was decoded ahead.
-			if r.rec != nil {
-				r.rec.Release()
-			}
-		case r.err != nil:
-			err = r.err
-			cancel()
-		case r.rec != nil:
-			err = fn(r.rec)
-			r.rec.Release()
-			if err != nil {
-				cancel()
-			}
-		}
-	}
-	wg.Wait()
-	if err == nil {
-		// The dispatcher stops without a job when ctx is cancelled.
-		err = ctx.Err()
-	}
-	return err
 }
 
 // ScanAll is Scan collecting every batch (retained) into a slice. The
@@ -365,16 +251,16 @@ func scanSchema(s *lanceschema.Schema, fields []*lanceschema.Field, rowAddr bool
 }
 
 type scanState struct {
-	d      *Dataset
-	opts   ScanOptions
-	mem    memory.Allocator
-	fields []*lanceschema.Field
-	schema *arrow.Schema
-	batch  uint64
-	win    rowWindow // the offset and limit left
-	fn     func(arrow.RecordBatch) error
-	// selectMu makes RowFilter.Select calls one at a time.
-	selectMu sync.Mutex
+	d         *Dataset
+	opts      ScanOptions
+	mem       memory.Allocator
+	fields    []*lanceschema.Field
+	schema    *arrow.Schema
+	batch     uint64
+	skip      uint64
+	remaining uint64
+	limited   bool
+	fn        func(arrow.RecordBatch) error
 	// With a Filter: the positions among fields of its columns (in its
 	// order) and of the other columns, with their schemas (no row address).
 	filterCols, restCols     []int
@@ -511,62 +397,12 @@ func (s *scanState) subFields(cols []int) []*lanceschema.Field {
 }
 
 func (s *scanState) scanFragment(ctx context.Context, f *Fragment) error {
-	fs, err := s.openFragment(ctx, f)
-	if err != nil {
-		return err
-	}
-	for start := uint64(0); start < fs.physical; start += s.batch {
-		if s.win.limited && s.win.remaining == 0 {
-			return nil
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		rec, err := s.scanChunk(ctx, fs, start, min(start+s.batch, fs.physical), &s.win)
-		if err != nil {
-			return err
-		}
-		if rec == nil {
-			continue
-		}
-		if s.win.limited {
-			s.win.remaining -= uint64(rec.NumRows())
-		}
-		err = s.fn(rec)
-		rec.Release()
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// rowWindow is what is left of a scan's offset and limit: the live rows
-// still to skip and, when limited, still to return.
-type rowWindow struct {
-	skip, remaining uint64
-	limited         bool
-}
-
-// fragmentScan is one fragment opened for a scan: the readers of its
-// columns (all of them, and the filter's and the others' when there is a
-// row filter), its physical rows and its deletion vector.
-type fragmentScan struct {
-	f                         *Fragment
-	all, filterPart, restPart *chunkPart
-	physical                  uint64
-	deleted                   *roaring.Bitmap
-}
-
-// openFragment opens the readers of fragment f and reads its deletion
-// vector.
-func (s *scanState) openFragment(ctx context.Context, f *Fragment) (*fragmentScan, error) {
 	if f.HasOverlays {
-		return nil, fmt.Errorf("%w: fragment %d has data overlay files", ErrUnsupported, f.ID)
+		return fmt.Errorf("%w: fragment %d has data overlay files", ErrUnsupported, f.ID)
 	}
 	all, err := s.openPart(ctx, f, s.fields, s.schema)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	groups, readers := all.groups, all.readers
 	physical := f.PhysicalRows
@@ -577,82 +413,111 @@ func (s *scanState) openFragment(ctx context.Context, f *Fragment) (*fragmentSca
 		} else {
 			r, err := s.d.openDataFile(ctx, f, &f.Files[0])
 			if err != nil {
-				return nil, err
+				return err
 			}
 			physical = r.NumRows()
 		}
 	}
 	for i, r := range readers {
 		if n := r.NumRows(); n != physical {
-			return nil, fmt.Errorf("%w: fragment %d: data file %s has %d rows, fragment has %d", ErrCorrupt, f.ID, groups[i].file.Path, n, physical)
+			return fmt.Errorf("%w: fragment %d: data file %s has %d rows, fragment has %d", ErrCorrupt, f.ID, groups[i].file.Path, n, physical)
 		}
 	}
 	deleted, err := readDeletionVector(ctx, s.d.store, s.d.dir, f)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	fs := &fragmentScan{f: f, all: all, physical: physical, deleted: deleted}
+	var filterPart, restPart *chunkPart
 	if s.opts.Filter != nil {
-		if fs.filterPart, err = s.openPart(ctx, f, s.subFields(s.filterCols), s.filterSchema); err != nil {
-			return nil, err
+		if filterPart, err = s.openPart(ctx, f, s.subFields(s.filterCols), s.filterSchema); err != nil {
+			return err
 		}
-		if fs.restPart, err = s.openPart(ctx, f, s.subFields(s.restCols), s.restSchema); err != nil {
-			return nil, err
-		}
-	}
-	return fs, nil
-}
-
-// scanChunk reads the live rows of chunk [start, end) of fs that fall in
-// the window w (updating its skip; the caller counts the rows returned
-// against the limit). A nil batch: no row of the chunk is returned.
-func (s *scanState) scanChunk(ctx context.Context, fs *fragmentScan, start, end uint64, w *rowWindow) (arrow.RecordBatch, error) {
-	nDeleted := deletedIn(fs.deleted, start, end)
-	if s.opts.Filter != nil {
-		if end-start == nDeleted {
-			return nil, nil
-		}
-		var live []uint32
-		if nDeleted > 0 {
-			live = liveOffsets(fs.deleted, start, end)
-		}
-		return s.readFiltered(ctx, fs.f, fs.filterPart, fs.restPart, start, end, live, w)
-	}
-	// A chunk wholly inside the offset is skipped by counting its live
-	// rows: nothing is decoded or allocated for it.
-	if live := end - start - nDeleted; live <= w.skip {
-		w.skip -= live
-		return nil, nil
-	}
-	// Read only the span of rows kept (an offset or limit inside the
-	// chunk, or deletions at its edges, need not be decoded). keep lists
-	// the live rows of the span relative to its start; nil when there
-	// are none deleted in it (every row of the span is kept).
-	var keep []uint32
-	cs, ce := start, end
-	if nDeleted == 0 {
-		cs += w.skip
-		w.skip = 0
-		if w.limited && ce-cs > w.remaining {
-			ce = cs + w.remaining
-		}
-	} else {
-		keep = liveOffsets(fs.deleted, start, end)
-		keep = keep[w.skip:]
-		w.skip = 0
-		if w.limited && uint64(len(keep)) > w.remaining {
-			keep = keep[:w.remaining]
-		}
-		lo, hi := uint64(keep[0]), uint64(keep[len(keep)-1])+1
-		cs, ce = start+lo, start+hi
-		for i := range keep {
-			keep[i] -= uint32(lo)
-		}
-		if uint64(len(keep)) == ce-cs {
-			keep = nil
+		if restPart, err = s.openPart(ctx, f, s.subFields(s.restCols), s.restSchema); err != nil {
+			return err
 		}
 	}
-	return s.readChunk(ctx, fs.f, fs.all, cs, ce, keep)
+	for start := uint64(0); start < physical; start += s.batch {
+		if s.limited && s.remaining == 0 {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		end := min(start+s.batch, physical)
+		nDeleted := deletedIn(deleted, start, end)
+		if s.opts.Filter != nil {
+			if end-start == nDeleted {
+				continue
+			}
+			var live []uint32
+			if nDeleted > 0 {
+				live = liveOffsets(deleted, start, end)
+			}
+			rec, err := s.readFiltered(ctx, f, filterPart, restPart, start, end, live)
+			if err != nil {
+				return err
+			}
+			if rec == nil {
+				continue
+			}
+			if s.limited {
+				s.remaining -= uint64(rec.NumRows())
+			}
+			err = s.fn(rec)
+			rec.Release()
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		// A chunk wholly inside the offset is skipped by counting its live
+		// rows: nothing is decoded or allocated for it.
+		if live := end - start - nDeleted; live <= s.skip {
+			s.skip -= live
+			continue
+		}
+		// Read only the span of rows kept (an offset or limit inside the
+		// chunk, or deletions at its edges, need not be decoded). keep lists
+		// the live rows of the span relative to its start; nil when there
+		// are none deleted in it (every row of the span is kept).
+		var keep []uint32
+		cs, ce := start, end
+		if nDeleted == 0 {
+			cs += s.skip
+			s.skip = 0
+			if s.limited && ce-cs > s.remaining {
+				ce = cs + s.remaining
+			}
+		} else {
+			keep = liveOffsets(deleted, start, end)
+			keep = keep[s.skip:]
+			s.skip = 0
+			if s.limited && uint64(len(keep)) > s.remaining {
+				keep = keep[:s.remaining]
+			}
+			lo, hi := uint64(keep[0]), uint64(keep[len(keep)-1])+1
+			cs, ce = start+lo, start+hi
+			for i := range keep {
+				keep[i] -= uint32(lo)
+			}
+			if uint64(len(keep)) == ce-cs {
+				keep = nil
+			}
+		}
+		rec, err := s.readChunk(ctx, f, all, cs, ce, keep)
+		if err != nil {
+			return err
+		}
+		if s.limited {
+			s.remaining -= uint64(rec.NumRows())
+		}
+		err = s.fn(rec)
+		rec.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // readFiltered reads chunk [start, end) of fragment f through the row
@@ -660,7 +525,7 @@ func (s *scanState) scanChunk(ctx context.Context, fs *fragmentScan, start, end 
 // every row), then, unless Select keeps none of them (nil batch), the
 // other columns over the span of the rows kept, and returns the kept rows
 // (within the offset and limit left) of every column.
-func (s *scanState) readFiltered(ctx context.Context, f *Fragment, filterPart, restPart *chunkPart, start, end uint64, live []uint32, w *rowWindow) (arrow.RecordBatch, error) {
+func (s *scanState) readFiltered(ctx context.Context, f *Fragment, filterPart, restPart *chunkPart, start, end uint64, live []uint32) (arrow.RecordBatch, error) {
 	fcols, err := s.readPart(ctx, f, filterPart, start, end)
 	if err != nil {
 		return nil, err
@@ -680,11 +545,7 @@ func (s *scanState) readFiltered(ctx context.Context, f *Fragment, filterPart, r
 			frec = taken
 		}
 	}
-	// Chunks decode in parallel (scanParallel), Select calls do not
-	// overlap: a caller's filter may keep state across batches.
-	s.selectMu.Lock()
 	sel, err := s.opts.Filter.Select(frec)
-	s.selectMu.Unlock()
 	if err != nil {
 		return nil, err
 	}
@@ -693,18 +554,18 @@ func (s *scanState) readFiltered(ctx context.Context, f *Fragment, filterPart, r
 			return nil, invalidf("row filter selected row %d of %d out of order", r, n)
 		}
 	}
-	if uint64(len(sel)) <= w.skip {
-		w.skip -= uint64(len(sel))
+	if uint64(len(sel)) <= s.skip {
+		s.skip -= uint64(len(sel))
 		return nil, nil
 	}
-	if len(sel) == n && w.skip == 0 && (!w.limited || uint64(n) <= w.remaining) {
+	if len(sel) == n && s.skip == 0 && (!s.limited || uint64(n) <= s.remaining) {
 		// Every live row kept: the filter's columns as read.
 		return s.assembleKept(ctx, f, frec, restPart, start, end-start, live)
 	}
-	sel = sel[w.skip:]
-	w.skip = 0
-	if w.limited && uint64(len(sel)) > w.remaining {
-		sel = sel[:w.remaining]
+	sel = sel[s.skip:]
+	s.skip = 0
+	if s.limited && uint64(len(sel)) > s.remaining {
+		sel = sel[:s.remaining]
 	}
 	// The kept rows' offsets in the chunk: the span holding them is the
 	// only part of the other columns decoded.
