@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"math"
 	"path"
@@ -34,10 +35,19 @@ type BuildOptions struct {
 	UUID string // default a new one
 }
 
-// Build writes a one-partition INVERTED index of column over the live rows
-// of ds in the reference's layout (token set format "arrow", fixed32 posting
-// tails, per-document positions when p.WithPosition) and returns its
-// metadata for Dataset.CommitIndices.
+// BuildMemoryBytes is about how many bytes of postings, positions, tokens
+// and documents Build holds before it writes them out as one partition and
+// starts the next, as the reference does when its builder reaches
+// LANCE_FTS_PARTITION_SIZE: the build's memory is bounded by it (plus the
+// encoded files of one partition) instead of growing with the table. A
+// variable so that the tests can build many partitions from a few rows.
+var BuildMemoryBytes = 256 << 20
+
+// Build writes an INVERTED index of column over the live rows of ds in the
+// reference's layout (token set format "arrow", fixed32 posting tails,
+// per-document positions when p.WithPosition): one partition per
+// BuildMemoryBytes of accumulated postings, listed in the metadata file. It
+// returns the index metadata for Dataset.CommitIndices.
 func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.Params, opts BuildOptions) (*dataset.IndexMetadata, error) {
 	f := ds.Schema().Field(column)
 	if f == nil {
@@ -59,102 +69,6 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 		}
 		frags.Add(uint32(fr.ID))
 	}
-	// A posting list: its documents in order, each one's frequency and,
-	// with positions, every document's positions one after the other (a
-	// document has as many as its frequency): one flat slice instead of one
-	// per (token, document) keeps a 1,000,000-document build's heap and
-	// allocations small.
-	type post struct {
-		docs, freqs []uint32
-		pos         []uint32
-	}
-	tokenID := map[string]uint32{}
-	// wordToken maps a word as the base tokenizer cuts it to its token id
-	// (-1: dropped), so that the filter chain (stemming above all) and the
-	// token lookup run once per distinct word, not once per occurrence.
-	wordToken := map[string]int64{}
-	const maxWords = 1 << 21
-	var tokens []string
-	var posts []*post
-	var rowAddrs []uint64
-	var numTokens []uint32
-	err = ds.Scan(ctx, dataset.ScanOptions{Columns: []string{column}, WithRowAddress: true}, func(rec arrow.RecordBatch) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		addrs := rec.Column(1).(*array.Uint64)
-		col := rec.Column(0)
-		for i := 0; i < int(rec.NumRows()); i++ {
-			if !col.IsValid(i) {
-				continue
-			}
-			var s string
-			switch c := col.(type) {
-			case *array.String:
-				s = c.Value(i)
-			case *array.LargeString:
-				s = c.Value(i)
-			default:
-				return fmt.Errorf("%w: column of type %s", ErrUnsupported, col.DataType())
-			}
-			if len(rowAddrs) == math.MaxUint32 {
-				return fmt.Errorf("%w: more than %d documents in one partition", ErrUnsupported, math.MaxUint32)
-			}
-			doc := uint32(len(rowAddrs))
-			rowAddrs = append(rowAddrs, addrs.Value(i))
-			var kept uint32
-			an.Words(s, func(w string, pos int) {
-				id, known := wordToken[w]
-				if !known {
-					id = -1
-					if t, ok := an.Filter(w); ok {
-						tid, ok := tokenID[t]
-						if !ok {
-							t = strings.Clone(t) // not a view of the batch
-							tid = uint32(len(tokens))
-							tokenID[t] = tid
-							tokens = append(tokens, t)
-							posts = append(posts, &post{})
-						}
-						id = int64(tid)
-					}
-					if len(wordToken) < maxWords {
-						// w may point into the batch's buffer: keep a copy
-						wordToken[strings.Clone(w)] = id
-					}
-				}
-				if id < 0 {
-					return // a stop word, or too long
-				}
-				kept++
-				pl := posts[id]
-				if n := len(pl.docs); n == 0 || pl.docs[n-1] != doc {
-					pl.docs = append(pl.docs, doc)
-					pl.freqs = append(pl.freqs, 0)
-				}
-				pl.freqs[len(pl.freqs)-1]++
-				if p.WithPosition {
-					pl.pos = append(pl.pos, uint32(pos))
-				}
-			})
-			numTokens = append(numTokens, kept)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	var total uint64
-	for _, n := range numTokens {
-		total += uint64(n)
-	}
-	n := uint64(len(rowAddrs))
-	avgdl := float32(total) / float32(n)
-
-	// The per-word cache and the token map are done with: release them
-	// before the posting lists are encoded.
-	wordToken, tokenID = nil, nil
-
 	name := opts.Name
 	if name == "" {
 		name = column + "_idx"
@@ -178,20 +92,229 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 		return nil
 	}
 
+	// wordToken caches, per word as the base tokenizer cuts it, its token
+	// after the filter chain (stemming above all; ok false: dropped) and
+	// its id in the partition being built (valid while gen is the
+	// partition's), so that the filters and the token lookup run once per
+	// distinct word, not once per occurrence. Its bytes count against the
+	// budget too; it is dropped at a flush once it holds a quarter of it.
+	type cachedWord struct {
+		tok string
+		ok  bool
+		gen int
+		tid uint32
+	}
+	wordToken := map[string]*cachedWord{}
+	wordBytes := 0
+	const maxWords = 1 << 21
+	part := &partBuilder{tokenID: map[string]uint32{}}
+	var partitions []uint64
+	gen := 0
+	flush := func() error {
+		pid := uint64(len(partitions))
+		if err := part.write(ctx, pid, p.WithPosition, put); err != nil {
+			return err
+		}
+		partitions = append(partitions, pid)
+		part = &partBuilder{tokenID: map[string]uint32{}}
+		gen++
+		if wordBytes > BuildMemoryBytes/4 {
+			wordToken, wordBytes = map[string]*cachedWord{}, 0
+		}
+		return nil
+	}
+	err = ds.Scan(ctx, dataset.ScanOptions{Columns: []string{column}, WithRowAddress: true}, func(rec arrow.RecordBatch) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		addrs := rec.Column(1).(*array.Uint64)
+		col := rec.Column(0)
+		for i := 0; i < int(rec.NumRows()); i++ {
+			if !col.IsValid(i) {
+				continue
+			}
+			var s string
+			switch c := col.(type) {
+			case *array.String:
+				s = c.Value(i)
+			case *array.LargeString:
+				s = c.Value(i)
+			default:
+				return fmt.Errorf("%w: column of type %s", ErrUnsupported, col.DataType())
+			}
+			if len(part.rowAddrs) == math.MaxUint32 {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+			doc := part.addDoc(addrs.Value(i))
+			var kept uint32
+			an.Words(s, func(w string, pos int) {
+				cw := wordToken[w]
+				if cw == nil {
+					cw = &cachedWord{gen: -1}
+					if t, ok := an.Filter(w); ok {
+						cw.tok, cw.ok = strings.Clone(t), true // not a view of the batch
+					}
+					if len(wordToken) < maxWords {
+						// w may point into the batch's buffer: keep a copy
+						wordToken[strings.Clone(w)] = cw
+						wordBytes += 2*len(w) + cachedWordBytes
+					}
+				}
+				if !cw.ok {
+					return // a stop word, or too long
+				}
+				if cw.gen != gen {
+					cw.tid, cw.gen = part.token(cw.tok), gen
+				}
+				kept++
+				part.add(cw.tid, doc, uint32(pos), p.WithPosition)
+			})
+			part.numTokens = append(part.numTokens, kept)
+			if part.bytes >= BuildMemoryBytes {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// The last partition; an empty index still has one (of no documents),
+	// as the one-partition build wrote.
+	if len(part.rowAddrs) > 0 || len(partitions) == 0 {
+		if err := flush(); err != nil {
+			return nil, err
+		}
+	}
+	wordToken = nil
+	// Metadata.
+	empty, err := roaring.New().ToBytes()
+	if err != nil {
+		return nil, err
+	}
+	mem := memory.NewGoAllocator()
+	db := array.NewBinaryBuilder(mem, arrow.BinaryTypes.Binary)
+	db.Append(empty)
+	mdSchema := arrow.NewSchema([]arrow.Field{{Name: colDeleted, Type: arrow.BinaryTypes.Binary}}, nil)
+	list, err := json.Marshal(partitions)
+	if err != nil {
+		return nil, err
+	}
+	md := map[string]string{"params": p.JSON(), "partitions": string(list), "token_set_format": "arrow", "posting_tail_codec": "fixed32_v1"}
+	data, err := writeFile(ctx, mdSchema, md, db)
+	if err != nil {
+		return nil, err
+	}
+	if err := put(metadataFile, data); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(meta.Files, func(a, b dataset.IndexFile) int { return strings.Compare(a.Path, b.Path) })
+	return meta, nil
+}
+
+// Estimated heap bytes of the builder's entries beyond their slices'
+// backing arrays: a cached word (map entry, pointer, struct), a token
+// (map entry, string header, post struct and pointer).
+const (
+	cachedWordBytes = 96
+	tokenBytes      = 160
+)
+
+// post is a posting list being built: its documents in order, each one's
+// frequency and, with positions, every document's positions one after the
+// other (a document has as many as its frequency): one flat slice instead
+// of one per (token, document) keeps a large build's heap and allocations
+// small.
+type post struct {
+	docs, freqs []uint32
+	pos         []uint32
+}
+
+// partBuilder accumulates one partition: its tokens (ids in first-seen
+// order), their posting lists and its documents (ids in scan order), and
+// bytes, what its slices and maps hold.
+type partBuilder struct {
+	tokenID   map[string]uint32
+	tokens    []string
+	posts     []*post
+	rowAddrs  []uint64
+	numTokens []uint32
+	bytes     int
+}
+
+// grown is the bytes a slice of elem-byte values took on by an append that
+// moved it from capacity before to after.
+func grown(before, after, elem int) int { return (after - before) * elem }
+
+func (pb *partBuilder) addDoc(addr uint64) uint32 {
+	doc := uint32(len(pb.rowAddrs))
+	c1, c2 := cap(pb.rowAddrs), cap(pb.numTokens)
+	pb.rowAddrs = append(pb.rowAddrs, addr)
+	// numTokens is appended once the document's words are counted; grow it
+	// here so that its bytes are counted with the row address.
+	pb.numTokens = slices.Grow(pb.numTokens, 1)
+	pb.bytes += grown(c1, cap(pb.rowAddrs), 8) + grown(c2, cap(pb.numTokens), 4)
+	return doc
+}
+
+// token is the partition's id of token t, new ones appended.
+func (pb *partBuilder) token(t string) uint32 {
+	if tid, ok := pb.tokenID[t]; ok {
+		return tid
+	}
+	tid := uint32(len(pb.tokens))
+	pb.tokenID[t] = tid
+	pb.tokens = append(pb.tokens, t)
+	pb.posts = append(pb.posts, &post{})
+	pb.bytes += len(t) + tokenBytes
+	return tid
+}
+
+// add records one occurrence of token tid at position pos of document doc
+// (documents come in order).
+func (pb *partBuilder) add(tid, doc, pos uint32, withPosition bool) {
+	pl := pb.posts[tid]
+	if n := len(pl.docs); n == 0 || pl.docs[n-1] != doc {
+		c1, c2 := cap(pl.docs), cap(pl.freqs)
+		pl.docs = append(pl.docs, doc)
+		pl.freqs = append(pl.freqs, 0)
+		pb.bytes += grown(c1, cap(pl.docs), 4) + grown(c2, cap(pl.freqs), 4)
+	}
+	pl.freqs[len(pl.freqs)-1]++
+	if withPosition {
+		c := cap(pl.pos)
+		pl.pos = append(pl.pos, pos)
+		pb.bytes += grown(c, cap(pl.pos), 4)
+	}
+}
+
+// write encodes the partition as partition pid's tokens, invert and docs
+// files and hands each to put, releasing what it has encoded as it goes.
+// The block max scores use the partition's own statistics (its documents'
+// count and average length), as the reference's partition builder does;
+// searches score with the whole index's.
+func (pb *partBuilder) write(ctx context.Context, pid uint64, withPosition bool, put func(string, []byte) error) error {
+	var total uint64
+	for _, n := range pb.numTokens {
+		total += uint64(n)
+	}
+	n := uint64(len(pb.rowAddrs))
+	avgdl := float32(total) / float32(n)
+	tokens, posts, numTokens := pb.tokens, pb.posts, pb.numTokens
+	// The token map is done with: release it before the posting lists are
+	// encoded.
+	pb.tokenID, pb.tokens, pb.posts = nil, nil, nil
+
 	// Tokens, sorted by text as the reference writes an Arrow token set.
 	order := make([]int, len(tokens))
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int {
-		switch {
-		case tokens[a] < tokens[b]:
-			return -1
-		case tokens[a] > tokens[b]:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(tokens[a], tokens[b]) })
 	mem := memory.NewGoAllocator()
 	tb := array.NewStringBuilder(mem)
 	ib := array.NewUint32Builder(mem)
@@ -202,21 +325,21 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 	tokSchema := arrow.NewSchema([]arrow.Field{{Name: colToken, Type: arrow.BinaryTypes.String}, {Name: colTokenID, Type: arrow.PrimitiveTypes.Uint32}}, nil)
 	data, err := writeFile(ctx, tokSchema, nil, tb, ib)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if err := put(tokensFile(0), data); err != nil {
-		return nil, err
+	if err := put(tokensFile(pid), data); err != nil {
+		return err
 	}
 	tokens, order = nil, nil
 	// Posting lists, one row per token id.
-	pb := array.NewListBuilder(mem, arrow.BinaryTypes.LargeBinary)
-	pv := pb.ValueBuilder().(*array.BinaryBuilder)
+	plb := array.NewListBuilder(mem, arrow.BinaryTypes.LargeBinary)
+	pv := plb.ValueBuilder().(*array.BinaryBuilder)
 	mb := array.NewFloat32Builder(mem)
 	lb := array.NewUint32Builder(mem)
 	var posb *array.ListBuilder
 	var posDoc *array.ListBuilder
 	var posBlk *array.BinaryBuilder
-	if p.WithPosition {
+	if withPosition {
 		posb = array.NewListBuilder(mem, arrow.ListOf(arrow.BinaryTypes.LargeBinary))
 		posDoc = posb.ValueBuilder().(*array.ListBuilder)
 		posBlk = posDoc.ValueBuilder().(*array.BinaryBuilder)
@@ -226,14 +349,14 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 		{Name: colMaxScore, Type: arrow.PrimitiveTypes.Float32},
 		{Name: colLength, Type: arrow.PrimitiveTypes.Uint32},
 	}
-	builders := []array.Builder{pb, mb, lb}
-	if p.WithPosition {
+	builders := []array.Builder{plb, mb, lb}
+	if withPosition {
 		invFields = append(invFields, arrow.Field{Name: colPosition, Type: arrow.ListOf(arrow.ListOf(arrow.BinaryTypes.LargeBinary))})
 		builders = append(builders, posb)
 	}
 	inv, err := newFileStream(arrow.NewSchema(invFields, nil), nil)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	// The posting file is written in batches of about invertBatchBytes of
 	// encoded lists, and each token's raw list is dropped once encoded: a
@@ -246,7 +369,7 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 	for tid, pl := range posts {
 		posts[tid] = nil
 		idf := IDF(uint64(len(pl.docs)), n)
-		pb.Append(true)
+		plb.Append(true)
 		var maxScore float32
 		for start := 0; start < len(pl.docs); start += blockSize {
 			end := min(start+blockSize, len(pl.docs))
@@ -283,7 +406,7 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 		}
 		mb.Append(maxScore)
 		lb.Append(uint32(len(pl.docs)))
-		if p.WithPosition {
+		if withPosition {
 			posb.Append(true)
 			off := 0
 			for _, f := range pl.freqs {
@@ -319,52 +442,35 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 		}
 		if pending >= invertBatchBytes {
 			if err := inv.write(ctx, builders...); err != nil {
-				return nil, err
+				return err
 			}
 			pending = 0
 		}
 	}
 	if pending > 0 {
 		if err := inv.write(ctx, builders...); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	posts = nil
 	if data, err = inv.finish(ctx); err != nil {
-		return nil, err
+		return err
 	}
-	if err := put(invertFile(0), data); err != nil {
-		return nil, err
+	if err := put(invertFile(pid), data); err != nil {
+		return err
 	}
+	data = nil
 	// Docs.
 	rb := array.NewUint64Builder(mem)
-	rb.AppendValues(rowAddrs, nil)
+	rb.AppendValues(pb.rowAddrs, nil)
 	nb := array.NewUint32Builder(mem)
 	nb.AppendValues(numTokens, nil)
+	pb.rowAddrs, pb.numTokens = nil, nil
 	docSchema := arrow.NewSchema([]arrow.Field{{Name: colRowID, Type: arrow.PrimitiveTypes.Uint64}, {Name: colNumTokens, Type: arrow.PrimitiveTypes.Uint32}}, nil)
 	if data, err = writeFile(ctx, docSchema, nil, rb, nb); err != nil {
-		return nil, err
+		return err
 	}
-	if err := put(docsFile(0), data); err != nil {
-		return nil, err
-	}
-	// Metadata.
-	empty, err := roaring.New().ToBytes()
-	if err != nil {
-		return nil, err
-	}
-	db := array.NewBinaryBuilder(mem, arrow.BinaryTypes.Binary)
-	db.Append(empty)
-	mdSchema := arrow.NewSchema([]arrow.Field{{Name: colDeleted, Type: arrow.BinaryTypes.Binary}}, nil)
-	md := map[string]string{"params": p.JSON(), "partitions": "[0]", "token_set_format": "arrow", "posting_tail_codec": "fixed32_v1"}
-	if data, err = writeFile(ctx, mdSchema, md, db); err != nil {
-		return nil, err
-	}
-	if err := put(metadataFile, data); err != nil {
-		return nil, err
-	}
-	slices.SortFunc(meta.Files, func(a, b dataset.IndexFile) int { return strings.Compare(a.Path, b.Path) })
-	return meta, nil
+	return put(docsFile(pid), data)
 }
 
 // CreateIndex builds and commits the index.
