@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"math"
 	"path"
@@ -108,14 +107,35 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 	wordBytes := 0
 	const maxWords = 1 << 21
 	part := &partBuilder{tokenID: map[string]uint32{}}
-	var partitions []uint64
+	// A partition that fills the budget is spilled: written in the
+	// reference's layout under spillPrefix, out of the index's file list,
+	// and merged with the others into the index's one partition at the
+	// end (see mergeSpills).
+	spillSizes := map[string]int64{}
+	var spills []uint64
+	putSpill := func(k string, data []byte) error {
+		if err := storage.PutDeferred(ctx, ds.Store(), path.Join(dir, spillPrefix+k), data); err != nil {
+			return fmt.Errorf("write index spill file %s: %w", k, err)
+		}
+		spillSizes[k] = int64(len(data))
+		return nil
+	}
+	defer func() {
+		// The spills are scratch: gone whether the build succeeds or not.
+		for k := range spillSizes {
+			_ = ds.Store().Delete(ctx, path.Join(dir, spillPrefix+k))
+		}
+	}()
 	gen := 0
 	flush := func() error {
-		pid := uint64(len(partitions))
-		if err := part.write(ctx, pid, p.WithPosition, put); err != nil {
+		pid := uint64(len(spills))
+		if err := part.write(ctx, pid, p.WithPosition, putSpill); err != nil {
 			return err
 		}
-		partitions = append(partitions, pid)
+		spills = append(spills, pid)
+		if onSpill != nil {
+			onSpill(pid)
+		}
 		part = &partBuilder{tokenID: map[string]uint32{}}
 		gen++
 		if wordBytes > BuildMemoryBytes/4 {
@@ -143,9 +163,7 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 				return fmt.Errorf("%w: column of type %s", ErrUnsupported, col.DataType())
 			}
 			if len(part.rowAddrs) == math.MaxUint32 {
-				if err := flush(); err != nil {
-					return err
-				}
+				return fmt.Errorf("%w: more than %d documents in one partition", ErrUnsupported, math.MaxUint32)
 			}
 			doc := part.addDoc(addrs.Value(i))
 			var kept uint32
@@ -183,14 +201,24 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 	if err != nil {
 		return nil, err
 	}
-	// The last partition; an empty index still has one (of no documents),
-	// as the one-partition build wrote.
-	if len(part.rowAddrs) > 0 || len(partitions) == 0 {
-		if err := flush(); err != nil {
+	wordToken = nil
+	if len(spills) == 0 {
+		// Everything fit the budget: the one partition is written directly
+		// (an empty index has one of no documents).
+		if err := part.write(ctx, 0, p.WithPosition, put); err != nil {
+			return nil, err
+		}
+	} else {
+		if len(part.rowAddrs) > 0 {
+			if err := flush(); err != nil {
+				return nil, err
+			}
+		}
+		part = nil
+		if err := mergeSpills(ctx, ds.Store(), dir, spills, spillSizes, p.WithPosition, put); err != nil {
 			return nil, err
 		}
 	}
-	wordToken = nil
 	// Metadata.
 	empty, err := roaring.New().ToBytes()
 	if err != nil {
@@ -200,11 +228,7 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 	db := array.NewBinaryBuilder(mem, arrow.BinaryTypes.Binary)
 	db.Append(empty)
 	mdSchema := arrow.NewSchema([]arrow.Field{{Name: colDeleted, Type: arrow.BinaryTypes.Binary}}, nil)
-	list, err := json.Marshal(partitions)
-	if err != nil {
-		return nil, err
-	}
-	md := map[string]string{"params": p.JSON(), "partitions": string(list), "token_set_format": "arrow", "posting_tail_codec": "fixed32_v1"}
+	md := map[string]string{"params": p.JSON(), "partitions": "[0]", "token_set_format": "arrow", "posting_tail_codec": "fixed32_v1"}
 	data, err := writeFile(ctx, mdSchema, md, db)
 	if err != nil {
 		return nil, err
@@ -214,6 +238,108 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 	}
 	slices.SortFunc(meta.Files, func(a, b dataset.IndexFile) int { return strings.Compare(a.Path, b.Path) })
 	return meta, nil
+}
+
+// spillPrefix names a spilled partition's files in the index directory.
+const spillPrefix = "spill_"
+
+// onSpill, when set (by tests), is told of every spilled partition.
+var onSpill func(partition uint64)
+
+// mergeSpills merges the spilled partitions (ids in scan order, files
+// under spillPrefix of the given sizes) into partition 0 of the index, one
+// token's posting list at a time: the documents are the spills' in order,
+// and the tokens take their ids in the order a one-partition build meets
+// them (a spill's new tokens in its id order after the earlier spills'),
+// so the files are the ones a single partition of the same rows would be.
+// What it holds is the spills' token maps and documents, one merged list,
+// and the encoded file being written.
+func mergeSpills(ctx context.Context, store storage.Store, dir string, spills []uint64, sizes map[string]int64, withPosition bool, put func(string, []byte) error) error {
+	seg := &segment{TokenSetFormat: "arrow"}
+	open := func(name string) (*lancefile.Reader, error) {
+		return openFile(ctx, store, path.Join(dir, spillPrefix+name), sizes[name])
+	}
+	parts := make([]*partition, len(spills))
+	bases := make([]uint32, len(spills))
+	var ndocs uint64
+	for i, id := range spills {
+		p, err := seg.openPartition(ctx, id, open)
+		if err != nil {
+			return fmt.Errorf("spilled partition %d: %w", id, err)
+		}
+		parts[i] = p
+		bases[i] = uint32(ndocs)
+		if ndocs += uint64(len(p.rowAddrs)); ndocs > math.MaxUint32 {
+			return fmt.Errorf("%w: more than %d documents in one partition", ErrUnsupported, math.MaxUint32)
+		}
+	}
+	rowAddrs := make([]uint64, 0, ndocs)
+	numTokens := make([]uint32, 0, ndocs)
+	seen := map[string]bool{}
+	var tokens []string
+	for _, p := range parts {
+		// The partition's docs become views of the merged ones (its
+		// posting lists are checked against their count).
+		from := len(rowAddrs)
+		rowAddrs = append(rowAddrs, p.rowAddrs...)
+		numTokens = append(numTokens, p.numTokens...)
+		p.rowAddrs, p.numTokens = rowAddrs[from:], numTokens[from:]
+		m, ok := p.tokens.(hashTokens)
+		if !ok {
+			return fmt.Errorf("spilled partition %d: token set of type %T", p.id, p.tokens)
+		}
+		byID := make([]string, len(m))
+		for t, id := range m {
+			if int(id) >= len(byID) {
+				return corrupt("spilled partition %d: token id %d of %d", p.id, id, len(m))
+			}
+			byID[id] = t
+		}
+		for _, t := range byID {
+			if !seen[t] {
+				seen[t] = true
+				tokens = append(tokens, t)
+			}
+		}
+	}
+	seen = nil
+	var buf []uint32
+	postOf := func(tid int) (*post, error) {
+		out := &post{}
+		for i, p := range parts {
+			lid, ok, err := p.tokens.get(tokens[tid])
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+			pl, err := p.readPosting(ctx, lid)
+			if err != nil {
+				return nil, fmt.Errorf("spilled partition %d token %q: %w", p.id, tokens[tid], err)
+			}
+			for k, d := range pl.docs {
+				out.docs = append(out.docs, bases[i]+d)
+				out.freqs = append(out.freqs, pl.freqs[k])
+			}
+			if !withPosition {
+				continue
+			}
+			pos, err := p.readPositions(ctx, lid)
+			if err != nil {
+				return nil, fmt.Errorf("spilled partition %d token %q: %w", p.id, tokens[tid], err)
+			}
+			var c posCursor
+			for k := range pl.docs {
+				if buf, err = pos.positions(&c, k, buf); err != nil {
+					return nil, err
+				}
+				out.pos = append(out.pos, buf...)
+			}
+		}
+		return out, nil
+	}
+	return encodePartition(ctx, 0, withPosition, put, tokens, postOf, rowAddrs, numTokens)
 }
 
 // Estimated heap bytes of the builder's entries beyond their slices'
@@ -294,20 +420,34 @@ func (pb *partBuilder) add(tid, doc, pos uint32, withPosition bool) {
 
 // write encodes the partition as partition pid's tokens, invert and docs
 // files and hands each to put, releasing what it has encoded as it goes.
-// The block max scores use the partition's own statistics (its documents'
-// count and average length), as the reference's partition builder does;
-// searches score with the whole index's.
 func (pb *partBuilder) write(ctx context.Context, pid uint64, withPosition bool, put func(string, []byte) error) error {
-	var total uint64
-	for _, n := range pb.numTokens {
-		total += uint64(n)
-	}
-	n := uint64(len(pb.rowAddrs))
-	avgdl := float32(total) / float32(n)
-	tokens, posts, numTokens := pb.tokens, pb.posts, pb.numTokens
+	tokens, posts := pb.tokens, pb.posts
 	// The token map is done with: release it before the posting lists are
 	// encoded.
 	pb.tokenID, pb.tokens, pb.posts = nil, nil, nil
+	rowAddrs, numTokens := pb.rowAddrs, pb.numTokens
+	pb.rowAddrs, pb.numTokens = nil, nil
+	return encodePartition(ctx, pid, withPosition, put, tokens, func(tid int) (*post, error) {
+		pl := posts[tid]
+		posts[tid] = nil
+		return pl, nil
+	}, rowAddrs, numTokens)
+}
+
+// encodePartition writes partition pid of the given tokens (token id i is
+// tokens[i]), their posting lists (postOf(i), asked once each in id order)
+// and documents, as the reference lays a partition out. The block max
+// scores use the partition's own statistics (its documents' count and
+// average length), as the reference's partition builder does.
+func encodePartition(ctx context.Context, pid uint64, withPosition bool, put func(string, []byte) error,
+	tokens []string, postOf func(tid int) (*post, error), rowAddrs []uint64, numTokens []uint32) error {
+	var total uint64
+	for _, n := range numTokens {
+		total += uint64(n)
+	}
+	n := uint64(len(rowAddrs))
+	avgdl := float32(total) / float32(n)
+	numPosts := len(tokens)
 
 	// Tokens, sorted by text as the reference writes an Arrow token set.
 	order := make([]int, len(tokens))
@@ -366,8 +506,11 @@ func (pb *partBuilder) write(ctx context.Context, pid uint64, withPosition bool,
 	pending := 0
 	var blk [blockSize]uint32
 	var b []byte // scratch: the builders copy what they are given
-	for tid, pl := range posts {
-		posts[tid] = nil
+	for tid := 0; tid < numPosts; tid++ {
+		pl, err := postOf(tid)
+		if err != nil {
+			return err
+		}
 		idf := IDF(uint64(len(pl.docs)), n)
 		plb.Append(true)
 		var maxScore float32
@@ -452,7 +595,6 @@ func (pb *partBuilder) write(ctx context.Context, pid uint64, withPosition bool,
 			return err
 		}
 	}
-	posts = nil
 	if data, err = inv.finish(ctx); err != nil {
 		return err
 	}
@@ -462,10 +604,9 @@ func (pb *partBuilder) write(ctx context.Context, pid uint64, withPosition bool,
 	data = nil
 	// Docs.
 	rb := array.NewUint64Builder(mem)
-	rb.AppendValues(pb.rowAddrs, nil)
+	rb.AppendValues(rowAddrs, nil)
 	nb := array.NewUint32Builder(mem)
 	nb.AppendValues(numTokens, nil)
-	pb.rowAddrs, pb.numTokens = nil, nil
 	docSchema := arrow.NewSchema([]arrow.Field{{Name: colRowID, Type: arrow.PrimitiveTypes.Uint64}, {Name: colNumTokens, Type: arrow.PrimitiveTypes.Uint32}}, nil)
 	if data, err = writeFile(ctx, docSchema, nil, rb, nb); err != nil {
 		return err

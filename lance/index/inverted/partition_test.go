@@ -1,12 +1,16 @@
 package inverted
 
-// Tests of the multi-partition build: a build over a small memory budget
-// writes several partitions that answer every query as one partition does.
+// Tests of the bounded-memory build: a build over a small memory budget
+// spills many partitions and merges them into the files one partition of
+// the same rows is.
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
+	"path"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -49,29 +53,66 @@ func phraseDataset(t *testing.T, docs []string) *dataset.Dataset {
 	return ds
 }
 
-// TestPartitionedBuildSearchesAsOnePartition: with a memory budget of a few
-// KiB the build writes many partitions (listed in the metadata, each with
-// its own tokens, invert and docs files), and every query over them (match
-// OR and AND, phrases with positions, prefix, boolean with MUST_NOT, with
-// and without a top-k limit, after deleting rows) returns the same rows and
-// scores as over the one-partition build of the same data: the scores use
-// the whole index's document count, average length and document
-// frequencies.
-func TestPartitionedBuildSearchesAsOnePartition(t *testing.T) {
+// TestSpilledBuildIsTheOnePartitionBuild: with a memory budget of a few
+// KiB the build spills many partitions and merges them into one whose
+// files (tokens, invert with positions, docs, metadata) are byte for byte
+// those of the build that held everything in memory, leaves no spill file
+// behind, and every query over it (match OR and AND, phrases with
+// positions, prefix, boolean with MUST_NOT, with and without a top-k
+// limit, after deleting rows) returns the same rows and scores.
+func TestSpilledBuildIsTheOnePartitionBuild(t *testing.T) {
 	ctx := context.Background()
 	docs := phraseCorpus(3000)
 	ds := phraseDataset(t, docs)
 	params := tokenize.DefaultParams()
 	params.WithPosition = true
+	spills := 0
+	defer func() { onSpill = nil }()
+	onSpill = func(uint64) { spills++ }
 	one, err := Build(ctx, ds, "text", params, BuildOptions{Name: "one"})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if spills != 0 {
+		t.Fatalf("default budget: %d spills", spills)
 	}
 	defer func(old int) { BuildMemoryBytes = old }(BuildMemoryBytes)
 	BuildMemoryBytes = 16 << 10
 	multi, err := Build(ctx, ds, "text", params, BuildOptions{Name: "multi"})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if spills < 5 {
+		t.Fatalf("budget of %d bytes: %d spilled partitions, want several", BuildMemoryBytes, spills)
+	}
+	t.Logf("%d spilled partitions", spills)
+	if len(one.Files) != len(multi.Files) {
+		t.Fatalf("files %v, one-partition build %v", multi.Files, one.Files)
+	}
+	for i, f := range one.Files {
+		if multi.Files[i] != f {
+			t.Fatalf("file %v, one-partition build %v", multi.Files[i], f)
+		}
+		a, err := ds.Store().Read(ctx, path.Join(ds.Dir(), "_indices", one.UUID, f.Path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := ds.Store().Read(ctx, path.Join(ds.Dir(), "_indices", multi.UUID, f.Path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s: %d bytes differ from the one-partition build's %d", f.Path, len(b), len(a))
+		}
+	}
+	left, err := ds.Store().List(ctx, path.Join(ds.Dir(), "_indices", multi.UUID)+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range left {
+		if strings.Contains(o.Path, spillPrefix) {
+			t.Errorf("spill file %s left behind", o.Path)
+		}
 	}
 	// Delete every seventh row: both indices must skip the same rows.
 	var del []uint64
@@ -99,30 +140,9 @@ func TestPartitionedBuildSearchesAsOnePartition(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ixOne.parts) != 1 {
-		t.Fatalf("default budget: %d partitions, want 1", len(ixOne.parts))
+	if len(ixOne.parts) != 1 || len(ixMulti.parts) != 1 {
+		t.Fatalf("%d and %d partitions, want 1", len(ixOne.parts), len(ixMulti.parts))
 	}
-	if len(ixMulti.parts) < 5 {
-		t.Fatalf("budget of %d bytes: %d partitions, want several", BuildMemoryBytes, len(ixMulti.parts))
-	}
-	for i, p := range ixMulti.parts {
-		if p.id != uint64(i) {
-			t.Fatalf("partition %d has id %d", i, p.id)
-		}
-		for _, name := range []string{tokensFile(p.id), invertFile(p.id), docsFile(p.id)} {
-			found := false
-			for _, f := range multi.Files {
-				found = found || f.Path == name
-			}
-			if !found {
-				t.Fatalf("no file %s in the index metadata", name)
-			}
-		}
-	}
-	if ixMulti.numDocs != ixOne.numDocs || ixMulti.totalTokens != ixOne.totalTokens {
-		t.Fatalf("multi: %d docs %d tokens, one: %d docs %d tokens", ixMulti.numDocs, ixMulti.totalTokens, ixOne.numDocs, ixOne.totalTokens)
-	}
-	t.Logf("%d partitions", len(ixMulti.parts))
 	queries := []Query{
 		{Kind: Match, Text: "alpha"},
 		{Kind: Match, Text: "rare"},
@@ -148,12 +168,12 @@ func TestPartitionedBuildSearchesAsOnePartition(t *testing.T) {
 				t.Fatalf("%s: %v", label, err)
 			}
 			if len(got) != len(want) {
-				t.Fatalf("%s: %d hits over %d partitions, %d over one", label, len(got), len(ixMulti.parts), len(want))
+				t.Fatalf("%s: %d hits over the spilled build, %d over one", label, len(got), len(want))
 			}
 			for k := range want {
 				g, w := got[k], want[k]
 				if g.RowAddr != w.RowAddr || math.Abs(float64(g.Score)-float64(w.Score)) > 1e-9*math.Abs(float64(w.Score)) {
-					t.Fatalf("%s: hit %d is %v over %d partitions, %v over one", label, k, g, len(ixMulti.parts), w)
+					t.Fatalf("%s: hit %d is %v over the spilled build, %v over one", label, k, g, w)
 				}
 			}
 			if q.Text == "alpha" && limit == 0 && len(want) < 1000 {
