@@ -35,18 +35,24 @@ type BuildOptions struct {
 }
 
 // BuildMemoryBytes is about how many bytes of postings, positions, tokens
-// and documents Build holds before it writes them out as one partition and
-// starts the next, as the reference does when its builder reaches
-// LANCE_FTS_PARTITION_SIZE: the build's memory is bounded by it (plus the
-// encoded files of one partition) instead of growing with the table. A
-// variable so that the tests can build many partitions from a few rows.
+// and documents Build holds before it spills them as a partition and
+// starts the next, as the reference's builder does at
+// LANCE_FTS_PARTITION_SIZE (256 MiB); the spills are merged into one
+// partition at the end, as the reference merges its partitions up to
+// LANCE_FTS_TARGET_SIZE (4 GiB). A variable so that the tests can spill
+// many partitions from a few rows.
 var BuildMemoryBytes = 256 << 20
 
 // Build writes an INVERTED index of column over the live rows of ds in the
 // reference's layout (token set format "arrow", fixed32 posting tails,
-// per-document positions when p.WithPosition): one partition per
-// BuildMemoryBytes of accumulated postings, listed in the metadata file. It
+// per-document positions when p.WithPosition) as one partition, holding
+// about BuildMemoryBytes of postings at a time (see mergeSpills). It
 // returns the index metadata for Dataset.CommitIndices.
+//
+// One partition, not one per spill: the reference's search over several
+// partitions picks each one's top k by the partition's own statistics and
+// drops a partition's absent terms from an AND, so the results would
+// depend on where the spills fell.
 func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.Params, opts BuildOptions) (*dataset.IndexMetadata, error) {
 	f := ds.Schema().Field(column)
 	if f == nil {
@@ -283,7 +289,7 @@ func mergeSpills(ctx context.Context, store storage.Store, dir string, spills []
 		from := len(rowAddrs)
 		rowAddrs = append(rowAddrs, p.rowAddrs...)
 		numTokens = append(numTokens, p.numTokens...)
-		p.rowAddrs, p.numTokens = rowAddrs[from:], numTokens[from:]
+		p.rowAddrs, p.numTokens = rowAddrs[from:len(rowAddrs):len(rowAddrs)], numTokens[from:len(numTokens):len(numTokens)]
 		m, ok := p.tokens.(hashTokens)
 		if !ok {
 			return fmt.Errorf("spilled partition %d: token set of type %T", p.id, p.tokens)
