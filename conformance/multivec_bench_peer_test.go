@@ -8,7 +8,6 @@ package conformance
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -87,16 +86,7 @@ func TestMultiVectorIndexBench(t *testing.T) {
 		qs = append(qs, multiVectorQuery{q: q, metric: "cosine", k: k})
 	}
 	root := t.TempDir()
-	db, err := sql.Open("lancecat", filepath.ToSlash(root))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := openLancecatConn(ctx, t, root)
 	recall := func(got [][]int64, truth []peerVecHits) float64 {
 		hit, all := 0, 0
 		for i := range got {

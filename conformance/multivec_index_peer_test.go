@@ -84,16 +84,7 @@ func TestPeerMultiVectorIndexSearch(t *testing.T) {
 			t.Fatalf("%v: %s", err, out)
 		}
 	}
-	db, err := sql.Open("lancecat", filepath.ToSlash(root))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := openLancecatConn(ctx, t, root)
 
 	qs := multiVectorIndexedQueries(rng, rows, []int{5, 140, 333, 612, 980, 1234, 1499})
 	check := func(table string, uncovered bool) (missed int) {
@@ -285,16 +276,7 @@ func TestPeerSearchesLancecatMultiVectorIndex(t *testing.T) {
 	rows, rowsFile := clusteredMultiVectors(t, rng, n, 0, dim)
 	qs := multiVectorIndexedQueries(rng, rows, []int{7, 201, 456, 777, 1001, 1333})
 	root := t.TempDir()
-	db, err := sql.Open("lancecat", filepath.ToSlash(root))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := openLancecatConn(ctx, t, root)
 	types := []struct{ using, props, peerSpec string }{
 		{"IVF_PQ", "num_partitions = 8, num_sub_vectors = 4", `{"type":"IVF_PQ","metric":"cosine","numPartitions":8,"numSubVectors":4}`},
 		{"IVF_HNSW_SQ", "num_partitions = 4", `{"type":"IVF_HNSW_SQ","metric":"cosine","numPartitions":4}`},

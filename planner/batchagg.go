@@ -46,6 +46,11 @@ import (
 // path's answers they compare it with.
 var batchAggregates = true
 
+// compactBatches runs the compact group table over column batches
+// (compactagg.go) where preferCompact takes it; tests turn it off for the
+// compact table over rows they compare it with.
+var compactBatches = true
+
 // batchAgg is an Aggregate planned over column batches.
 type batchAgg struct {
 	d     *dataSource

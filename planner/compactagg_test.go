@@ -113,7 +113,7 @@ func TestCompactAggregateBudget(t *testing.T) {
 func TestCompactAggregateMemory(t *testing.T) {
 	for _, calls := range []int{1, 3} {
 		for _, groups := range []int{100_000, 300_000} {
-			o := &compactAggregateOp{a: &aggStage{calls: make([]aggCall, calls)}, index: map[int64]int32{}, nullAt: -1}
+			o := newCompactAggregate(nil, nil, &aggStage{calls: make([]aggCall, calls)}, nil, "")
 			before := heapInUse()
 			for i := range groups {
 				// Keys spread like l_orderkey's (sparse, 4 apart).
@@ -130,8 +130,8 @@ func TestCompactAggregateMemory(t *testing.T) {
 			if real > charged {
 				t.Errorf("%d calls, %d groups: a group holds %.1f bytes, charged only %.0f", calls, groups, real, charged)
 			}
-			if len(o.keys) != groups+1 || o.nullAt != int32(groups) {
-				t.Fatalf("groups %d, NULL group at %d", len(o.keys), o.nullAt)
+			if o.groups != int32(groups)+1 || o.nullAt != int32(groups) || o.index == nil {
+				t.Fatalf("groups %d, NULL group at %d, index built %v", o.groups, o.nullAt, o.index != nil)
 			}
 			runtime.KeepAlive(o)
 		}
@@ -152,4 +152,153 @@ func usesCompact(t *testing.T, f *fixture, q string) bool {
 	tp, agg := aggregateOfQuery(t, f, q)
 	b := tp.batchAggregate(agg)
 	return b != nil && preferCompact(context.Background(), b, exec.NewBudget(f.s.opts.JoinMemory))
+}
+
+// TestCompactAggregateSortedKeys: keys that come in ascending order (a
+// group's rows together, as lineitem's l_orderkey) are grouped without the
+// map, an older key seen again is found by binary search, and the first
+// key out of order or a NULL builds the map; the groups stay those of
+// first appearance throughout, across pages of groups.
+func TestCompactAggregateSortedKeys(t *testing.T) {
+	for _, tail := range []string{"out of order", "NULL"} {
+		o := newCompactAggregate(nil, nil, &aggStage{calls: make([]aggCall, 2)}, nil, "")
+		want := map[any]int32{}
+		check := func(k any) {
+			t.Helper()
+			g, err := o.groupOf(k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, ok := want[k]
+			if !ok {
+				w = int32(len(want))
+				want[k] = w
+			}
+			if g != w {
+				t.Fatalf("%s: key %v in group %d, want %d", tail, k, g, w)
+			}
+		}
+		r := rand.New(rand.NewPCG(18, 4))
+		for i := range 3 * compactPage {
+			k := int64(i)*4 + 1
+			for range 1 + r.IntN(3) {
+				check(k)
+			}
+			if i%100 == 99 {
+				check(int64(r.IntN(i))*4 + 1) // an older group again
+			}
+		}
+		if o.index != nil || !o.sorted {
+			t.Fatalf("ascending keys built the map")
+		}
+		if tail == "NULL" {
+			check(nil)
+		} else {
+			check(int64(2)) // between two keys seen: a new group
+		}
+		if o.index == nil || o.sorted {
+			t.Fatalf("%s: the map is not built", tail)
+		}
+		for range 5000 {
+			check(int64(r.IntN(4*compactPage))*4 + 1)
+		}
+		check(int64(-7))
+		if int(o.groups) != len(want) {
+			t.Fatalf("%s: %d groups, want %d", tail, o.groups, len(want))
+		}
+		for k, g := range want {
+			if kk, ok := k.(int64); ok && o.key(g) != kk {
+				t.Fatalf("%s: group %d has key %d, want %d", tail, g, o.key(g), kk)
+			}
+		}
+	}
+}
+
+// TestCompactAggregateAscendingSameAsGeneral: GROUP BY a key inserted in
+// ascending order, with some older keys again (the sorted mode, then the
+// map) gives the general operator's groups, order and sums.
+func TestCompactAggregateAscendingSameAsGeneral(t *testing.T) {
+	f := newDataFixture(t, Options{JoinMemory: 1 << 20})
+	f.exec(`CREATE SCHEMA s; CREATE TABLE s.t (k BIGINT, d DECIMAL(15,2))`)
+	r := rand.New(rand.NewPCG(18, 5))
+	var values []string
+	for i := range 6000 {
+		k := i / 2
+		if i%97 == 0 {
+			k = r.IntN(i+1) / 2 // an older key again
+		}
+		if i == 5000 {
+			k = -1 // out of order and new
+		}
+		values = append(values, fmt.Sprintf("(%d, %d.%02d)", k, r.IntN(200), r.IntN(100)))
+	}
+	f.exec("INSERT INTO s.t VALUES " + strings.Join(values, ", "))
+	q := `SELECT k, SUM(d), COUNT(*) FROM s.t GROUP BY k`
+	if !usesCompact(t, f, q) {
+		t.Fatal("GROUP BY k does not take the compact group table")
+	}
+	compact := f.rows(q)
+	general := f.rows(`SELECT k + 0, SUM(d), COUNT(*) FROM s.t GROUP BY k + 0`)
+	if len(compact) < 3000 || !reflect.DeepEqual(compact, general) {
+		t.Fatalf("compact %d groups, general %d; first differing:\n%v", len(compact), len(general), firstDiff(compact, general))
+	}
+	if got, want := f.rows(`SELECT COUNT(*) FROM s.t WHERE k IN (SELECT k FROM s.t GROUP BY k HAVING SUM(d) > 250)`),
+		f.rows(`SELECT COUNT(*) FROM s.t WHERE k IN (SELECT k + 0 FROM s.t GROUP BY k + 0 HAVING SUM(d) > 250)`); !reflect.DeepEqual(got, want) {
+		t.Fatalf("IN (GROUP BY HAVING): %v, want %v", got, want)
+	}
+}
+
+// TestCompactAggregateOverColumnBatches: an aggregate the compact table
+// takes over a table's scan reads the scan's column batches (no row of Go
+// values per scanned row), and gives the compact table over rows' and the
+// general operator's groups, order and results: NULL keys and values,
+// DECIMAL scales, sums past the int64 and past BIGINT, COUNT of a column
+// and of an expression, under a WHERE, and as Q18's IN (GROUP BY HAVING).
+func TestCompactAggregateOverColumnBatches(t *testing.T) {
+	f := newDataFixture(t, Options{JoinMemory: 4 << 20})
+	f.exec(`CREATE SCHEMA s; CREATE TABLE s.t (k BIGINT, d DECIMAL(20,2), w DECIMAL(38,6), i BIGINT)`)
+	r := rand.New(rand.NewPCG(18, 6))
+	var values []string
+	for n := range 4000 {
+		key := fmt.Sprint(n/3 - r.IntN(2)*r.IntN(600))
+		if r.IntN(25) == 0 {
+			key = "NULL"
+		}
+		d := fmt.Sprintf("%d.%02d", r.IntN(100000)-50000, r.IntN(100))
+		if r.IntN(10) == 0 {
+			d = "NULL"
+		}
+		w := fmt.Sprintf("%d.%06d", r.Int64N(1000000), r.IntN(1000000))
+		i := fmt.Sprint(r.Int64N(1000) - 500)
+		if n%50 == 7 {
+			d, w, i = "999999999999999999.99", "99999999999999999999999999999999.999999", "9223372036854775807"
+		}
+		values = append(values, fmt.Sprintf("(%s, %s, %s, %s)", key, d, w, i))
+	}
+	f.exec("INSERT INTO s.t VALUES " + strings.Join(values, ", "))
+	const calls = `SUM(d), COUNT(*), COUNT(d), COUNT(d * 2), AVG(d), SUM(w), SUM(i), AVG(i), SUM(d * i)`
+	q := `SELECT k, ` + calls + ` FROM s.t WHERE i <> 3 GROUP BY k`
+	tp, agg := aggregateOfQuery(t, f, q)
+	op, err := tp.build(context.Background(), agg, exec.NewBudget(f.s.opts.JoinMemory))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := op.(*compactAggregateOp); !ok || c.cols == nil {
+		t.Fatalf("GROUP BY k runs on %T, not the compact table over column batches", op)
+	}
+	op.Close()
+	in := `SELECT COUNT(*), SUM(i) FROM s.t WHERE k IN (SELECT k FROM s.t GROUP BY k HAVING SUM(d) > 20000)`
+	batches, batchesIn := f.rows(q), f.rows(in)
+	compactBatches = false
+	t.Cleanup(func() { compactBatches = true })
+	rows, rowsIn := f.rows(q), f.rows(in)
+	compactBatches = true
+	general := f.rows(`SELECT k + 0, ` + calls + ` FROM s.t WHERE i <> 3 GROUP BY k + 0`)
+	if len(batches) < 1000 || !reflect.DeepEqual(batches, rows) || !reflect.DeepEqual(batches, general) {
+		t.Fatalf("over batches %d groups, over rows %d, general %d; first differing:\n%v\n%v",
+			len(batches), len(rows), len(general), firstDiff(batches, rows), firstDiff(batches, general))
+	}
+	if !reflect.DeepEqual(batchesIn, rowsIn) || batchesIn[0][0] == int64(0) {
+		t.Fatalf("IN (GROUP BY HAVING): over batches %v, over rows %v", batchesIn, rowsIn)
+	}
 }

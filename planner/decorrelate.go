@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/lancecat/lancecat/lance/dataset"
 	"github.com/lancecat/lancecat/planner/plan"
@@ -43,17 +42,19 @@ import (
 // outer value (subquery.go). The first distinct values run per value (with
 // few outer rows an indexed lookup per value is cheaper than reading the
 // inner table whole): decorrelation starts after decorrelateAfter runs, or
-// after decorrelateEarly runs that took decorrelateSlow together (each
-// reads much: TPC-H Q20's per-value runs scan lineitem), or after one run
-// that took decorrelateOneSlow (it read a whole large table: at SF 1 each
-// of Q21's per-value EXISTS runs reads lineitem's 6 million rows, ~6 s of
-// CPU, and four of them cost more than the one run that answers all).
-// Time only picks the strategy; the answers are the same either way.
+// after decorrelateEarly runs when each run reads decorrelateEarlyRows
+// rows or more (TPC-H Q20's per-value runs scan lineitem), or after one run
+// when it reads decorrelateOneRows or more (at SF 1 each of Q21's
+// per-value EXISTS runs reads lineitem's 6 million rows, ~6 s of CPU, and
+// four of them cost more than the one run that answers all). The rows a
+// run reads are estimated from its tables' row counts (runRows), not
+// measured by time, so the plan does not depend on the machine's load;
+// the answers are the same either way.
 const (
-	decorrelateAfter   = 32
-	decorrelateEarly   = 4
-	decorrelateSlow    = 100 * time.Millisecond
-	decorrelateOneSlow = 500 * time.Millisecond
+	decorrelateAfter     = 32
+	decorrelateEarly     = 4
+	decorrelateEarlyRows = 100_000
+	decorrelateOneRows   = 1_000_000
 )
 
 func (sq *subquery) shouldDecorrelate() bool {
@@ -64,8 +65,82 @@ func (sq *subquery) shouldDecorrelate() bool {
 			return true
 		}
 	}
-	return sq.runs >= decorrelateAfter || (sq.runs >= decorrelateEarly && sq.runTime >= decorrelateSlow) ||
-		(sq.runs >= 1 && sq.runTime >= decorrelateOneSlow)
+	if sq.runs >= decorrelateAfter {
+		return true
+	}
+	if sq.runs < 1 {
+		return false
+	}
+	rows := sq.runRows()
+	return rows >= decorrelateOneRows || (sq.runs >= decorrelateEarly && rows >= decorrelateEarlyRows)
+}
+
+// runRows estimates the rows one run per outer value reads (computed
+// once): the row counts of the plain tables in its FROM, but none for a
+// table whose column is compared with an outer reference and has an index
+// that answers the comparison (the run looks the value up). A table of
+// unknown size (a derived table, a view, AS OF) counts as none: such a
+// subquery decorrelates after decorrelateAfter runs, as before any rule.
+func (sq *subquery) runRows() int64 {
+	if sq.runRowsDone {
+		return sq.runRowsEst
+	}
+	sq.runRowsDone = true
+	if sq.q == nil || len(sq.q.SetOps) > 0 || len(sq.q.With) > 0 {
+		return 0
+	}
+	var outerCompared []*sqlparse.ColumnRef // inner columns compared with an outer reference
+	for _, c := range plan.Conjuncts(sq.q.Where) {
+		b, ok := sqlparse.StripParens(c).(*sqlparse.Binary)
+		if !ok || b.Op != sqlparse.OpEQ {
+			continue
+		}
+		for _, side := range [][2]sqlparse.Expr{{b.L, b.R}, {b.R, b.L}} {
+			ref, ok := sqlparse.StripParens(side[0]).(*sqlparse.ColumnRef)
+			if ok && !isOuterRef(sq, ref) && isOuterRef(sq, side[1]) {
+				outerCompared = append(outerCompared, ref)
+			}
+		}
+	}
+	var total int64
+	var walk func(f sqlparse.FromItem)
+	walk = func(f sqlparse.FromItem) {
+		switch x := f.(type) {
+		case *sqlparse.Join:
+			walk(x.Left)
+			walk(x.Right)
+		case *sqlparse.TableSource:
+			if x.Table == nil || x.AsOf != nil {
+				return
+			}
+			t, err := sq.sess.newSourceTable(sq.ctx, &sqlparse.TableSource{Table: x.Table, Alias: x.Alias})
+			if err != nil {
+				return
+			}
+			n, ok := t.RowCount(sq.ctx)
+			if !ok {
+				return
+			}
+			for _, ref := range outerCompared {
+				if !t.namesColumn(ref, x) {
+					continue
+				}
+				for i, c := range t.cols {
+					if strings.EqualFold(c.Name, ref.Column) {
+						if name, _ := t.LookupIndex(i); name != "" {
+							return // an indexed lookup per value
+						}
+					}
+				}
+			}
+			total += n
+		}
+	}
+	if sq.q.From != nil {
+		walk(sq.q.From)
+	}
+	sq.runRowsEst = total
+	return total
 }
 
 // decorrelation is a correlated subquery answered from one run.
@@ -334,9 +409,7 @@ func (sq *subquery) decorrelate(env *rowEnv) *decorrelation {
 		sq.pinned = map[string]*dataset.Dataset{}
 	}
 	fork.pinned = sq.pinned
-	if sq.kind == subExists {
-		fork.keyFilters = sq.domainFilters(sq.ctx, d, keysInner) // semidomain.go
-	}
+	fork.keyFilters = sq.domainFilters(sq.ctx, d, keysInner) // semidomain.go
 	p, err := fork.planQuery(sq.ctx, &dq)
 	if err != nil {
 		return nil

@@ -395,8 +395,16 @@ func (p *joinPlan) buildNode(ctx context.Context, n plan.Node, env *rowEnv, budg
 					direct[i] = rowPos(p.scope, side(k), layout)
 					all = all && direct[i] >= 0
 				}
+				// Keys are cut from a slab of keySlabRows keys instead
+				// of one allocation a row: the build side holds its
+				// keys, so each key keeps its own place in the slab.
+				var slab []any
 				return func(row []any) ([]any, error) {
-					key := make([]any, len(x.Keys))
+					if len(slab) < len(x.Keys) {
+						slab = make([]any, len(x.Keys)*keySlabRows)
+					}
+					key := slab[:len(x.Keys):len(x.Keys)]
+					slab = slab[len(x.Keys):]
 					var full []any
 					if !all {
 						full = at(row, layout)
@@ -427,6 +435,9 @@ func (p *joinPlan) buildNode(ctx context.Context, n plan.Node, env *rowEnv, budg
 			if anySafe {
 				spec.Hash = func(key []any) (uint64, bool) { return hashKey64(key, nullSafe) }
 			}
+			// KeyEqual below compares two int64s with ==, as IntKey
+			// asks.
+			spec.IntKey = len(x.Keys) == 1
 			spec.KeyEqual = func(l, r []any) bool {
 				for i := range l {
 					if l[i] == nil || r[i] == nil {
@@ -489,6 +500,10 @@ func (p *joinPlan) buildNode(ctx context.Context, n plan.Node, env *rowEnv, budg
 	}
 	return nil, errorf(catalog.CodeInternal, "no operator for plan node %T", n)
 }
+
+// keySlabRows is how many join keys a join's key function allocates at
+// once.
+const keySlabRows = 256
 
 // heldColumns lists the positions of n's rows (its layout) that its scans
 // read, nil when that is all of them: the others are NULL in every row

@@ -309,12 +309,16 @@ func (o *filterScanOp) selectNext(ctx context.Context) error {
 		return o.err
 	}
 	if o.next == nil {
-		o.next, o.stop = iter.Pull2(o.sc.Records(ctx))
 		o.readers = make([]sqltypes.ValueReader, len(o.dp.read))
 		o.caches = make([]valueCache, len(o.dp.read))
 		o.tests = make([]func(int) (int8, bool), len(o.conj))
 		o.scratch = make([]any, o.dp.schema.NumFields())
 		o.filled = make([]bool, len(o.dp.read))
+		if err := o.sc.SetFilter(o.rowFilter(ctx)); err != nil {
+			o.fail(err)
+			return err
+		}
+		o.next, o.stop = iter.Pull2(o.sc.Records(ctx))
 	}
 	if err := ctx.Err(); err != nil {
 		o.fail(err)
@@ -547,6 +551,37 @@ func (o *filterScanOp) bindTest(t *vecTest, rec arrow.RecordBatch, k int) (func(
 		return keySetTest(arr, t.keys), nil
 	case vecInQuery:
 		return o.inQueryTest(arr, t), nil
+	}
+	var arr2 arrow.Array
+	if t.kind == vecCmpCols {
+		arr2 = rec.Column(o.readAt[t.col2])
+	}
+	o.evalConsts(t)
+	return pureTest(t, arr, arr2), nil
+}
+
+// evalConsts evaluates t's constants once (an error is kept in
+// t.constErr: the row-wise evaluation reports it).
+func (o *filterScanOp) evalConsts(t *vecTest) {
+	if t.vals != nil || t.constErr != nil {
+		return
+	}
+	for _, e := range t.consts {
+		v, err := o.env.eval(e, o.scratch)
+		if err != nil {
+			t.constErr = err
+			break
+		}
+		t.vals = append(t.vals, v)
+	}
+}
+
+// pureTest is the test of t (not a key filter nor a subquery; constants
+// evaluated) over the column arr (and arr2 for vecCmpCols), nil when it has
+// no column-wise form. It reads only the arrays and t's values, so it may
+// run on another goroutine (the scan's row filter, latemat.go).
+func pureTest(t *vecTest, arr, arr2 arrow.Array) func(i int) (int8, bool) {
+	switch t.kind {
 	case vecIsNull:
 		not := t.not
 		return func(i int) (int8, bool) {
@@ -554,12 +589,11 @@ func (o *filterScanOp) bindTest(t *vecTest, rec arrow.RecordBatch, k int) (func(
 				return 1, true
 			}
 			return 0, true
-		}, nil
+		}
 	case vecCmpCols:
-		arr2 := rec.Column(o.readAt[t.col2])
 		c := columnsComparer(arr, arr2)
 		if c == nil {
-			return nil, nil
+			return nil
 		}
 		test := cmpTest(t.op)
 		return func(i int) (int8, bool) {
@@ -571,33 +605,23 @@ func (o *filterScanOp) bindTest(t *vecTest, rec arrow.RecordBatch, k int) (func(
 				return 0, false
 			}
 			return boolTruth(test(r)), true
-		}, nil
-	}
-	if t.vals == nil && t.constErr == nil {
-		for _, e := range t.consts {
-			v, err := o.env.eval(e, o.scratch)
-			if err != nil {
-				t.constErr = err
-				break
-			}
-			t.vals = append(t.vals, v)
 		}
 	}
 	if t.constErr != nil {
-		return nil, nil // the row-wise evaluation reports it, as before
+		return nil // the row-wise evaluation reports it, as before
 	}
 	if t.kind == vecIn {
-		return inTest(arr, t.vals, t.not), nil
+		return inTest(arr, t.vals, t.not)
 	}
 	for _, v := range t.vals {
 		if v == nil {
-			return func(int) (int8, bool) { return -1, true }, nil
+			return func(int) (int8, bool) { return -1, true }
 		}
 	}
 	cs := make([]func(i int) (int, bool), len(t.vals))
 	for n, v := range t.vals {
 		if cs[n] = constComparer(arr, v); cs[n] == nil {
-			return nil, nil
+			return nil
 		}
 	}
 	if t.kind == vecBetween {
@@ -615,7 +639,7 @@ func (o *filterScanOp) bindTest(t *vecTest, rec arrow.RecordBatch, k int) (func(
 				return 0, false
 			}
 			return boolTruth((l >= 0 && h <= 0) != not), true
-		}, nil
+		}
 	}
 	c, test := cs[0], cmpTest(t.op)
 	return func(i int) (int8, bool) {
@@ -627,7 +651,7 @@ func (o *filterScanOp) bindTest(t *vecTest, rec arrow.RecordBatch, k int) (func(
 			return 0, false
 		}
 		return boolTruth(test(r)), true
-	}, nil
+	}
 }
 
 // inTest is x [NOT] IN (vals) over the column arr, as the row-wise

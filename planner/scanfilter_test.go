@@ -59,6 +59,34 @@ func filterResult(f *fixture, q string) string {
 	return fmt.Sprint(len(res.Rows), res.Rows, w.Rows)
 }
 
+// columnWiseWheres are the WHEREs the column-wise filter tests compare.
+var columnWiseWheres = []string{
+	"a > 0", "a <= 17 AND b = 3", "3 = b", "a <> 5", "b >= 49",
+	"p BETWEEN 0.05 AND 100.5", "p NOT BETWEEN -10 AND 10", "p < 24", "24 > p", "p = 12.30", "p = 12.3",
+	"p >= 12.345", "p > -3", "p BETWEEN 0.06 - 0.01 AND 0.06 + 0.01",
+	"q > 1000", "q < -1000.5", "q = 0", "q >= 123456789012345678901.2345", "q < 1.00005",
+	"d >= DATE '1994-03-01' AND d < DATE '1994-03-01' + INTERVAL 1 YEAR", "d <= DATE '1998-12-01' - INTERVAL 90 DAY",
+	"d > TIMESTAMP '1994-05-01 12:00:00'", "d = TIMESTAMP '1994-05-01 00:00:00'", "d = '1994-02-03'", "d < e", "d <> e", "e >= d",
+	"s = 'AIR'", "s IN ('MAIL', 'SHIP')", "s < 'RAIL' AND s >= 'AIR'", "s LIKE 'A%'", "s = ''", "s > 'air'",
+	"f > 1.5", "f > 1", "f = a", "f < p", "a IS NULL", "p IS NOT NULL AND a > b", "a > NULL", "NULL = s",
+	"a > 0 AND s = 'TRUCK' AND p < 100", "s = 12", "a > 0 OR p < 3", "NOT (a > 3)", "p > 100 AND s + 1 > 0",
+	"s + 1 > 0 AND p > 100", "a > 400 AND a / 0 IS NULL", "b = 3 AND (SELECT COUNT(*) FROM t t2 WHERE t2.b = t.a) > 0",
+	"a > b AND b = 7 AND d < e AND s IS NOT NULL", "p < q",
+	// IN lists, column-wise below 16 items (the row-wise evaluation's
+	// hash set starts there).
+	"s IN ('AIR')", "s NOT IN ('MAIL', 'SHIP', 'air')", "s IN ('MAIL', NULL)", "s NOT IN ('MAIL', NULL)",
+	"s IN (NULL)", "s IN ('MAIL', 1)", "s IN (1, 2)", "b IN (3, 7, 49)", "b NOT IN (1, 2, 3)", "b IN (3, 7.0, 2.5)",
+	"a IN (5, -2, NULL)", "p IN (12.30, 0.05, 7)", "p NOT IN (12.3, 0.070)", "q IN (0, 1.0001, 123456789012345678901.2345)",
+	"d IN (DATE '1994-05-01', '1994-02-03')", "d NOT IN (DATE '1994-05-01', TIMESTAMP '1994-05-02 00:00:01')",
+	"f IN (2, -5, 1.5)", "s IN ('AIR', 'MAIL') AND b IN (3, 4) AND p > 0",
+	"s IN ('A','B','C','D','E','F','G','H','I','J','K','L','M','N','O','AIR')", "b IN (1 / 0, 3)",
+	// IN an uncorrelated subquery: integers are one set, column-wise.
+	"b IN (SELECT b FROM t t2 WHERE t2.a > 400)", "a IN (SELECT a FROM t t2 WHERE t2.b = 3)",
+	"a IN (SELECT b FROM t t2 WHERE t2.b < 5) AND s = 'AIR'", "b IN (SELECT a FROM t t2 WHERE t2.a > 100000)",
+	"b IN (SELECT s FROM t t2)", "b NOT IN (SELECT b FROM t t2 WHERE t2.b < 3)", "b IN (SELECT p FROM t t2 WHERE p = 12.30)",
+	"b IN (SELECT NULL FROM t t2 WHERE t2.b = 1)",
+}
+
 // TestColumnWiseFilterMatchesRows: the scan that filters column-wise
 // (scanfilter.go) returns the rows, warnings and errors the Filter over
 // the plain scan returns, for the comparisons it evaluates on Arrow
@@ -66,33 +94,7 @@ func filterResult(f *fixture, q string) string {
 // either order.
 func TestColumnWiseFilterMatchesRows(t *testing.T) {
 	f := filterFixture(t)
-	wheres := []string{
-		"a > 0", "a <= 17 AND b = 3", "3 = b", "a <> 5", "b >= 49",
-		"p BETWEEN 0.05 AND 100.5", "p NOT BETWEEN -10 AND 10", "p < 24", "24 > p", "p = 12.30", "p = 12.3",
-		"p >= 12.345", "p > -3", "p BETWEEN 0.06 - 0.01 AND 0.06 + 0.01",
-		"q > 1000", "q < -1000.5", "q = 0", "q >= 123456789012345678901.2345", "q < 1.00005",
-		"d >= DATE '1994-03-01' AND d < DATE '1994-03-01' + INTERVAL 1 YEAR", "d <= DATE '1998-12-01' - INTERVAL 90 DAY",
-		"d > TIMESTAMP '1994-05-01 12:00:00'", "d = TIMESTAMP '1994-05-01 00:00:00'", "d = '1994-02-03'", "d < e", "d <> e", "e >= d",
-		"s = 'AIR'", "s IN ('MAIL', 'SHIP')", "s < 'RAIL' AND s >= 'AIR'", "s LIKE 'A%'", "s = ''", "s > 'air'",
-		"f > 1.5", "f > 1", "f = a", "f < p", "a IS NULL", "p IS NOT NULL AND a > b", "a > NULL", "NULL = s",
-		"a > 0 AND s = 'TRUCK' AND p < 100", "s = 12", "a > 0 OR p < 3", "NOT (a > 3)", "p > 100 AND s + 1 > 0",
-		"s + 1 > 0 AND p > 100", "a > 400 AND a / 0 IS NULL", "b = 3 AND (SELECT COUNT(*) FROM t t2 WHERE t2.b = t.a) > 0",
-		"a > b AND b = 7 AND d < e AND s IS NOT NULL", "p < q",
-		// IN lists, column-wise below 16 items (the row-wise evaluation's
-		// hash set starts there).
-		"s IN ('AIR')", "s NOT IN ('MAIL', 'SHIP', 'air')", "s IN ('MAIL', NULL)", "s NOT IN ('MAIL', NULL)",
-		"s IN (NULL)", "s IN ('MAIL', 1)", "s IN (1, 2)", "b IN (3, 7, 49)", "b NOT IN (1, 2, 3)", "b IN (3, 7.0, 2.5)",
-		"a IN (5, -2, NULL)", "p IN (12.30, 0.05, 7)", "p NOT IN (12.3, 0.070)", "q IN (0, 1.0001, 123456789012345678901.2345)",
-		"d IN (DATE '1994-05-01', '1994-02-03')", "d NOT IN (DATE '1994-05-01', TIMESTAMP '1994-05-02 00:00:01')",
-		"f IN (2, -5, 1.5)", "s IN ('AIR', 'MAIL') AND b IN (3, 4) AND p > 0",
-		"s IN ('A','B','C','D','E','F','G','H','I','J','K','L','M','N','O','AIR')", "b IN (1 / 0, 3)",
-		// IN an uncorrelated subquery: integers are one set, column-wise.
-		"b IN (SELECT b FROM t t2 WHERE t2.a > 400)", "a IN (SELECT a FROM t t2 WHERE t2.b = 3)",
-		"a IN (SELECT b FROM t t2 WHERE t2.b < 5) AND s = 'AIR'", "b IN (SELECT a FROM t t2 WHERE t2.a > 100000)",
-		"b IN (SELECT s FROM t t2)", "b NOT IN (SELECT b FROM t t2 WHERE t2.b < 3)", "b IN (SELECT p FROM t t2 WHERE p = 12.30)",
-		"b IN (SELECT NULL FROM t t2 WHERE t2.b = 1)",
-	}
-	for _, w := range wheres {
+	for _, w := range columnWiseWheres {
 		q := "SELECT a, b, p, q, d, e, s, f FROM t WHERE " + w
 		columnWiseFilter = false
 		want := filterResult(f, q)

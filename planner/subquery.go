@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/lancecat/lancecat/catalog"
 	"github.com/lancecat/lancecat/lance/dataset"
@@ -210,7 +209,10 @@ type subquery struct {
 	// Decorrelated (decorrelate.go): answered from one run, once tried.
 	decor      *decorrelation
 	decorTried bool
-	runTime    time.Duration // spent in the runs per outer value
+	// runRowsEst estimates the rows a run per outer value reads, once
+	// runRowsDone (decorrelate.go's runRows).
+	runRowsEst  int64
+	runRowsDone bool
 	// domains are outer key domains (semidomain.go): per outer
 	// reference, the values every outer row asking has.
 	domains map[int]map[int64]struct{}
@@ -389,7 +391,6 @@ func (sq *subquery) result(env *rowEnv, row []any) (*subqueryResult, error) {
 		subst[r] = valueLiteral(vals[i], sq.decimal[i])
 	}
 	q := substituteSelect(sq.q, subst)
-	started := time.Now()
 	fork := sq.sess.fork()
 	if sq.pinned == nil {
 		sq.pinned = map[string]*dataset.Dataset{}
@@ -404,7 +405,6 @@ func (sq *subquery) result(env *rowEnv, row []any) (*subqueryResult, error) {
 		return nil, err
 	}
 	sq.runs++
-	sq.runTime += time.Since(started)
 	if sq.cache == nil || len(sq.cache) >= correlatedCacheEntries || sq.cacheValues+len(res.list) > sq.maxRows {
 		sq.cache, sq.cacheValues = map[string]*subqueryResult{}, 0
 	}

@@ -135,7 +135,7 @@ func (t *treePlan) above(from plan.Node, sp *selectPipeline) {
 		// ahead would read more than the query needs.
 		early := sp.limit >= 0 && sp.agg == nil && len(sp.order) == 0
 		if _, _, keys := domainConjuncts(sp.where, sp.env); len(keys) > 0 && !early {
-			f.OuterKeys = domainKeyNames(keys) // semidomain.go
+			f.OuterKeys, f.OuterKinds = domainKeyNames(keys), domainKeyKinds(keys) // semidomain.go
 		}
 		n = t.node(f, sp.env)
 	}
@@ -301,8 +301,14 @@ func (t *treePlan) build(ctx context.Context, n plan.Node, budget *exec.Budget) 
 	if x, ok := n.(*plan.Aggregate); ok {
 		// Over a table's scan: over its column batches where it can
 		// (batchagg.go).
-		if b := t.batchAggregate(x); b != nil && !preferCompact(ctx, b, budget) {
-			return b.operator(budget), nil
+		if b := t.batchAggregate(x); b != nil {
+			if preferCompact(ctx, b, budget) {
+				if compactBatches {
+					return newCompactBatchAggregate(b, budget), nil
+				}
+			} else {
+				return b.operator(budget), nil
+			}
 		}
 	}
 	inNode := plan.Input(n)

@@ -28,7 +28,7 @@ func useFakeFormat(t *testing.T) {
 var memSeq int
 var memMu sync.Mutex
 
-func memStore(t *testing.T) storage.Store {
+func memStore(t testing.TB) storage.Store {
 	t.Helper()
 	memMu.Lock()
 	memSeq++

@@ -39,6 +39,26 @@ type ScanOptions struct {
 	BatchSize int
 	// Allocator for the arrays built by the scan (default Go allocator).
 	Allocator memory.Allocator
+	// Filter, when set, drops rows by the values of some columns before
+	// the other columns are decoded (see RowFilter). Offset and Limit
+	// count the rows it keeps.
+	Filter *RowFilter
+}
+
+// RowFilter is a scan's selection of rows by some of its columns (late
+// materialization): per chunk the scan decodes Columns first, asks Select
+// which rows to keep, skips the chunk when none is kept and otherwise
+// decodes the other columns only over the span of the kept rows. The
+// predicate itself is the caller's (lance/ knows no SQL).
+type RowFilter struct {
+	// Columns are the columns Select reads: distinct names of columns the
+	// scan returns.
+	Columns []string
+	// Select returns the positions (ascending, distinct) of the rows of
+	// batch to keep; batch holds Columns, in that order, for the live rows
+	// of one chunk. The scan does not keep the slice past the call. It runs
+	// on the goroutine that reads the scan, not necessarily fn's.
+	Select func(batch arrow.RecordBatch) ([]int, error)
 }
 
 // Scan reads the live rows of the dataset and calls fn with each batch, in
@@ -74,6 +94,11 @@ func (d *Dataset) Scan(ctx context.Context, opts ScanOptions, fn func(arrow.Reco
 		batch = DefaultBatchSize
 	}
 	s := &scanState{d: d, opts: opts, mem: mem, fields: fields, schema: outSchema, batch: batch, skip: opts.Offset, fn: fn}
+	if opts.Filter != nil {
+		if err := s.planFilter(opts.Filter); err != nil {
+			return err
+		}
+	}
 	if opts.Limit > 0 {
 		s.remaining = opts.Limit
 		s.limited = true
@@ -236,6 +261,10 @@ type scanState struct {
 	remaining uint64
 	limited   bool
 	fn        func(arrow.RecordBatch) error
+	// With a Filter: the positions among fields of its columns (in its
+	// order) and of the other columns, with their schemas (no row address).
+	filterCols, restCols     []int
+	filterSchema, restSchema *arrow.Schema
 }
 
 // fileGroup is the set of selected fields one data file provides.
@@ -288,22 +317,94 @@ func planFragment(f *Fragment, fields []*lanceschema.Field) ([]*fileGroup, error
 	return groups, nil
 }
 
+// chunkPart is some of a scan's columns as one fragment stores them: the
+// fields, their output schema, the data files holding them and readers.
+type chunkPart struct {
+	fields  []*lanceschema.Field
+	schema  *arrow.Schema
+	groups  []*fileGroup
+	readers []dataFileReader
+}
+
+// openPart plans and opens the reading of fields from fragment f.
+func (s *scanState) openPart(ctx context.Context, f *Fragment, fields []*lanceschema.Field, schema *arrow.Schema) (*chunkPart, error) {
+	groups, err := planFragment(f, fields)
+	if err != nil {
+		return nil, err
+	}
+	p := &chunkPart{fields: fields, schema: schema, groups: groups, readers: make([]dataFileReader, len(groups))}
+	for i, g := range groups {
+		r, err := s.d.openDataFile(ctx, f, g.file)
+		if err != nil {
+			return nil, err
+		}
+		p.readers[i] = r
+	}
+	return p, nil
+}
+
+// planFilter checks the filter's columns against the scan's and splits the
+// scan's columns into the filter's and the others.
+func (s *scanState) planFilter(rf *RowFilter) error {
+	if rf.Select == nil {
+		return invalidf("row filter without Select")
+	}
+	if len(rf.Columns) == 0 {
+		return invalidf("row filter reads no column")
+	}
+	isFilter := make([]bool, len(s.fields))
+	for _, name := range rf.Columns {
+		at := -1
+		for i, f := range s.fields {
+			if f.Name == name {
+				at = i
+				break
+			}
+		}
+		if at < 0 {
+			return invalidf("row filter column %q is not scanned", name)
+		}
+		if isFilter[at] {
+			return invalidf("row filter column %q named twice", name)
+		}
+		isFilter[at] = true
+		s.filterCols = append(s.filterCols, at)
+	}
+	for i := range s.fields {
+		if !isFilter[i] {
+			s.restCols = append(s.restCols, i)
+		}
+	}
+	s.filterSchema = s.subSchema(s.filterCols)
+	s.restSchema = s.subSchema(s.restCols)
+	return nil
+}
+
+func (s *scanState) subSchema(cols []int) *arrow.Schema {
+	fs := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		fs[i] = s.schema.Field(c)
+	}
+	return arrow.NewSchema(fs, nil)
+}
+
+func (s *scanState) subFields(cols []int) []*lanceschema.Field {
+	out := make([]*lanceschema.Field, len(cols))
+	for i, c := range cols {
+		out[i] = s.fields[c]
+	}
+	return out
+}
+
 func (s *scanState) scanFragment(ctx context.Context, f *Fragment) error {
 	if f.HasOverlays {
 		return fmt.Errorf("%w: fragment %d has data overlay files", ErrUnsupported, f.ID)
 	}
-	groups, err := planFragment(f, s.fields)
+	all, err := s.openPart(ctx, f, s.fields, s.schema)
 	if err != nil {
 		return err
 	}
-	readers := make([]dataFileReader, len(groups))
-	for i, g := range groups {
-		r, err := s.d.openDataFile(ctx, f, g.file)
-		if err != nil {
-			return err
-		}
-		readers[i] = r
-	}
+	groups, readers := all.groups, all.readers
 	physical := f.PhysicalRows
 	if physical == 0 && len(f.Files) > 0 {
 		// Old manifests may not record it: ask a file.
@@ -326,6 +427,15 @@ func (s *scanState) scanFragment(ctx context.Context, f *Fragment) error {
 	if err != nil {
 		return err
 	}
+	var filterPart, restPart *chunkPart
+	if s.opts.Filter != nil {
+		if filterPart, err = s.openPart(ctx, f, s.subFields(s.filterCols), s.filterSchema); err != nil {
+			return err
+		}
+		if restPart, err = s.openPart(ctx, f, s.subFields(s.restCols), s.restSchema); err != nil {
+			return err
+		}
+	}
 	for start := uint64(0); start < physical; start += s.batch {
 		if s.limited && s.remaining == 0 {
 			return nil
@@ -335,6 +445,31 @@ func (s *scanState) scanFragment(ctx context.Context, f *Fragment) error {
 		}
 		end := min(start+s.batch, physical)
 		nDeleted := deletedIn(deleted, start, end)
+		if s.opts.Filter != nil {
+			if end-start == nDeleted {
+				continue
+			}
+			var live []uint32
+			if nDeleted > 0 {
+				live = liveOffsets(deleted, start, end)
+			}
+			rec, err := s.readFiltered(ctx, f, filterPart, restPart, start, end, live)
+			if err != nil {
+				return err
+			}
+			if rec == nil {
+				continue
+			}
+			if s.limited {
+				s.remaining -= uint64(rec.NumRows())
+			}
+			err = s.fn(rec)
+			rec.Release()
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		// A chunk wholly inside the offset is skipped by counting its live
 		// rows: nothing is decoded or allocated for it.
 		if live := end - start - nDeleted; live <= s.skip {
@@ -369,7 +504,7 @@ func (s *scanState) scanFragment(ctx context.Context, f *Fragment) error {
 				keep = nil
 			}
 		}
-		rec, err := s.readChunk(ctx, f, groups, readers, cs, ce, keep)
+		rec, err := s.readChunk(ctx, f, all, cs, ce, keep)
 		if err != nil {
 			return err
 		}
@@ -383,6 +518,174 @@ func (s *scanState) scanFragment(ctx context.Context, f *Fragment) error {
 		}
 	}
 	return nil
+}
+
+// readFiltered reads chunk [start, end) of fragment f through the row
+// filter: its columns for the live rows (offsets relative to start; nil:
+// every row), then, unless Select keeps none of them (nil batch), the
+// other columns over the span of the rows kept, and returns the kept rows
+// (within the offset and limit left) of every column.
+func (s *scanState) readFiltered(ctx context.Context, f *Fragment, filterPart, restPart *chunkPart, start, end uint64, live []uint32) (arrow.RecordBatch, error) {
+	fcols, err := s.readPart(ctx, f, filterPart, start, end)
+	if err != nil {
+		return nil, err
+	}
+	frec := array.NewRecordBatch(filterPart.schema, fcols, int64(end-start))
+	releaseAll(fcols)
+	defer frec.Release()
+	n := int(end - start)
+	if live != nil {
+		n = len(live)
+		if n < int(end-start) {
+			taken, err := takeOffsets(s.mem, frec, live)
+			if err != nil {
+				return nil, err
+			}
+			frec.Release()
+			frec = taken
+		}
+	}
+	sel, err := s.opts.Filter.Select(frec)
+	if err != nil {
+		return nil, err
+	}
+	for i, r := range sel {
+		if r < 0 || r >= n || i > 0 && r <= sel[i-1] {
+			return nil, invalidf("row filter selected row %d of %d out of order", r, n)
+		}
+	}
+	if uint64(len(sel)) <= s.skip {
+		s.skip -= uint64(len(sel))
+		return nil, nil
+	}
+	if len(sel) == n && s.skip == 0 && (!s.limited || uint64(n) <= s.remaining) {
+		// Every live row kept: the chunk as a plain scan reads it.
+		return s.keepAll(ctx, f, frec, restPart, start, end, live)
+	}
+	sel = sel[s.skip:]
+	s.skip = 0
+	if s.limited && uint64(len(sel)) > s.remaining {
+		sel = sel[:s.remaining]
+	}
+	// The kept rows' offsets in the chunk, and the span holding them: the
+	// only rows of the other columns decoded.
+	phys := make([]uint32, len(sel))
+	for i, r := range sel {
+		phys[i] = uint32(r)
+		if live != nil {
+			phys[i] = live[r]
+		}
+	}
+	lo, hi := uint64(phys[0]), uint64(phys[len(phys)-1])+1
+	cols := make([]arrow.Array, len(s.schema.Fields()))
+	defer releaseAll(cols)
+	keptFilter, err := takeOffsets(s.mem, frec, toOffsets(sel))
+	if err != nil {
+		return nil, err
+	}
+	for j, c := range s.filterCols {
+		cols[c] = keptFilter.Column(j)
+		cols[c].Retain()
+	}
+	keptFilter.Release()
+	if len(s.restCols) > 0 {
+		rcols, err := s.readPart(ctx, f, restPart, start+lo, start+hi)
+		if err != nil {
+			return nil, err
+		}
+		rrec := array.NewRecordBatch(restPart.schema, rcols, int64(hi-lo))
+		releaseAll(rcols)
+		if uint64(len(phys)) < hi-lo {
+			rel := make([]uint32, len(phys))
+			for i, p := range phys {
+				rel[i] = p - uint32(lo)
+			}
+			taken, err := takeOffsets(s.mem, rrec, rel)
+			rrec.Release()
+			if err != nil {
+				return nil, err
+			}
+			rrec = taken
+		}
+		for j, c := range s.restCols {
+			cols[c] = rrec.Column(j)
+			cols[c].Retain()
+		}
+		rrec.Release()
+	}
+	if s.opts.WithRowAddress {
+		b := array.NewUint64Builder(s.mem)
+		b.Reserve(len(phys))
+		for _, p := range phys {
+			b.UnsafeAppend(f.ID<<32 | (start + uint64(p)))
+		}
+		cols[len(cols)-1] = b.NewArray()
+		b.Release()
+	}
+	return array.NewRecordBatch(s.schema, cols, int64(len(phys))), nil
+}
+
+// keepAll is readFiltered's result when Select keeps every live row of
+// the chunk: the filter's columns as read, the others read over the chunk.
+func (s *scanState) keepAll(ctx context.Context, f *Fragment, frec arrow.RecordBatch, restPart *chunkPart, start, end uint64, live []uint32) (arrow.RecordBatch, error) {
+	cols := make([]arrow.Array, len(s.schema.Fields()))
+	defer releaseAll(cols)
+	for j, c := range s.filterCols {
+		cols[c] = frec.Column(j)
+		cols[c].Retain()
+	}
+	n := int(frec.NumRows())
+	if len(s.restCols) > 0 {
+		rcols, err := s.readPart(ctx, f, restPart, start, end)
+		if err != nil {
+			return nil, err
+		}
+		rrec := array.NewRecordBatch(restPart.schema, rcols, int64(end-start))
+		releaseAll(rcols)
+		if live != nil && len(live) < int(end-start) {
+			taken, err := takeOffsets(s.mem, rrec, live)
+			rrec.Release()
+			if err != nil {
+				return nil, err
+			}
+			rrec = taken
+		}
+		for j, c := range s.restCols {
+			cols[c] = rrec.Column(j)
+			cols[c].Retain()
+		}
+		rrec.Release()
+	}
+	if s.opts.WithRowAddress {
+		b := array.NewUint64Builder(s.mem)
+		b.Reserve(n)
+		for i := 0; i < n; i++ {
+			off := uint64(i)
+			if live != nil {
+				off = uint64(live[i])
+			}
+			b.UnsafeAppend(f.ID<<32 | (start + off))
+		}
+		cols[len(cols)-1] = b.NewArray()
+		b.Release()
+	}
+	return array.NewRecordBatch(s.schema, cols, int64(n)), nil
+}
+
+func toOffsets(rows []int) []uint32 {
+	out := make([]uint32, len(rows))
+	for i, r := range rows {
+		out[i] = uint32(r)
+	}
+	return out
+}
+
+func releaseAll(arrs []arrow.Array) {
+	for _, a := range arrs {
+		if a != nil {
+			a.Release()
+		}
+	}
 }
 
 // deletedIn counts the deleted rows in [start, end).
@@ -413,40 +716,14 @@ func liveOffsets(deleted *roaring.Bitmap, start, end uint64) []uint32 {
 
 // readChunk reads rows [start, end) of fragment f and returns those at the
 // offsets keep (relative to start, ascending); nil keep returns them all.
-func (s *scanState) readChunk(ctx context.Context, f *Fragment, groups []*fileGroup, readers []dataFileReader, start, end uint64, keep []uint32) (arrow.RecordBatch, error) {
+func (s *scanState) readChunk(ctx context.Context, f *Fragment, all *chunkPart, start, end uint64, keep []uint32) (arrow.RecordBatch, error) {
 	n := int(end - start)
-	cols := make([]arrow.Array, len(s.schema.Fields()))
-	defer func() {
-		for _, c := range cols {
-			if c != nil {
-				c.Release()
-			}
-		}
-	}()
-	for i, g := range groups {
-		rec, err := readers[i].ReadRange(ctx, g.ids, start, end)
-		if err != nil {
-			return nil, fmt.Errorf("dataset: fragment %d: read %s rows [%d, %d): %w", f.ID, g.file.Path, start, end, err)
-		}
-		if int(rec.NumCols()) != len(g.ids) || int(rec.NumRows()) != n {
-			rec.Release()
-			return nil, fmt.Errorf("%w: fragment %d: %s returned %d columns x %d rows for %d fields x %d rows", ErrCorrupt, f.ID, g.file.Path, rec.NumCols(), rec.NumRows(), len(g.ids), n)
-		}
-		for j, col := range g.outCols {
-			arr, err := conformArray(rec.Column(j), s.schema.Field(col).Type)
-			if err != nil {
-				rec.Release()
-				return nil, fmt.Errorf("dataset: fragment %d column %q: %w", f.ID, s.schema.Field(col).Name, err)
-			}
-			cols[col] = arr
-		}
-		rec.Release()
+	cols, err := s.readPart(ctx, f, all, start, end)
+	if err != nil {
+		return nil, err
 	}
-	for i := range s.fields {
-		if cols[i] == nil {
-			cols[i] = array.MakeArrayOfNull(s.mem, s.schema.Field(i).Type, n)
-		}
-	}
+	cols = append(cols, nil)[:len(s.schema.Fields())]
+	defer releaseAll(cols)
 	if s.opts.WithRowAddress {
 		b := array.NewUint64Builder(s.mem)
 		b.Reserve(n)
@@ -462,6 +739,46 @@ func (s *scanState) readChunk(ctx context.Context, f *Fragment, groups []*fileGr
 	}
 	defer full.Release()
 	return takeOffsets(s.mem, full, keep)
+}
+
+// readPart decodes the part's columns for rows [start, end) of fragment f
+// (a column no file of f stores reads as nulls), typed as its schema says.
+// The caller releases the arrays.
+func (s *scanState) readPart(ctx context.Context, f *Fragment, p *chunkPart, start, end uint64) ([]arrow.Array, error) {
+	n := int(end - start)
+	cols := make([]arrow.Array, len(p.fields))
+	ok := false
+	defer func() {
+		if !ok {
+			releaseAll(cols)
+		}
+	}()
+	for i, g := range p.groups {
+		rec, err := p.readers[i].ReadRange(ctx, g.ids, start, end)
+		if err != nil {
+			return nil, fmt.Errorf("dataset: fragment %d: read %s rows [%d, %d): %w", f.ID, g.file.Path, start, end, err)
+		}
+		if int(rec.NumCols()) != len(g.ids) || int(rec.NumRows()) != n {
+			rec.Release()
+			return nil, fmt.Errorf("%w: fragment %d: %s returned %d columns x %d rows for %d fields x %d rows", ErrCorrupt, f.ID, g.file.Path, rec.NumCols(), rec.NumRows(), len(g.ids), n)
+		}
+		for j, col := range g.outCols {
+			arr, err := conformArray(rec.Column(j), p.schema.Field(col).Type)
+			if err != nil {
+				rec.Release()
+				return nil, fmt.Errorf("dataset: fragment %d column %q: %w", f.ID, p.schema.Field(col).Name, err)
+			}
+			cols[col] = arr
+		}
+		rec.Release()
+	}
+	for i := range p.fields {
+		if cols[i] == nil {
+			cols[i] = array.MakeArrayOfNull(s.mem, p.schema.Field(i).Type, n)
+		}
+	}
+	ok = true
+	return cols, nil
 }
 
 // takeOffsets selects rows of rec (sorted offsets) by slicing contiguous runs

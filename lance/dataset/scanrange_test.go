@@ -39,7 +39,7 @@ func rangeRow(id int64, addr uint64) string {
 	return fmt.Sprintf("id=%d,name=%s,tags=%s,_rowaddr=%d", id, name, tags, addr)
 }
 
-func rangeRecord(t *testing.T, from, n int64) arrow.RecordBatch {
+func rangeRecord(t testing.TB, from, n int64) arrow.RecordBatch {
 	t.Helper()
 	mem := memory.DefaultAllocator
 	ib := array.NewInt64Builder(mem)

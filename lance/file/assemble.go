@@ -561,6 +561,14 @@ func (r *Reader) Take(ctx context.Context, fieldIDs []int32, rows []uint64) (arr
 }
 
 func (r *Reader) readRanges(ctx context.Context, fieldIDs []int32, ranges [][2]uint64, nRows uint64) (arrow.Record, error) {
+	if len(ranges) > 0 {
+		hctx, done, err := r.withHeldFile(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer done()
+		ctx = hctx
+	}
 	if r.footer.Version.Is20() {
 		return r.readRangesV20(ctx, fieldIDs, ranges, nRows)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"github.com/lancecat/lancecat/lance/file/internal/codec"
+	"github.com/lancecat/lancecat/lance/internal/pb/enc21pb"
 )
 
 // flChunk is the number of values of one FastLanes chunk (codec has the
@@ -72,20 +73,34 @@ func decodeInlineBitpacking(t uint64, buf []byte, n uint64) (*block, error) {
 		return nil, corruptf("inline bitpacking: %d values in %d bytes", n, len(buf))
 	}
 	out := make([]byte, n*bytesPer)
+	if err := unpackInlineBitpacking(t, buf, n, out); err != nil {
+		return nil, err
+	}
+	return &block{n: n, bits: t, data: out}, nil
+}
+
+// unpackInlineBitpacking decodes n t-bit values of inline bitpacking from
+// buf into out (n*t/8 bytes), so a caller can decode several mini-block
+// chunks into one buffer. t and n are checked by the caller.
+func unpackInlineBitpacking(t uint64, buf []byte, n uint64, out []byte) error {
+	bytesPer := t / 8
+	if uint64(len(out)) != n*bytesPer {
+		return corruptf("inline bitpacking: %d values into %d bytes", n, len(out))
+	}
 	var tmp [flChunk]uint64
 	var done uint64
 	for done < n {
 		if uint64(len(buf)) < bytesPer {
-			return nil, corruptf("inline bitpacking: truncated chunk header")
+			return corruptf("inline bitpacking: truncated chunk header")
 		}
 		w := uintAt(buf, t, 0)
 		if w > t {
-			return nil, corruptf("inline bitpacking: width %d > %d", w, t)
+			return corruptf("inline bitpacking: width %d > %d", w, t)
 		}
 		size := flChunk * w / 8
 		buf = buf[bytesPer:]
 		if uint64(len(buf)) < size {
-			return nil, corruptf("inline bitpacking: chunk needs %d bytes, has %d", size, len(buf))
+			return corruptf("inline bitpacking: chunk needs %d bytes, has %d", size, len(buf))
 		}
 		m := min(n-done, flChunk)
 		unpackFastLanesN(t, w, buf[:size], &tmp, m)
@@ -93,7 +108,7 @@ func decodeInlineBitpacking(t uint64, buf []byte, n uint64) (*block, error) {
 		putUints(out, t, done, tmp[:m])
 		done += m
 	}
-	return &block{n: n, bits: t, data: out}, nil
+	return nil
 }
 
 // decodeOutOfLineBitpacking decodes n t-bit values packed at width w in
@@ -132,6 +147,28 @@ func decodeOutOfLineBitpacking(t, w uint64, buf []byte, n uint64) (*block, error
 				putUint(out, t, whole*flChunk+i, tmp[i])
 			}
 		}
+	}
+	return &block{n: n, bits: t, data: out}, nil
+}
+
+// decodeInlineBitpackingInto decodes a mini-block chunk of n inline
+// bit-packed t-bit values (bufs, as decodeMiniBlock takes them) into out,
+// which holds exactly n values: readMini decodes a range's chunks
+// side by side into one buffer instead of one buffer per chunk that it then
+// concatenated.
+func decodeInlineBitpackingInto(e *enc21pb.InlineBitpacking, bufs [][]byte, n uint64, out []byte) (*block, error) {
+	if len(bufs) != 1 || e.Values != nil {
+		return nil, unsupportedf("inline bitpacking with %d buffers / buffer compression", len(bufs))
+	}
+	t := e.UncompressedBitsPerValue
+	if t != 8 && t != 16 && t != 32 && t != 64 {
+		return nil, corruptf("inline bitpacking of %d-bit values", t)
+	}
+	if n > maxItems || (n+flChunk-1)/flChunk*(t/8) > uint64(len(bufs[0])) {
+		return nil, corruptf("inline bitpacking: %d values in %d bytes", n, len(bufs[0]))
+	}
+	if err := unpackInlineBitpacking(t, bufs[0], n, out); err != nil {
+		return nil, err
 	}
 	return &block{n: n, bits: t, data: out}, nil
 }

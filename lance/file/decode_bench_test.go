@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	lanceschema "github.com/lancecat/lancecat/lance/schema"
+	"github.com/lancecat/lancecat/storage"
 )
 
 // BenchmarkDecodeLineitem measures the raw decode of TPC-H lineitem's
@@ -72,6 +73,67 @@ func BenchmarkDecodeLineitem(b *testing.B) {
 	}
 }
 
+// BenchmarkScanLineitemStore measures what a dataset scan of TPC-H Q6 does
+// to a data file: its four columns (bit-packed dates, dictionary and
+// bit-packed decimals) read together in 8,192-row ranges from a file in a
+// local store, so the reads go through the store (open, pread) as a
+// query's do, not through memory as BenchmarkDecodeLineitem's.
+func BenchmarkScanLineitemStore(b *testing.B) {
+	raw := lineitemBenchFile(b)
+	ctx := context.Background()
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "lineitem.lance"), raw, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	st, err := storage.Open(ctx, dir, storage.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	open := func() *Reader {
+		src, err := NewStoreSource(ctx, st, "lineitem.lance", int64(len(raw)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := Open(ctx, src)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return r
+	}
+	r := open()
+	var ids []int32
+	for _, name := range []string{"l_quantity", "l_extendedprice", "l_discount", "l_shipdate"} {
+		for _, fl := range r.Schema().Fields {
+			if fl.Name == name {
+				ids = append(ids, fl.ID)
+			}
+		}
+	}
+	if len(ids) != 4 {
+		b.Fatalf("lineitem file lacks Q6's columns: ids %v", ids)
+	}
+	const chunk = 8192
+	read := func() {
+		r := open()
+		for start := uint64(0); start < r.NumRows(); start += chunk {
+			rec, err := r.ReadRange(ctx, ids, start, min(start+chunk, r.NumRows()))
+			if err != nil {
+				b.Fatal(err)
+			}
+			rec.Release()
+		}
+	}
+	read()
+	b.ReportAllocs()
+	b.ResetTimer()
+	user := processUserCPU()
+	for i := 0; i < b.N; i++ {
+		read()
+	}
+	b.ReportMetric(float64(r.NumRows())*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	b.ReportMetric(float64(processUserCPU()-user)/float64(b.N)/1e6, "user-ms/op")
+}
+
 // arrayBytes sums the sizes of an array's buffers (its children's too).
 func arrayBytes(d arrow.ArrayData) int64 {
 	var n int64
@@ -87,7 +149,7 @@ func arrayBytes(d arrow.ArrayData) int64 {
 }
 
 // lineitemBenchFile is the bytes of the data file the decode benchmark reads.
-func lineitemBenchFile(b *testing.B) []byte {
+func lineitemBenchFile(b testing.TB) []byte {
 	b.Helper()
 	if p := os.Getenv("LANCECAT_BENCH_LINEITEM"); p != "" {
 		if st, err := os.Stat(p); err == nil && st.IsDir() {
@@ -109,7 +171,7 @@ func lineitemBenchFile(b *testing.B) []byte {
 // syntheticLineitem writes n rows shaped like TPC-H's lineitem (its
 // column types as lancecat loads them, and the spec's value domains), so
 // the writer picks the encodings it picks for the real table.
-func syntheticLineitem(b *testing.B, n int) []byte {
+func syntheticLineitem(b testing.TB, n int) []byte {
 	b.Helper()
 	dec := &arrow.Decimal128Type{Precision: 15, Scale: 2}
 	str := arrow.BinaryTypes.String

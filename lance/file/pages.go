@@ -367,9 +367,32 @@ func (r *Reader) readMini(ctx context.Context, st *miniState, spec *readLeaf, a,
 	}
 	parts := make([]decoded, 0, c1-c0+1)
 	blocks := make([]*block, 0, c1-c0+1)
+	// Inline bit-packed values (TPC-H's integers, dates, dictionary
+	// indices) of several chunks are decoded side by side into one buffer:
+	// it is the range's values, with no per-chunk buffers to concatenate.
+	var joint []byte
+	var jointBytes, jointN uint64
+	if ib := st.l.ValueCompression.GetInlineBitpacking(); ib != nil && c1 > c0 {
+		if t := ib.UncompressedBitsPerValue; t == 8 || t == 16 || t == 32 || t == 64 {
+			jointBytes = t / 8
+			for ci := c0; ci <= c1; ci++ {
+				jointN += st.chunks[ci].items
+			}
+			if jointN > maxItems {
+				return nil, corruptf("mini-block chunks of %d values", jointN)
+			}
+			joint = make([]byte, jointN*jointBytes)
+		}
+	}
+	var at uint64
 	for ci := c0; ci <= c1; ci++ {
 		ch := st.chunks[ci]
-		cr, cd, n, vals, err := st.decodeChunk(raw[ch.off-start:ch.off-start+ch.size], ch.items)
+		var into []byte
+		if joint != nil {
+			into = joint[at*jointBytes : (at+ch.items)*jointBytes]
+			at += ch.items
+		}
+		cr, cd, n, vals, err := st.decodeChunk(raw[ch.off-start:ch.off-start+ch.size], ch.items, into)
 		if err != nil {
 			return nil, err
 		}
@@ -402,14 +425,17 @@ func (r *Reader) readMini(ctx context.Context, st *miniState, spec *readLeaf, a,
 	if !hasDef {
 		def = nil
 	}
-	vals, err := concatBlocks(blocks)
-	if err != nil {
-		return nil, err
+	var vals *block
+	if joint != nil {
+		blocks = []*block{{n: jointN, bits: jointBytes * 8, data: joint}}
 	}
 	if st.dict != nil {
-		if vals, err = applyDictionary(vals, st.dict); err != nil {
-			return nil, err
-		}
+		vals, err = applyDictionary(blocks, st.dict)
+	} else {
+		vals, err = concatBlocks(blocks)
+	}
+	if err != nil {
+		return nil, err
 	}
 	cdef, err := st.dm.mapLevels(def)
 	if err != nil {
@@ -429,7 +455,9 @@ func (r *Reader) readMini(ctx context.Context, st *miniState, spec *readLeaf, a,
 	return cut(rep, cdef, vals, l0, l1, v0, v1)
 }
 
-func (st *miniState) decodeChunk(buf []byte, items uint64) (rep, def []uint16, nLevels uint64, vals *block, err error) {
+// decodeChunk decodes one chunk of items values; into, when set, is where
+// its inline bit-packed values go (items values wide).
+func (st *miniState) decodeChunk(buf []byte, items uint64, into []byte) (rep, def []uint16, nLevels uint64, vals *block, err error) {
 	hasRep, hasDef := st.l.RepCompression != nil, st.l.DefCompression != nil
 	nb := st.l.NumBuffers
 	if nb > 64 {
@@ -520,47 +548,63 @@ func (st *miniState) decodeChunk(buf []byte, items uint64) (rep, def []uint16, n
 			return
 		}
 	}
+	if into != nil {
+		vals, err = decodeInlineBitpackingInto(st.l.ValueCompression.GetInlineBitpacking(), bufs, items, into)
+		return
+	}
 	vals, err = decodeMiniBlock(st.l.ValueCompression, bufs, items, st.fsst)
 	return
 }
 
-func applyDictionary(idx, dict *block) (*block, error) {
-	if err := idx.check(); err != nil {
-		return nil, err
-	}
+// applyDictionary maps the dictionary indices of one or more chunks (idxs,
+// in order) to their values, written straight into one output block: the
+// chunks' indices are not concatenated first, and each chunk's keys go
+// through a fixed scratch array (a range-wide key slice was a buffer the
+// size of the output, zeroed and then filled).
+func applyDictionary(idxs []*block, dict *block) (*block, error) {
 	if err := dict.check(); err != nil {
 		return nil, err
 	}
-	if idx.variable || idx.itemsPerValue() != 1 {
-		return nil, corruptf("dictionary indices are not fixed width")
-	}
-	switch idx.bits {
-	case 8, 16, 32, 64:
-	default:
-		return nil, corruptf("dictionary indices of %d bits", idx.bits)
+	var n uint64
+	for _, idx := range idxs {
+		if err := idx.check(); err != nil {
+			return nil, err
+		}
+		if idx.variable || idx.itemsPerValue() != 1 {
+			return nil, corruptf("dictionary indices are not fixed width")
+		}
+		switch idx.bits {
+		case 8, 16, 32, 64:
+		default:
+			return nil, corruptf("dictionary indices of %d bits", idx.bits)
+		}
+		n += idx.n
 	}
 	if dict.variable {
 		// Size the output once: a first pass checks the indices and sums
 		// the lengths.
 		var size uint64
-		for i := uint64(0); i < idx.n; i++ {
-			k := uintAt(idx.data, idx.bits, i)
-			if k >= dict.n {
-				return nil, corruptf("dictionary index %d of %d", k, dict.n)
-			}
-			size += dict.offsets[k+1] - dict.offsets[k]
-			if size > maxItems*4 {
-				return nil, corruptf("dictionary expands to more than %d bytes", maxItems*4)
+		for _, idx := range idxs {
+			for i := uint64(0); i < idx.n; i++ {
+				k := uintAt(idx.data, idx.bits, i)
+				if k >= dict.n {
+					return nil, corruptf("dictionary index %d of %d", k, dict.n)
+				}
+				size += dict.offsets[k+1] - dict.offsets[k]
+				if size > maxItems*4 {
+					return nil, corruptf("dictionary expands to more than %d bytes", maxItems*4)
+				}
 			}
 		}
-		out := &block{n: idx.n, variable: true, offsets: make([]uint64, idx.n+1), data: make([]byte, 0, size)}
-		for i := uint64(0); i < idx.n; i++ {
-			k := uintAt(idx.data, idx.bits, i)
-			if k >= dict.n {
-				return nil, corruptf("dictionary index %d of %d", k, dict.n)
+		out := &block{n: n, variable: true, offsets: make([]uint64, n+1), data: make([]byte, 0, size)}
+		j := uint64(0)
+		for _, idx := range idxs {
+			for i := uint64(0); i < idx.n; i++ {
+				k := uintAt(idx.data, idx.bits, i) // checked above
+				out.data = append(out.data, dict.data[dict.offsets[k]:dict.offsets[k+1]]...)
+				j++
+				out.offsets[j] = uint64(len(out.data))
 			}
-			out.data = append(out.data, dict.data[dict.offsets[k]:dict.offsets[k+1]]...)
-			out.offsets[i+1] = uint64(len(out.data))
 		}
 		return out, nil
 	}
@@ -569,19 +613,27 @@ func applyDictionary(idx, dict *block) (*block, error) {
 		return nil, unsupportedf("dictionary of %d-bit values", per)
 	}
 	w := per / 8
-	out := &block{n: idx.n, bits: dict.bits, dim: dict.dim, data: make([]byte, idx.n*w)}
-	// The indices are read once into keys (checked against the dictionary
-	// there), then gathered with the value width fixed: this runs for every
-	// value of a dictionary page (TPC-H's DECIMAL columns of few values).
-	keys := make([]uint32, idx.n)
-	for i := range keys {
-		k := uintAt(idx.data, idx.bits, uint64(i))
-		if k >= dict.n {
-			return nil, corruptf("dictionary index %d of %d", k, dict.n)
+	out := &block{n: n, bits: dict.bits, dim: dict.dim, data: make([]byte, n*w)}
+	// The indices are read 1,024 at a time into keys (checked against the
+	// dictionary there), then gathered with the value width fixed: this
+	// runs for every value of a dictionary page (TPC-H's DECIMAL columns of
+	// few values).
+	var keyBuf [1024]uint32
+	dst := out.data
+	for _, idx := range idxs {
+		for at := uint64(0); at < idx.n; at += uint64(len(keyBuf)) {
+			keys := keyBuf[:min(uint64(len(keyBuf)), idx.n-at)]
+			for i := range keys {
+				k := uintAt(idx.data, idx.bits, at+uint64(i))
+				if k >= dict.n {
+					return nil, corruptf("dictionary index %d of %d", k, dict.n)
+				}
+				keys[i] = uint32(k) // dict.n <= maxItems fits
+			}
+			gatherFixed(dst, dict.data, w, keys)
+			dst = dst[uint64(len(keys))*w:]
 		}
-		keys[i] = uint32(k) // dict.n <= maxItems fits
 	}
-	gatherFixed(out.data, dict.data, w, keys)
 	return out, nil
 }
 

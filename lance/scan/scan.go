@@ -125,7 +125,16 @@ type Options struct {
 	BatchSize int
 	// Allocator for the arrays built (default Go allocator).
 	Allocator memory.Allocator
+	// Filter, when set, drops the rows its Select does not keep, deciding
+	// from its columns (some of Columns) before the scan decodes the
+	// others (late materialization; see dataset.RowFilter). It holds with
+	// the predicates; Offset and Limit count the rows both keep.
+	Filter *RowFilter
 }
+
+// RowFilter selects rows by some of the scanned columns before the others
+// are decoded.
+type RowFilter = dataset.RowFilter
 
 // Indices holds the scalar indices of one dataset version, each opened on
 // first use and kept; safe for concurrent use. Opening reads an index's
@@ -185,6 +194,9 @@ type Scanner struct {
 	searched   *index.Result
 	searchedOK bool
 	fallback   string // why the chosen index was not used ("" if it was)
+	// filterAt are the positions in out (and read) of Options.Filter's
+	// columns.
+	filterAt []int
 }
 
 type boundPredicate struct {
@@ -224,6 +236,9 @@ func New(ds *dataset.Dataset, opts Options) (*Scanner, error) {
 		}
 	}
 	s.read = slices.Clone(s.out)
+	if err := s.SetFilter(opts.Filter); err != nil {
+		return nil, err
+	}
 	for _, p := range opts.Predicates {
 		f := ds.Schema().Field(p.Column)
 		if f == nil {
@@ -263,6 +278,25 @@ func New(ds *dataset.Dataset, opts Options) (*Scanner, error) {
 		return nil, fmt.Errorf("%w: %w: %q in %s", ErrInvalid, index.ErrNoIndex, opts.Index, ds.URI())
 	}
 	return s, nil
+}
+
+// SetFilter replaces Options.Filter (nil: none) for the next Records.
+func (s *Scanner) SetFilter(rf *RowFilter) error {
+	var at []int
+	if rf != nil {
+		if rf.Select == nil || len(rf.Columns) == 0 {
+			return fmt.Errorf("%w: a row filter needs columns and Select", ErrInvalid)
+		}
+		for _, c := range rf.Columns {
+			i := slices.Index(s.out, c)
+			if i < 0 || slices.Contains(at, i) {
+				return fmt.Errorf("%w: row filter column %q is not returned or named twice", ErrInvalid, c)
+			}
+			at = append(at, i)
+		}
+	}
+	s.opts.Filter, s.filterAt = rf, at
+	return nil
 }
 
 // answers reports whether an index of kind k can answer op.
@@ -584,7 +618,7 @@ func (r *run) run(ctx context.Context) error {
 	s := r.s
 	if len(s.preds) == 0 {
 		// Nothing to filter: the dataset scan does offset and limit itself.
-		return s.ds.Scan(ctx, dataset.ScanOptions{Columns: s.out, Offset: s.opts.Offset, Limit: s.opts.Limit, BatchSize: s.opts.BatchSize, Allocator: s.mem, WithRowAddress: s.opts.WithRowAddress}, func(rec arrow.RecordBatch) error {
+		return s.ds.Scan(ctx, dataset.ScanOptions{Columns: s.out, Offset: s.opts.Offset, Limit: s.opts.Limit, BatchSize: s.opts.BatchSize, Allocator: s.mem, WithRowAddress: s.opts.WithRowAddress, Filter: s.opts.Filter}, func(rec arrow.RecordBatch) error {
 			if !r.yield(rec, nil) {
 				return errStop
 			}
@@ -640,7 +674,36 @@ func (r *run) run(ctx context.Context) error {
 }
 
 func (s *Scanner) scanOptions(frags []uint64) dataset.ScanOptions {
-	return dataset.ScanOptions{Columns: s.read, Fragments: frags, BatchSize: s.opts.BatchSize, Allocator: s.mem, WithRowAddress: s.opts.WithRowAddress}
+	return dataset.ScanOptions{Columns: s.read, Fragments: frags, BatchSize: s.opts.BatchSize, Allocator: s.mem, WithRowAddress: s.opts.WithRowAddress, Filter: s.opts.Filter}
+}
+
+// filterTaken applies Options.Filter to rows taken by address (the
+// dataset scan applies it to the rows it reads): keep reports whether row
+// i of rec passes (nil: no filter).
+func (s *Scanner) filterTaken(rec arrow.RecordBatch) (keep func(i int) bool, err error) {
+	rf := s.opts.Filter
+	if rf == nil {
+		return nil, nil
+	}
+	cols := make([]arrow.Array, len(s.filterAt))
+	fields := make([]arrow.Field, len(s.filterAt))
+	for i, at := range s.filterAt {
+		cols[i], fields[i] = rec.Column(at), rec.Schema().Field(at)
+	}
+	batch := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, rec.NumRows())
+	defer batch.Release()
+	sel, err := rf.Select(batch)
+	if err != nil {
+		return nil, err
+	}
+	kept := make([]bool, rec.NumRows())
+	for _, i := range sel {
+		if i < 0 || i >= len(kept) {
+			return nil, fmt.Errorf("%w: row filter selected row %d of %d", ErrInvalid, i, len(kept))
+		}
+		kept[i] = true
+	}
+	return func(i int) bool { return kept[i] }, nil
 }
 
 // sparse is the hit density below which the rows of a covered fragment are
@@ -673,7 +736,10 @@ func (r *run) readHits(ctx context.Context, f *dataset.Fragment, lows *roaring.B
 			if err != nil {
 				return err
 			}
-			err = r.filter(rec, nil, residual)
+			keep, err := s.filterTaken(rec)
+			if err == nil {
+				err = r.filter(rec, keep, residual)
+			}
 			rec.Release()
 			if err != nil {
 				return err

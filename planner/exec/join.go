@@ -38,6 +38,12 @@ type JoinSpec struct {
 	// KeyEqual confirms two keys of the same hash are equal under the
 	// engine's comparison (hashes normalize numbers, so they may collide).
 	KeyEqual func(l, r []any) bool
+	// IntKey promises that the keys are one value and that KeyEqual of
+	// two keys both holding an int64 is their ==: a build side whose keys
+	// are all int64 (or NULL) then keeps them in a dense array, and a
+	// probe compares its int64 key there without calling KeyEqual or
+	// touching the build row until it matches.
+	IntKey bool
 	// Cond is the rest of the join condition over the output row (nil:
 	// true): only TRUE joins the pair.
 	Cond func(row []any) (bool, error)
@@ -214,20 +220,34 @@ type buildRow struct {
 // distinct hashes, each slot holding the first row of its hash's chain
 // (next), the chain in build order. It is built once the build side is
 // read, sized from its row count, so it never grows or rehashes, and it
-// holds two small integer arrays instead of a map entry and a slice per
-// key.
+// holds small arrays instead of a map entry and a slice per key. A slot
+// keeps the high half of its hash, so that a probe passes the slots of
+// other hashes without reading their build rows (a cache miss each once
+// the build side outgrows the cache); 8 bytes a slot keep the table
+// small (it is not charged to the budget).
 type hashTable struct {
 	mask  uint64
-	slots []int32 // a row index + 1; 0: empty
+	slots []hashSlot
 	next  []int32 // the next row (index + 1) of the same hash; 0: none
+	// ints holds each build row's int64 key when every non-NULL build
+	// key is one int64 (JoinSpec.IntKey), else it is nil.
+	ints []int64
 }
 
-func newHashTable(all []buildRow) *hashTable {
+type hashSlot struct {
+	tag uint32 // the high 32 bits of the row's hash
+	row int32  // a row index + 1; 0: empty
+}
+
+func newHashTable(all []buildRow, intKey bool) *hashTable {
 	size := 2
 	for size < 2*len(all) {
 		size <<= 1
 	}
-	t := &hashTable{mask: uint64(size - 1), slots: make([]int32, size), next: make([]int32, len(all))}
+	t := &hashTable{mask: uint64(size - 1), slots: make([]hashSlot, size), next: make([]int32, len(all))}
+	if intKey {
+		t.ints = intKeys(all)
+	}
 	// Backwards, so each chain is in build order (a probe row's matches
 	// come out in the build side's order, as before).
 	for i := len(all) - 1; i >= 0; i-- {
@@ -235,15 +255,16 @@ func newHashTable(all []buildRow) *hashTable {
 			continue
 		}
 		h := all[i].h
+		tag := uint32(h >> 32)
 		for p := mix64(h) & t.mask; ; p = (p + 1) & t.mask {
-			s := t.slots[p]
-			if s == 0 {
-				t.slots[p] = int32(i + 1)
+			s := &t.slots[p]
+			if s.row == 0 {
+				*s = hashSlot{tag: tag, row: int32(i + 1)}
 				break
 			}
-			if all[s-1].h == h {
-				t.next[i] = s
-				t.slots[p] = int32(i + 1)
+			if s.tag == tag && all[s.row-1].h == h {
+				t.next[i] = s.row
+				s.row = int32(i + 1)
 				break
 			}
 		}
@@ -251,12 +272,46 @@ func newHashTable(all []buildRow) *hashTable {
 	return t
 }
 
+// intKeys is the int64 key of each build row (0 for a NULL one, which is
+// in no chain), nil when a non-NULL key is not one int64.
+func intKeys(all []buildRow) []int64 {
+	ints := make([]int64, len(all))
+	for i := range all {
+		if all[i].null {
+			continue
+		}
+		if len(all[i].key) != 1 {
+			return nil
+		}
+		v, ok := all[i].key[0].(int64)
+		if !ok {
+			return nil
+		}
+		ints[i] = v
+	}
+	return ints
+}
+
 // first is the first row (index + 1) of hash h, 0 for none.
 func (t *hashTable) first(all []buildRow, h uint64) int32 {
+	tag := uint32(h >> 32)
 	for p := mix64(h) & t.mask; ; p = (p + 1) & t.mask {
 		s := t.slots[p]
-		if s == 0 || all[s-1].h == h {
-			return s
+		if s.row == 0 || s.tag == tag && all[s.row-1].h == h {
+			return s.row
+		}
+	}
+}
+
+// firstInt is first for a probe key k of hash h when the table has ints:
+// a head row of key k is of hash h (equal keys hash alike), so the build
+// row is read only when the keys differ.
+func (t *hashTable) firstInt(all []buildRow, h uint64, k int64) int32 {
+	tag := uint32(h >> 32)
+	for p := mix64(h) & t.mask; ; p = (p + 1) & t.mask {
+		s := t.slots[p]
+		if s.row == 0 || s.tag == tag && (t.ints[s.row-1] == k || all[s.row-1].h == h) {
+			return s.row
 		}
 	}
 }
@@ -419,6 +474,7 @@ func recBytes(r joinRec) int64 { return RowBytes(r.Row) + RowBytes(r.Key) + 8 }
 // joins the partitions. buildDone is called once the build side is read.
 func (j *joiner) run(build, probe recSource, depth int, buildDone func()) error {
 	var all []buildRow
+	var arena []any // the build rows' values are cut from it
 	var charged int64
 	budget := j.spec.Budget
 	defer func() {
@@ -450,8 +506,16 @@ func (j *joiner) run(build, probe recSource, depth int, buildDone func()) error 
 			}
 		}
 		charged += n
-		// Copied: an operator's rows are valid until its next batch.
-		all = append(all, buildRow{row: append([]any(nil), r.Row...), key: r.Key, h: r.h, null: r.Null})
+		// Copied (an operator's rows are valid until its next batch), to
+		// a slab of slabRows rows: one allocation for many rows, and
+		// rows read together stay together.
+		if len(arena) < len(r.Row) {
+			arena = make([]any, len(r.Row)*slabRows)
+		}
+		row := arena[:len(r.Row):len(r.Row)]
+		arena = arena[len(r.Row):]
+		copy(row, r.Row)
+		all = append(all, buildRow{row: row, key: r.Key, h: r.h, null: r.Null})
 	}
 	if buildDone != nil {
 		buildDone()
@@ -464,7 +528,7 @@ func (j *joiner) run(build, probe recSource, depth int, buildDone func()) error 
 	}
 	var table *hashTable
 	if j.hashed {
-		table = newHashTable(all)
+		table = newHashTable(all, j.spec.IntKey)
 	}
 	for n := 0; ; n++ {
 		if n%BatchSize == 0 {
@@ -481,17 +545,32 @@ func (j *joiner) run(build, probe recSource, depth int, buildDone func()) error 
 		}
 		// The candidates: the chain of p's hash (hashed), else every
 		// build row. ci is a row index + 1.
+		// An int64 probe key against int64 build keys is compared in
+		// table.ints (JoinSpec.IntKey): equal is ==, and a candidate of
+		// another key is skipped without reading its build row.
 		var ci int32
+		var pInt int64
+		intCmp := false
 		switch {
 		case !j.hashed && len(all) > 0:
 			ci = 1
 		case j.hashed && !p.Null:
-			ci = table.first(all, p.h)
+			if table.ints != nil && len(p.Key) == 1 {
+				pInt, intCmp = p.Key[0].(int64)
+			}
+			if intCmp {
+				ci = table.firstInt(all, p.h, pInt)
+			} else {
+				ci = table.first(all, p.h)
+			}
 		}
 		matched := false
 		for ; ci != 0; ci = nextCand(table, ci, len(all)) {
+			if intCmp && table.ints[ci-1] != pInt {
+				continue
+			}
 			b := &all[ci-1]
-			if j.hashed {
+			if j.hashed && !intCmp {
 				lk, rk := p.Key, b.key
 				if j.buildIsLeft {
 					lk, rk = b.key, p.Key

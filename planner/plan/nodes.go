@@ -24,9 +24,13 @@ type Filter struct {
 	Having bool
 	// OuterKeys, when set, names the outer columns whose values the
 	// filter collects from all its input rows before it evaluates its
-	// correlated EXISTS conjuncts, whose decorrelated runs then read only
-	// the inner rows of those keys (the planner's semidomain.go).
+	// correlated EXISTS (or scalar subquery) conjuncts, whose decorrelated
+	// runs then read only the inner rows of those keys (the planner's
+	// semidomain.go).
 	OuterKeys []string
+	// OuterKinds names the kinds of subqueries OuterKeys serve, for
+	// EXPLAIN ("" reads as EXISTS semi/anti joins).
+	OuterKinds string
 }
 
 // Slots implements Node.
@@ -178,7 +182,11 @@ func explainLine(n Node) string {
 		}
 		l := "Filter " + render(x.Cond, names)
 		if len(x.OuterKeys) > 0 {
-			l += " (EXISTS semi/anti joins get the outer keys of every input row first: " + strings.Join(x.OuterKeys, ", ") + ")"
+			kinds := x.OuterKinds
+			if kinds == "" {
+				kinds = "EXISTS semi/anti joins"
+			}
+			l += " (" + kinds + " get the outer keys of every input row first: " + strings.Join(x.OuterKeys, ", ") + ")"
 		}
 		return l
 	case *Project:
