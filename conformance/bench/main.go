@@ -67,6 +67,7 @@ import (
 	"time"
 
 	"github.com/lancecat/lancecat/conformance/peer"
+	"github.com/lancecat/lancecat/lance/index/inverted"
 )
 
 func main() {
@@ -112,6 +113,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	refine := fl.Int("refine", 0, "vector suite: refine factor, both sides (0: none)")
 	ef := fl.Int("ef", 0, "vector suite: HNSW search beam width, both sides (0: the default, 1.5 x k x refine as the reference)")
 	ftsNoPositions := fl.Bool("fts-no-positions", false, "fts suite: build both indices without positions and skip phrase queries")
+	ftsBuildMemory := fl.Int("fts-build-memory", 0, "fts suite: lancecat's full-text build spills its postings every this many bytes (0: the default, inverted.BuildMemoryBytes)")
 	ingestRows := fl.Int("rows", 10_000_000, "ingest suite: rows loaded from CSV and from Parquet")
 	fragments := fl.Int("fragments", 1000, "ingest suite: appends (fragments) of the table OPTIMIZE compacts (0: skip)")
 	fragRows := fl.Int("fragrows", 1000, "ingest suite: rows of each of those appends")
@@ -130,6 +132,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := fl.Parse(args); err != nil {
 		return err
+	}
+	if *ftsBuildMemory > 0 {
+		inverted.BuildMemoryBytes = *ftsBuildMemory
 	}
 	var suites []string
 	for _, a := range fl.Args() {
