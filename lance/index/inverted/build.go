@@ -28,25 +28,28 @@ import (
 // DetailsTypeURL is the index_details type of an INVERTED index.
 const DetailsTypeURL = "/lance.table.InvertedIndexDetails"
 
-// BuildOptions name the index.
+// BuildOptions name the index and say where its build spills.
 type BuildOptions struct {
 	Name string // default <column>_idx
 	UUID string // default a new one
+	// SpillArea holds the build's spilled postings (default: the system's
+	// temporary directory).
+	SpillArea SpillArea
 }
 
 // BuildMemoryBytes is about how many bytes of postings, positions, tokens
-// and documents Build holds before it spills them as a partition and
-// starts the next, as the reference's builder does at
+// and documents Build holds before it spills the postings to a temporary
+// file, as the reference's builder spills a partition at
 // LANCE_FTS_PARTITION_SIZE (256 MiB); the spills are merged into one
 // partition at the end, as the reference merges its partitions up to
 // LANCE_FTS_TARGET_SIZE (4 GiB). A variable so that the tests can spill
-// many partitions from a few rows.
+// many times from a few rows.
 var BuildMemoryBytes = 256 << 20
 
 // Build writes an INVERTED index of column over the live rows of ds in the
 // reference's layout (token set format "arrow", fixed32 posting tails,
 // per-document positions when p.WithPosition) as one partition, holding
-// about BuildMemoryBytes of postings at a time (see mergeSpills). It
+// about BuildMemoryBytes of postings at a time (see indexBuilder). It
 // returns the index metadata for Dataset.CommitIndices.
 //
 // One partition, not one per spill: the reference's search over several
@@ -97,58 +100,24 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 		return nil
 	}
 
-	// wordToken caches, per word as the base tokenizer cuts it, its token
-	// after the filter chain (stemming above all; ok false: dropped) and
-	// its id in the partition being built (valid while gen is the
-	// partition's), so that the filters and the token lookup run once per
-	// distinct word, not once per occurrence. Its bytes count against the
-	// budget too; it is dropped at a flush once it holds a quarter of it.
+	b := &indexBuilder{withPosition: p.WithPosition, tokenID: map[string]uint32{}, area: opts.SpillArea}
+	if b.area == nil {
+		b.area = tempDirArea{}
+	}
+	// The spills are scratch: gone whether the build succeeds or not.
+	defer b.removeSpills()
+	// wordToken caches, per word as the base tokenizer cuts it, its token's
+	// id after the filter chain (stemming above all; ok false: dropped), so
+	// that the filters and the token lookup run once per distinct word, not
+	// once per occurrence. Its bytes count against the budget too; it is
+	// dropped at a spill once it holds a quarter of it.
 	type cachedWord struct {
-		tok string
-		ok  bool
-		gen int
 		tid uint32
+		ok  bool
 	}
 	wordToken := map[string]*cachedWord{}
 	wordBytes := 0
 	const maxWords = 1 << 21
-	part := &partBuilder{tokenID: map[string]uint32{}}
-	// A partition that fills the budget is spilled: written in the
-	// reference's layout under spillPrefix, out of the index's file list,
-	// and merged with the others into the index's one partition at the
-	// end (see mergeSpills).
-	spillSizes := map[string]int64{}
-	var spills []uint64
-	putSpill := func(k string, data []byte) error {
-		if err := storage.PutDeferred(ctx, ds.Store(), path.Join(dir, spillPrefix+k), data); err != nil {
-			return fmt.Errorf("write index spill file %s: %w", k, err)
-		}
-		spillSizes[k] = int64(len(data))
-		return nil
-	}
-	defer func() {
-		// The spills are scratch: gone whether the build succeeds or not.
-		for k := range spillSizes {
-			_ = ds.Store().Delete(ctx, path.Join(dir, spillPrefix+k))
-		}
-	}()
-	gen := 0
-	flush := func() error {
-		pid := uint64(len(spills))
-		if err := part.write(ctx, pid, p.WithPosition, putSpill); err != nil {
-			return err
-		}
-		spills = append(spills, pid)
-		if onSpill != nil {
-			onSpill(pid)
-		}
-		part = &partBuilder{tokenID: map[string]uint32{}}
-		gen++
-		if wordBytes > BuildMemoryBytes/4 {
-			wordToken, wordBytes = map[string]*cachedWord{}, 0
-		}
-		return nil
-	}
 	err = ds.Scan(ctx, dataset.ScanOptions{Columns: []string{column}, WithRowAddress: true}, func(rec arrow.RecordBatch) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -168,17 +137,17 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 			default:
 				return fmt.Errorf("%w: column of type %s", ErrUnsupported, col.DataType())
 			}
-			if len(part.rowAddrs) == math.MaxUint32 {
+			if len(b.rowAddrs) == math.MaxUint32 {
 				return fmt.Errorf("%w: more than %d documents in one partition", ErrUnsupported, math.MaxUint32)
 			}
-			doc := part.addDoc(addrs.Value(i))
+			doc := b.addDoc(addrs.Value(i))
 			var kept uint32
 			an.Words(s, func(w string, pos int) {
 				cw := wordToken[w]
 				if cw == nil {
-					cw = &cachedWord{gen: -1}
+					cw = &cachedWord{}
 					if t, ok := an.Filter(w); ok {
-						cw.tok, cw.ok = strings.Clone(t), true // not a view of the batch
+						cw.tid, cw.ok = b.token(t), true
 					}
 					if len(wordToken) < maxWords {
 						// w may point into the batch's buffer: keep a copy
@@ -189,16 +158,16 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 				if !cw.ok {
 					return // a stop word, or too long
 				}
-				if cw.gen != gen {
-					cw.tid, cw.gen = part.token(cw.tok), gen
-				}
 				kept++
-				part.add(cw.tid, doc, uint32(pos), p.WithPosition)
+				b.add(cw.tid, doc, uint32(pos))
 			})
-			part.numTokens = append(part.numTokens, kept)
-			if part.bytes >= BuildMemoryBytes {
-				if err := flush(); err != nil {
+			b.numTokens = append(b.numTokens, kept)
+			if b.postBytes >= max(BuildMemoryBytes-b.retained-wordBytes, BuildMemoryBytes/4) {
+				if err := b.spill(ctx); err != nil {
 					return err
+				}
+				if wordBytes > BuildMemoryBytes/4 {
+					wordToken, wordBytes = map[string]*cachedWord{}, 0
 				}
 			}
 		}
@@ -208,22 +177,8 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 		return nil, err
 	}
 	wordToken = nil
-	if len(spills) == 0 {
-		// Everything fit the budget: the one partition is written directly
-		// (an empty index has one of no documents).
-		if err := part.write(ctx, 0, p.WithPosition, put); err != nil {
-			return nil, err
-		}
-	} else {
-		if len(part.rowAddrs) > 0 {
-			if err := flush(); err != nil {
-				return nil, err
-			}
-		}
-		part = nil
-		if err := mergeSpills(ctx, ds.Store(), dir, spills, spillSizes, p.WithPosition, put); err != nil {
-			return nil, err
-		}
+	if err := b.write(ctx, put); err != nil {
+		return nil, err
 	}
 	// Metadata.
 	empty, err := roaring.New().ToBytes()
@@ -246,114 +201,18 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 	return meta, nil
 }
 
-// spillPrefix names a spilled partition's files in the index directory.
-const spillPrefix = "spill_"
-
-// onSpill, when set (by tests), is told of every spilled partition.
-var onSpill func(partition uint64)
-
-// mergeSpills merges the spilled partitions (ids in scan order, files
-// under spillPrefix of the given sizes) into partition 0 of the index, one
-// token's posting list at a time: the documents are the spills' in order,
-// and the tokens take their ids in the order a one-partition build meets
-// them (a spill's new tokens in its id order after the earlier spills'),
-// so the files are the ones a single partition of the same rows would be.
-// What it holds is the spills' token maps and documents, one merged list,
-// and the encoded file being written.
-func mergeSpills(ctx context.Context, store storage.Store, dir string, spills []uint64, sizes map[string]int64, withPosition bool, put func(string, []byte) error) error {
-	seg := &segment{TokenSetFormat: "arrow"}
-	open := func(name string) (*lancefile.Reader, error) {
-		return openFile(ctx, store, path.Join(dir, spillPrefix+name), sizes[name])
-	}
-	parts := make([]*partition, len(spills))
-	bases := make([]uint32, len(spills))
-	var ndocs uint64
-	for i, id := range spills {
-		p, err := seg.openPartition(ctx, id, open)
-		if err != nil {
-			return fmt.Errorf("spilled partition %d: %w", id, err)
-		}
-		parts[i] = p
-		bases[i] = uint32(ndocs)
-		if ndocs += uint64(len(p.rowAddrs)); ndocs > math.MaxUint32 {
-			return fmt.Errorf("%w: more than %d documents in one partition", ErrUnsupported, math.MaxUint32)
-		}
-	}
-	rowAddrs := make([]uint64, 0, ndocs)
-	numTokens := make([]uint32, 0, ndocs)
-	seen := map[string]bool{}
-	var tokens []string
-	for _, p := range parts {
-		// The partition's docs become views of the merged ones (its
-		// posting lists are checked against their count).
-		from := len(rowAddrs)
-		rowAddrs = append(rowAddrs, p.rowAddrs...)
-		numTokens = append(numTokens, p.numTokens...)
-		p.rowAddrs, p.numTokens = rowAddrs[from:len(rowAddrs):len(rowAddrs)], numTokens[from:len(numTokens):len(numTokens)]
-		m, ok := p.tokens.(hashTokens)
-		if !ok {
-			return fmt.Errorf("spilled partition %d: token set of type %T", p.id, p.tokens)
-		}
-		byID := make([]string, len(m))
-		for t, id := range m {
-			if int(id) >= len(byID) {
-				return corrupt("spilled partition %d: token id %d of %d", p.id, id, len(m))
-			}
-			byID[id] = t
-		}
-		for _, t := range byID {
-			if !seen[t] {
-				seen[t] = true
-				tokens = append(tokens, t)
-			}
-		}
-	}
-	seen = nil
-	var buf []uint32
-	postOf := func(tid int) (*post, error) {
-		out := &post{}
-		for i, p := range parts {
-			lid, ok, err := p.tokens.get(tokens[tid])
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				continue
-			}
-			pl, err := p.readPosting(ctx, lid)
-			if err != nil {
-				return nil, fmt.Errorf("spilled partition %d token %q: %w", p.id, tokens[tid], err)
-			}
-			for k, d := range pl.docs {
-				out.docs = append(out.docs, bases[i]+d)
-				out.freqs = append(out.freqs, pl.freqs[k])
-			}
-			if !withPosition {
-				continue
-			}
-			pos, err := p.readPositions(ctx, lid)
-			if err != nil {
-				return nil, fmt.Errorf("spilled partition %d token %q: %w", p.id, tokens[tid], err)
-			}
-			var c posCursor
-			for k := range pl.docs {
-				if buf, err = pos.positions(&c, k, buf); err != nil {
-					return nil, err
-				}
-				out.pos = append(out.pos, buf...)
-			}
-		}
-		return out, nil
-	}
-	return encodePartition(ctx, 0, withPosition, put, tokens, postOf, rowAddrs, numTokens)
-}
+// onSpill, when set (by tests), is told of every spill (numbered from 0)
+// once it is written; an error it returns fails the build.
+var onSpill func(spill int) error
 
 // Estimated heap bytes of the builder's entries beyond their slices'
 // backing arrays: a cached word (map entry, pointer, struct), a token
-// (map entry, string header, post struct and pointer).
+// (map entry, string header in the map and in the token list), a posting
+// list being built (struct and pointer).
 const (
 	cachedWordBytes = 96
-	tokenBytes      = 160
+	tokenBytes      = 96
+	postBytes       = 80
 )
 
 // post is a posting list being built: its documents in order, each one's
@@ -366,101 +225,167 @@ type post struct {
 	pos         []uint32
 }
 
-// partBuilder accumulates one partition: its tokens (ids in first-seen
-// order), their posting lists and its documents (ids in scan order), and
-// bytes, what its slices and maps hold.
-type partBuilder struct {
-	tokenID   map[string]uint32
-	tokens    []string
-	posts     []*post
-	rowAddrs  []uint64
-	numTokens []uint32
-	bytes     int
+// indexBuilder accumulates the index's one partition: its tokens (ids in
+// first-seen order), its documents (ids in scan order) and the posting
+// lists of the documents since the last spill. When those fill the budget
+// they are written to a spill file in token id order and dropped; write
+// reads the spill files back in one pass each, token by token, next to
+// the lists still in memory, so that the partition's files are the ones a
+// build holding everything in memory writes.
+type indexBuilder struct {
+	withPosition bool
+	tokenID      map[string]uint32
+	tokens       []string
+	rowAddrs     []uint64
+	numTokens    []uint32
+	// posts[tid] is token tid's list since the last spill (nil: none).
+	posts []*post
+	// retained is the bytes of what a spill keeps (the tokens, the
+	// documents, the posts slice), postBytes those of the lists it drops.
+	retained, postBytes int
+
+	area    SpillArea
+	spillTo string // the area's directory, once acquired
+	spills  []*spillFile
+	scratch []byte
+	blk     [blockSize]uint32
 }
 
 // grown is the bytes a slice of elem-byte values took on by an append that
 // moved it from capacity before to after.
 func grown(before, after, elem int) int { return (after - before) * elem }
 
-func (pb *partBuilder) addDoc(addr uint64) uint32 {
-	doc := uint32(len(pb.rowAddrs))
-	c1, c2 := cap(pb.rowAddrs), cap(pb.numTokens)
-	pb.rowAddrs = append(pb.rowAddrs, addr)
+func (b *indexBuilder) addDoc(addr uint64) uint32 {
+	doc := uint32(len(b.rowAddrs))
+	c1, c2 := cap(b.rowAddrs), cap(b.numTokens)
+	b.rowAddrs = append(b.rowAddrs, addr)
 	// numTokens is appended once the document's words are counted; grow it
 	// here so that its bytes are counted with the row address.
-	pb.numTokens = slices.Grow(pb.numTokens, 1)
-	pb.bytes += grown(c1, cap(pb.rowAddrs), 8) + grown(c2, cap(pb.numTokens), 4)
+	b.numTokens = slices.Grow(b.numTokens, 1)
+	b.retained += grown(c1, cap(b.rowAddrs), 8) + grown(c2, cap(b.numTokens), 4)
 	return doc
 }
 
-// token is the partition's id of token t, new ones appended.
-func (pb *partBuilder) token(t string) uint32 {
-	if tid, ok := pb.tokenID[t]; ok {
+// token is the id of token t, new ones appended.
+func (b *indexBuilder) token(t string) uint32 {
+	if tid, ok := b.tokenID[t]; ok {
 		return tid
 	}
-	tid := uint32(len(pb.tokens))
-	pb.tokenID[t] = tid
-	pb.tokens = append(pb.tokens, t)
-	pb.posts = append(pb.posts, &post{})
-	pb.bytes += len(t) + tokenBytes
+	t = strings.Clone(t) // not a view of the batch
+	tid := uint32(len(b.tokens))
+	b.tokenID[t] = tid
+	b.tokens = append(b.tokens, t)
+	c := cap(b.posts)
+	b.posts = append(b.posts, nil)
+	b.retained += len(t) + tokenBytes + grown(c, cap(b.posts), 8)
 	return tid
 }
 
 // add records one occurrence of token tid at position pos of document doc
 // (documents come in order).
-func (pb *partBuilder) add(tid, doc, pos uint32, withPosition bool) {
-	pl := pb.posts[tid]
+func (b *indexBuilder) add(tid, doc, pos uint32) {
+	pl := b.posts[tid]
+	if pl == nil {
+		pl = &post{}
+		b.posts[tid] = pl
+		b.postBytes += postBytes
+	}
 	if n := len(pl.docs); n == 0 || pl.docs[n-1] != doc {
 		c1, c2 := cap(pl.docs), cap(pl.freqs)
 		pl.docs = append(pl.docs, doc)
 		pl.freqs = append(pl.freqs, 0)
-		pb.bytes += grown(c1, cap(pl.docs), 4) + grown(c2, cap(pl.freqs), 4)
+		b.postBytes += grown(c1, cap(pl.docs), 4) + grown(c2, cap(pl.freqs), 4)
 	}
 	pl.freqs[len(pl.freqs)-1]++
-	if withPosition {
+	if b.withPosition {
 		c := cap(pl.pos)
 		pl.pos = append(pl.pos, pos)
-		pb.bytes += grown(c, cap(pl.pos), 4)
+		b.postBytes += grown(c, cap(pl.pos), 4)
 	}
 }
 
-// write encodes the partition as partition pid's tokens, invert and docs
-// files and hands each to put, releasing what it has encoded as it goes.
-func (pb *partBuilder) write(ctx context.Context, pid uint64, withPosition bool, put func(string, []byte) error) error {
-	tokens, posts := pb.tokens, pb.posts
-	// The token map is done with: release it before the posting lists are
-	// encoded.
-	pb.tokenID, pb.tokens, pb.posts = nil, nil, nil
-	rowAddrs, numTokens := pb.rowAddrs, pb.numTokens
-	pb.rowAddrs, pb.numTokens = nil, nil
-	return encodePartition(ctx, pid, withPosition, put, tokens, func(tid int) (*post, error) {
-		pl := posts[tid]
-		posts[tid] = nil
-		return pl, nil
-	}, rowAddrs, numTokens)
+// encodePositions is pl's positions as the index stores them, in the
+// builder's scratch buffer (valid until the next call).
+func (b *indexBuilder) encodePositions(pl *post) []byte {
+	out := b.scratch[:0]
+	off := 0
+	for _, f := range pl.freqs {
+		out = appendDocPositions(out, pl.pos[off:off+int(f)], &b.blk)
+		off += int(f)
+	}
+	b.scratch = out
+	return out
 }
 
-// encodePartition writes partition pid of the given tokens (token id i is
-// tokens[i]), their posting lists (postOf(i), asked once each in id order)
-// and documents, as the reference lays a partition out. The block max
-// scores use the partition's own statistics (its documents' count and
-// average length), as the reference's partition builder does.
-func encodePartition(ctx context.Context, pid uint64, withPosition bool, put func(string, []byte) error,
-	tokens []string, postOf func(tid int) (*post, error), rowAddrs []uint64, numTokens []uint32) error {
-	var total uint64
-	for _, n := range numTokens {
-		total += uint64(n)
+// spill writes the posting lists in memory to a new spill file, in token
+// id order, and drops them.
+func (b *indexBuilder) spill(ctx context.Context) error {
+	if b.spillTo == "" {
+		dir, err := b.area.Acquire()
+		if err != nil {
+			return fmt.Errorf("full-text index spill: %w", err)
+		}
+		b.spillTo = dir
 	}
-	n := uint64(len(rowAddrs))
-	avgdl := float32(total) / float32(n)
-	numPosts := len(tokens)
+	sf, err := createSpill(b.spillTo)
+	if err != nil {
+		return err
+	}
+	b.spills = append(b.spills, sf)
+	for tid, pl := range b.posts {
+		if pl == nil {
+			continue
+		}
+		if tid%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		var pos []byte
+		if b.withPosition {
+			pos = b.encodePositions(pl)
+		}
+		sf.writePosting(uint32(tid), pl.docs, pl.freqs, pos, b.withPosition)
+		b.posts[tid] = nil
+	}
+	if err := sf.finish(); err != nil {
+		return err
+	}
+	b.postBytes = 0
+	if cap(b.scratch) > spillBufferBytes {
+		b.scratch = nil
+	}
+	if onSpill != nil {
+		return onSpill(len(b.spills) - 1)
+	}
+	return nil
+}
 
+// removeSpills deletes the spill files and releases their area.
+func (b *indexBuilder) removeSpills() {
+	for _, sf := range b.spills {
+		sf.remove()
+	}
+	b.spills = nil
+	if b.spillTo != "" {
+		b.area.Release()
+		b.spillTo = ""
+	}
+}
+
+// write encodes the partition as partition 0's tokens, invert and docs
+// files, as the reference lays a partition out, and hands each to put.
+// The block max scores use the partition's statistics (its documents'
+// count and average length), as the reference's partition builder does.
+func (b *indexBuilder) write(ctx context.Context, put func(string, []byte) error) error {
+	const pid = 0
 	// Tokens, sorted by text as the reference writes an Arrow token set.
-	order := make([]int, len(tokens))
+	order := make([]int, len(b.tokens))
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int { return strings.Compare(tokens[a], tokens[b]) })
+	tokens := b.tokens
+	slices.SortFunc(order, func(x, y int) int { return strings.Compare(tokens[x], tokens[y]) })
 	mem := memory.NewGoAllocator()
 	tb := array.NewStringBuilder(mem)
 	ib := array.NewUint32Builder(mem)
@@ -476,7 +401,78 @@ func encodePartition(ctx context.Context, pid uint64, withPosition bool, put fun
 	if err := put(tokensFile(pid), data); err != nil {
 		return err
 	}
-	tokens, order = nil, nil
+	data, order = nil, nil
+	// The token map is done with: release it before the posting lists are
+	// merged.
+	b.tokenID = nil
+
+	// Each spill is read in one pass: its records are in token id order,
+	// as the lists are written, and a token's documents are those of the
+	// spills in order and then of the lists still in memory.
+	readers := make([]*spillReader, len(b.spills))
+	for i, sf := range b.spills {
+		if readers[i], err = sf.reader(uint64(len(b.rowAddrs))); err != nil {
+			return err
+		}
+	}
+	var m mergedPosting
+	postOf := func(tid int) (*mergedPosting, error) {
+		m.reset()
+		for _, r := range readers {
+			if r.next == int64(tid) {
+				if err := r.appendPosting(&m, b.withPosition); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if pl := b.posts[tid]; pl != nil {
+			m.docs = append(m.docs, pl.docs...)
+			m.freqs = append(m.freqs, pl.freqs...)
+			if b.withPosition {
+				m.pos = append(m.pos, b.encodePositions(pl)...)
+			}
+			b.posts[tid] = nil
+		}
+		if len(m.docs) == 0 {
+			return nil, corrupt("token %d in no document", tid)
+		}
+		return &m, nil
+	}
+	if data, err = encodeInvert(ctx, b.withPosition, len(b.tokens), postOf, b.numTokens); err != nil {
+		return err
+	}
+	for _, r := range readers {
+		if r.next >= 0 {
+			return corrupt("spill %s: token %d of %d", r.name, r.next, len(b.tokens))
+		}
+	}
+	if err := put(invertFile(pid), data); err != nil {
+		return err
+	}
+	data = nil
+	// Docs.
+	rb := array.NewUint64Builder(mem)
+	rb.AppendValues(b.rowAddrs, nil)
+	nb := array.NewUint32Builder(mem)
+	nb.AppendValues(b.numTokens, nil)
+	docSchema := arrow.NewSchema([]arrow.Field{{Name: colRowID, Type: arrow.PrimitiveTypes.Uint64}, {Name: colNumTokens, Type: arrow.PrimitiveTypes.Uint32}}, nil)
+	if data, err = writeFile(ctx, docSchema, nil, rb, nb); err != nil {
+		return err
+	}
+	return put(docsFile(pid), data)
+}
+
+// encodeInvert encodes the invert file of numPosts posting lists (token
+// id i's is postOf(i), asked once each in id order, valid until the next
+// call) over documents of the given lengths.
+func encodeInvert(ctx context.Context, withPosition bool, numPosts int, postOf func(tid int) (*mergedPosting, error), numTokens []uint32) ([]byte, error) {
+	var total uint64
+	for _, n := range numTokens {
+		total += uint64(n)
+	}
+	n := uint64(len(numTokens))
+	avgdl := float32(total) / float32(n)
+	mem := memory.NewGoAllocator()
 	// Posting lists, one row per token id.
 	plb := array.NewListBuilder(mem, arrow.BinaryTypes.LargeBinary)
 	pv := plb.ValueBuilder().(*array.BinaryBuilder)
@@ -502,7 +498,7 @@ func encodePartition(ctx context.Context, pid uint64, withPosition bool, put fun
 	}
 	inv, err := newFileStream(arrow.NewSchema(invFields, nil), nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// The posting file is written in batches of about invertBatchBytes of
 	// encoded lists, and each token's raw list is dropped once encoded: a
@@ -512,10 +508,16 @@ func encodePartition(ctx context.Context, pid uint64, withPosition bool, put fun
 	pending := 0
 	var blk [blockSize]uint32
 	var b []byte // scratch: the builders copy what they are given
+	appendBlk := func(v []byte) { posBlk.Append(v) }
 	for tid := 0; tid < numPosts; tid++ {
+		if tid%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		pl, err := postOf(tid)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		idf := IDF(uint64(len(pl.docs)), n)
 		plb.Append(true)
@@ -556,68 +558,34 @@ func encodePartition(ctx context.Context, pid uint64, withPosition bool, put fun
 		mb.Append(maxScore)
 		lb.Append(uint32(len(pl.docs)))
 		if withPosition {
+			// The positions are copied as they were encoded, one value of
+			// the document's list per count, block and tail.
 			posb.Append(true)
-			off := 0
+			rest := pl.pos
 			for _, f := range pl.freqs {
-				ps := pl.pos[off : off+int(f)]
-				off += int(f)
 				posDoc.Append(true)
-				posBlk.Append(binary.LittleEndian.AppendUint32(b[:0], uint32(len(ps))))
-				pending += 4
-				full := len(ps) / blockSize
-				for k := 0; k < full; k++ {
-					chunk := ps[k*blockSize : (k+1)*blockSize]
-					prev := chunk[0]
-					for i := range chunk {
-						blk[i] = chunk[i] - prev
-						prev = chunk[i]
-					}
-					nb := bitsFor(blk[:])
-					b = binary.LittleEndian.AppendUint32(b[:0], chunk[0])
-					b = append(b, byte(nb))
-					b = pack4x(b, &blk, nb)
-					posBlk.Append(b)
-					pending += len(b)
-				}
-				if rem := ps[full*blockSize:]; len(rem) > 0 {
-					b = b[:0]
-					for _, v := range rem {
-						b = binary.LittleEndian.AppendUint32(b, v)
-					}
-					posBlk.Append(b)
-					pending += len(b)
+				if rest, err = splitDocPositions(rest, f, appendBlk); err != nil {
+					return nil, err
 				}
 			}
+			if len(rest) != 0 {
+				return nil, corrupt("positions of token %d: %d bytes left over", tid, len(rest))
+			}
+			pending += len(pl.pos)
 		}
 		if pending >= invertBatchBytes {
 			if err := inv.write(ctx, builders...); err != nil {
-				return err
+				return nil, err
 			}
 			pending = 0
 		}
 	}
 	if pending > 0 {
 		if err := inv.write(ctx, builders...); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	if data, err = inv.finish(ctx); err != nil {
-		return err
-	}
-	if err := put(invertFile(pid), data); err != nil {
-		return err
-	}
-	data = nil
-	// Docs.
-	rb := array.NewUint64Builder(mem)
-	rb.AppendValues(rowAddrs, nil)
-	nb := array.NewUint32Builder(mem)
-	nb.AppendValues(numTokens, nil)
-	docSchema := arrow.NewSchema([]arrow.Field{{Name: colRowID, Type: arrow.PrimitiveTypes.Uint64}, {Name: colNumTokens, Type: arrow.PrimitiveTypes.Uint32}}, nil)
-	if data, err = writeFile(ctx, docSchema, nil, rb, nb); err != nil {
-		return err
-	}
-	return put(docsFile(pid), data)
+	return inv.finish(ctx)
 }
 
 // CreateIndex builds and commits the index.

@@ -7,10 +7,11 @@ package inverted
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path"
-	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -68,8 +69,9 @@ func TestSpilledBuildIsTheOnePartitionBuild(t *testing.T) {
 	params.WithPosition = true
 	spills := 0
 	defer func() { onSpill = nil }()
-	onSpill = func(uint64) { spills++ }
-	one, err := Build(ctx, ds, "text", params, BuildOptions{Name: "one"})
+	onSpill = func(int) error { spills++; return nil }
+	area := &testSpillArea{dir: t.TempDir()}
+	one, err := Build(ctx, ds, "text", params, BuildOptions{Name: "one", SpillArea: area})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +80,7 @@ func TestSpilledBuildIsTheOnePartitionBuild(t *testing.T) {
 	}
 	defer func(old int) { BuildMemoryBytes = old }(BuildMemoryBytes)
 	BuildMemoryBytes = 16 << 10
-	multi, err := Build(ctx, ds, "text", params, BuildOptions{Name: "multi"})
+	multi, err := Build(ctx, ds, "text", params, BuildOptions{Name: "multi", SpillArea: area})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,15 +107,7 @@ func TestSpilledBuildIsTheOnePartitionBuild(t *testing.T) {
 			t.Errorf("%s: %d bytes differ from the one-partition build's %d", f.Path, len(b), len(a))
 		}
 	}
-	left, err := ds.Store().List(ctx, path.Join(ds.Dir(), "_indices", multi.UUID)+"/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, o := range left {
-		if strings.Contains(o.Path, spillPrefix) {
-			t.Errorf("spill file %s left behind", o.Path)
-		}
-	}
+	area.checkEmpty(t)
 	// Delete every seventh row: both indices must skip the same rows.
 	var del []uint64
 	err = ds.Scan(ctx, dataset.ScanOptions{Columns: []string{"id"}, WithRowAddress: true}, func(rec arrow.RecordBatch) error {
@@ -180,5 +174,94 @@ func TestSpilledBuildIsTheOnePartitionBuild(t *testing.T) {
 				t.Fatalf("corpus too thin: %d hits for alpha", len(want))
 			}
 		}
+	}
+}
+
+// testSpillArea is a SpillArea over a test's directory that counts its
+// users.
+type testSpillArea struct {
+	dir   string
+	users int
+}
+
+func (a *testSpillArea) Acquire() (string, error) { a.users++; return a.dir, nil }
+func (a *testSpillArea) Release()                 { a.users-- }
+
+// checkEmpty fails t if a spill file is left in the area or the area is
+// still acquired.
+func (a *testSpillArea) checkEmpty(t *testing.T) {
+	t.Helper()
+	left, err := os.ReadDir(a.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range left {
+		t.Errorf("spill file %s left behind", e.Name())
+	}
+	if a.users != 0 {
+		t.Errorf("spill area acquired %d more times than released", a.users)
+	}
+}
+
+// TestSpilledBuildRemovesSpillsOnError: a build that fails after it has
+// spilled, while scanning (an error at the third spill, a cancelled
+// context) or while merging the spills (a spill file cut short), returns
+// the error and leaves no spill file and no acquired spill area behind.
+func TestSpilledBuildRemovesSpillsOnError(t *testing.T) {
+	ds := phraseDataset(t, phraseCorpus(3000))
+	params := tokenize.DefaultParams()
+	params.WithPosition = true
+	defer func(old int) { BuildMemoryBytes = old }(BuildMemoryBytes)
+	BuildMemoryBytes = 16 << 10
+	defer func() { onSpill = nil }()
+	// The spills of a build that succeeds.
+	total := 0
+	onSpill = func(int) error { total++; return nil }
+	if _, err := Build(context.Background(), ds, "text", params, BuildOptions{SpillArea: &testSpillArea{dir: t.TempDir()}}); err != nil {
+		t.Fatal(err)
+	}
+	if total < 5 {
+		t.Fatalf("%d spills, want several", total)
+	}
+	errHook := errors.New("hook")
+	for _, tc := range []struct {
+		name string
+		hook func(ctx context.Context, cancel func(), area *testSpillArea, spill int) error
+		want error
+	}{
+		{"error at the third spill", func(_ context.Context, _ func(), _ *testSpillArea, spill int) error {
+			if spill == 2 {
+				return errHook
+			}
+			return nil
+		}, errHook},
+		{"cancelled at the third spill", func(_ context.Context, cancel func(), _ *testSpillArea, spill int) error {
+			if spill == 2 {
+				cancel()
+			}
+			return nil
+		}, context.Canceled},
+		{"spill cut short before the merge", func(_ context.Context, _ func(), area *testSpillArea, spill int) error {
+			if spill == total-1 {
+				files, err := os.ReadDir(area.dir)
+				if err != nil || len(files) == 0 {
+					return fmt.Errorf("spill files: %v", err)
+				}
+				return os.Truncate(path.Join(area.dir, files[0].Name()), 100)
+			}
+			return nil
+		}, ErrCorrupt},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			area := &testSpillArea{dir: t.TempDir()}
+			onSpill = func(spill int) error { return tc.hook(ctx, cancel, area, spill) }
+			_, err := Build(ctx, ds, "text", params, BuildOptions{SpillArea: area})
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("build: %v, want %v", err, tc.want)
+			}
+			area.checkEmpty(t)
+		})
 	}
 }

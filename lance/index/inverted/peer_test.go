@@ -425,7 +425,7 @@ func TestPeerSearchesLancecatBuiltIndex(t *testing.T) {
 				defer func(old int) { BuildMemoryBytes = old }(BuildMemoryBytes)
 				BuildMemoryBytes = cfg.buildBytes
 				defer func() { onSpill = nil }()
-				onSpill = func(uint64) { spills++ }
+				onSpill = func(int) error { spills++; return nil }
 			}
 			of := filepath.Join(dir, cfg.name+".json")
 			writeJSON(t, of, cfg.opts)
