@@ -60,6 +60,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -125,6 +126,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	workDir := fl.String("workdir", "", "directory for the catalogs the suite builds (default: a new temporary directory)")
 	keep := fl.Bool("keep", false, "keep the work directory")
 	cpuProfile := fl.String("cpuprofile", "", "write a CPU profile of the run (lancecat's side; the peer is another process; the ingest suite's lancecat children write FILE.csv, FILE.parquet, FILE.optimize)")
+	heapProfile := fl.String("heapprofile", "", "write a heap profile of lancecat's side at its highest heap (sampled every 100 ms; the profile is as of the last GC before it)")
 	quiet := fl.Bool("q", false, "no progress lines on stderr")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "usage: go run ./conformance/bench [flags] catalog|dataset|fts|ingest|vector|all\n       go run ./conformance/bench tpch [-sf 0.1] [-no-duckdb] [-no-mariadb] (conformance/tpch/cmd/tpchbench)")
@@ -202,6 +204,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if *heapProfile != "" {
+		stop := sampleHeapPeak(*heapProfile, logf)
+		defer stop()
 	}
 
 	var rows []Row
@@ -305,4 +311,41 @@ func loadAvg() string {
 		return "?"
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// sampleHeapPeak samples the heap every 100 ms and writes a heap profile
+// to file whenever the heap in use is 5% above its highest so far, until
+// the returned stop: the file ends up with the profile nearest the peak.
+func sampleHeapPeak(file string, logf func(string, ...any)) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		var peak uint64
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				logf("heap profile %s: peak heap objects %d MiB", file, peak>>20)
+				return
+			case <-t.C:
+			}
+			metrics.Read(sample)
+			if v := sample[0].Value.Uint64(); v > peak+peak/20 {
+				peak = v
+				f, err := os.Create(file)
+				if err != nil {
+					logf("heap profile: %v", err)
+					return
+				}
+				if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+					logf("heap profile: %v", err)
+				}
+				f.Close()
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }
