@@ -1,10 +1,12 @@
 package inverted
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
 	"path"
 	"slices"
@@ -99,6 +101,32 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 		meta.Files = append(meta.Files, dataset.IndexFile{Path: k, SizeBytes: uint64(len(data))})
 		return nil
 	}
+	// putStream writes one index file as write encodes it, for the files
+	// that grow with the corpus (the invert file is the largest: 444 MiB
+	// at 1,000,000 documents, which a buffer would hold twice over while
+	// it grows).
+	putStream := func(k string, schema *arrow.Schema, write func(*fileStream) error) error {
+		ow, err := storage.CreateDeferred(ctx, ds.Store(), path.Join(dir, k))
+		if err != nil {
+			return fmt.Errorf("write index file %s: %w", k, err)
+		}
+		fs, err := newFileStream(schema, nil, ow)
+		if err == nil {
+			err = write(fs)
+		}
+		if err == nil {
+			err = fs.finish(ctx)
+		}
+		if err != nil {
+			ow.Abort()
+			return err
+		}
+		if err := ow.Commit(); err != nil {
+			return fmt.Errorf("write index file %s: %w", k, err)
+		}
+		meta.Files = append(meta.Files, dataset.IndexFile{Path: k, SizeBytes: uint64(fs.size())})
+		return nil
+	}
 
 	b := &indexBuilder{withPosition: p.WithPosition, tokenID: map[string]uint32{}, area: opts.SpillArea}
 	if b.area == nil {
@@ -177,7 +205,7 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 		return nil, err
 	}
 	wordToken = nil
-	if err := b.write(ctx, put); err != nil {
+	if err := b.write(ctx, put, putStream); err != nil {
 		return nil, err
 	}
 	// Metadata.
@@ -377,7 +405,7 @@ func (b *indexBuilder) removeSpills() {
 // files, as the reference lays a partition out, and hands each to put.
 // The block max scores use the partition's statistics (its documents'
 // count and average length), as the reference's partition builder does.
-func (b *indexBuilder) write(ctx context.Context, put func(string, []byte) error) error {
+func (b *indexBuilder) write(ctx context.Context, put func(string, []byte) error, putStream func(string, *arrow.Schema, func(*fileStream) error) error) error {
 	const pid = 0
 	// Tokens, sorted by text as the reference writes an Arrow token set.
 	order := make([]int, len(b.tokens))
@@ -438,34 +466,58 @@ func (b *indexBuilder) write(ctx context.Context, put func(string, []byte) error
 		}
 		return &m, nil
 	}
-	if data, err = encodeInvert(ctx, b.withPosition, len(b.tokens), postOf, b.numTokens); err != nil {
-		return err
-	}
-	for _, r := range readers {
-		if r.next >= 0 {
-			return corrupt("spill %s: token %d of %d", r.name, r.next, len(b.tokens))
+	err = putStream(invertFile(pid), invertSchema(b.withPosition), func(fs *fileStream) error {
+		if err := encodeInvert(ctx, fs, b.withPosition, len(b.tokens), postOf, b.numTokens); err != nil {
+			return err
 		}
-	}
-	if err := put(invertFile(pid), data); err != nil {
+		for _, r := range readers {
+			if r.next >= 0 {
+				return corrupt("spill %s: token %d of %d", r.name, r.next, len(b.tokens))
+			}
+		}
+		return nil
+	})
+	if err != nil {
 		return err
 	}
-	data = nil
-	// Docs.
-	rb := array.NewUint64Builder(mem)
-	rb.AppendValues(b.rowAddrs, nil)
-	nb := array.NewUint32Builder(mem)
-	nb.AppendValues(b.numTokens, nil)
+	// Docs, in batches of docsBatch rows.
 	docSchema := arrow.NewSchema([]arrow.Field{{Name: colRowID, Type: arrow.PrimitiveTypes.Uint64}, {Name: colNumTokens, Type: arrow.PrimitiveTypes.Uint32}}, nil)
-	if data, err = writeFile(ctx, docSchema, nil, rb, nb); err != nil {
-		return err
-	}
-	return put(docsFile(pid), data)
+	return putStream(docsFile(pid), docSchema, func(fs *fileStream) error {
+		rb := array.NewUint64Builder(mem)
+		nb := array.NewUint32Builder(mem)
+		for from := 0; from < len(b.rowAddrs); from += docsBatch {
+			to := min(from+docsBatch, len(b.rowAddrs))
+			rb.AppendValues(b.rowAddrs[from:to], nil)
+			nb.AppendValues(b.numTokens[from:to], nil)
+			if err := fs.write(ctx, rb, nb); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
-// encodeInvert encodes the invert file of numPosts posting lists (token
-// id i's is postOf(i), asked once each in id order, valid until the next
-// call) over documents of the given lengths.
-func encodeInvert(ctx context.Context, withPosition bool, numPosts int, postOf func(tid int) (*mergedPosting, error), numTokens []uint32) ([]byte, error) {
+// docsBatch is how many documents' rows the docs file is written in at a
+// time.
+const docsBatch = 1 << 16
+
+// invertSchema is the invert file's schema.
+func invertSchema(withPosition bool) *arrow.Schema {
+	fields := []arrow.Field{
+		{Name: colPosting, Type: arrow.ListOf(arrow.BinaryTypes.LargeBinary)},
+		{Name: colMaxScore, Type: arrow.PrimitiveTypes.Float32},
+		{Name: colLength, Type: arrow.PrimitiveTypes.Uint32},
+	}
+	if withPosition {
+		fields = append(fields, arrow.Field{Name: colPosition, Type: arrow.ListOf(arrow.ListOf(arrow.BinaryTypes.LargeBinary))})
+	}
+	return arrow.NewSchema(fields, nil)
+}
+
+// encodeInvert encodes to inv (of invertSchema) the rows of numPosts
+// posting lists (token id i's is postOf(i), asked once each in id order,
+// valid until the next call) over documents of the given lengths.
+func encodeInvert(ctx context.Context, inv *fileStream, withPosition bool, numPosts int, postOf func(tid int) (*mergedPosting, error), numTokens []uint32) error {
 	var total uint64
 	for _, n := range numTokens {
 		total += uint64(n)
@@ -486,38 +538,33 @@ func encodeInvert(ctx context.Context, withPosition bool, numPosts int, postOf f
 		posDoc = posb.ValueBuilder().(*array.ListBuilder)
 		posBlk = posDoc.ValueBuilder().(*array.BinaryBuilder)
 	}
-	invFields := []arrow.Field{
-		{Name: colPosting, Type: arrow.ListOf(arrow.BinaryTypes.LargeBinary)},
-		{Name: colMaxScore, Type: arrow.PrimitiveTypes.Float32},
-		{Name: colLength, Type: arrow.PrimitiveTypes.Uint32},
-	}
 	builders := []array.Builder{plb, mb, lb}
 	if withPosition {
-		invFields = append(invFields, arrow.Field{Name: colPosition, Type: arrow.ListOf(arrow.ListOf(arrow.BinaryTypes.LargeBinary))})
 		builders = append(builders, posb)
 	}
-	inv, err := newFileStream(arrow.NewSchema(invFields, nil), nil)
-	if err != nil {
-		return nil, err
-	}
 	// The posting file is written in batches of about invertBatchBytes of
-	// encoded lists, and each token's raw list is dropped once encoded: a
-	// single record of all lists would hold the whole file three times over
-	// (builders, the writer's shredded copy, its pages) next to the raw
-	// lists (11.7 GiB peak at 1,000,000 documents with positions).
+	// encoded lists and their offsets, and each token's raw list is dropped
+	// once encoded: a single record of all lists would hold the whole file
+	// three times over (builders, the writer's shredded copy, its pages)
+	// next to the raw lists (11.7 GiB peak at 1,000,000 documents with
+	// positions). The offsets count: a document's positions are a list of
+	// values of a few bytes each, each with an 8-byte offset.
 	pending := 0
 	var blk [blockSize]uint32
 	var b []byte // scratch: the builders copy what they are given
-	appendBlk := func(v []byte) { posBlk.Append(v) }
+	appendBlk := func(v []byte) {
+		posBlk.Append(v)
+		pending += len(v) + 8
+	}
 	for tid := 0; tid < numPosts; tid++ {
 		if tid%4096 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		pl, err := postOf(tid)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		idf := IDF(uint64(len(pl.docs)), n)
 		plb.Append(true)
@@ -553,7 +600,7 @@ func encodeInvert(ctx context.Context, withPosition bool, numPosts int, postOf f
 				}
 			}
 			pv.Append(b)
-			pending += len(b)
+			pending += len(b) + 8
 		}
 		mb.Append(maxScore)
 		lb.Append(uint32(len(pl.docs)))
@@ -565,27 +612,25 @@ func encodeInvert(ctx context.Context, withPosition bool, numPosts int, postOf f
 			for _, f := range pl.freqs {
 				posDoc.Append(true)
 				if rest, err = splitDocPositions(rest, f, appendBlk); err != nil {
-					return nil, err
+					return err
 				}
 			}
 			if len(rest) != 0 {
-				return nil, corrupt("positions of token %d: %d bytes left over", tid, len(rest))
+				return corrupt("positions of token %d: %d bytes left over", tid, len(rest))
 			}
-			pending += len(pl.pos)
+			pending += 4 * len(pl.freqs)
 		}
 		if pending >= invertBatchBytes {
 			if err := inv.write(ctx, builders...); err != nil {
-				return nil, err
+				return err
 			}
 			pending = 0
 		}
 	}
 	if pending > 0 {
-		if err := inv.write(ctx, builders...); err != nil {
-			return nil, err
-		}
+		return inv.write(ctx, builders...)
 	}
-	return inv.finish(ctx)
+	return nil
 }
 
 // CreateIndex builds and commits the index.
@@ -600,36 +645,59 @@ func CreateIndex(ctx context.Context, ds *dataset.Dataset, column string, p toke
 // invertBatchBytes is about how many bytes of encoded posting lists Build
 // gathers before it hands them to the file writer (a variable so that the
 // tests can write a small index in many batches).
-var invertBatchBytes = 32 << 20
+var invertBatchBytes = 16 << 20
 
 // writeFile encodes one Lance file of the rows in builders.
 func writeFile(ctx context.Context, schema *arrow.Schema, md map[string]string, builders ...array.Builder) ([]byte, error) {
-	fs, err := newFileStream(schema, md)
+	var buf bytes.Buffer
+	fs, err := newFileStream(schema, md, &buf)
 	if err != nil {
 		return nil, err
 	}
 	if err := fs.write(ctx, builders...); err != nil {
 		return nil, err
 	}
-	return fs.finish(ctx)
+	if err := fs.finish(ctx); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
-// fileStream encodes one Lance file from several batches of rows, so that
-// a large file is never assembled as one Arrow record.
+// fileStream encodes one Lance file to a writer from several batches of
+// rows, so that a large file is never assembled as one Arrow record, nor
+// whole in memory when the writer is the store's.
 type fileStream struct {
 	schema *arrow.Schema
-	buf    bytes.Buffer
+	out    *bufio.Writer
+	n      countingWriter
 	w      *lancefile.Writer
 }
 
-func newFileStream(schema *arrow.Schema, md map[string]string) (*fileStream, error) {
+// countingWriter counts the bytes written to w.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// fileStreamBuffer is the write buffer between the Lance writer and the
+// store (the writer writes a page's buffers one by one).
+const fileStreamBuffer = 1 << 20
+
+func newFileStream(schema *arrow.Schema, md map[string]string, w io.Writer) (*fileStream, error) {
 	ls, err := lanceschema.FromArrow(schema)
 	if err != nil {
 		return nil, err
 	}
 	ls.Metadata = md
-	fs := &fileStream{schema: schema}
-	if fs.w, err = lancefile.NewWriter(&fs.buf, ls, lancefile.WriterOptions{}); err != nil {
+	fs := &fileStream{schema: schema, n: countingWriter{w: w}}
+	fs.out = bufio.NewWriterSize(&fs.n, fileStreamBuffer)
+	if fs.w, err = lancefile.NewWriter(fs.out, ls, lancefile.WriterOptions{}); err != nil {
 		return nil, err
 	}
 	return fs, nil
@@ -655,12 +723,16 @@ func (fs *fileStream) write(ctx context.Context, builders ...array.Builder) erro
 	return fs.w.Write(ctx, rec)
 }
 
-func (fs *fileStream) finish(ctx context.Context) ([]byte, error) {
+// finish writes the file's footer and flushes it.
+func (fs *fileStream) finish(ctx context.Context) error {
 	if _, err := fs.w.Finish(ctx); err != nil {
-		return nil, err
+		return err
 	}
-	return fs.buf.Bytes(), nil
+	return fs.out.Flush()
 }
+
+// size is the bytes written so far.
+func (fs *fileStream) size() int64 { return fs.n.n }
 
 // detailsProto encodes lance.table.InvertedIndexDetails (index_old.proto).
 func detailsProto(p tokenize.Params) []byte {
