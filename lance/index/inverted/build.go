@@ -645,7 +645,7 @@ func CreateIndex(ctx context.Context, ds *dataset.Dataset, column string, p toke
 // invertBatchBytes is about how many bytes of encoded posting lists Build
 // gathers before it hands them to the file writer (a variable so that the
 // tests can write a small index in many batches).
-var invertBatchBytes = 16 << 20
+var invertBatchBytes = 4 << 20
 
 // writeFile encodes one Lance file of the rows in builders.
 func writeFile(ctx context.Context, schema *arrow.Schema, md map[string]string, builders ...array.Builder) ([]byte, error) {
