@@ -190,6 +190,10 @@ func Build(ctx context.Context, ds *dataset.Dataset, column string, p tokenize.P
 				b.add(cw.tid, doc, uint32(pos))
 			})
 			b.numTokens = append(b.numTokens, kept)
+			// The lists spill once they and what stays (tokens, documents,
+			// word cache) fill the budget, but never below a quarter of it:
+			// past a budget of tokens and documents (billions of documents,
+			// millions of distinct tokens) the spills would be tiny.
 			if b.postBytes >= max(BuildMemoryBytes-b.retained-wordBytes, BuildMemoryBytes/4) {
 				if err := b.spill(ctx); err != nil {
 					return err
