@@ -271,7 +271,7 @@ func (s *Session) buildDeclaredIndexes(ctx context.Context, id catalog.Ident, de
 		var meta *dataset.IndexMetadata
 		var err error
 		if d.kind == index.KindInverted {
-			meta, err = inverted.Build(ctx, ds, d.column, tokenize.DefaultParams(), inverted.BuildOptions{Name: d.name, UUID: dirID})
+			meta, err = inverted.Build(ctx, ds, d.column, tokenize.DefaultParams(), inverted.BuildOptions{Name: d.name, UUID: dirID, SpillArea: s.ftsSpillArea()})
 		} else {
 			meta, err = index.Build(ctx, ds, d.column, d.kind, index.BuildOptions{Name: d.name, UUID: dirID})
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"path"
 	"slices"
 	"strconv"
@@ -581,6 +582,16 @@ func (src *ftsSource) unindexed(ctx context.Context, ix *inverted.Index, col str
 	return docs, err
 }
 
+// ftsSpillArea is where a full-text index build spills its postings: the
+// per-process spill directory under Options.SpillDir (spilldir.go).
+func (s *Session) ftsSpillArea() inverted.SpillArea {
+	base := s.opts.SpillDir
+	if base == "" {
+		base = os.TempDir()
+	}
+	return joinSpillArea{base: base}
+}
+
 // createFullTextIndex is CREATE FULLTEXT INDEX name ON t (col) [WITH
 // PROPERTIES (...)]: an INVERTED index in Lance's layout with the
 // reference's defaults, the properties overriding its tokenizer settings.
@@ -619,7 +630,7 @@ func (s *Session) createFullTextIndex(ctx context.Context, st *sqlparse.CreateIn
 	cleanup := func() {
 		_, _ = ds.Store().DeletePrefix(context.WithoutCancel(ctx), path.Join(ds.Dir(), "_indices", dirID)+"/")
 	}
-	meta, err := inverted.Build(ctx, ds, f.Name, params, inverted.BuildOptions{Name: st.Name, UUID: dirID})
+	meta, err := inverted.Build(ctx, ds, f.Name, params, inverted.BuildOptions{Name: st.Name, UUID: dirID, SpillArea: s.ftsSpillArea()})
 	if err != nil {
 		cleanup()
 		return nil, errorf(catalog.CodeInvalidInput, "CREATE FULLTEXT INDEX %s: %v", sqlparse.QuoteIdent(st.Name), err)

@@ -343,22 +343,9 @@ func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 // its path. On error nothing is left behind.
 func (s *localStore) writeTemp(ctx context.Context, final string, data []byte, sync bool) (string, error) {
 	dir := filepath.Dir(final)
-	var f *os.File
-	var tmp string
-	for attempt := 0; ; attempt++ {
-		if err := s.mkdirs(dir); err != nil {
-			return "", err
-		}
-		tmp = filepath.Join(dir, tempName(filepath.Base(final)))
-		var err error
-		f, err = os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-		if err == nil {
-			break
-		}
-		// A concurrent Delete may have pruned the directory between MkdirAll and OpenFile.
-		if !errors.Is(err, fs.ErrNotExist) || attempt >= 4 {
-			return "", err
-		}
+	f, tmp, err := s.createTemp(final)
+	if err != nil {
+		return "", err
 	}
 	fail := func(err error) (string, error) {
 		f.Close()
@@ -391,6 +378,26 @@ func (s *localStore) writeTemp(ctx context.Context, final string, data []byte, s
 		return "", err
 	}
 	return tmp, nil
+}
+
+// createTemp creates a new temporary file next to final (creating the
+// directory as needed).
+func (s *localStore) createTemp(final string) (*os.File, string, error) {
+	dir := filepath.Dir(final)
+	for attempt := 0; ; attempt++ {
+		if err := s.mkdirs(dir); err != nil {
+			return nil, "", err
+		}
+		tmp := filepath.Join(dir, tempName(filepath.Base(final)))
+		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		if err == nil {
+			return f, tmp, nil
+		}
+		// A concurrent Delete may have pruned the directory between MkdirAll and OpenFile.
+		if !errors.Is(err, fs.ErrNotExist) || attempt >= 4 {
+			return nil, "", err
+		}
+	}
 }
 
 // mkdirs creates dir and its missing parents, recording the ones it created (see newDirs).

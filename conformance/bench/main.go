@@ -60,6 +60,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -67,6 +68,7 @@ import (
 	"time"
 
 	"github.com/lancecat/lancecat/conformance/peer"
+	"github.com/lancecat/lancecat/lance/index/inverted"
 )
 
 func main() {
@@ -112,6 +114,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	refine := fl.Int("refine", 0, "vector suite: refine factor, both sides (0: none)")
 	ef := fl.Int("ef", 0, "vector suite: HNSW search beam width, both sides (0: the default, 1.5 x k x refine as the reference)")
 	ftsNoPositions := fl.Bool("fts-no-positions", false, "fts suite: build both indices without positions and skip phrase queries")
+	ftsBuildMemory := fl.Int("fts-build-memory", 0, "fts suite: lancecat's full-text build spills its postings every this many bytes (0: the default, inverted.BuildMemoryBytes)")
 	ingestRows := fl.Int("rows", 10_000_000, "ingest suite: rows loaded from CSV and from Parquet")
 	fragments := fl.Int("fragments", 1000, "ingest suite: appends (fragments) of the table OPTIMIZE compacts (0: skip)")
 	fragRows := fl.Int("fragrows", 1000, "ingest suite: rows of each of those appends")
@@ -123,6 +126,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	workDir := fl.String("workdir", "", "directory for the catalogs the suite builds (default: a new temporary directory)")
 	keep := fl.Bool("keep", false, "keep the work directory")
 	cpuProfile := fl.String("cpuprofile", "", "write a CPU profile of the run (lancecat's side; the peer is another process; the ingest suite's lancecat children write FILE.csv, FILE.parquet, FILE.optimize)")
+	heapProfile := fl.String("heapprofile", "", "write a heap profile of lancecat's side at its highest heap (sampled every 100 ms; the profile is as of the last GC before it)")
 	quiet := fl.Bool("q", false, "no progress lines on stderr")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "usage: go run ./conformance/bench [flags] catalog|dataset|fts|ingest|vector|all\n       go run ./conformance/bench tpch [-sf 0.1] [-no-duckdb] [-no-mariadb] (conformance/tpch/cmd/tpchbench)")
@@ -130,6 +134,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := fl.Parse(args); err != nil {
 		return err
+	}
+	if *ftsBuildMemory > 0 {
+		inverted.BuildMemoryBytes = *ftsBuildMemory
 	}
 	var suites []string
 	for _, a := range fl.Args() {
@@ -197,6 +204,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if *heapProfile != "" {
+		stop := sampleHeapPeak(*heapProfile, logf)
+		defer stop()
 	}
 
 	var rows []Row
@@ -300,4 +311,41 @@ func loadAvg() string {
 		return "?"
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// sampleHeapPeak samples the heap every 100 ms and writes a heap profile
+// to file whenever the heap in use is 5% above its highest so far, until
+// the returned stop: the file ends up with the profile nearest the peak.
+func sampleHeapPeak(file string, logf func(string, ...any)) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		var peak uint64
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				logf("heap profile %s: peak heap objects %d MiB", file, peak>>20)
+				return
+			case <-t.C:
+			}
+			metrics.Read(sample)
+			if v := sample[0].Value.Uint64(); v > peak+peak/20 {
+				peak = v
+				f, err := os.Create(file)
+				if err != nil {
+					logf("heap profile: %v", err)
+					return
+				}
+				if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+					logf("heap profile: %v", err)
+				}
+				f.Close()
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }

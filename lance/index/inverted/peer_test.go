@@ -409,11 +409,23 @@ func TestPeerSearchesLancecatBuiltIndex(t *testing.T) {
 		opts       map[string]any
 		phrases    bool
 		batchBytes int
-	}{{"dflt", map[string]any{}, false, 0}, {"pos", map[string]any{"withPosition": true}, true, 0}, {"pos-batched", map[string]any{"withPosition": true}, true, 4 << 10}} {
+		// buildBytes > 0 lowers BuildMemoryBytes: lancecat's build spills
+		// many partitions and merges them.
+		buildBytes int
+	}{{"dflt", map[string]any{}, false, 0, 0}, {"pos", map[string]any{"withPosition": true}, true, 0, 0},
+		{"pos-batched", map[string]any{"withPosition": true}, true, 4 << 10, 0},
+		{"partitioned", map[string]any{}, false, 0, 64 << 10}, {"pos-partitioned", map[string]any{"withPosition": true}, true, 0, 256 << 10}} {
 		t.Run(cfg.name, func(t *testing.T) {
 			if cfg.batchBytes > 0 {
 				defer func(old int) { invertBatchBytes = old }(invertBatchBytes)
 				invertBatchBytes = cfg.batchBytes
+			}
+			spills := 0
+			if cfg.buildBytes > 0 {
+				defer func(old int) { BuildMemoryBytes = old }(BuildMemoryBytes)
+				BuildMemoryBytes = cfg.buildBytes
+				defer func() { onSpill = nil }()
+				onSpill = func(int) error { spills++; return nil }
 			}
 			of := filepath.Join(dir, cfg.name+".json")
 			writeJSON(t, of, cfg.opts)
@@ -442,6 +454,12 @@ func TestPeerSearchesLancecatBuiltIndex(t *testing.T) {
 			want := runPeerSearch(t, cat, ref, qs)
 			got := runPeerSearch(t, cat, ours, qs)
 			pt := openPeerTable(t, cat, ours)
+			if cfg.buildBytes > 0 && spills < 2 {
+				t.Fatalf("build budget %d: %d spilled partitions, want several", cfg.buildBytes, spills)
+			}
+			if parts := len(pt.ix.parts); parts != 1 {
+				t.Fatalf("lancecat's index has %d partitions, want 1", parts)
+			}
 			for i, q := range qs {
 				label := fmt.Sprintf("%s %+v", cfg.name, q)
 				if len(want[i]) != len(got[i]) {
