@@ -290,6 +290,25 @@ func (s *Session) newLoadSpec(schema *arrow.Schema, targets []sqlparse.LoadTarge
 	return spec, nil
 }
 
+// appendNext reads src's next record into b (a rowAppender's in place,
+// else through appendRow) and counts the row in pt. It returns the bytes
+// of text the record held, io.EOF at the end of src.
+func (spec *loadSpec) appendNext(ctx context.Context, src loadSource, fill *insertFill, b *array.RecordBuilder, pt *loadTracker) (int, error) {
+	if ra, ok := src.(rowAppender); ok {
+		if err := ra.advance(); err != nil {
+			return 0, err
+		}
+		pt.row()
+		return ra.appendCurrent(spec, fill, b)
+	}
+	fields, err := src.next(ctx)
+	if err != nil {
+		return 0, err
+	}
+	pt.row()
+	return spec.appendRow(src, fields, fill, b)
+}
+
 // appendRow converts one record and appends it to b through fill
 // (DEFAULTs and AUTO_INCREMENT as INSERT). It returns the bytes of text
 // the record held.
@@ -428,26 +447,19 @@ func (s *Session) loadStream(ctx context.Context, id catalog.Ident, ds *dataset.
 					rows += k
 					continue
 				}
-			} else if ra, ok := src.(rowAppender); ok {
-				if ru, ok := src.(runAppender); ok && len(keys.keys) == 0 {
-					// Keyed loads take a record at a time: each one's
-					// line is kept for key errors.
-					if k, n := ru.appendRun(spec, fill, b, loadBatchRows-rows, loadBatchBytes-size, pt); k > 0 {
-						size += n
-						rows += k
-						continue
+			} else {
+				if _, ok := src.(rowAppender); ok {
+					if ru, ok := src.(runAppender); ok && len(keys.keys) == 0 {
+						// Keyed loads take a record at a time: each one's
+						// line is kept for key errors.
+						if k, n := ru.appendRun(spec, fill, b, loadBatchRows-rows, loadBatchBytes-size, pt); k > 0 {
+							size += n
+							rows += k
+							continue
+						}
 					}
 				}
-				if err = ra.advance(); err == nil {
-					pt.row()
-					n, err = ra.appendCurrent(spec, fill, b)
-				}
-			} else {
-				var fields []any
-				if fields, err = src.next(ctx); err == nil {
-					pt.row()
-					n, err = spec.appendRow(src, fields, fill, b)
-				}
+				n, err = spec.appendNext(ctx, src, fill, b, pt)
 			}
 			if errors.Is(err, io.EOF) {
 				src.close()

@@ -317,22 +317,32 @@ func (h *keyHeap) Pop() any {
 	return nil
 }
 
-// mergeKeys merges srcs and calls dup(earlier, later) for the first key
-// the statement gives twice or the table already holds (earlier.where is
-// whereInTable then); keys only the table holds twice are not the
-// statement's to check.
-func mergeKeys(srcs []keySource, dup func(earlier, later mergedKey) error) error {
+// newKeyHeap is a heap over the first key of each of srcs (those not
+// empty), for a merge in (fingerprint, key, where) order.
+func newKeyHeap(srcs []keySource) (*keyHeap, error) {
 	h := &keyHeap{}
 	for _, s := range srcs {
 		k, ok, err := s.next()
 		if err != nil {
-			return errorf(catalog.CodeInternal, "key check spill: %v", err)
+			return nil, errorf(catalog.CodeInternal, "key check spill: %v", err)
 		}
 		if ok {
 			h.heads, h.srcs = append(h.heads, k), append(h.srcs, s)
 		}
 	}
 	heap.Init(h)
+	return h, nil
+}
+
+// mergeKeys merges srcs and calls dup(earlier, later) for the first key
+// the statement gives twice or the table already holds (earlier.where is
+// whereInTable then); keys only the table holds twice are not the
+// statement's to check.
+func mergeKeys(srcs []keySource, dup func(earlier, later mergedKey) error) error {
+	h, err := newKeyHeap(srcs)
+	if err != nil {
+		return err
+	}
 	var prev mergedKey
 	have := false
 	for h.Len() > 0 {

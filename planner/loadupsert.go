@@ -119,20 +119,7 @@ func (s *Session) loadUpsertStream(ctx context.Context, id catalog.Ident, ds *da
 					continue
 				}
 			}
-			var n int
-			var err error
-			if ra, ok := src.(rowAppender); ok {
-				if err = ra.advance(); err == nil {
-					pt.row()
-					n, err = ra.appendCurrent(spec, fill, b)
-				}
-			} else {
-				var fields []any
-				if fields, err = src.next(ctx); err == nil {
-					pt.row()
-					n, err = spec.appendRow(src, fields, fill, b)
-				}
-			}
+			n, err := spec.appendNext(ctx, src, fill, b, pt)
 			if errors.Is(err, io.EOF) {
 				pt.report()
 				eof = true
@@ -391,17 +378,10 @@ func (kl *keyedLoad) resolve(ctx context.Context, s *Session, ds *dataset.Datase
 // mergeKeyGroups merges srcs (each in (fingerprint, key, where) order) and
 // calls fn with each key's copies, in where order.
 func mergeKeyGroups(srcs []keySource, fn func(group []mergedKey)) error {
-	h := &keyHeap{}
-	for _, s := range srcs {
-		k, ok, err := s.next()
-		if err != nil {
-			return errorf(catalog.CodeInternal, "key check spill: %v", err)
-		}
-		if ok {
-			h.heads, h.srcs = append(h.heads, k), append(h.srcs, s)
-		}
+	h, err := newKeyHeap(srcs)
+	if err != nil {
+		return err
 	}
-	heap.Init(h)
 	var group []mergedKey
 	for h.Len() > 0 {
 		k := h.heads[0]

@@ -95,17 +95,7 @@ func (j *joiner) groupProbe(bs *buildSet, table *hashTable, probe recSource) err
 		if p.Null {
 			continue // matches nothing, and the probe side keeps nothing
 		}
-		var pInt int64
-		intCmp := false
-		if table.ints != nil && len(p.Key) == 1 {
-			pInt, intCmp = p.Key[0].(int64)
-		}
-		var ci int32
-		if intCmp {
-			ci = table.firstInt(all, p.h, pInt)
-		} else {
-			ci = table.first(all, p.h)
-		}
+		ci, pInt, intCmp := table.chain(all, p)
 		for ; ci != 0; ci = table.next[ci-1] {
 			if intCmp && table.ints[ci-1] != pInt {
 				continue

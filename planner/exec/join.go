@@ -494,6 +494,20 @@ func newHashTable(b *buildSet) *hashTable {
 	return t
 }
 
+// chain is the first candidate (row index + 1, 0 for none) of probe
+// record p (not NULL): the head of its hash's chain. intCmp reports an
+// int64 key pInt against int64 build keys (table.ints), compared with ==
+// so that a candidate of another key is skipped without its build row.
+func (t *hashTable) chain(all []buildRow, p joinRec) (ci int32, pInt int64, intCmp bool) {
+	if t.ints != nil && len(p.Key) == 1 {
+		pInt, intCmp = p.Key[0].(int64)
+	}
+	if intCmp {
+		return t.firstInt(all, p.h, pInt), pInt, true
+	}
+	return t.first(all, p.h), 0, false
+}
+
 // first is the first row (index + 1) of hash h, 0 for none.
 func (t *hashTable) first(all []buildRow, h uint64) int32 {
 	tag := uint32(h >> 32)
@@ -801,14 +815,7 @@ func (j *joiner) run(build, probe recSource, depth int, buildDone func()) error 
 		case !j.hashed && len(all) > 0:
 			ci = 1
 		case j.hashed && !p.Null:
-			if table.ints != nil && len(p.Key) == 1 {
-				pInt, intCmp = p.Key[0].(int64)
-			}
-			if intCmp {
-				ci = table.firstInt(all, p.h, pInt)
-			} else {
-				ci = table.first(all, p.h)
-			}
+			ci, pInt, intCmp = table.chain(all, p)
 		}
 		matched := false
 		for ; ci != 0; ci = nextCand(table, ci, len(all)) {
