@@ -334,6 +334,22 @@ func newKeyHeap(srcs []keySource) (*keyHeap, error) {
 	return h, nil
 }
 
+// advance replaces the least key with the next key of its source, or
+// drops the source at its end.
+func (h *keyHeap) advance() error {
+	next, ok, err := h.srcs[0].next()
+	if err != nil {
+		return errorf(catalog.CodeInternal, "key check spill: %v", err)
+	}
+	if ok {
+		h.heads[0] = next
+		heap.Fix(h, 0)
+	} else {
+		heap.Pop(h)
+	}
+	return nil
+}
+
 // mergeKeys merges srcs and calls dup(earlier, later) for the first key
 // the statement gives twice or the table already holds (earlier.where is
 // whereInTable then); keys only the table holds twice are not the
@@ -352,15 +368,8 @@ func mergeKeys(srcs []keySource, dup func(earlier, later mergedKey) error) error
 			return dup(prev, k)
 		}
 		prev, have = k, true
-		next, ok, err := h.srcs[0].next()
-		if err != nil {
-			return errorf(catalog.CodeInternal, "key check spill: %v", err)
-		}
-		if ok {
-			h.heads[0] = next
-			heap.Fix(h, 0)
-		} else {
-			heap.Pop(h)
+		if err := h.advance(); err != nil {
+			return err
 		}
 	}
 	return nil

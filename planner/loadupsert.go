@@ -390,15 +390,8 @@ func mergeKeyGroups(srcs []keySource, fn func(group []mergedKey)) error {
 			group = group[:0]
 		}
 		group = append(group, k)
-		next, ok, err := h.srcs[0].next()
-		if err != nil {
-			return errorf(catalog.CodeInternal, "key check spill: %v", err)
-		}
-		if ok {
-			h.heads[0] = next
-			heap.Fix(h, 0)
-		} else {
-			heap.Pop(h)
+		if err := h.advance(); err != nil {
+			return err
 		}
 	}
 	if len(group) > 0 {
